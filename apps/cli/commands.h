@@ -1,0 +1,20 @@
+// Subcommand registration. Each Register* adds a CLI11 subcommand whose callback stores a
+// runnable in `run`; main() executes it after parsing, so errors map to exit codes in one place.
+#pragma once
+
+#include <CLI/CLI.hpp>
+#include <functional>
+
+#include "report.h"
+
+namespace gpuplan::cli {
+
+using Runner = std::function<Result<Output>()>;
+
+void RegisterCatalogCommands(CLI::App& app, GlobalOptions& g, Runner& run);
+void RegisterMemoryCommand(CLI::App& app, GlobalOptions& g, Runner& run);
+void RegisterValidateCommand(CLI::App& app, GlobalOptions& g, Runner& run);
+// The default job when no subcommand is given (the guides' B16 NLP scenario).
+Result<Output> RunDefaultScenario(const GlobalOptions& g);
+
+}  // namespace gpuplan::cli

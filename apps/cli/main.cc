@@ -1,0 +1,69 @@
+// gpuplan CLI entry point: parses flags (CLI11), runs one command, prints its output only when
+// it succeeds, and maps outcomes to exit codes: 0 answer, 1 nothing fits, 2 bad input,
+// 70 internal error.
+#include <CLI/CLI.hpp>
+#include <cstdio>
+#include <exception>
+#include <iostream>
+
+#include "commands.h"
+#include "report.h"
+
+int main(int argc, char** argv) {
+  using namespace gpuplan::cli;  // NOLINT(google-build-using-namespace): entry point only
+  try {
+    CLI::App app{
+        "gpuplan: plan GPU servers for AI training and inference from first principles and real\n"
+        "catalogs (memory, time, cost, pitfalls)."};
+    app.set_version_flag("--version", std::string("gpuplan 0.1.0"));
+    GlobalOptions g;
+    app.add_option("--catalog", g.catalog_files,
+                   "Override a catalog table: a gpus/cpus/instances/currency CSV, or a SkyPilot "
+                   "vms.csv as [CLOUD=]PATH (repeatable)");
+    app.add_flag("--json", g.json, "Machine-readable JSON output");
+    app.add_option("--currency", g.currency, "Display currency: USD or CNY")->capture_default_str();
+    app.add_option("--usd-per-cny,--cny-per-usd", g.cny_per_usd,
+                   "Exchange rate as CNY per USD (default: data/currency.csv)");
+    Runner run;
+    RegisterCatalogCommands(app, g, run);
+    RegisterMemoryCommand(app, g, run);
+    RegisterValidateCommand(app, g, run);
+    app.require_subcommand(0, 1);
+    try {
+      app.parse(argc, argv);
+    } catch (const CLI::ParseError& e) {
+      int code = app.exit(e);
+      return code == 0 ? 0 : kExitBadInput;
+    }
+    if (g.cny_per_usd && !(*g.cny_per_usd > 0)) {
+      std::cerr << "error: --usd-per-cny: must be > 0, got " << *g.cny_per_usd
+                << " (give CNY per USD, e.g. 7.2)\n";
+      return kExitBadInput;
+    }
+    gpuplan::Result<Output> result =
+        run ? run() : RunDefaultScenario(g);
+    if (!result) {
+      const auto& e = result.error();
+      if (g.json) {
+        nlohmann::json j = {{"error",
+                             {{"code", gpuplan::ErrorCodeName(e.code)},
+                              {"field", e.field},
+                              {"message", e.message},
+                              {"hint", e.hint}}}};
+        std::cerr << j.dump() << "\n";
+      } else {
+        std::cerr << "error: " << e.ToString() << "\n";
+      }
+      return e.code == gpuplan::ErrorCode::kInternal ? kExitInternal : kExitBadInput;
+    }
+    std::fwrite(result->text.data(), 1, result->text.size(), stdout);
+    std::fflush(stdout);
+    return result->exit_code;
+  } catch (const std::exception& e) {
+    std::cerr << "internal error: " << e.what() << "\n";
+    return kExitInternal;
+  } catch (...) {
+    std::cerr << "internal error\n";
+    return kExitInternal;
+  }
+}

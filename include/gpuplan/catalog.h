@@ -1,0 +1,188 @@
+// The hardware and price catalog: accelerators, server CPUs, rentable instance types and
+// currency rates. Built from gpuplan's own tables in data/ (embedded at build time), optionally
+// overridden by user files and SkyPilot `vms.csv` catalogs. Knows nothing of search.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "gpuplan/result.h"
+#include "gpuplan/units.h"
+
+namespace gpuplan {
+
+// Numeric precision of weights, activations or math.
+enum class Precision : std::uint8_t { kFp32, kTf32, kBf16, kFp16, kFp8, kInt8, kInt4 };
+
+const char* PrecisionName(Precision p);
+// Parses "fp32", "bf16", "fp16", "fp8", "int8", "int4" (and "float16", "bfloat16", "float32").
+std::optional<Precision> ParsePrecision(std::string_view s);
+// Storage bytes per element (int4 = 0.5; tf32 stored as 4).
+double BytesPerElement(Precision p);
+
+// One accelerator device (a GPU, a TPU chip, an Inferentia chip), never a board or a node.
+struct Accelerator {
+  std::string id;                    // canonical id, e.g. "H100-SXM5-80GB"
+  std::vector<std::string> aliases;  // other names: "H100", "H100-80GB"
+  std::string vendor;
+  std::string arch;
+  Bytes memory;             // device memory (nominal capacity)
+  BytesPerSec memory_bw;    // device memory bandwidth
+  // Dense peaks (no 2:4 sparsity); empty when the device lacks that precision.
+  std::optional<FlopPerSec> fp32, tf32, bf16, fp16, fp8, int8, int4;
+  std::string intra_link;   // scale-up link id: "nvlink4", "pcie4", "infinity-fabric", ...
+  BytesPerSec intra_link_bw;  // per-device scale-up bandwidth, bidirectional as quoted
+  int pcie_gen = 0;
+  Watts tdp;
+  std::string form_factor;
+  std::string source;
+  std::string as_of;
+  std::string notes;
+
+  // Dense tensor peak for math at precision `p`; falls back to the nearest lower-precision path
+  // the device has (fp8 on an A100 runs at bf16 rate). Empty only when the device has none.
+  std::optional<FlopPerSec> PeakFor(Precision p) const;
+};
+
+// One server CPU socket.
+struct Cpu {
+  std::string id;  // "Xeon-Platinum-8380"
+  std::vector<std::string> aliases;
+  std::string vendor;
+  std::string arch;
+  int cores = 0;
+  int threads = 0;
+  double base_ghz = 0;
+  std::optional<double> all_core_turbo_ghz;
+  double fp32_flop_per_cycle = 0;  // per core, vector units
+  std::optional<double> bf16_flop_per_cycle;  // per core, best path (AMX-BF16 = 1024)
+  std::optional<double> int8_op_per_cycle;    // per core, best path
+  std::string matrix_ext;                     // "amx", "sme", "none"
+  BytesPerSec memory_bw;                      // per socket
+  std::optional<double> l3_mib;
+  std::optional<double> tdp_w;
+  std::string source;
+  std::string as_of;
+  std::string notes;
+};
+
+// How the accelerators inside one machine talk to each other.
+enum class IntraNodeLink : std::uint8_t {
+  kNone, kPcie, kNvlink, kNvswitch, kInfinityFabric, kNeuronLink, kIci
+};
+// How machines talk to each other for collective communication.
+enum class InterNodeFabric : std::uint8_t {
+  kNone, kEfa, kInfiniband, kRoce, kErdma, kGpuDirectTcpx
+};
+const char* IntraNodeLinkName(IntraNodeLink l);
+const char* InterNodeFabricName(InterNodeFabric f);
+std::optional<IntraNodeLink> ParseIntraNodeLink(std::string_view s);
+std::optional<InterNodeFabric> ParseInterNodeFabric(std::string_view s);
+
+// One rentable machine type in one region, with its prices per instance-hour.
+struct InstanceType {
+  std::string cloud;          // "aws"
+  std::string instance_type;  // "p5.48xlarge"
+  std::string region;         // "us-east-1"; may be empty for imported rows without one
+  std::string accelerator;    // Accelerator::id; empty for CPU-only instances
+  int accelerator_count = 0;
+  std::string cpu;            // Cpu::id when known
+  int vcpus = 0;
+  Bytes ram;
+  Bytes local_nvme;
+  BitsPerSec network;
+  IntraNodeLink intra_node_link = IntraNodeLink::kNone;
+  InterNodeFabric inter_node_fabric = InterNodeFabric::kNone;
+  std::optional<BitsPerSec> inter_node_bw;  // aggregate fabric bandwidth per node
+  // Prices per instance-hour in `currency`; empty = no public price (never invented).
+  std::optional<double> price_on_demand, price_spot, price_reserved_1y, price_reserved_3y;
+  Currency currency = Currency::kUsd;
+  std::string source;
+  std::string as_of;
+  std::string notes;
+
+  bool is_cpu_only() const { return accelerator.empty() || accelerator_count == 0; }
+};
+
+// A conversion rate between currencies.
+struct CurrencyRate {
+  Currency from = Currency::kUsd;
+  Currency to = Currency::kCny;
+  double rate = 0;  // 1 unit of `from` = rate units of `to`
+  std::string source;
+  std::string as_of;
+};
+
+const char* CurrencyCode(Currency c);
+std::optional<Currency> ParseCurrency(std::string_view s);
+
+// The whole catalog. Lookups by name are case-insensitive over ids and aliases.
+struct Catalog {
+  std::vector<Accelerator> accelerators;
+  std::vector<Cpu> cpus;
+  std::vector<InstanceType> instances;
+  std::vector<CurrencyRate> rates;
+
+  const Accelerator* FindAccelerator(std::string_view name) const;
+  const Cpu* FindCpu(std::string_view name) const;
+  // As Find*, but an unknown name is an Error for `field` with a did-you-mean hint.
+  Result<const Accelerator*> ResolveAccelerator(std::string_view name,
+                                                std::string_view field) const;
+  Result<const Cpu*> ResolveCpu(std::string_view name, std::string_view field) const;
+  // Converts `amount` from one currency to another with the catalog's rate (or `override_rate`,
+  // given as CNY per USD, when set). Same currency: unchanged.
+  double Convert(double amount, Currency from, Currency to,
+                 std::optional<double> cny_per_usd = std::nullopt) const;
+  // Default CNY per USD rate from currency.csv, and its date.
+  double CnyPerUsd() const;
+  std::string CnyPerUsdAsOf() const;
+  // Latest `as_of` among instance rows that carry a price (the date shown beside prices).
+  std::string PricesAsOf() const;
+};
+
+// Which table a text holds. Detected from the header line when loading user files.
+enum class TableKind : std::uint8_t { kGpus, kCpus, kInstances, kCurrency, kSkyPilotVms };
+
+// Parses one table and appends its rows to `catalog`. `label` names the file in errors
+// ("instances/aws.csv"); a bad cell is reported as "label:line:column". For SkyPilot tables
+// `cloud` names the cloud (SkyPilot files do not carry it). Rows of an instance table must
+// reference accelerators and CPUs already in the catalog.
+Status LoadTable(Catalog& catalog, TableKind kind, std::string_view label, std::string_view text,
+                 std::string_view cloud = {});
+
+// The catalog built into the binary (data/ at build time). Fails only on a build defect.
+Result<Catalog> LoadBuiltinCatalog();
+
+// Detects the table kind of a user file from its header line.
+Result<TableKind> DetectTableKind(std::string_view label, std::string_view text);
+
+// Applies a user override: `spec` is "PATH" or "CLOUD=PATH" (CLOUD for SkyPilot vms.csv, whose
+// rows do not name their cloud; default: the name of PATH's parent directory). A gpus/cpus/
+// currency table replaces the built-in one; an instance table replaces the built-in rows of the
+// clouds it contains.
+Status ApplyCatalogOverride(Catalog& catalog, std::string_view spec);
+
+// Summary of a SkyPilot import, for tests and the CLI.
+struct SkyPilotImportStats {
+  int rows_read = 0;
+  int instances_added = 0;
+  int gpu_rows_attached = 0;   // GCP: accelerator rows attached to host VMs
+  int skipped_unknown_accelerator = 0;
+  int skipped_no_price = 0;
+  int tpu_rows_skipped = 0;
+};
+
+// Imports a SkyPilot catalog `vms.csv` (schema v6-v8) for `cloud` into `catalog`. Handles
+// GCP's separate host-VM and GPU rows (a GPU row's price is added to a compatible host),
+// blank prices (kept as unknown), CRLF/LF mixes and the Python-literal GpuInfo column.
+Status ImportSkyPilotVms(Catalog& catalog, std::string_view cloud, std::string_view label,
+                         std::string_view text, SkyPilotImportStats* stats = nullptr);
+
+// Case-insensitive edit distance helper used for did-you-mean hints. Returns the closest
+// candidate, or empty when nothing is reasonably close.
+std::string ClosestMatch(std::string_view needle, const std::vector<std::string>& candidates);
+
+}  // namespace gpuplan

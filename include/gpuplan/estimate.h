@@ -1,0 +1,197 @@
+// Pure estimators: per-GPU memory for training and for serving. No I/O, no globals, no
+// catalog lookups; validated structs in, a named breakdown out. Formulas and sources are
+// documented beside each term in src/estimate/ and in docs/model.md.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "gpuplan/catalog.h"
+#include "gpuplan/model.h"
+#include "gpuplan/units.h"
+
+namespace gpuplan {
+
+enum class TrainMethod : std::uint8_t { kPretrain, kFull, kLora, kQlora };
+enum class Optimizer : std::uint8_t { kAdamW, kAdam, kSgd, kLion, kAdamW8bit };
+enum class Recompute : std::uint8_t { kNone, kSelective, kFull };
+// Which weights LoRA adapts: q,v only (PEFT's default for Llama), all attention projections,
+// or every linear layer of the blocks (QLoRA paper).
+enum class LoraTargets : std::uint8_t { kQv, kAttention, kAllLinear };
+// Serving engine memory semantics.
+enum class Engine : std::uint8_t { kTransformers, kVllm, kTrtLlm, kSglang, kTgi };
+
+const char* TrainMethodName(TrainMethod m);
+const char* OptimizerName(Optimizer o);
+const char* RecomputeName(Recompute r);
+const char* EngineName(Engine e);
+std::optional<TrainMethod> ParseTrainMethod(std::string_view s);
+std::optional<Optimizer> ParseOptimizer(std::string_view s);
+std::optional<Recompute> ParseRecompute(std::string_view s);
+std::optional<LoraTargets> ParseLoraTargets(std::string_view s);
+std::optional<Engine> ParseEngine(std::string_view s);
+
+// How a training job is split over GPUs. dp is the data-parallel size; the GPU count is
+// tp * pp * cp * dp (experts are split over ep ranks drawn from dp).
+struct Parallelism {
+  int tp = 1;
+  int pp = 1;
+  int dp = 1;
+  int cp = 1;   // context parallel: splits the sequence
+  int ep = 1;   // expert parallel: splits the routed experts
+  int vpp = 1;  // interleaved virtual stages per pipeline rank
+  bool sequence_parallel = false;
+  // ZeRO stage 0-3 (FSDP full shard = 3, grad-op = 2) over the sharding group.
+  int zero_stage = 0;
+  // Sharding group size; 0 = the whole data-parallel group (FSDP hybrid: GPUs per node).
+  int shard_group = 0;
+  int gpus() const { return tp * pp * cp * dp; }
+};
+
+// Memory that is not tensors of the model: each term is a named, documented input.
+struct RuntimeReserve {
+  // CUDA context + cuBLAS/cuDNN workspaces per process. Measured ~0.5-1 GiB on A100/H100 with
+  // PyTorch 2.x (nvidia-smi minus torch reserved).
+  Bytes cuda_context = GiB(0.75);
+  // NCCL communicator buffers, only when the GPU communicates (NCCL_BUFFSIZE 4 MiB x channels
+  // x peers; ~0.5 GiB for an 8-GPU ring on NVLink).
+  Bytes nccl_buffers = GiB(0.5);
+  // PyTorch caching-allocator slack as a fraction of tensor memory (fragmentation: reserved
+  // minus allocated at peak; typically 5-10%).
+  double allocator_slack = 0.05;
+};
+
+struct TrainMemoryOptions {
+  TrainMethod method = TrainMethod::kFull;
+  // Math/storage precision of weights and activations (bf16, fp16, fp8, fp32).
+  Precision precision = Precision::kBf16;
+  // Standard mixed precision keeps an fp32 master copy of the weights (4 B/param). "Pure bf16"
+  // training (and the guides' B4 arithmetic) has none.
+  bool master_weights = true;
+  Optimizer optimizer = Optimizer::kAdamW;
+  // Optimizer state dtype (Adam m and v): fp32 in mixed precision; bf16 in some pure-bf16
+  // recipes (torchtune).
+  Precision optimizer_state_dtype = Precision::kFp32;
+  // Gradient dtype held for the optimizer: the weight dtype by default; fp32 for Megatron's
+  // main_grad accumulation.
+  std::optional<Precision> grad_dtype;
+  int micro_batch = 1;
+  int seq_len = 2048;
+  // Micro-batches per step per pipeline (gradient accumulation); bounds the in-flight count.
+  int num_microbatches = 1;
+  Recompute recompute = Recompute::kNone;
+  bool flash_attention = true;
+  // Dropout masks are stored when the model trains with dropout (BERT/GPT-2 era); modern LLMs
+  // train without.
+  bool dropout = false;
+  // Logits buffer: bf16 logits + fp32 upcast for the loss, per token, over the vocabulary.
+  bool logits_buffer = true;
+  double logits_bytes_per_element = 6.0;
+  // LoRA / QLoRA.
+  int lora_rank = 16;
+  LoraTargets lora_targets = LoraTargets::kAllLinear;
+  double base_bits = 16;      // frozen base: 16, 8 or 4 (QLoRA NF4)
+  bool adapter_fp32 = true;   // PEFT keeps adapter weights in fp32
+  // ZeRO-3 gathers one layer at a time; override the derived largest layer (parameters).
+  std::optional<double> largest_layer_params;
+  RuntimeReserve reserve;
+  bool include_runtime = true;  // false = model tensors only (formula comparisons)
+};
+
+// Per-GPU memory, term by term. Every term is bytes on the most loaded GPU.
+struct MemoryBreakdown {
+  Bytes weights;         // model weights held for compute (sharded by TP/PP/ZeRO-3)
+  Bytes master_weights;  // fp32 master copy (mixed precision)
+  Bytes gradients;
+  Bytes optimizer;       // optimizer states (Adam m, v; Lion m; SGD momentum)
+  Bytes adapter;         // LoRA adapter weights + their grads + optimizer states
+  Bytes activations;     // stored for backward (training) or the forward workspace (serving)
+  Bytes logits;          // logits/loss buffer
+  Bytes kv_cache;        // serving only
+  Bytes cuda_context;
+  Bytes nccl_buffers;
+  Bytes allocator_slack;
+  std::vector<std::string> notes;  // assumptions and what a setting leaves out
+
+  Bytes ModelStates() const { return weights + master_weights + gradients + optimizer + adapter; }
+  Bytes Total() const {
+    return ModelStates() + activations + logits + kv_cache + cuda_context + nccl_buffers +
+           allocator_slack;
+  }
+};
+
+// Bytes of optimizer state per trained parameter (excluding any master copy).
+double OptimizerStateBytes(Optimizer o, Precision state_dtype);
+
+// Activation bytes stored by one transformer layer for one micro-batch on one GPU, following
+// Korthikanti et al. 2022 ("Reducing Activation Recomputation in Large Transformer Models",
+// eqs. 1-5), generalised to GQA and gated MLPs. `seq` is the sequence length on this GPU.
+Bytes ActivationBytesPerLayer(const ModelSpec& m, int micro_batch, int seq, int tp,
+                              bool sequence_parallel, Recompute recompute, bool flash_attention,
+                              bool dropout, double bytes_per_element);
+
+// LoRA adapter parameters for rank r over the chosen target modules (all layers).
+std::int64_t LoraParams(const ModelSpec& m, int rank, LoraTargets targets);
+
+// Per-GPU training memory. Preconditions: the model validates, sizes >= 1.
+MemoryBreakdown EstimateTrainingMemory(const ModelSpec& m, const Parallelism& par,
+                                       const TrainMemoryOptions& opt);
+
+struct InferMemoryOptions {
+  Precision weight_precision = Precision::kBf16;
+  std::optional<QuantSpec> quant;  // overrides weight_precision for the linear layers
+  Precision kv_precision = Precision::kBf16;
+  int tp = 1;
+  int pp = 1;
+  int concurrency = 1;   // sequences resident at once
+  int context = 4096;    // tokens per sequence (prompt + output)
+  Engine engine = Engine::kTransformers;
+  // vLLM: fraction of TOTAL GPU memory the engine may use. TRT-LLM: fraction of FREE memory
+  // after weights (kv_cache_free_gpu_mem_fraction). SGLang: mem_fraction_static of total.
+  std::optional<double> memory_fraction;
+  int max_num_batched_tokens = 8192;  // engine's profiling forward (vLLM V1 default)
+  int max_num_seqs = 256;
+  RuntimeReserve reserve;
+};
+
+struct InferMemory {
+  MemoryBreakdown breakdown;  // kv_cache = what `concurrency x context` needs
+  Bytes non_kv;               // weights + workspace + runtime
+  // Engine semantics: KV cache the engine allocates on this GPU (pre-allocating engines), or
+  // the memory left for KV under the device's memory limit (transformers).
+  Bytes kv_budget;
+  std::int64_t kv_tokens = 0;            // tokens of KV cache that fit in kv_budget
+  std::int64_t max_concurrency = 0;      // sequences of `context` tokens that fit
+  std::int64_t max_context = 0;          // context per sequence at `concurrency`
+  bool fits = false;
+};
+
+// Per-GPU serving memory. `device_memory` is the usable memory of one GPU (after any
+// headroom the caller applies for transformers-style engines).
+InferMemory EstimateInferenceMemory(const ModelSpec& m, const InferMemoryOptions& opt,
+                                    Bytes device_memory);
+
+// DeepSpeed's own model-state estimator (deepspeed.runtime.zero.stage_1_and_2 /
+// stage3 estimate_zero{2,3}_model_states_mem_needs): GPU bytes per GPU and host RAM bytes per
+// node for ZeRO-2/3 with optional CPU offload. Used for host sizing and to compare with
+// DeepSpeed's printout.
+struct ZeroOffloadEstimate {
+  Bytes gpu_per_gpu;
+  Bytes cpu_per_node;
+};
+ZeroOffloadEstimate DeepSpeedZeroEstimate(double params, double largest_layer_params,
+                                          int gpus_per_node, int nodes, int zero_stage,
+                                          bool offload_params, bool offload_optimizer,
+                                          bool zero_init, double buffer_factor);
+
+// Whether a model family trains with dropout by default: GPT-2/GPT-3-era models (LayerNorm,
+// plain GELU MLP) do; Llama-era models (gated MLP) do not.
+bool DefaultDropout(const ModelSpec& m);
+
+// Weight bytes on one GPU for serving (quantized linear layers, 16-bit embeddings/norms/head).
+Bytes InferenceWeightBytes(const ModelSpec& m, Precision p, const std::optional<QuantSpec>& q,
+                           int tp, int pp);
+
+}  // namespace gpuplan

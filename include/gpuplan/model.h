@@ -1,0 +1,175 @@
+// Model descriptions: the architecture facts every estimator needs, from a built-in preset, a
+// Hugging Face config.json, or a .safetensors header. Derived quantities (parameter counts, KV
+// bytes per token) are functions of the spec, never stored copies.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "gpuplan/catalog.h"
+#include "gpuplan/result.h"
+#include "gpuplan/units.h"
+
+namespace gpuplan {
+
+enum class ModelArch : std::uint8_t {
+  kDense,           // decoder-only transformer
+  kMoe,             // decoder-only with routed experts
+  kMlaMoe,          // DeepSeek-style multi-head latent attention + MoE
+  kEncoder,         // BERT-style
+  kEncoderDecoder,  // T5, Whisper
+  kVit,             // vision transformer
+  kCnn,             // ResNet and friends (FLOPs given per sample)
+  kDiffusionUnet,   // Stable Diffusion UNet (FLOPs given per sample)
+};
+const char* ModelArchName(ModelArch a);
+std::optional<ModelArch> ParseModelArch(std::string_view s);
+
+enum class NormKind : std::uint8_t { kRmsNorm, kLayerNorm };
+
+struct MoeSpec {
+  int experts = 0;                // routed experts per MoE layer
+  int top_k = 0;                  // routed experts per token
+  std::int64_t expert_ffn = 0;    // intermediate size of one routed expert
+  int shared_experts = 0;         // always-on experts (DeepSeek, Qwen2-MoE style)
+  std::int64_t shared_ffn = 0;    // intermediate size of one shared expert
+  int dense_layers = 0;           // leading layers with a dense MLP (DeepSeek first_k_dense)
+  int moe_every = 1;              // every k-th layer is MoE (Qwen decoder_sparse_step)
+  bool router_bias = false;       // per-expert score correction bias (DeepSeek-V3)
+};
+
+struct MlaSpec {
+  int kv_lora_rank = 0;
+  int q_lora_rank = 0;  // 0 = no query compression
+  int qk_rope_head_dim = 0;
+  int qk_nope_head_dim = 0;
+  int v_head_dim = 0;
+};
+
+// Weight quantization declared by the model (config.json quantization_config) or chosen by the
+// user. Bits apply to the linear layers of the transformer blocks; embeddings, norms and the
+// LM head stay at 16 bits (as AWQ, GPTQ and bitsandbytes do).
+struct QuantSpec {
+  std::string method;      // "awq", "gptq", "bnb-nf4", "bnb-int8", "fp8", "gguf-q4_0", ...
+  double bits = 16;        // bits per quantized weight
+  int group_size = 0;      // 0 = per-channel
+  bool zero_points = false;
+  bool double_quant = false;  // bitsandbytes nested quantization of the scales
+  // Bits per weight including scales (16-bit per group) and zero points.
+  double EffectiveBits() const;
+};
+
+struct ModelSpec {
+  std::string name;     // display name
+  std::string hf_id;    // Hugging Face id when known
+  std::string family;   // "llama", "qwen", ...
+  std::vector<std::string> aliases;  // preset aliases ("llama-2-7b", "llama-7b")
+  ModelArch arch = ModelArch::kDense;
+
+  // Transformer shape (0 when not a transformer).
+  int layers = 0;             // decoder layers (encoder layers for encoders)
+  int encoder_layers = 0;     // encoder-decoder only
+  std::int64_t hidden = 0;
+  int heads = 0;
+  int kv_heads = 0;
+  int head_dim = 0;           // hidden / heads unless the config says otherwise
+  std::int64_t ffn_hidden = 0;
+  bool gated_mlp = false;     // SwiGLU / GeGLU: three projections
+  std::int64_t vocab = 0;
+  bool tied_embeddings = false;
+  NormKind norm = NormKind::kRmsNorm;
+  int norms_per_layer = 2;    // Gemma-2/3 use 4
+  bool qk_norm = false;       // per-head q/k norms (Qwen3, Gemma-3)
+  bool qkv_bias = false;
+  bool linear_bias = false;   // every linear layer has a bias (GPT-2, BERT, NeoX)
+  int learned_positions = 0;  // learned absolute position embeddings (GPT-2, BERT); 0 = rotary
+  int type_vocab = 0;         // BERT token-type embeddings
+  bool pooler = false;        // BERT pooler
+  int max_positions = 0;      // max_position_embeddings (context length)
+  // Vision transformer.
+  int image_size = 0, patch_size = 0, channels = 3, num_classes = 0;
+
+  std::optional<MoeSpec> moe;
+  std::optional<MlaSpec> mla;
+  std::optional<QuantSpec> quant;
+  Precision dtype = Precision::kBf16;  // the checkpoint's dtype (torch_dtype)
+
+  // Exact counts given by a preset (for architectures without a formula here), or read from a
+  // safetensors header. Override the formula when set.
+  std::optional<std::int64_t> params_override;
+  std::optional<std::int64_t> active_params_override;
+  // Published counts (model card), for reference and tests; never used in arithmetic.
+  std::optional<std::int64_t> official_params;
+  std::optional<std::int64_t> official_active_params;
+  // Non-transformers: forward FLOPs per sample (FLOPs, not MACs), and what a sample is.
+  std::optional<double> gflops_per_sample;
+  std::string sample;
+  // Bytes per dtype from a safetensors header (exact on-disk weight bytes), when known.
+  std::optional<std::int64_t> checkpoint_bytes;
+  std::string source;
+
+  bool is_transformer() const {
+    return arch != ModelArch::kCnn && arch != ModelArch::kDiffusionUnet;
+  }
+  bool is_decoder_llm() const {
+    return arch == ModelArch::kDense || arch == ModelArch::kMoe || arch == ModelArch::kMlaMoe;
+  }
+};
+
+// Parameter counts derived from the architecture.
+struct ParamCounts {
+  std::int64_t total = 0;        // every weight (MoE: all experts)
+  std::int64_t active = 0;       // used per token (MoE: top-k + shared experts)
+  std::int64_t embedding = 0;    // input embeddings (+ position/type embeddings)
+  std::int64_t lm_head = 0;      // untied output projection (0 when tied)
+  std::int64_t per_layer = 0;    // one transformer block (MoE: average over layers)
+  std::int64_t linear = 0;       // weights of the linear layers in the blocks (quantizable)
+  std::int64_t largest_layer = 0;  // the largest single module (embedding or block)
+  bool exact = true;             // false when given, not derived
+};
+
+// Counts parameters from the architecture (or returns the override). Published formulas: see
+// docs/model.md ("Parameter count").
+ParamCounts CountParams(const ModelSpec& m);
+
+// KV-cache bytes for one token over all layers, at `bytes_per_element`, on one GPU of a
+// tensor-parallel group of `tp` (each rank holds at least one KV head). MLA caches the
+// compressed latent (kv_lora_rank + rope dim) per layer, replicated on every rank.
+Bytes KvBytesPerToken(const ModelSpec& m, double bytes_per_element, int tp = 1);
+
+// Validates a spec (positive sizes, heads divide hidden, kv_heads divide heads, ...).
+// `field` prefixes error fields (e.g. "config.json").
+Status ValidateModel(const ModelSpec& m, std::string_view field);
+
+// Parses a Hugging Face config.json (nested text_config, explicit head_dim, tied embeddings,
+// GQA, MoE and MLA fields, quantization_config, torch_dtype/dtype). `label` names the file.
+Result<ModelSpec> ParseHfConfig(std::string_view json_text, std::string_view label);
+
+// Reads the JSON header of a .safetensors file (the first 8 bytes + header only; never the
+// weights) and returns the exact parameter count and bytes per dtype.
+struct SafetensorsSummary {
+  std::int64_t params = 0;
+  std::int64_t bytes = 0;
+  std::vector<std::pair<std::string, std::int64_t>> params_by_dtype;  // sorted by dtype
+  int tensors = 0;
+};
+Result<SafetensorsSummary> ParseSafetensorsHeader(std::string_view header_json,
+                                                  std::string_view label);
+// Reads a .safetensors file's header from disk, or a model.safetensors.index.json (whose
+// total_size gives bytes; params are summed from the shards' headers when they sit beside it).
+Result<SafetensorsSummary> ReadSafetensors(const std::string& path);
+
+// The built-in preset library (data/models/*.json).
+const std::vector<ModelSpec>& Presets();
+// Finds a preset by name, Hugging Face id or alias, case-insensitively.
+const ModelSpec* FindPreset(std::string_view name);
+
+// Resolves what a user passed as --model: a preset name/alias/HF id, a path to config.json,
+// a path to a .safetensors file or model.safetensors.index.json (a config.json beside it gives
+// the architecture). Unknown names get a did-you-mean. `field` names the flag.
+Result<ModelSpec> ResolveModel(std::string_view arg, std::string_view field);
+
+}  // namespace gpuplan

@@ -1,0 +1,662 @@
+#include "gpuplan/catalog.h"
+
+#include <algorithm>
+#include <cctype>
+#include <filesystem>
+#include <fstream>
+#include <set>
+#include <sstream>
+
+#include "catalog/embedded.h"
+#include "io/csv.h"
+
+namespace gpuplan {
+
+using internal::CsvTable;
+using internal::ParseCsv;
+using internal::RowReader;
+using internal::ToLower;
+
+const char* ErrorCodeName(ErrorCode code) {
+  switch (code) {
+    case ErrorCode::kInvalidArgument: return "invalid_argument";
+    case ErrorCode::kNotFound: return "not_found";
+    case ErrorCode::kParse: return "parse_error";
+    case ErrorCode::kIo: return "io_error";
+    case ErrorCode::kUnsupported: return "unsupported";
+    case ErrorCode::kInternal: return "internal";
+  }
+  return "unknown";
+}
+
+std::string Error::ToString() const {
+  std::string s = field.empty() ? message : field + ": " + message;
+  if (!hint.empty()) s += " (" + hint + ")";
+  return s;
+}
+
+const char* PrecisionName(Precision p) {
+  switch (p) {
+    case Precision::kFp32: return "fp32";
+    case Precision::kTf32: return "tf32";
+    case Precision::kBf16: return "bf16";
+    case Precision::kFp16: return "fp16";
+    case Precision::kFp8: return "fp8";
+    case Precision::kInt8: return "int8";
+    case Precision::kInt4: return "int4";
+  }
+  return "?";
+}
+
+std::optional<Precision> ParsePrecision(std::string_view s) {
+  std::string t = ToLower(internal::Trim(s));
+  if (t == "fp32" || t == "float32" || t == "float") return Precision::kFp32;
+  if (t == "tf32") return Precision::kTf32;
+  if (t == "bf16" || t == "bfloat16") return Precision::kBf16;
+  if (t == "fp16" || t == "float16" || t == "half") return Precision::kFp16;
+  if (t == "fp8" || t == "float8" || t == "fp8_e4m3" || t == "e4m3") return Precision::kFp8;
+  if (t == "int8" || t == "w8a8" || t == "w8a16" || t == "8bit") return Precision::kInt8;
+  if (t == "int4" || t == "w4a16" || t == "4bit" || t == "nf4") return Precision::kInt4;
+  return std::nullopt;
+}
+
+double BytesPerElement(Precision p) {
+  switch (p) {
+    case Precision::kFp32:
+    case Precision::kTf32: return 4.0;
+    case Precision::kBf16:
+    case Precision::kFp16: return 2.0;
+    case Precision::kFp8:
+    case Precision::kInt8: return 1.0;
+    case Precision::kInt4: return 0.5;
+  }
+  return 2.0;
+}
+
+std::optional<FlopPerSec> Accelerator::PeakFor(Precision p) const {
+  // Lower precisions fall back to the next wider tensor path the device has.
+  switch (p) {
+    case Precision::kInt4:
+      if (int4) return int4;
+      [[fallthrough]];
+    case Precision::kInt8:
+      if (int8) return int8;
+      [[fallthrough]];
+    case Precision::kFp8:
+      if (fp8) return fp8;
+      [[fallthrough]];
+    case Precision::kBf16:
+      if (bf16) return bf16;
+      [[fallthrough]];
+    case Precision::kFp16:
+      if (fp16) return fp16;
+      if (bf16) return bf16;
+      [[fallthrough]];
+    case Precision::kTf32:
+      if (tf32) return tf32;
+      [[fallthrough]];
+    case Precision::kFp32:
+      return fp32;
+  }
+  return fp32;
+}
+
+const char* IntraNodeLinkName(IntraNodeLink l) {
+  switch (l) {
+    case IntraNodeLink::kNone: return "none";
+    case IntraNodeLink::kPcie: return "pcie";
+    case IntraNodeLink::kNvlink: return "nvlink";
+    case IntraNodeLink::kNvswitch: return "nvswitch";
+    case IntraNodeLink::kInfinityFabric: return "infinity-fabric";
+    case IntraNodeLink::kNeuronLink: return "neuronlink";
+    case IntraNodeLink::kIci: return "ici";
+  }
+  return "?";
+}
+
+const char* InterNodeFabricName(InterNodeFabric f) {
+  switch (f) {
+    case InterNodeFabric::kNone: return "none";
+    case InterNodeFabric::kEfa: return "efa";
+    case InterNodeFabric::kInfiniband: return "infiniband";
+    case InterNodeFabric::kRoce: return "roce";
+    case InterNodeFabric::kErdma: return "erdma";
+    case InterNodeFabric::kGpuDirectTcpx: return "gpudirect-tcpx";
+  }
+  return "?";
+}
+
+std::optional<IntraNodeLink> ParseIntraNodeLink(std::string_view s) {
+  std::string t = ToLower(s);
+  for (auto l : {IntraNodeLink::kNone, IntraNodeLink::kPcie, IntraNodeLink::kNvlink,
+                 IntraNodeLink::kNvswitch, IntraNodeLink::kInfinityFabric,
+                 IntraNodeLink::kNeuronLink, IntraNodeLink::kIci}) {
+    if (t == IntraNodeLinkName(l)) return l;
+  }
+  if (t.empty()) return IntraNodeLink::kNone;
+  return std::nullopt;
+}
+
+std::optional<InterNodeFabric> ParseInterNodeFabric(std::string_view s) {
+  std::string t = ToLower(s);
+  for (auto f : {InterNodeFabric::kNone, InterNodeFabric::kEfa, InterNodeFabric::kInfiniband,
+                 InterNodeFabric::kRoce, InterNodeFabric::kErdma,
+                 InterNodeFabric::kGpuDirectTcpx}) {
+    if (t == InterNodeFabricName(f)) return f;
+  }
+  if (t.empty()) return InterNodeFabric::kNone;
+  if (t == "ib") return InterNodeFabric::kInfiniband;
+  return std::nullopt;
+}
+
+const char* CurrencyCode(Currency c) { return c == Currency::kUsd ? "USD" : "CNY"; }
+
+std::optional<Currency> ParseCurrency(std::string_view s) {
+  std::string t = ToLower(internal::Trim(s));
+  if (t == "usd" || t == "$") return Currency::kUsd;
+  if (t == "cny" || t == "rmb" || t == "yuan") return Currency::kCny;
+  return std::nullopt;
+}
+
+namespace {
+
+bool NameMatches(std::string_view name, const std::string& id,
+                 const std::vector<std::string>& aliases) {
+  std::string n = ToLower(name);
+  if (n == ToLower(id)) return true;
+  for (const auto& a : aliases) {
+    if (n == ToLower(a)) return true;
+  }
+  return false;
+}
+
+size_t EditDistance(std::string_view a, std::string_view b) {
+  std::vector<size_t> prev(b.size() + 1), cur(b.size() + 1);
+  for (size_t j = 0; j <= b.size(); ++j) prev[j] = j;
+  for (size_t i = 1; i <= a.size(); ++i) {
+    cur[0] = i;
+    for (size_t j = 1; j <= b.size(); ++j) {
+      size_t sub = prev[j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1);
+      cur[j] = std::min({prev[j] + 1, cur[j - 1] + 1, sub});
+    }
+    std::swap(prev, cur);
+  }
+  return prev[b.size()];
+}
+
+}  // namespace
+
+std::string ClosestMatch(std::string_view needle, const std::vector<std::string>& candidates) {
+  std::string n = ToLower(needle);
+  std::string best;
+  size_t best_d = static_cast<size_t>(-1);
+  for (const auto& c : candidates) {
+    std::string lc = ToLower(c);
+    size_t d = EditDistance(n, lc);
+    // A candidate that contains the needle (or vice versa) is a strong match.
+    if (!n.empty() && (lc.find(n) != std::string::npos || n.find(lc) != std::string::npos)) {
+      d = std::min(d, static_cast<size_t>(1));
+    }
+    if (d < best_d) {
+      best_d = d;
+      best = c;
+    }
+  }
+  size_t limit = std::max<size_t>(2, n.size() / 2);
+  return best_d <= limit ? best : std::string();
+}
+
+const Accelerator* Catalog::FindAccelerator(std::string_view name) const {
+  for (const auto& a : accelerators) {
+    if (NameMatches(name, a.id, a.aliases)) return &a;
+  }
+  return nullptr;
+}
+
+const Cpu* Catalog::FindCpu(std::string_view name) const {
+  std::string_view n = name;
+  if (n.substr(0, 4) == "cpu:") n.remove_prefix(4);
+  for (const auto& c : cpus) {
+    if (NameMatches(n, c.id, c.aliases)) return &c;
+  }
+  return nullptr;
+}
+
+Result<const Accelerator*> Catalog::ResolveAccelerator(std::string_view name,
+                                                       std::string_view field) const {
+  if (const Accelerator* a = FindAccelerator(name)) return a;
+  std::vector<std::string> names;
+  for (const auto& a : accelerators) {
+    names.push_back(a.id);
+    for (const auto& al : a.aliases) names.push_back(al);
+  }
+  std::string best = ClosestMatch(name, names);
+  return MakeError(ErrorCode::kNotFound, std::string(field),
+                   "unknown accelerator \"" + std::string(name) + "\"",
+                   best.empty() ? "run `gpuplan gpus` for the list"
+                                : "did you mean \"" + best + "\"? (`gpuplan gpus` lists all)");
+}
+
+Result<const Cpu*> Catalog::ResolveCpu(std::string_view name, std::string_view field) const {
+  if (const Cpu* c = FindCpu(name)) return c;
+  std::vector<std::string> names;
+  for (const auto& c : cpus) names.push_back(c.id);
+  std::string best = ClosestMatch(name, names);
+  return MakeError(ErrorCode::kNotFound, std::string(field),
+                   "unknown CPU \"" + std::string(name) + "\"",
+                   best.empty() ? "see data/cpus.csv for the list"
+                                : "did you mean \"" + best + "\"?");
+}
+
+double Catalog::CnyPerUsd() const {
+  for (const auto& r : rates) {
+    if (r.from == Currency::kUsd && r.to == Currency::kCny) return r.rate;
+  }
+  for (const auto& r : rates) {
+    if (r.from == Currency::kCny && r.to == Currency::kUsd && r.rate > 0) return 1.0 / r.rate;
+  }
+  return 7.2;  // unreachable with the built-in table; documented in data/currency.csv
+}
+
+std::string Catalog::CnyPerUsdAsOf() const {
+  for (const auto& r : rates) {
+    if (r.from == Currency::kUsd && r.to == Currency::kCny) return r.as_of;
+  }
+  return {};
+}
+
+double Catalog::Convert(double amount, Currency from, Currency to,
+                        std::optional<double> cny_per_usd) const {
+  if (from == to) return amount;
+  double rate = cny_per_usd.value_or(CnyPerUsd());
+  return from == Currency::kUsd ? amount * rate : amount / rate;
+}
+
+std::string Catalog::PricesAsOf() const {
+  std::string latest;
+  for (const auto& i : instances) {
+    if (i.price_on_demand && i.as_of > latest) latest = i.as_of;
+  }
+  return latest;
+}
+
+namespace {
+
+#define GP_TRY_ASSIGN(lhs, expr)        \
+  do {                                  \
+    auto gp_r = (expr);                 \
+    if (!gp_r) return gp_r.error();     \
+    lhs = std::move(*gp_r);             \
+  } while (0)
+
+std::vector<std::string> ParseAliases(const std::string& s) {
+  std::vector<std::string> out;
+  if (s.empty()) return out;
+  for (auto& a : internal::Split(s, ';')) {
+    if (!a.empty()) out.push_back(a);
+  }
+  return out;
+}
+
+Status CheckDate(const RowReader& r, std::string_view column) {
+  std::string d = r.Str(column);
+  bool ok = d.size() == 10 && d[4] == '-' && d[7] == '-';
+  for (size_t i = 0; ok && i < d.size(); ++i) {
+    if (i != 4 && i != 7 && !std::isdigit(static_cast<unsigned char>(d[i]))) ok = false;
+  }
+  if (!ok) {
+    return MakeError(ErrorCode::kParse, r.Where(column),
+                     "expected a date YYYY-MM-DD, got \"" + d + "\"");
+  }
+  return {};
+}
+
+Status RequireColumns(const CsvTable& t, std::initializer_list<std::string_view> cols) {
+  for (auto c : cols) {
+    if (t.Column(c) < 0) {
+      return MakeError(ErrorCode::kParse, t.label + ":1:" + std::string(c),
+                       "missing column \"" + std::string(c) + "\"",
+                       "see data/README.md for the table's columns");
+    }
+  }
+  return {};
+}
+
+std::optional<FlopPerSec> Tflops(std::optional<double> v) {
+  if (!v || *v <= 0) return std::nullopt;
+  return TFLOPps(*v);
+}
+
+Status LoadGpus(Catalog& cat, const CsvTable& t) {
+  if (auto s = RequireColumns(t, {"id", "aliases", "vendor", "memory_gib", "memory_bw_gbps",
+                                  "fp32_tflops", "bf16_tflops", "source", "as_of"});
+      !s) {
+    return s;
+  }
+  std::set<std::string> seen;
+  for (const auto& row : t.rows) {
+    RowReader r(t, row);
+    Accelerator a;
+    GP_TRY_ASSIGN(a.id, r.RequiredStr("id"));
+    a.aliases = ParseAliases(r.Str("aliases"));
+    a.vendor = r.Str("vendor");
+    a.arch = r.Str("arch");
+    double mem = 0, bw = 0;
+    GP_TRY_ASSIGN(mem, r.Number("memory_gib", 0.001));
+    GP_TRY_ASSIGN(bw, r.Number("memory_bw_gbps", 0.001));
+    a.memory = GiB(mem);
+    a.memory_bw = GBps(bw);
+    std::optional<double> v;
+    GP_TRY_ASSIGN(v, r.OptNumber("fp32_tflops"));
+    a.fp32 = Tflops(v);
+    GP_TRY_ASSIGN(v, r.OptNumber("tf32_tflops"));
+    a.tf32 = Tflops(v);
+    GP_TRY_ASSIGN(v, r.OptNumber("bf16_tflops"));
+    a.bf16 = Tflops(v);
+    GP_TRY_ASSIGN(v, r.OptNumber("fp16_tflops"));
+    a.fp16 = Tflops(v);
+    GP_TRY_ASSIGN(v, r.OptNumber("fp8_tflops"));
+    a.fp8 = Tflops(v);
+    GP_TRY_ASSIGN(v, r.OptNumber("int8_tops"));
+    a.int8 = Tflops(v);
+    GP_TRY_ASSIGN(v, r.OptNumber("int4_tops"));
+    a.int4 = Tflops(v);
+    if (!a.fp32 && !a.bf16 && !a.fp16) {
+      return MakeError(ErrorCode::kParse, r.Where("fp32_tflops"),
+                       "an accelerator needs at least one of fp32/bf16/fp16 peaks");
+    }
+    a.intra_link = r.Str("intra_link");
+    GP_TRY_ASSIGN(v, r.OptNumber("intra_link_gbps"));
+    a.intra_link_bw = GBps(v.value_or(0));
+    GP_TRY_ASSIGN(v, r.OptNumber("pcie_gen"));
+    a.pcie_gen = static_cast<int>(v.value_or(0));
+    GP_TRY_ASSIGN(v, r.OptNumber("tdp_w"));
+    a.tdp = Watts(v.value_or(0));
+    a.form_factor = r.Str("form_factor");
+    GP_TRY_ASSIGN(a.source, r.RequiredStr("source"));
+    if (auto s = CheckDate(r, "as_of"); !s) return s;
+    a.as_of = r.Str("as_of");
+    a.notes = r.Str("notes");
+    if (!seen.insert(ToLower(a.id)).second) {
+      return MakeError(ErrorCode::kParse, r.Where("id"), "duplicate id \"" + a.id + "\"");
+    }
+    for (const auto& al : a.aliases) {
+      if (!seen.insert(ToLower(al)).second) {
+        return MakeError(ErrorCode::kParse, r.Where("aliases"),
+                         "alias \"" + al + "\" is already used by another row");
+      }
+    }
+    cat.accelerators.push_back(std::move(a));
+  }
+  return {};
+}
+
+Status LoadCpus(Catalog& cat, const CsvTable& t) {
+  if (auto s = RequireColumns(t, {"id", "cores", "base_ghz", "fp32_flop_per_cycle", "mem_bw_gbps",
+                                  "source", "as_of"});
+      !s) {
+    return s;
+  }
+  for (const auto& row : t.rows) {
+    RowReader r(t, row);
+    Cpu c;
+    GP_TRY_ASSIGN(c.id, r.RequiredStr("id"));
+    c.aliases = ParseAliases(r.Str("aliases"));
+    c.vendor = r.Str("vendor");
+    c.arch = r.Str("arch");
+    GP_TRY_ASSIGN(c.cores, r.Int("cores", 1));
+    std::optional<double> v;
+    GP_TRY_ASSIGN(v, r.OptNumber("threads"));
+    c.threads = static_cast<int>(v.value_or(c.cores));
+    GP_TRY_ASSIGN(c.base_ghz, r.Number("base_ghz", 0.1));
+    GP_TRY_ASSIGN(c.all_core_turbo_ghz, r.OptNumber("all_core_turbo_ghz"));
+    GP_TRY_ASSIGN(c.fp32_flop_per_cycle, r.Number("fp32_flop_per_cycle", 1));
+    GP_TRY_ASSIGN(c.bf16_flop_per_cycle, r.OptNumber("bf16_flop_per_cycle"));
+    GP_TRY_ASSIGN(c.int8_op_per_cycle, r.OptNumber("int8_op_per_cycle"));
+    c.matrix_ext = r.Str("matrix_ext");
+    double bw = 0;
+    GP_TRY_ASSIGN(bw, r.Number("mem_bw_gbps", 0.001));
+    c.memory_bw = GBps(bw);
+    GP_TRY_ASSIGN(c.l3_mib, r.OptNumber("l3_mib"));
+    GP_TRY_ASSIGN(c.tdp_w, r.OptNumber("tdp_w"));
+    GP_TRY_ASSIGN(c.source, r.RequiredStr("source"));
+    if (auto s = CheckDate(r, "as_of"); !s) return s;
+    c.as_of = r.Str("as_of");
+    c.notes = r.Str("notes");
+    cat.cpus.push_back(std::move(c));
+  }
+  return {};
+}
+
+Status LoadInstances(Catalog& cat, const CsvTable& t) {
+  if (auto s = RequireColumns(
+          t, {"cloud", "instance_type", "region", "accelerator", "accelerator_count", "vcpus",
+              "ram_gib", "local_nvme_gb", "network_gbps", "intra_node_link", "inter_node_fabric",
+              "price_on_demand", "price_spot", "price_reserved_1y", "price_reserved_3y",
+              "currency", "source", "as_of"});
+      !s) {
+    return s;
+  }
+  for (const auto& row : t.rows) {
+    RowReader r(t, row);
+    InstanceType it;
+    GP_TRY_ASSIGN(it.cloud, r.RequiredStr("cloud"));
+    it.cloud = ToLower(it.cloud);
+    GP_TRY_ASSIGN(it.instance_type, r.RequiredStr("instance_type"));
+    it.region = r.Str("region");
+    std::string acc = r.Str("accelerator");
+    GP_TRY_ASSIGN(it.accelerator_count, r.Int("accelerator_count", 0));
+    if (!acc.empty()) {
+      const Accelerator* a = cat.FindAccelerator(acc);
+      if (!a) {
+        auto e = cat.ResolveAccelerator(acc, r.Where("accelerator"));
+        return e.error();
+      }
+      it.accelerator = a->id;
+      if (it.accelerator_count < 1) {
+        return MakeError(ErrorCode::kParse, r.Where("accelerator_count"),
+                         "must be >= 1 when an accelerator is named, got " +
+                             r.Str("accelerator_count"));
+      }
+    } else if (it.accelerator_count != 0) {
+      return MakeError(ErrorCode::kParse, r.Where("accelerator"),
+                       "empty, but accelerator_count is " + r.Str("accelerator_count"),
+                       "name the accelerator or set the count to 0");
+    }
+    std::string cpu = r.Str("cpu");
+    if (!cpu.empty()) {
+      const Cpu* c = cat.FindCpu(cpu);
+      if (!c) return cat.ResolveCpu(cpu, r.Where("cpu")).error();
+      it.cpu = c->id;
+    }
+    GP_TRY_ASSIGN(it.vcpus, r.Int("vcpus", 1));
+    double d = 0;
+    GP_TRY_ASSIGN(d, r.Number("ram_gib", 0.001));
+    it.ram = GiB(d);
+    std::optional<double> v;
+    GP_TRY_ASSIGN(v, r.OptNumber("local_nvme_gb"));
+    it.local_nvme = GB(v.value_or(0));
+    GP_TRY_ASSIGN(v, r.OptNumber("network_gbps"));
+    it.network = Gbps(v.value_or(0));
+    auto link = ParseIntraNodeLink(r.Str("intra_node_link"));
+    if (!link) {
+      return MakeError(ErrorCode::kParse, r.Where("intra_node_link"),
+                       "unknown link \"" + r.Str("intra_node_link") + "\"",
+                       "use none, pcie, nvlink, nvswitch, infinity-fabric, neuronlink or ici");
+    }
+    it.intra_node_link = *link;
+    auto fab = ParseInterNodeFabric(r.Str("inter_node_fabric"));
+    if (!fab) {
+      return MakeError(ErrorCode::kParse, r.Where("inter_node_fabric"),
+                       "unknown fabric \"" + r.Str("inter_node_fabric") + "\"",
+                       "use none, efa, infiniband, roce, erdma or gpudirect-tcpx");
+    }
+    it.inter_node_fabric = *fab;
+    GP_TRY_ASSIGN(v, r.OptNumber("inter_node_gbps"));
+    if (v) it.inter_node_bw = Gbps(*v);
+    GP_TRY_ASSIGN(it.price_on_demand, r.OptNumber("price_on_demand"));
+    GP_TRY_ASSIGN(it.price_spot, r.OptNumber("price_spot"));
+    GP_TRY_ASSIGN(it.price_reserved_1y, r.OptNumber("price_reserved_1y"));
+    GP_TRY_ASSIGN(it.price_reserved_3y, r.OptNumber("price_reserved_3y"));
+    auto cur = ParseCurrency(r.Str("currency"));
+    if (!cur) {
+      return MakeError(ErrorCode::kParse, r.Where("currency"),
+                       "unknown currency \"" + r.Str("currency") + "\"", "use USD or CNY");
+    }
+    it.currency = *cur;
+    GP_TRY_ASSIGN(it.source, r.RequiredStr("source"));
+    if (auto s = CheckDate(r, "as_of"); !s) return s;
+    it.as_of = r.Str("as_of");
+    it.notes = r.Str("notes");
+    cat.instances.push_back(std::move(it));
+  }
+  return {};
+}
+
+Status LoadCurrency(Catalog& cat, const CsvTable& t) {
+  if (auto s = RequireColumns(t, {"from", "to", "rate", "source", "as_of"}); !s) return s;
+  for (const auto& row : t.rows) {
+    RowReader r(t, row);
+    CurrencyRate cr;
+    auto from = ParseCurrency(r.Str("from"));
+    auto to = ParseCurrency(r.Str("to"));
+    if (!from) return MakeError(ErrorCode::kParse, r.Where("from"), "unknown currency");
+    if (!to) return MakeError(ErrorCode::kParse, r.Where("to"), "unknown currency");
+    cr.from = *from;
+    cr.to = *to;
+    GP_TRY_ASSIGN(cr.rate, r.Number("rate", 1e-9));
+    GP_TRY_ASSIGN(cr.source, r.RequiredStr("source"));
+    if (auto s = CheckDate(r, "as_of"); !s) return s;
+    cr.as_of = r.Str("as_of");
+    cat.rates.push_back(std::move(cr));
+  }
+  return {};
+}
+
+}  // namespace
+
+Status LoadTable(Catalog& catalog, TableKind kind, std::string_view label, std::string_view text,
+                 std::string_view cloud) {
+  if (kind == TableKind::kSkyPilotVms) return ImportSkyPilotVms(catalog, cloud, label, text);
+  auto table = ParseCsv(text, label, /*allow_comments=*/true);
+  if (!table) return table.error();
+  switch (kind) {
+    case TableKind::kGpus: return LoadGpus(catalog, *table);
+    case TableKind::kCpus: return LoadCpus(catalog, *table);
+    case TableKind::kInstances: return LoadInstances(catalog, *table);
+    case TableKind::kCurrency: return LoadCurrency(catalog, *table);
+    case TableKind::kSkyPilotVms: break;
+  }
+  return MakeError(ErrorCode::kInternal, std::string(label), "unknown table kind");
+}
+
+Result<TableKind> DetectTableKind(std::string_view label, std::string_view text) {
+  size_t eol = text.find_first_of("\r\n");
+  std::string header(text.substr(0, eol));
+  auto has = [&](std::string_view col) { return header.find(col) != std::string::npos; };
+  if (has("InstanceType") && has("vCPUs")) return TableKind::kSkyPilotVms;
+  if (has("instance_type") && has("accelerator_count")) return TableKind::kInstances;
+  if (has("memory_bw_gbps") && has("bf16_tflops")) return TableKind::kGpus;
+  if (has("fp32_flop_per_cycle")) return TableKind::kCpus;
+  if (has("from") && has("rate")) return TableKind::kCurrency;
+  return MakeError(ErrorCode::kParse, std::string(label) + ":1",
+                   "cannot tell which catalog table this is from its header",
+                   "use the columns of data/README.md, or a SkyPilot vms.csv");
+}
+
+Result<Catalog> LoadBuiltinCatalog() {
+  Catalog cat;
+  struct Step {
+    TableKind kind;
+    std::string_view prefix;
+  };
+  // Accelerators and CPUs first: instance rows refer to them.
+  const Step steps[] = {{TableKind::kGpus, "gpus.csv"},
+                        {TableKind::kCpus, "cpus.csv"},
+                        {TableKind::kCurrency, "currency.csv"},
+                        {TableKind::kInstances, "instances/"}};
+  for (const auto& step : steps) {
+    const auto* files = internal::EmbeddedFiles();
+    for (size_t i = 0; i < internal::NumEmbeddedFiles(); ++i) {
+      const auto& f = files[i];
+      if (f.path.substr(0, step.prefix.size()) != step.prefix) continue;
+      if (f.path.size() < 4 || f.path.substr(f.path.size() - 4) != ".csv") continue;
+      if (auto s = LoadTable(cat, step.kind, f.path, f.text); !s) return s.error();
+    }
+  }
+  return cat;
+}
+
+namespace {
+
+Result<std::string> ReadWholeFile(const std::string& path, std::string_view field) {
+  std::error_code ec;
+  if (!std::filesystem::is_regular_file(path, ec)) {
+    return MakeError(ErrorCode::kIo, std::string(field), "no such file \"" + path + "\"",
+                     "check the path");
+  }
+  std::ifstream in(path, std::ios::binary);
+  if (!in) {
+    return MakeError(ErrorCode::kIo, std::string(field), "cannot read \"" + path + "\"");
+  }
+  std::ostringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+}  // namespace
+
+Status ApplyCatalogOverride(Catalog& catalog, std::string_view spec) {
+  std::string s(spec);
+  std::string cloud;
+  size_t eq = s.find('=');
+  if (eq != std::string::npos && s.find('/') > eq) {
+    cloud = ToLower(s.substr(0, eq));
+    s = s.substr(eq + 1);
+  }
+  auto text = ReadWholeFile(s, "--catalog");
+  if (!text) return text.error();
+  auto kind = DetectTableKind(s, *text);
+  if (!kind) return kind.error();
+  Catalog fresh;
+  // Keep what other tables need to resolve names.
+  fresh.accelerators = catalog.accelerators;
+  fresh.cpus = catalog.cpus;
+  switch (*kind) {
+    case TableKind::kGpus:
+      fresh.accelerators.clear();
+      if (auto st = LoadTable(fresh, *kind, s, *text); !st) return st;
+      catalog.accelerators = std::move(fresh.accelerators);
+      return {};
+    case TableKind::kCpus:
+      fresh.cpus.clear();
+      if (auto st = LoadTable(fresh, *kind, s, *text); !st) return st;
+      catalog.cpus = std::move(fresh.cpus);
+      return {};
+    case TableKind::kCurrency:
+      if (auto st = LoadTable(fresh, *kind, s, *text); !st) return st;
+      catalog.rates = std::move(fresh.rates);
+      return {};
+    case TableKind::kInstances:
+    case TableKind::kSkyPilotVms: {
+      if (*kind == TableKind::kSkyPilotVms && cloud.empty()) {
+        cloud = std::filesystem::path(s).parent_path().filename().string();
+        if (cloud.empty()) {
+          return MakeError(ErrorCode::kInvalidArgument, "--catalog",
+                           "cannot tell the cloud of SkyPilot file \"" + s + "\"",
+                           "write --catalog CLOUD=PATH, e.g. --catalog aws=vms.csv");
+        }
+      }
+      if (auto st = LoadTable(fresh, *kind, s, *text, cloud); !st) return st;
+      std::set<std::string> clouds;
+      for (const auto& i : fresh.instances) clouds.insert(i.cloud);
+      std::erase_if(catalog.instances,
+                    [&](const InstanceType& i) { return clouds.count(i.cloud) > 0; });
+      for (auto& i : fresh.instances) catalog.instances.push_back(std::move(i));
+      return {};
+    }
+  }
+  return {};
+}
+
+}  // namespace gpuplan

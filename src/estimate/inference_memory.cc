@@ -1,0 +1,126 @@
+// Serving memory per GPU: weights (quantized linear layers, 16-bit embeddings/norms/head), KV
+// cache (GQA/MQA with at least one KV head per TP rank; MLA latent), the engine's profiling
+// workspace, runtime memory, and each engine's rule for how much memory becomes KV cache
+// (../shared/reference/formats.md section 6.2 for vLLM).
+#include <algorithm>
+#include <cmath>
+
+#include "gpuplan/estimate.h"
+
+namespace gpuplan {
+
+namespace {
+
+std::optional<QuantSpec> DefaultQuant(Precision p) {
+  switch (p) {
+    case Precision::kInt8: return QuantSpec{"int8", 8, 0, false, false};  // per-channel scales
+    case Precision::kFp8: return QuantSpec{"fp8", 8, 0, false, false};
+    // 4-bit weight-only (AWQ/GPTQ): group 128 with 16-bit scales and packed zero points.
+    case Precision::kInt4: return QuantSpec{"int4-g128", 4, 128, true, false};
+    default: return std::nullopt;
+  }
+}
+
+}  // namespace
+
+Bytes InferenceWeightBytes(const ModelSpec& m, Precision p, const std::optional<QuantSpec>& q,
+                           int tp, int pp) {
+  const ParamCounts pc = CountParams(m);
+  tp = std::max(1, tp);
+  pp = std::max(1, pp);
+  std::optional<QuantSpec> quant = q ? q : DefaultQuant(p);
+  const double dense_bytes = quant ? 2.0 : BytesPerElement(p);
+  const double linear_bytes = quant ? quant->EffectiveBits() / 8.0 : dense_bytes;
+  const double total = static_cast<double>(pc.total);
+  const double linear = static_cast<double>(pc.linear);
+  if (pc.per_layer == 0) {
+    // No breakdown (params only): everything counts as quantizable matrices.
+    return Bytes(total * linear_bytes / (tp * pp));
+  }
+  const double edge_all = static_cast<double>(pc.embedding + pc.lm_head);
+  const double edge_max = static_cast<double>(std::max(pc.embedding, pc.lm_head));
+  const double other_blocks = std::max(0.0, total - edge_all - linear);  // norms, biases
+  const double edge = pp == 1 ? edge_all : edge_max;
+  return Bytes(linear * linear_bytes / (tp * pp) + other_blocks * dense_bytes / pp +
+               edge * dense_bytes / tp);
+}
+
+InferMemory EstimateInferenceMemory(const ModelSpec& m, const InferMemoryOptions& opt,
+                                    Bytes device_memory) {
+  InferMemory r;
+  MemoryBreakdown& b = r.breakdown;
+  const int tp = std::max(1, opt.tp), pp = std::max(1, opt.pp);
+  b.weights = InferenceWeightBytes(m, opt.weight_precision, opt.quant, tp, pp);
+
+  // Forward workspace: the engine's profiling run (vLLM: max_num_batched_tokens tokens) or one
+  // prefill of the whole batch (transformers). Per token on one rank: residual + norm output
+  // (2h), Q/K/V and attention output, the MLP intermediates (gate/up fused output 2f and the
+  // activation f), at 16 bits; plus fp32 logits and probabilities for the sampled sequences.
+  const double e = 2.0;
+  double tokens = opt.engine == Engine::kTransformers
+                      ? static_cast<double>(opt.concurrency) * opt.context
+                      : static_cast<double>(opt.max_num_batched_tokens);
+  if (m.is_transformer() && m.hidden > 0) {
+    const double h = static_cast<double>(m.hidden);
+    const double q = m.mla ? h : static_cast<double>(m.heads) * m.head_dim;
+    const double kv = m.mla ? h : static_cast<double>(m.kv_heads) * m.head_dim;
+    double f = static_cast<double>(m.ffn_hidden);
+    if (m.moe) f = static_cast<double>(m.moe->expert_ffn) * (m.moe->top_k + m.moe->shared_experts);
+    const double per_token = 2 * h + (2 * q + 2 * kv) / tp + (m.gated_mlp ? 3.0 : 2.0) * f / tp;
+    b.activations = Bytes(tokens * per_token * e);
+    if (m.is_decoder_llm() && m.vocab > 0) {
+      double seqs = opt.engine == Engine::kTransformers
+                        ? static_cast<double>(opt.concurrency)
+                        : static_cast<double>(std::min<std::int64_t>(opt.max_num_seqs,
+                                                                     opt.max_num_batched_tokens));
+      b.logits = Bytes(seqs * static_cast<double>(m.vocab) * 4.0 * 2.0);
+    }
+  }
+  b.cuda_context = opt.reserve.cuda_context;
+  if (tp * pp > 1) b.nccl_buffers = opt.reserve.nccl_buffers;
+
+  const double kv_elem = BytesPerElement(opt.kv_precision);
+  const int layers_here = (m.layers + pp - 1) / pp;
+  Bytes per_token = m.layers > 0 ? KvBytesPerToken(m, kv_elem, tp) *
+                                       (static_cast<double>(layers_here) / m.layers)
+                                 : Bytes(0);
+  b.kv_cache = per_token * (static_cast<double>(opt.concurrency) * opt.context);
+  r.non_kv = b.weights + b.activations + b.logits + b.cuda_context + b.nccl_buffers;
+
+  const double total = device_memory.value();
+  double budget = 0;
+  switch (opt.engine) {
+    case Engine::kVllm:
+      // gpu_memory_utilization is a fraction of TOTAL memory; KV gets what the rest leaves.
+      budget = total * opt.memory_fraction.value_or(0.9) - r.non_kv.value();
+      break;
+    case Engine::kSglang:
+      // mem_fraction_static of total holds weights + KV pool.
+      budget = total * opt.memory_fraction.value_or(0.88) - b.weights.value();
+      break;
+    case Engine::kTrtLlm:
+      // kv_cache_free_gpu_mem_fraction of the memory FREE after weights and runtime.
+      budget = (total - r.non_kv.value()) * opt.memory_fraction.value_or(0.9);
+      break;
+    case Engine::kTgi:
+      budget = (total - r.non_kv.value()) * opt.memory_fraction.value_or(1.0);
+      break;
+    case Engine::kTransformers:
+      budget = total - r.non_kv.value();
+      break;
+  }
+  r.kv_budget = Bytes(std::max(0.0, budget));
+  if (per_token.value() > 0) {
+    r.kv_tokens = static_cast<std::int64_t>(std::floor(r.kv_budget.value() / per_token.value()));
+    if (opt.engine == Engine::kVllm) r.kv_tokens -= r.kv_tokens % 16;  // whole 16-token blocks
+    r.max_concurrency = opt.context > 0 ? r.kv_tokens / opt.context : 0;
+    r.max_context = opt.concurrency > 0 ? r.kv_tokens / opt.concurrency : 0;
+    r.fits = budget > 0 && r.kv_tokens >= static_cast<std::int64_t>(opt.concurrency) * opt.context;
+  } else {
+    r.fits = budget >= 0;
+  }
+  b.allocator_slack = Bytes(0);
+  return r;
+}
+
+}  // namespace gpuplan

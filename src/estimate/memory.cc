@@ -1,0 +1,346 @@
+// Training memory per GPU. Sources:
+//  - Model states: Rajbhandari et al. 2020 (ZeRO), Sec. 3.1 and 5: mixed-precision Adam keeps
+//    2 B (fp16/bf16 weights) + 2 B (grads) + K = 12 B (fp32 master, m, v) per parameter;
+//    stages 1/2/3 shard optimizer / + gradients / + weights over the data-parallel group.
+//  - Activations: Korthikanti et al. 2022, Sec. 4 (eqs. 1-5).
+//  - LoRA: Hu et al. 2021; QLoRA: Dettmers et al. 2023 (NF4 + double quantization).
+#include <algorithm>
+#include <cmath>
+#include <fmt/format.h>
+
+#include "gpuplan/estimate.h"
+#include "io/csv.h"
+
+namespace gpuplan {
+
+const char* TrainMethodName(TrainMethod m) {
+  switch (m) {
+    case TrainMethod::kPretrain: return "pretrain";
+    case TrainMethod::kFull: return "full";
+    case TrainMethod::kLora: return "lora";
+    case TrainMethod::kQlora: return "qlora";
+  }
+  return "?";
+}
+const char* OptimizerName(Optimizer o) {
+  switch (o) {
+    case Optimizer::kAdamW: return "adamw";
+    case Optimizer::kAdam: return "adam";
+    case Optimizer::kSgd: return "sgd";
+    case Optimizer::kLion: return "lion";
+    case Optimizer::kAdamW8bit: return "adamw-8bit";
+  }
+  return "?";
+}
+const char* RecomputeName(Recompute r) {
+  switch (r) {
+    case Recompute::kNone: return "none";
+    case Recompute::kSelective: return "selective";
+    case Recompute::kFull: return "full";
+  }
+  return "?";
+}
+const char* EngineName(Engine e) {
+  switch (e) {
+    case Engine::kTransformers: return "transformers";
+    case Engine::kVllm: return "vllm";
+    case Engine::kTrtLlm: return "trt-llm";
+    case Engine::kSglang: return "sglang";
+    case Engine::kTgi: return "tgi";
+  }
+  return "?";
+}
+
+std::optional<TrainMethod> ParseTrainMethod(std::string_view s) {
+  std::string t = internal::ToLower(s);
+  if (t == "pretrain" || t == "pretraining") return TrainMethod::kPretrain;
+  if (t == "full" || t == "full-finetune" || t == "finetune" || t == "sft" || t == "fft") {
+    return TrainMethod::kFull;
+  }
+  if (t == "lora") return TrainMethod::kLora;
+  if (t == "qlora") return TrainMethod::kQlora;
+  return std::nullopt;
+}
+std::optional<Optimizer> ParseOptimizer(std::string_view s) {
+  std::string t = internal::ToLower(s);
+  if (t == "adamw" || t == "adamw_torch" || t == "adamw-fused") return Optimizer::kAdamW;
+  if (t == "adam") return Optimizer::kAdam;
+  if (t == "sgd") return Optimizer::kSgd;
+  if (t == "lion") return Optimizer::kLion;
+  if (t == "adamw-8bit" || t == "adamw8bit" || t == "adam8bit" || t == "adamw_bnb_8bit" ||
+      t == "8bit-adam" || t == "paged_adamw_8bit") {
+    return Optimizer::kAdamW8bit;
+  }
+  return std::nullopt;
+}
+std::optional<Recompute> ParseRecompute(std::string_view s) {
+  std::string t = internal::ToLower(s);
+  if (t == "none" || t == "off" || t == "no") return Recompute::kNone;
+  if (t == "selective") return Recompute::kSelective;
+  if (t == "full" || t == "on" || t == "gradient-checkpointing") return Recompute::kFull;
+  return std::nullopt;
+}
+std::optional<LoraTargets> ParseLoraTargets(std::string_view s) {
+  std::string t = internal::ToLower(s);
+  if (t == "qv" || t == "q,v") return LoraTargets::kQv;
+  if (t == "attention" || t == "attn" || t == "qkvo") return LoraTargets::kAttention;
+  if (t == "all" || t == "all-linear" || t == "all_linear") return LoraTargets::kAllLinear;
+  return std::nullopt;
+}
+std::optional<Engine> ParseEngine(std::string_view s) {
+  std::string t = internal::ToLower(s);
+  if (t == "transformers" || t == "hf" || t == "pytorch" || t == "torch") {
+    return Engine::kTransformers;
+  }
+  if (t == "vllm") return Engine::kVllm;
+  if (t == "trt-llm" || t == "tensorrt-llm" || t == "trtllm") return Engine::kTrtLlm;
+  if (t == "sglang") return Engine::kSglang;
+  if (t == "tgi") return Engine::kTgi;
+  return std::nullopt;
+}
+
+double OptimizerStateBytes(Optimizer o, Precision state_dtype) {
+  const double b = BytesPerElement(state_dtype);
+  switch (o) {
+    case Optimizer::kAdamW:
+    case Optimizer::kAdam: return 2 * b;  // m and v
+    case Optimizer::kLion: return b;      // one momentum
+    case Optimizer::kSgd: return b;       // momentum buffer
+    // bitsandbytes 8-bit Adam: m and v in int8 with one fp32 absmax per 2048-value block.
+    case Optimizer::kAdamW8bit: return 2 * (1.0 + 4.0 / 2048.0);
+  }
+  return 2 * b;
+}
+
+Bytes ActivationBytesPerLayer(const ModelSpec& m, int micro_batch, int seq, int tp,
+                              bool sequence_parallel, Recompute recompute, bool flash_attention,
+                              bool dropout, double bytes_per_element) {
+  if (!m.is_transformer() || m.hidden <= 0) return Bytes(0);
+  const double s = seq, b = micro_batch, h = static_cast<double>(m.hidden);
+  const double t = std::max(1, tp);
+  const double e = bytes_per_element;  // 2 for bf16/fp16
+  const double sbh = s * b * h;
+  if (recompute == Recompute::kFull) {
+    // Only the layer input is kept (Korthikanti eq. 5: 2sbh, /t with sequence parallelism).
+    return Bytes(e * sbh / (sequence_parallel ? t : 1.0));
+  }
+  // Per-layer terms in units of bytes, written for 16-bit activations (the paper's 2-byte
+  // convention) and scaled by e/2 at the end.
+  const double kv_dim = m.mla ? h : static_cast<double>(m.kv_heads) * m.head_dim;
+  const double q_dim = m.mla ? h : static_cast<double>(m.heads) * m.head_dim;
+  const double mask = dropout ? 1.0 : 0.0;
+  // Attention block, linear parts: QKV input 2sbh; Q 2sb*q; K and V 2sb*kv each; output
+  // projection input 2sb*q; dropout mask sbh. (GPT: 11sbh.)
+  double attn_rep = 2 * sbh;                                   // QKV input (LN output)
+  double attn_tp = 2 * s * b * q_dim + 4 * s * b * kv_dim + 2 * s * b * q_dim;
+  double attn_mask = mask * sbh;
+  // Attention scores: softmax output 2as^2b + dropout mask as^2b + dropout output 2as^2b
+  // (5as^2b with dropout, 2as^2b without). FlashAttention and selective recompute keep none.
+  double scores = 0;
+  if (!flash_attention && recompute == Recompute::kNone) {
+    scores = (dropout ? 5.0 : 2.0) * m.heads * s * s * b;
+  }
+  // MLP: input 2sbh; plain GELU: act input + output 4sbf; gated: gate, up, act, product 8sbf.
+  const double f = m.moe && m.ffn_hidden <= 0 ? static_cast<double>(m.moe->expert_ffn)
+                                              : static_cast<double>(m.ffn_hidden);
+  double mlp_f = (m.gated_mlp ? 8.0 : 4.0) * s * b * f;
+  if (m.moe) {
+    // Each token goes to top_k experts (+ shared ones) of expert_ffn each.
+    const MoeSpec& x = *m.moe;
+    double ef = static_cast<double>(x.expert_ffn);
+    mlp_f = 8.0 * s * b * ef * (x.top_k + x.shared_experts);
+  }
+  double mlp_rep = 2 * sbh;
+  double mlp_mask = mask * sbh;
+  // Two LayerNorm/RMSNorm inputs 4sbh (replicated under plain TP).
+  double norms = 4 * sbh;
+  double replicated = attn_rep + mlp_rep + norms + attn_mask + mlp_mask;  // Korthikanti's 10sbh
+  double split = attn_tp + mlp_f + scores;
+  double total = sequence_parallel ? (replicated + split) / t : replicated + split / t;
+  return Bytes(total * e / 2.0);
+}
+
+std::int64_t LoraParams(const ModelSpec& m, int rank, LoraTargets targets) {
+  if (!m.is_transformer() || m.hidden <= 0) return 0;
+  const std::int64_t h = m.hidden, r = rank;
+  const std::int64_t q = static_cast<std::int64_t>(m.heads) * m.head_dim;
+  const std::int64_t kv = static_cast<std::int64_t>(m.kv_heads) * m.head_dim;
+  std::int64_t per_layer = 0;
+  // LoRA adds r x (in + out) per adapted linear layer.
+  per_layer += r * (h + q) + r * (h + kv);  // q_proj, v_proj
+  if (targets != LoraTargets::kQv) per_layer += r * (h + kv) + r * (q + h);  // k_proj, o_proj
+  if (targets == LoraTargets::kAllLinear) {
+    std::int64_t f = m.ffn_hidden;
+    int mats = m.gated_mlp ? 3 : 2;
+    std::int64_t experts = 1;
+    if (m.moe) {
+      f = m.moe->expert_ffn;
+      mats = 3;
+      experts = m.moe->experts + m.moe->shared_experts;
+    }
+    per_layer += experts * mats * r * (h + f);
+  }
+  return per_layer * m.layers;
+}
+
+MemoryBreakdown EstimateTrainingMemory(const ModelSpec& m, const Parallelism& par,
+                                       const TrainMemoryOptions& opt) {
+  MemoryBreakdown out;
+  const ParamCounts pc = CountParams(m);
+  const double P = static_cast<double>(pc.total);
+  const int tp = std::max(1, par.tp), pp = std::max(1, par.pp), dp = std::max(1, par.dp);
+  const int ep = std::max(1, par.ep), cp = std::max(1, par.cp);
+  const int shard = par.shard_group > 0 ? std::min(par.shard_group, dp) : dp;
+
+  // Parameters held by the most loaded model-parallel rank. Embedding and LM head are split
+  // over TP (vocab-parallel) and sit on the first/last pipeline stage; blocks split over PP.
+  // Routed experts are split over EP.
+  double expert_params = 0;
+  if (m.moe && pc.per_layer > 0) {
+    int moe_layers = 0;
+    for (int i = 0; i < m.layers; ++i) {
+      if (i >= m.moe->dense_layers && (i + 1) % std::max(1, m.moe->moe_every) == 0) ++moe_layers;
+    }
+    expert_params = static_cast<double>(moe_layers) * m.moe->experts * 3.0 *
+                    static_cast<double>(m.hidden) * static_cast<double>(m.moe->expert_ffn);
+  }
+  const double edge = static_cast<double>(std::max(pc.embedding, pc.lm_head) +
+                                          (pp == 1 ? std::min(pc.embedding, pc.lm_head) : 0));
+  const double blocks = std::max(0.0, P - static_cast<double>(pc.embedding + pc.lm_head));
+  double local = (blocks - expert_params) / (tp * pp) + expert_params / (tp * pp * ep) + edge / tp;
+  if (pc.per_layer == 0) local = P / (tp * pp);  // no breakdown: even split
+
+  const double wbytes = BytesPerElement(opt.precision == Precision::kFp8 ? Precision::kBf16
+                                                                          : opt.precision);
+  const bool peft = opt.method == TrainMethod::kLora || opt.method == TrainMethod::kQlora;
+
+  if (!peft) {
+    const double gbytes = BytesPerElement(opt.grad_dtype.value_or(
+        opt.precision == Precision::kFp8 ? Precision::kBf16 : opt.precision));
+    const double master = opt.master_weights && opt.precision != Precision::kFp32 ? 4.0 : 0.0;
+    const double ostate = OptimizerStateBytes(opt.optimizer, opt.optimizer_state_dtype);
+    const int z = std::clamp(par.zero_stage, 0, 3);
+    // ZeRO: stage >= 1 shards optimizer states (and the master copy), >= 2 gradients,
+    // 3 weights, each over the sharding group.
+    out.weights = Bytes(local * wbytes / (z >= 3 ? shard : 1));
+    out.gradients = Bytes(local * gbytes / (z >= 2 ? shard : 1));
+    out.master_weights = Bytes(local * master / (z >= 1 ? shard : 1));
+    out.optimizer = Bytes(local * ostate / (z >= 1 ? shard : 1));
+    if (z >= 3 && shard > 1) {
+      // ZeRO-3/FSDP gathers one unit (a layer) at a time for compute: the largest layer in
+      // full, double-buffered for prefetch.
+      double largest = opt.largest_layer_params.value_or(static_cast<double>(pc.largest_layer));
+      out.weights += Bytes(2.0 * largest / tp * wbytes);
+      out.notes.push_back("ZeRO-3/FSDP: + 2 x largest layer gathered for compute (prefetch)");
+    }
+    if (!opt.master_weights && opt.precision != Precision::kFp32) {
+      out.notes.push_back(
+          "no fp32 master weights (pure 16-bit training, the guides' B4 arithmetic): standard "
+          "mixed precision adds 4 B/param");
+    }
+  } else {
+    // Frozen base (no grads, no optimizer states) + trained adapter.
+    double base_bits = opt.method == TrainMethod::kQlora ? std::min(opt.base_bits, 4.0)
+                                                         : opt.base_bits;
+    double linear = static_cast<double>(pc.linear);
+    double rest = P - linear;
+    double linear_bits = base_bits;
+    if (base_bits <= 4.0) {
+      // NF4 blocks of 64 with double-quantized scales: +0.127 bit/param (Dettmers et al.).
+      QuantSpec q{"bnb-nf4", 4, 64, false, true};
+      linear_bits = q.EffectiveBits();
+    } else if (base_bits <= 8.0) {
+      linear_bits = 8.0 + 32.0 / static_cast<double>(std::max<std::int64_t>(1, m.hidden));
+    }
+    double base = (linear * linear_bits / 8.0 + rest * 2.0) / (tp * pp);
+    out.weights = Bytes(base / (par.zero_stage >= 3 ? shard : 1));
+    const double A = static_cast<double>(LoraParams(m, opt.lora_rank, opt.lora_targets)) /
+                     (tp * pp);
+    const double abytes = opt.adapter_fp32 ? 4.0 : 2.0;
+    const double ostate = OptimizerStateBytes(opt.optimizer, opt.optimizer_state_dtype);
+    out.adapter = Bytes(A * (abytes + abytes + ostate));
+    out.notes.push_back(fmt::format("LoRA rank {}: {:.1f}M adapter params, trained in {}",
+                                    opt.lora_rank, A * tp * pp / 1e6,
+                                    opt.adapter_fp32 ? "fp32" : "16-bit"));
+  }
+
+  // Activations on the first pipeline stage (the most loaded under 1F1B): its layers times
+  // the micro-batches in flight (pp under 1F1B, bounded by the micro-batch count); interleaving
+  // adds (1 + (p-1)/(p*v)) (Korthikanti Sec. 4.2.3).
+  const int seq_local = std::max(1, opt.seq_len / cp);
+  const double act_bytes = BytesPerElement(opt.precision == Precision::kFp8 ? Precision::kBf16
+                                                                             : opt.precision);
+  Bytes per_layer = ActivationBytesPerLayer(m, opt.micro_batch, seq_local, tp,
+                                            par.sequence_parallel, opt.recompute,
+                                            opt.flash_attention, opt.dropout, act_bytes);
+  const int layers_here = (m.layers + pp - 1) / pp;
+  const int in_flight = pp > 1 ? std::min(pp, std::max(1, opt.num_microbatches)) : 1;
+  double interleave = (pp > 1 && par.vpp > 1) ? 1.0 + (pp - 1.0) / (pp * par.vpp) : 1.0;
+  out.activations = per_layer * (static_cast<double>(layers_here) * in_flight * interleave);
+  if (opt.recompute == Recompute::kFull && m.is_transformer() && m.layers > 0) {
+    // One layer's full activations are live while it is recomputed.
+    out.activations += ActivationBytesPerLayer(m, opt.micro_batch, seq_local, tp,
+                                               par.sequence_parallel, Recompute::kNone,
+                                               opt.flash_attention, opt.dropout, act_bytes);
+  }
+  if (opt.logits_buffer && m.is_decoder_llm() && m.vocab > 0) {
+    out.logits = Bytes(static_cast<double>(opt.micro_batch) * seq_local *
+                       static_cast<double>(m.vocab) / tp * opt.logits_bytes_per_element);
+  }
+  if (!m.is_transformer()) {
+    out.notes.push_back("activations of non-transformer models are not modelled here");
+  }
+
+  if (opt.include_runtime) {
+    out.cuda_context = opt.reserve.cuda_context;
+    if (par.gpus() > 1) out.nccl_buffers = opt.reserve.nccl_buffers;
+    Bytes tensors = out.ModelStates() + out.activations + out.logits;
+    out.allocator_slack = tensors * opt.reserve.allocator_slack;
+  }
+  return out;
+}
+
+bool DefaultDropout(const ModelSpec& m) { return !m.gated_mlp && m.arch != ModelArch::kVit; }
+
+ZeroOffloadEstimate DeepSpeedZeroEstimate(double params, double largest_layer_params,
+                                          int gpus_per_node, int nodes, int zero_stage,
+                                          bool offload_params, bool offload_optimizer,
+                                          bool zero_init, double buffer_factor) {
+  // Transcribed from DeepSpeed's estimators (bytes): fp16 params 2, grads 2 (+fp32 grads in
+  // stage 3: 18 B total with 12 B Adam + master), largest layer gathered in fp32 (4 B).
+  const double total_gpus = static_cast<double>(gpus_per_node) * nodes;
+  const double gpus_factor = 1.0 / nodes;
+  const double gpn = gpus_per_node;
+  ZeroOffloadEstimate e;
+  if (zero_stage >= 3) {
+    const double largest = 4.0 * largest_layer_params;
+    if (offload_optimizer) {
+      if (offload_params) {
+        e.gpu_per_gpu = Bytes(largest);
+        e.cpu_per_node = Bytes(params * (zero_init ? 18 * gpus_factor
+                                                    : std::max(4 * gpn, 18 * gpus_factor)) *
+                               buffer_factor);
+      } else {
+        e.gpu_per_gpu = Bytes(largest + std::floor(2 * params / total_gpus));
+        e.cpu_per_node = Bytes(params * (zero_init ? 16 * gpus_factor
+                                                    : std::max(4 * gpn, 16 * gpus_factor)) *
+                               buffer_factor);
+      }
+    } else {
+      e.gpu_per_gpu = Bytes(largest + std::floor(18 * params / total_gpus));
+      e.cpu_per_node = Bytes(zero_init ? largest_layer_params * 4 * gpn * buffer_factor
+                                       : params * 4 * gpn * buffer_factor);
+    }
+  } else {
+    if (offload_optimizer) {
+      e.gpu_per_gpu = Bytes(2 * params);
+      e.cpu_per_node = Bytes(params * std::max(4 * total_gpus, 16.0) * buffer_factor);
+    } else {
+      e.gpu_per_gpu = Bytes(4 * params + std::floor(16 * params / total_gpus));
+      e.cpu_per_node = Bytes(params * 4 * gpn * buffer_factor);
+    }
+  }
+  return e;
+}
+
+}  // namespace gpuplan

@@ -1,0 +1,1 @@
+// validate: see include/gpuplan/validate.h

@@ -1,0 +1,263 @@
+#include <algorithm>
+#include <cmath>
+#include <string>
+
+#include "gpuplan/model.h"
+#include "io/csv.h"
+
+namespace gpuplan {
+
+const char* ModelArchName(ModelArch a) {
+  switch (a) {
+    case ModelArch::kDense: return "dense";
+    case ModelArch::kMoe: return "moe";
+    case ModelArch::kMlaMoe: return "mla-moe";
+    case ModelArch::kEncoder: return "encoder";
+    case ModelArch::kEncoderDecoder: return "encoder-decoder";
+    case ModelArch::kVit: return "vit";
+    case ModelArch::kCnn: return "cnn";
+    case ModelArch::kDiffusionUnet: return "diffusion-unet";
+  }
+  return "?";
+}
+
+std::optional<ModelArch> ParseModelArch(std::string_view s) {
+  std::string t = internal::ToLower(s);
+  for (auto a : {ModelArch::kDense, ModelArch::kMoe, ModelArch::kMlaMoe, ModelArch::kEncoder,
+                 ModelArch::kEncoderDecoder, ModelArch::kVit, ModelArch::kCnn,
+                 ModelArch::kDiffusionUnet}) {
+    if (t == ModelArchName(a)) return a;
+  }
+  if (t == "decoder") return ModelArch::kDense;
+  if (t == "unet" || t == "diffusion") return ModelArch::kDiffusionUnet;
+  return std::nullopt;
+}
+
+double QuantSpec::EffectiveBits() const {
+  double b = bits;
+  if (group_size > 0 && bits < 16) {
+    // One 16-bit scale per group (bitsandbytes double quant: 8-bit scales + a second-level
+    // fp32 scale per 256 groups, Dettmers et al. 2023: 0.127 bits/param for group 64).
+    double scale_bits = double_quant ? 8.0 + 32.0 / 256.0 : 16.0;
+    b += scale_bits / group_size;
+    if (zero_points) b += bits / group_size;  // packed zero point per group (AWQ, GPTQ)
+  }
+  return b;
+}
+
+namespace {
+
+std::int64_t NormParams(const ModelSpec& m) {
+  return m.norm == NormKind::kRmsNorm ? m.hidden : 2 * m.hidden;
+}
+
+struct AttnCount {
+  std::int64_t linear = 0;  // weights of linear projections
+  std::int64_t other = 0;   // biases, q/k norms, latent norms
+};
+
+AttnCount AttentionParams(const ModelSpec& m) {
+  AttnCount c;
+  const std::int64_t h = m.hidden;
+  if (m.mla) {
+    const MlaSpec& a = *m.mla;
+    const std::int64_t nh = m.heads;
+    const std::int64_t qk_head = a.qk_nope_head_dim + a.qk_rope_head_dim;
+    if (a.q_lora_rank > 0) {
+      c.linear += h * a.q_lora_rank + static_cast<std::int64_t>(a.q_lora_rank) * nh * qk_head;
+      c.other += a.q_lora_rank;  // q_a_layernorm
+    } else {
+      c.linear += h * nh * qk_head;
+    }
+    c.linear += h * (a.kv_lora_rank + a.qk_rope_head_dim);                 // kv_a_proj_with_mqa
+    c.linear += static_cast<std::int64_t>(a.kv_lora_rank) * nh *
+                (a.qk_nope_head_dim + a.v_head_dim);                       // kv_b_proj
+    c.other += a.kv_lora_rank;                                             // kv_a_layernorm
+    c.linear += nh * a.v_head_dim * h;                                     // o_proj
+    return c;
+  }
+  const std::int64_t q = static_cast<std::int64_t>(m.heads) * m.head_dim;
+  const std::int64_t kv = static_cast<std::int64_t>(m.kv_heads) * m.head_dim;
+  c.linear = h * q + 2 * h * kv + q * h;
+  if (m.qkv_bias || m.linear_bias) c.other += q + 2 * kv;
+  if (m.linear_bias) c.other += h;  // output projection bias
+  if (m.qk_norm) c.other += 2 * m.head_dim;
+  return c;
+}
+
+std::int64_t DenseMlpLinear(const ModelSpec& m, std::int64_t ffn) {
+  return (m.gated_mlp ? 3 : 2) * m.hidden * ffn;
+}
+
+std::int64_t DenseMlpBias(const ModelSpec& m, std::int64_t ffn) {
+  if (!m.linear_bias) return 0;
+  return (m.gated_mlp ? 2 * ffn : ffn) + m.hidden;
+}
+
+bool IsMoeLayer(const ModelSpec& m, int i) {
+  if (!m.moe) return false;
+  if (i < m.moe->dense_layers) return false;
+  int every = std::max(1, m.moe->moe_every);
+  return (i + 1) % every == 0;
+}
+
+ParamCounts CountTransformer(const ModelSpec& m) {
+  ParamCounts p;
+  const std::int64_t h = m.hidden;
+  p.embedding = m.vocab * h + static_cast<std::int64_t>(m.learned_positions) * h +
+                static_cast<std::int64_t>(m.type_vocab) * h;
+  if (m.arch == ModelArch::kEncoder) p.embedding += 2 * h;  // embedding LayerNorm
+  p.lm_head = m.tied_embeddings ? 0 : m.vocab * h;
+  if (m.arch == ModelArch::kEncoder) p.lm_head = 0;  // encoders: no LM head in the count
+
+  AttnCount attn = AttentionParams(m);
+  const std::int64_t norms = m.norms_per_layer * NormParams(m);
+  std::int64_t blocks_total = 0, blocks_active = 0, largest_block = 0, linear = 0;
+  for (int i = 0; i < m.layers; ++i) {
+    std::int64_t block = attn.linear + attn.other + norms;
+    std::int64_t active = block;
+    linear += attn.linear;
+    if (IsMoeLayer(m, i)) {
+      const MoeSpec& e = *m.moe;
+      std::int64_t expert = 3 * h * e.expert_ffn;
+      std::int64_t shared = static_cast<std::int64_t>(e.shared_experts) * 3 * h *
+                            (e.shared_ffn > 0 ? e.shared_ffn : e.expert_ffn);
+      std::int64_t router = h * e.experts + (e.router_bias ? e.experts : 0);
+      block += e.experts * expert + shared + router;
+      active += e.top_k * expert + shared + router;
+      linear += e.experts * expert + shared;
+    } else {
+      std::int64_t mlp = DenseMlpLinear(m, m.ffn_hidden) + DenseMlpBias(m, m.ffn_hidden);
+      block += mlp;
+      active += mlp;
+      linear += DenseMlpLinear(m, m.ffn_hidden);
+    }
+    blocks_total += block;
+    blocks_active += active;
+    largest_block = std::max(largest_block, block);
+  }
+  std::int64_t final_norm = m.arch == ModelArch::kEncoder ? 0 : NormParams(m);
+  std::int64_t pooler = m.pooler ? h * h + h : 0;
+  p.total = p.embedding + blocks_total + final_norm + pooler + p.lm_head;
+  p.active = p.embedding + blocks_active + final_norm + pooler + p.lm_head;
+  p.per_layer = m.layers > 0 ? blocks_total / m.layers : 0;
+  p.linear = linear;
+  p.largest_layer = std::max({largest_block, p.embedding, p.lm_head});
+  return p;
+}
+
+ParamCounts CountVit(const ModelSpec& m) {
+  // torchvision VisionTransformer: conv patch embedding, class token, learned positions,
+  // pre-LN blocks with biases, final LayerNorm, linear classifier.
+  ParamCounts p;
+  const std::int64_t h = m.hidden;
+  const std::int64_t patches =
+      m.patch_size > 0 ? (m.image_size / m.patch_size) * (m.image_size / m.patch_size) : 0;
+  p.embedding = static_cast<std::int64_t>(m.channels) * m.patch_size * m.patch_size * h + h +
+                h + (patches + 1) * h;
+  AttnCount attn = AttentionParams(m);
+  std::int64_t block = attn.linear + attn.other + 2 * 2 * h + DenseMlpLinear(m, m.ffn_hidden) +
+                       DenseMlpBias(m, m.ffn_hidden);
+  int classes = m.num_classes > 0 ? m.num_classes : 1000;
+  p.lm_head = h * classes + classes;
+  p.total = p.embedding + m.layers * block + 2 * h + p.lm_head;
+  p.active = p.total;
+  p.per_layer = block;
+  p.linear = m.layers * (attn.linear + DenseMlpLinear(m, m.ffn_hidden));
+  p.largest_layer = std::max(block, p.embedding);
+  return p;
+}
+
+}  // namespace
+
+ParamCounts CountParams(const ModelSpec& m) {
+  ParamCounts p;
+  bool derivable = m.hidden > 0 && m.layers > 0 &&
+                   (m.arch == ModelArch::kDense || m.arch == ModelArch::kMoe ||
+                    m.arch == ModelArch::kMlaMoe || m.arch == ModelArch::kEncoder ||
+                    m.arch == ModelArch::kVit);
+  if (derivable) {
+    p = m.arch == ModelArch::kVit ? CountVit(m) : CountTransformer(m);
+  }
+  if (m.params_override) {
+    // Given counts win: keep the derived breakdown proportions when there is one.
+    std::int64_t derived_total = p.total;
+    p.total = *m.params_override;
+    p.exact = derivable && derived_total == p.total;
+    if (!derivable || derived_total <= 0) {
+      p.active = m.active_params_override.value_or(p.total);
+      p.linear = p.total;  // no breakdown: treat every weight as a matrix weight
+      p.largest_layer = p.total;
+    } else if (m.active_params_override) {
+      p.active = *m.active_params_override;
+    } else if (derived_total != p.total) {
+      p.active = static_cast<std::int64_t>(static_cast<double>(p.active) *
+                                           static_cast<double>(p.total) /
+                                           static_cast<double>(derived_total));
+    }
+  } else if (m.active_params_override && derivable) {
+    p.active = *m.active_params_override;
+  }
+  return p;
+}
+
+Bytes KvBytesPerToken(const ModelSpec& m, double bytes_per_element, int tp) {
+  if (!m.is_decoder_llm() || m.layers <= 0) return Bytes(0);
+  tp = std::max(1, tp);
+  if (m.mla) {
+    // The compressed latent and the decoupled RoPE key, identical on every TP rank.
+    double per_layer = m.mla->kv_lora_rank + m.mla->qk_rope_head_dim;
+    return Bytes(m.layers * per_layer * bytes_per_element);
+  }
+  int kv_per_rank = std::max(1, (m.kv_heads + tp - 1) / tp);
+  return Bytes(2.0 * m.layers * kv_per_rank * m.head_dim * bytes_per_element);
+}
+
+Status ValidateModel(const ModelSpec& m, std::string_view field) {
+  auto err = [&](std::string sub, std::string msg, std::string hint = {}) -> Status {
+    return MakeError(ErrorCode::kInvalidArgument, std::string(field) + "." + sub, std::move(msg),
+                     std::move(hint));
+  };
+  if (!m.is_transformer() || m.arch == ModelArch::kEncoderDecoder) {
+    if (!m.params_override || *m.params_override <= 0) {
+      return err("params", std::string("a ") + ModelArchName(m.arch) +
+                               " model needs an exact parameter count",
+                 "give \"params\" (or load the .safetensors header)");
+    }
+    return {};
+  }
+  if (m.params_override && *m.params_override > 0 && m.layers <= 0) return {};
+  if (m.layers <= 0) return err("num_hidden_layers", "must be > 0, got " + std::to_string(m.layers));
+  if (m.hidden <= 0) return err("hidden_size", "must be > 0, got " + std::to_string(m.hidden));
+  if (m.heads <= 0) {
+    return err("num_attention_heads", "must be > 0, got " + std::to_string(m.heads));
+  }
+  if (!m.mla) {
+    if (m.kv_heads <= 0 || m.kv_heads > m.heads || m.heads % m.kv_heads != 0) {
+      return err("num_key_value_heads",
+                 "must divide num_attention_heads (" + std::to_string(m.heads) + "), got " +
+                     std::to_string(m.kv_heads));
+    }
+    if (m.head_dim <= 0) return err("head_dim", "must be > 0, got " + std::to_string(m.head_dim));
+  }
+  if (m.ffn_hidden <= 0 && !(m.moe && m.moe->dense_layers == 0 && m.moe->moe_every == 1)) {
+    return err("intermediate_size", "must be > 0, got " + std::to_string(m.ffn_hidden));
+  }
+  if (m.is_decoder_llm() && m.vocab <= 0) {
+    return err("vocab_size", "must be > 0, got " + std::to_string(m.vocab));
+  }
+  if (m.moe) {
+    if (m.moe->experts <= 0) return err("num_experts", "must be > 0");
+    if (m.moe->top_k <= 0 || m.moe->top_k > m.moe->experts) {
+      return err("num_experts_per_tok", "must be in 1..num_experts, got " +
+                                            std::to_string(m.moe->top_k));
+    }
+    if (m.moe->expert_ffn <= 0) return err("moe_intermediate_size", "must be > 0");
+  }
+  if (m.arch == ModelArch::kVit && (m.patch_size <= 0 || m.image_size <= 0)) {
+    return err("patch_size", "a ViT needs image_size and patch_size > 0");
+  }
+  return {};
+}
+
+}  // namespace gpuplan

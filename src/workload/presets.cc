@@ -1,0 +1,158 @@
+// The built-in model library (data/models/*.json, embedded) and --model resolution.
+#include <algorithm>
+#include <cctype>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "catalog/embedded.h"
+#include "gpuplan/model.h"
+#include "io/csv.h"
+
+namespace gpuplan {
+
+namespace {
+
+std::vector<ModelSpec> LoadPresets() {
+  std::vector<ModelSpec> out;
+  const auto* files = internal::EmbeddedFiles();
+  for (size_t i = 0; i < internal::NumEmbeddedFiles(); ++i) {
+    const auto& f = files[i];
+    if (f.path.substr(0, 7) != "models/" || f.path.size() < 5 ||
+        f.path.substr(f.path.size() - 5) != ".json") {
+      continue;
+    }
+    auto m = ParseHfConfig(f.text, f.path);
+    // A broken preset is a build defect caught by the preset test; skip it here rather than
+    // abort every command.
+    if (m) out.push_back(std::move(*m));
+  }
+  std::sort(out.begin(), out.end(),
+            [](const ModelSpec& a, const ModelSpec& b) { return a.name < b.name; });
+  return out;
+}
+
+// Lowercase with separators removed: "Llama-2-7B" == "llama2_7b" == "llama 2 7b".
+std::string Normalize(std::string_view s) {
+  std::string out;
+  for (char c : s) {
+    if (std::isalnum(static_cast<unsigned char>(c))) {
+      out.push_back(static_cast<char>(std::tolower(static_cast<unsigned char>(c))));
+    }
+  }
+  return out;
+}
+
+std::string ReadFile(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+}  // namespace
+
+const std::vector<ModelSpec>& Presets() {
+  static const std::vector<ModelSpec> presets = LoadPresets();
+  return presets;
+}
+
+const ModelSpec* FindPreset(std::string_view name) {
+  const auto& all = Presets();
+  std::string lower = internal::ToLower(internal::Trim(name));
+  auto names_of = [](const ModelSpec& m) {
+    std::vector<std::string> n = m.aliases;
+    n.push_back(m.name);
+    if (!m.hf_id.empty()) {
+      n.push_back(m.hf_id);
+      n.push_back(m.hf_id.substr(m.hf_id.find('/') + 1));
+    }
+    return n;
+  };
+  // Exact (case-insensitive) first, then separator-insensitive.
+  for (const auto& m : all) {
+    for (const auto& n : names_of(m)) {
+      if (internal::ToLower(n) == lower) return &m;
+    }
+  }
+  std::string norm = Normalize(name);
+  if (norm.empty()) return nullptr;
+  for (const auto& m : all) {
+    for (const auto& n : names_of(m)) {
+      if (Normalize(n) == norm) return &m;
+    }
+  }
+  return nullptr;
+}
+
+Result<ModelSpec> ResolveModel(std::string_view arg, std::string_view field) {
+  namespace fs = std::filesystem;
+  std::string a = internal::Trim(arg);
+  if (a.empty()) {
+    return MakeError(ErrorCode::kInvalidArgument, std::string(field), "is empty",
+                     "give a preset name (see `gpuplan models`) or a path to config.json");
+  }
+  if (const ModelSpec* p = FindPreset(a)) return *p;
+
+  std::error_code ec;
+  fs::path path(a);
+  if (fs::is_directory(path, ec)) {
+    if (fs::exists(path / "config.json")) {
+      path /= "config.json";
+    } else {
+      return MakeError(ErrorCode::kNotFound, std::string(field),
+                       "directory \"" + a + "\" has no config.json",
+                       "point at a config.json or a .safetensors file");
+    }
+  }
+  if (fs::is_regular_file(path, ec)) {
+    std::string p = path.string();
+    std::string fname = path.filename().string();
+    bool is_index = fname.size() > 11 && fname.substr(fname.size() - 11) == ".index.json";
+    bool is_st = fname.size() > 12 && fname.substr(fname.size() - 12) == ".safetensors";
+    if (is_index || is_st) {
+      auto st = ReadSafetensors(p);
+      if (!st) return st.error();
+      ModelSpec m;
+      fs::path cfg = path.parent_path() / "config.json";
+      if (fs::exists(cfg, ec)) {
+        auto parsed = ParseHfConfig(ReadFile(cfg.string()), cfg.string());
+        if (!parsed) return parsed.error();
+        m = std::move(*parsed);
+      } else {
+        m.name = path.parent_path().filename().string();
+        if (m.name.empty()) m.name = fname;
+        m.arch = ModelArch::kDense;  // architecture unknown: weights only
+      }
+      if (st->params > 0 && !m.quant) m.params_override = st->params;
+      if (st->bytes > 0) m.checkpoint_bytes = st->bytes;
+      if (st->params == 0 && st->bytes > 0 && !m.quant) {
+        m.params_override =
+            static_cast<std::int64_t>(static_cast<double>(st->bytes) / BytesPerElement(m.dtype));
+      }
+      if (m.layers == 0 && !m.params_override) {
+        return MakeError(ErrorCode::kParse, p, "no parameter count in the header or index");
+      }
+      m.source = p;
+      return m;
+    }
+    if (fname.size() >= 5 && fname.substr(fname.size() - 5) == ".json") {
+      return ParseHfConfig(ReadFile(p), p);
+    }
+    return MakeError(ErrorCode::kInvalidArgument, std::string(field),
+                     "\"" + a + "\" is not a config.json, .safetensors or index.json file",
+                     "pass a preset name, config.json, or .safetensors");
+  }
+  // Unknown name: suggest the closest preset.
+  std::vector<std::string> names;
+  for (const auto& m : Presets()) {
+    names.push_back(m.name);
+    for (const auto& al : m.aliases) names.push_back(al);
+  }
+  std::string best = ClosestMatch(a, names);
+  return MakeError(ErrorCode::kNotFound, std::string(field), "unknown model \"" + a + "\"",
+                   best.empty() ? "run `gpuplan models` for the presets, or pass a config.json path"
+                                : "did you mean \"" + best + "\"? (`gpuplan models` lists all)");
+}
+
+}  // namespace gpuplan

@@ -1,0 +1,23 @@
+#!/usr/bin/env bash
+# Installs gpuplan's build dependencies (Debian 12 packages; only when missing), then configures
+# and builds. Usage: tools/setup.sh [BUILD_DIR] [extra cmake args...]
+set -euo pipefail
+cd "$(dirname "$0")/.."
+BUILD_DIR="${1:-build}"
+shift || true
+PKGS=(build-essential cmake pkg-config libfmt-dev nlohmann-json3-dev libyaml-cpp-dev libcli11-dev
+      libgtest-dev libgmock-dev libbenchmark-dev)
+missing=()
+for p in "${PKGS[@]}"; do
+  dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p")
+done
+if ((${#missing[@]})); then
+  echo "installing: ${missing[*]}" >&2
+  SUDO=""
+  if [ "$(id -u)" -ne 0 ]; then SUDO="sudo"; fi
+  $SUDO apt-get update -q >&2
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -q "${missing[@]}" >&2
+fi
+JOBS="$(nproc 2>/dev/null || echo 2)"
+cmake -S . -B "$BUILD_DIR" -DCMAKE_BUILD_TYPE=Release "$@" >&2
+cmake --build "$BUILD_DIR" -j"$JOBS" >&2
