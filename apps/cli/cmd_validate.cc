@@ -1,16 +1,121 @@
-// gpuplan validate: predictions against published measurements (see src/validate/).
+// gpuplan validate FILE.jsonl... [--kind K] [--json]: predictions vs published measurements.
 #include <fmt/format.h>
+#include <fstream>
 #include <memory>
+#include <sstream>
 
 #include "commands.h"
+#include "gpuplan/validate.h"
 
 namespace gpuplan::cli {
 
+namespace {
+
+using nlohmann::json;
+
+struct ValidateArgs {
+  std::vector<std::string> files;
+  std::string kind;
+  bool quiet = false;  // summary only
+};
+
+json Finite(std::optional<double> v) {
+  if (!v || !std::isfinite(*v)) return nullptr;
+  return *v;
+}
+
+json SummaryJson(const KindSummary& s) {
+  return {{"cases", s.cases},           {"covered", s.covered},
+          {"median_abs_err", s.median_abs_err}, {"p90_abs_err", s.p90_abs_err},
+          {"max_abs_err", s.max_abs_err}, {"bias", s.bias}};
+}
+
+Result<Output> RunValidate(const GlobalOptions& g, const ValidateArgs& a) {
+  static const char* kKinds[] = {"train_throughput", "train_time", "infer_throughput",
+                                 "infer_latency", "memory"};
+  if (!a.kind.empty() && std::find(std::begin(kKinds), std::end(kKinds), a.kind) == std::end(kKinds)) {
+    return MakeError(ErrorCode::kInvalidArgument, "--kind", "unknown kind \"" + a.kind + "\"",
+                     "use train_throughput, train_time, infer_throughput, infer_latency or memory");
+  }
+  auto cat = LoadCatalog(g);
+  if (!cat) return cat.error();
+  ValidationReport all;
+  for (const auto& f : a.files) {
+    std::ifstream in(f, std::ios::binary);
+    if (!in) {
+      return MakeError(ErrorCode::kIo, "FILE", "cannot read \"" + f + "\"", "check the path");
+    }
+    std::stringstream ss;
+    ss << in.rdbuf();
+    auto r = RunValidation(ss.str(), f, *cat, a.kind);
+    if (!r) return r.error();
+    for (auto& c : r->cases) all.cases.push_back(std::move(c));
+  }
+  std::map<std::string, std::vector<const CaseResult*>> by_kind;
+  std::vector<const CaseResult*> every;
+  for (const auto& c : all.cases) {
+    by_kind[c.kind].push_back(&c);
+    every.push_back(&c);
+  }
+  for (const auto& [k, v] : by_kind) all.summary[k] = Summarize(v);
+  all.summary["all"] = Summarize(every);
+
+  Output out;
+  if (g.json) {
+    json j = {{"schema_version", kSchemaVersion}, {"summary", json::object()},
+              {"cases", json::array()}};
+    for (const auto& [k, s] : all.summary) j["summary"][k] = SummaryJson(s);
+    for (const auto& c : all.cases) {
+      j["cases"].push_back({{"id", c.id},
+                            {"kind", c.kind},
+                            {"metric", c.metric},
+                            {"measured", c.measured},
+                            {"predicted", Finite(c.predicted)},
+                            {"error", Finite(c.error)},
+                            {"status", c.ok ? "ok" : "unsupported"},
+                            {"reason", c.ok ? json(nullptr) : json(c.reason)}});
+    }
+    out.text = j.dump(2) + "\n";
+    return out;
+  }
+  Table s({"kind", "cases", "covered", "coverage", "median |err|", "p90 |err|", "max |err|",
+           "bias"});
+  auto pct = [](double x) { return fmt::format("{:.1f}%", 100 * x); };
+  for (const auto& [k, v] : all.summary) {
+    if (k == "all") continue;
+    s.Row({k, std::to_string(v.cases), std::to_string(v.covered),
+           pct(v.cases ? static_cast<double>(v.covered) / v.cases : 0), pct(v.median_abs_err),
+           pct(v.p90_abs_err), pct(v.max_abs_err), fmt::format("{:+.1f}%", 100 * v.bias)});
+  }
+  const KindSummary& t = all.summary["all"];
+  s.Row({"all", std::to_string(t.cases), std::to_string(t.covered),
+         pct(t.cases ? static_cast<double>(t.covered) / t.cases : 0), pct(t.median_abs_err),
+         pct(t.p90_abs_err), pct(t.max_abs_err), fmt::format("{:+.1f}%", 100 * t.bias)});
+  out.text = fmt::format("gpuplan validate: {} case(s) from {} file(s); error = predicted / measured - 1\n\n",
+                         all.cases.size(), a.files.size());
+  out.text += s.Render();
+  if (!a.quiet) {
+    Table c({"case", "metric", "measured", "predicted", "error / reason"});
+    for (const auto& r : all.cases) {
+      c.Row({r.id, r.metric, fmt::format("{:.4g}", r.measured),
+             r.predicted ? fmt::format("{:.4g}", *r.predicted) : "-",
+             r.ok ? fmt::format("{:+.1f}%", 100 * *r.error) : "unsupported: " + r.reason});
+    }
+    out.text += "\n" + c.Render();
+  }
+  return out;
+}
+
+}  // namespace
+
 void RegisterValidateCommand(CLI::App& app, GlobalOptions& g, Runner& run) {
+  auto a = std::make_shared<ValidateArgs>();
   auto* c = app.add_subcommand("validate", "Compare predictions with published measurements");
-  (void)c;
-  (void)g;
-  (void)run;
+  c->add_option("files", a->files, "Case files (JSON lines, ../shared/validation/SCHEMA.md)")
+      ->required();
+  c->add_option("--kind", a->kind, "Only cases of this kind");
+  c->add_flag("--summary", a->quiet, "Print the summary table only");
+  c->callback([&g, &run, a] { run = [&g, a] { return RunValidate(g, *a); }; });
 }
 
 }  // namespace gpuplan::cli

@@ -94,6 +94,12 @@ struct TrainMemoryOptions {
   LoraTargets lora_targets = LoraTargets::kAllLinear;
   double base_bits = 16;      // frozen base: 16, 8 or 4 (QLoRA NF4)
   bool adapter_fp32 = true;   // PEFT keeps adapter weights in fp32
+  // torchtune's optimizer_in_bwd: each gradient is applied and freed during backward, so only
+  // one parameter's gradient is alive at a time.
+  bool optimizer_in_backward = false;
+  // Activation checkpoints kept in host RAM (torchtune activation offloading, Unsloth's
+  // gradient checkpointing): only the layer being computed holds activations on the GPU.
+  bool activation_offload = false;
   // ZeRO-3 gathers one layer at a time; override the derived largest layer (parameters).
   std::optional<double> largest_layer_params;
   RuntimeReserve reserve;
@@ -153,6 +159,7 @@ struct InferMemoryOptions {
   std::optional<double> memory_fraction;
   int max_num_batched_tokens = 8192;  // engine's profiling forward (vLLM V1 default)
   int max_num_seqs = 256;
+  int block_size = 16;  // KV-cache block (vLLM pages); capacity is whole blocks
   RuntimeReserve reserve;
 };
 
@@ -167,6 +174,13 @@ struct InferMemory {
   std::int64_t max_context = 0;          // context per sequence at `concurrency`
   bool fits = false;
 };
+
+// The engine's rule for the KV-cache budget on one GPU, given the device's total memory, the
+// memory that is not KV cache (weights + workspace + runtime) and the weights alone.
+// `fraction` empty = the engine's default (vLLM 0.9 of total; TRT-LLM 0.9 of free; SGLang
+// 0.88 of total for weights + KV; TGI and transformers: all that is left).
+Bytes KvBudget(Engine engine, Bytes total, Bytes non_kv, Bytes weights,
+               std::optional<double> fraction);
 
 // Per-GPU serving memory. `device_memory` is the usable memory of one GPU (after any
 // headroom the caller applies for transformers-style engines).

@@ -5,7 +5,10 @@
 //  * GCP bills GPUs apart from the host VM, so GPU rows (empty InstanceType) are added to the
 //    host rows of the machine families that carry them;
 //  * SkyPilot accelerator names map to our ids through the catalog's aliases, checked against
-//    the device memory in `GpuInfo` (a Python-literal dict, not JSON).
+//    the device memory in `GpuInfo` (a Python-literal dict, not JSON);
+//  * rows with unknown accelerators and TPU rows are skipped and counted; rows without any
+//    price are kept with unknown prices (so SkyPilotImportStats::skipped_no_price stays 0);
+//  * SkyPilot does not record network or local disks: those stay 0 and the notes say so.
 #include <algorithm>
 #include <cctype>
 #include <cmath>
@@ -308,7 +311,6 @@ constexpr N1Limit kN1Limits[] = {
 
 // One data row, parsed and checked.
 struct SkyRow {
-  int line = 0;
   std::string instance_type;
   std::string region;
   std::string zone;
@@ -334,7 +336,6 @@ Status RequireColumn(const CsvTable& t, std::string_view column) {
 Result<SkyRow> ReadRow(const CsvTable& table, const CsvRow& row) {
   RowReader r(table, row);
   SkyRow s;
-  s.line = row.line;
   s.instance_type = r.Str("InstanceType");
   s.region = r.Str("Region");
   s.zone = r.Str("AvailabilityZone");

@@ -45,6 +45,30 @@ Bytes InferenceWeightBytes(const ModelSpec& m, Precision p, const std::optional<
                edge * dense_bytes / tp);
 }
 
+Bytes KvBudget(Engine engine, Bytes total, Bytes non_kv, Bytes weights,
+               std::optional<double> fraction) {
+  double budget = 0;
+  switch (engine) {
+    case Engine::kVllm:
+      // gpu_memory_utilization is a fraction of TOTAL memory; KV gets what the rest leaves.
+      budget = total.value() * fraction.value_or(0.9) - non_kv.value();
+      break;
+    case Engine::kSglang:
+      // mem_fraction_static of total holds weights + the KV pool.
+      budget = total.value() * fraction.value_or(0.88) - weights.value();
+      break;
+    case Engine::kTrtLlm:
+      // kv_cache_free_gpu_mem_fraction of the memory FREE after weights and runtime.
+      budget = (total.value() - non_kv.value()) * fraction.value_or(0.9);
+      break;
+    case Engine::kTgi:
+    case Engine::kTransformers:
+      budget = (total.value() - non_kv.value()) * fraction.value_or(1.0);
+      break;
+  }
+  return Bytes(std::max(0.0, budget));
+}
+
 InferMemory EstimateInferenceMemory(const ModelSpec& m, const InferMemoryOptions& opt,
                                     Bytes device_memory) {
   InferMemory r;
@@ -87,32 +111,14 @@ InferMemory EstimateInferenceMemory(const ModelSpec& m, const InferMemoryOptions
   b.kv_cache = per_token * (static_cast<double>(opt.concurrency) * opt.context);
   r.non_kv = b.weights + b.activations + b.logits + b.cuda_context + b.nccl_buffers;
 
-  const double total = device_memory.value();
-  double budget = 0;
-  switch (opt.engine) {
-    case Engine::kVllm:
-      // gpu_memory_utilization is a fraction of TOTAL memory; KV gets what the rest leaves.
-      budget = total * opt.memory_fraction.value_or(0.9) - r.non_kv.value();
-      break;
-    case Engine::kSglang:
-      // mem_fraction_static of total holds weights + KV pool.
-      budget = total * opt.memory_fraction.value_or(0.88) - b.weights.value();
-      break;
-    case Engine::kTrtLlm:
-      // kv_cache_free_gpu_mem_fraction of the memory FREE after weights and runtime.
-      budget = (total - r.non_kv.value()) * opt.memory_fraction.value_or(0.9);
-      break;
-    case Engine::kTgi:
-      budget = (total - r.non_kv.value()) * opt.memory_fraction.value_or(1.0);
-      break;
-    case Engine::kTransformers:
-      budget = total - r.non_kv.value();
-      break;
-  }
-  r.kv_budget = Bytes(std::max(0.0, budget));
+  r.kv_budget = KvBudget(opt.engine, device_memory, r.non_kv, b.weights, opt.memory_fraction);
+  const double budget = r.kv_budget.value();
+
   if (per_token.value() > 0) {
     r.kv_tokens = static_cast<std::int64_t>(std::floor(r.kv_budget.value() / per_token.value()));
-    if (opt.engine == Engine::kVllm) r.kv_tokens -= r.kv_tokens % 16;  // whole 16-token blocks
+    if (opt.engine == Engine::kVllm && opt.block_size > 1) {
+      r.kv_tokens -= r.kv_tokens % opt.block_size;  // whole blocks
+    }
     r.max_concurrency = opt.context > 0 ? r.kv_tokens / opt.context : 0;
     r.max_context = opt.concurrency > 0 ? r.kv_tokens / opt.concurrency : 0;
     r.fits = budget > 0 && r.kv_tokens >= static_cast<std::int64_t>(opt.concurrency) * opt.context;

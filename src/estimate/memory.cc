@@ -224,6 +224,10 @@ MemoryBreakdown EstimateTrainingMemory(const ModelSpec& m, const Parallelism& pa
     // 3 weights, each over the sharding group.
     out.weights = Bytes(local * wbytes / (z >= 3 ? shard : 1));
     out.gradients = Bytes(local * gbytes / (z >= 2 ? shard : 1));
+    if (opt.optimizer_in_backward) {
+      // Gradients are consumed as they appear: about one layer's worth is alive.
+      out.gradients = Bytes(static_cast<double>(pc.largest_layer) / tp * gbytes);
+    }
     out.master_weights = Bytes(local * master / (z >= 1 ? shard : 1));
     out.optimizer = Bytes(local * ostate / (z >= 1 ? shard : 1));
     if (z >= 3 && shard > 1) {
@@ -277,6 +281,12 @@ MemoryBreakdown EstimateTrainingMemory(const ModelSpec& m, const Parallelism& pa
   const int in_flight = pp > 1 ? std::min(pp, std::max(1, opt.num_microbatches)) : 1;
   double interleave = (pp > 1 && par.vpp > 1) ? 1.0 + (pp - 1.0) / (pp * par.vpp) : 1.0;
   out.activations = per_layer * (static_cast<double>(layers_here) * in_flight * interleave);
+  if (opt.activation_offload) {
+    // Checkpoints live in host RAM; one layer's input is on the GPU while it is computed.
+    out.activations = ActivationBytesPerLayer(m, opt.micro_batch, seq_local, tp,
+                                              par.sequence_parallel, Recompute::kFull,
+                                              opt.flash_attention, opt.dropout, act_bytes);
+  }
   if (opt.recompute == Recompute::kFull && m.is_transformer() && m.layers > 0) {
     // One layer's full activations are live while it is recomputed.
     out.activations += ActivationBytesPerLayer(m, opt.micro_batch, seq_local, tp,

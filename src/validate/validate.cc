@@ -1,1 +1,545 @@
-// validate: see include/gpuplan/validate.h
+// Validation harness. Each case line is mapped onto the planner's own types (ModelSpec,
+// Parallelism, TrainMemoryOptions, InferMemoryOptions) and evaluated by the same estimator
+// functions every command uses. Framework and engine names select the tool's documented
+// semantics (what a framework keeps in memory, how a tool reports memory), never an answer.
+#include "gpuplan/validate.h"
+
+#include <algorithm>
+#include <cmath>
+#include <fmt/format.h>
+
+#include "gpuplan/estimate.h"
+#include "gpuplan/model.h"
+#include "io/csv.h"
+#include "io/json_util.h"
+
+namespace gpuplan {
+
+using internal::Json;
+
+namespace {
+
+// ---- small JSON accessors (null = absent) ---------------------------------------------------
+
+const Json* Child(const Json& j, const char* key) {
+  if (!j.is_object()) return nullptr;
+  auto it = j.find(key);
+  if (it == j.end() || it->is_null()) return nullptr;
+  return &*it;
+}
+std::optional<double> Num(const Json& j, const char* key) {
+  const Json* c = Child(j, key);
+  if (!c || !c->is_number()) return std::nullopt;
+  return c->get<double>();
+}
+std::optional<int> Int(const Json& j, const char* key) {
+  auto v = Num(j, key);
+  if (!v) return std::nullopt;
+  return static_cast<int>(std::lround(*v));
+}
+std::string Str(const Json& j, const char* key) {
+  const Json* c = Child(j, key);
+  return c && c->is_string() ? c->get<std::string>() : std::string();
+}
+std::optional<bool> Bool(const Json& j, const char* key) {
+  const Json* c = Child(j, key);
+  if (!c) return std::nullopt;
+  if (c->is_boolean()) return c->get<bool>();
+  if (c->is_number()) return c->get<double>() != 0;
+  return std::nullopt;
+}
+bool Contains(const std::string& hay, std::initializer_list<const char*> needles) {
+  std::string h = internal::ToLower(hay);
+  for (const char* n : needles) {
+    if (h.find(n) != std::string::npos) return true;
+  }
+  return false;
+}
+
+// ---- the case's model ------------------------------------------------------------------------
+
+struct Unsupported {
+  std::string reason;
+};
+
+std::variant<ModelSpec, Unsupported> CaseModel(const Json& mj) {
+  std::string preset = Str(mj, "preset");
+  if (!preset.empty()) {
+    if (const ModelSpec* p = FindPreset(preset)) return *p;
+    return Unsupported{"unknown preset \"" + preset + "\""};
+  }
+  ModelSpec m;
+  m.name = "inline model";
+  std::string arch = Str(mj, "arch");
+  if (!arch.empty()) {
+    auto a = ParseModelArch(arch);
+    if (!a) return Unsupported{"unknown arch \"" + arch + "\""};
+    m.arch = *a;
+  }
+  m.layers = Int(mj, "layers").value_or(0);
+  m.hidden = static_cast<std::int64_t>(Num(mj, "hidden").value_or(0));
+  m.heads = Int(mj, "heads").value_or(0);
+  m.kv_heads = Int(mj, "kv_heads").value_or(m.heads);
+  m.head_dim = Int(mj, "head_dim").value_or(m.heads > 0 ? static_cast<int>(m.hidden / m.heads) : 0);
+  m.gated_mlp = Bool(mj, "gated_mlp").value_or(false);
+  m.ffn_hidden = static_cast<std::int64_t>(
+      Num(mj, "ffn_hidden").value_or(m.gated_mlp ? 0.0 : 4.0 * static_cast<double>(m.hidden)));
+  m.vocab = static_cast<std::int64_t>(Num(mj, "vocab").value_or(0));
+  m.tied_embeddings = Bool(mj, "tied_embeddings").value_or(false);
+  m.norm = m.gated_mlp ? NormKind::kRmsNorm : NormKind::kLayerNorm;
+  if (auto p = Num(mj, "params")) m.params_override = static_cast<std::int64_t>(*p);
+  if (auto p = Num(mj, "active_params")) m.active_params_override = static_cast<std::int64_t>(*p);
+  if (const Json* moe = Child(mj, "moe")) {
+    MoeSpec e;
+    e.experts = Int(*moe, "experts").value_or(0);
+    e.top_k = Int(*moe, "top_k").value_or(0);
+    e.expert_ffn = static_cast<std::int64_t>(Num(*moe, "expert_ffn_hidden").value_or(0));
+    e.shared_experts = Int(*moe, "shared_experts").value_or(0);
+    if (e.experts > 0) m.moe = e;
+  }
+  m.gflops_per_sample = Num(mj, "gflops_per_sample");
+  if (m.layers > 0 && (m.hidden <= 0 || m.heads <= 0)) {
+    // Enough for KV-cache arithmetic (layers, kv_heads, head_dim), not for a parameter count.
+    if (m.heads <= 0) m.heads = m.kv_heads;
+  }
+  if (m.layers == 0 && !m.params_override) {
+    return Unsupported{"the case gives neither an architecture nor a parameter count"};
+  }
+  return m;
+}
+
+// ---- framework semantics ---------------------------------------------------------------------
+
+// How a tool reports peak memory: what torch's allocator has handed out (allocated), what it
+// holds from the driver (reserved), or everything nvidia-smi sees (device).
+enum class MemoryReport { kAllocated, kReserved, kDevice };
+
+MemoryReport ReportOf(const std::string& framework) {
+  if (Contains(framework, {"torchtune", "pipeline", "generate", "megatron", "max_memory_allocated"})) {
+    return MemoryReport::kAllocated;
+  }
+  if (Contains(framework, {"unsloth", "reserved"})) return MemoryReport::kReserved;
+  return MemoryReport::kDevice;  // HF Trainer's nvidia-smi helper, plain PyTorch scripts
+}
+
+Engine EngineOf(const std::string& e) {
+  if (Contains(e, {"vllm"})) return Engine::kVllm;
+  if (Contains(e, {"sglang"})) return Engine::kSglang;
+  if (Contains(e, {"tgi", "text-generation-inference"})) return Engine::kTgi;
+  if (Contains(e, {"trt", "tensorrt"})) return Engine::kTrtLlm;
+  return Engine::kTransformers;
+}
+
+Bytes VisibleMemory(const Accelerator& a) {
+  // The driver reserves ~1% of HBM (ECC, firmware): an "80 GB" H100 shows 79.2 GiB, an A100
+  // 40GB 39.5 GiB, an RTX 3090 23.6 GiB (vLLM logs, nvidia-smi).
+  return a.memory * 0.99;
+}
+
+struct TrainSetup {
+  Parallelism par;
+  TrainMemoryOptions opt;
+  MemoryReport report = MemoryReport::kDevice;
+};
+
+std::variant<TrainSetup, Unsupported> BuildTrain(const ModelSpec& m, const Json& w,
+                                                 const Json& hw) {
+  TrainSetup s;
+  std::string framework = Str(w, "framework");
+  auto method = ParseTrainMethod(Str(w, "method").empty() ? "full" : Str(w, "method"));
+  if (!method) return Unsupported{"unknown method \"" + Str(w, "method") + "\""};
+  s.opt.method = *method;
+  std::string prec = Str(w, "precision");
+  if (!prec.empty()) {
+    auto p = ParsePrecision(prec);
+    if (!p) return Unsupported{"unknown precision \"" + prec + "\""};
+    s.opt.precision = *p;
+  }
+  std::string optim = Str(w, "optimizer");
+  if (!optim.empty()) {
+    auto o = ParseOptimizer(optim);
+    if (!o) return Unsupported{"unknown optimizer \"" + optim + "\""};
+    s.opt.optimizer = *o;
+  }
+  s.par.tp = Int(w, "tp").value_or(1);
+  s.par.pp = Int(w, "pp").value_or(1);
+  s.par.cp = Int(w, "cp").value_or(1);
+  s.par.ep = Int(w, "ep").value_or(1);
+  s.par.vpp = Int(w, "vpp").value_or(1);
+  int gpus = Int(hw, "gpus").value_or(0);
+  int mp = s.par.tp * s.par.pp * s.par.cp;
+  s.par.dp = Int(w, "dp").value_or(gpus > 0 && mp > 0 ? std::max(1, gpus / mp) : 1);
+  if (s.par.tp < 1 || s.par.pp < 1 || s.par.dp < 1 || s.par.cp < 1) {
+    return Unsupported{"parallel sizes must be >= 1"};
+  }
+  s.par.sequence_parallel = Bool(w, "sequence_parallel").value_or(false);
+  s.par.zero_stage = Int(w, "zero").value_or(0);
+  std::string fsdp = Str(w, "fsdp");
+  if (fsdp == "full" || fsdp == "hybrid") s.par.zero_stage = 3;
+  if (fsdp == "grad-op") s.par.zero_stage = 2;
+  if (fsdp == "hybrid") s.par.shard_group = Int(hw, "gpus_per_node").value_or(8);
+  std::string rc = Str(w, "recompute");
+  if (!rc.empty()) {
+    auto r = ParseRecompute(rc);
+    if (!r) return Unsupported{"unknown recompute \"" + rc + "\""};
+    s.opt.recompute = *r;
+  }
+  s.opt.micro_batch = Int(w, "micro_batch").value_or(1);
+  s.opt.seq_len = Int(w, "seq_len").value_or(m.arch == ModelArch::kEncoder ? 512 : 2048);
+  int global = Int(w, "global_batch").value_or(s.opt.micro_batch * s.par.dp);
+  s.opt.num_microbatches = std::max(1, global / std::max(1, s.opt.micro_batch * s.par.dp));
+  s.opt.dropout = DefaultDropout(m);
+  if (auto r = Int(w, "lora_rank")) s.opt.lora_rank = *r;
+  if (Contains(framework, {"gate", "mlp", "all-linear", "all linear"})) {
+    s.opt.lora_targets = LoraTargets::kAllLinear;
+  } else if (Contains(framework, {"q,v", "q_proj,v_proj"})) {
+    s.opt.lora_targets = LoraTargets::kQv;
+  }
+  if (s.opt.method == TrainMethod::kQlora) s.opt.base_bits = 4;
+  if (auto l = Num(w, "largest_layer_params")) s.opt.largest_layer_params = *l;
+
+  // Framework semantics.
+  if (Contains(framework, {"torchtune"})) {
+    // torchtune trains in pure bf16: parameters, grads and AdamW states in bf16, no master.
+    if (s.opt.precision == Precision::kBf16) {
+      s.opt.master_weights = false;
+      s.opt.optimizer_state_dtype = Precision::kBf16;
+    }
+  }
+  // Flash attention: the case's flag; otherwise on for any named modern framework (SDPA/flash
+  // kernels are their default) and off for bare formula cases, which follow Korthikanti et al.
+  // (Megatron without flash attention, scores stored).
+  s.opt.flash_attention = Bool(w, "flash_attention").value_or(!framework.empty());
+  if (Contains(framework, {"megatron", "nemo"}) || s.par.tp > 1 || s.par.pp > 1) {
+    // Tensor/pipeline parallelism means Megatron-style training, which accumulates gradients
+    // in fp32 main_grad buffers (18 B/param with Adam).
+    s.opt.grad_dtype = Precision::kFp32;
+  }
+  if (Bool(w, "optimizer_in_bwd").value_or(false)) s.opt.optimizer_in_backward = true;
+  if (Bool(w, "activation_offloading").value_or(false) ||
+      (Contains(framework, {"unsloth"}) && s.opt.recompute == Recompute::kFull)) {
+    // Unsloth's gradient checkpointing offloads the checkpoints to CPU RAM.
+    s.opt.activation_offload = true;
+  }
+  s.report = ReportOf(framework);
+  return s;
+}
+
+double Unit(const std::string& metric) {
+  // Metric names carry their unit as a token: memory_gib, activations_gib_per_gpu, kv_cache_gb.
+  std::string m = metric + "_";
+  if (m.find("_gib_") != std::string::npos) return kBytesPerGiB;
+  if (m.find("_mib_") != std::string::npos) return kBytesPerMiB;
+  if (m.find("_gb_") != std::string::npos) return kBytesPerGB;
+  return 1.0;  // _bytes, _tokens
+}
+
+// Applies a reporting convention to a training breakdown's total.
+double ReportedTrainingPeak(const MemoryBreakdown& b, MemoryReport report) {
+  double tensors = (b.ModelStates() + b.activations + b.logits).value();
+  switch (report) {
+    case MemoryReport::kAllocated: return tensors;
+    case MemoryReport::kReserved: return tensors + b.allocator_slack.value();
+    case MemoryReport::kDevice: return b.Total().value();
+  }
+  return b.Total().value();
+}
+
+std::variant<double, Unsupported> PredictTrainingMemory(const ModelSpec& m, const Json& w,
+                                                        const Json& hw, const std::string& metric,
+                                                        const Catalog& cat) {
+  // DeepSpeed's own estimator (the offload/zero_init fields only it takes).
+  bool ds = Child(w, "offload_param") || Child(w, "offload_optimizer") || Child(w, "zero_init") ||
+            Child(w, "buffer_factor");
+  if (ds && (metric == "model_states_gib_per_gpu" || metric == "model_states_gib_per_node_cpu")) {
+    ParamCounts pc = CountParams(m);
+    int gpn = Int(hw, "gpus_per_node").value_or(Int(hw, "gpus").value_or(1));
+    int gpus = Int(hw, "gpus").value_or(gpn);
+    int nodes = std::max(1, gpus / std::max(1, gpn));
+    double largest = Num(w, "largest_layer_params").value_or(static_cast<double>(pc.largest_layer));
+    ZeroOffloadEstimate e = DeepSpeedZeroEstimate(
+        static_cast<double>(pc.total), largest, gpn, nodes, Int(w, "zero").value_or(3),
+        Str(w, "offload_param") == "cpu", Str(w, "offload_optimizer") == "cpu",
+        Int(w, "zero_init").value_or(1) != 0, Num(w, "buffer_factor").value_or(1.5));
+    return (metric == "model_states_gib_per_gpu" ? e.gpu_per_gpu : e.cpu_per_node).value();
+  }
+  auto setup = BuildTrain(m, w, hw);
+  if (auto* u = std::get_if<Unsupported>(&setup)) return *u;
+  TrainSetup& s = std::get<TrainSetup>(setup);
+  if (metric == "train_adam_gib" || metric == "train_adam_mib" ||
+      metric == "model_states_gib_per_gpu") {
+    s.opt.include_runtime = false;
+    if (metric != "model_states_gib_per_gpu") s.par = Parallelism{};
+    MemoryBreakdown b = EstimateTrainingMemory(m, s.par, s.opt);
+    return b.ModelStates().value();
+  }
+  if (metric == "activations_gib_per_gpu") {
+    if (!m.is_transformer() || m.layers == 0) {
+      return Unsupported{"activations need the transformer architecture"};
+    }
+    s.opt.include_runtime = false;
+    s.opt.logits_buffer = false;
+    return EstimateTrainingMemory(m, s.par, s.opt).activations.value();
+  }
+  if (metric == "steady_allocated_gib") {
+    s.opt.include_runtime = false;
+    return EstimateTrainingMemory(m, s.par, s.opt).ModelStates().value();
+  }
+  if (metric == "memory_gib") {
+    if (!m.is_transformer() || m.layers == 0) {
+      return Unsupported{"activation memory of non-transformer models is not modelled yet"};
+    }
+    std::string gpu = Str(hw, "gpu");
+    if (!gpu.empty() && !cat.FindAccelerator(gpu)) {
+      return Unsupported{"unknown accelerator \"" + gpu + "\""};
+    }
+    MemoryBreakdown b = EstimateTrainingMemory(m, s.par, s.opt);
+    return ReportedTrainingPeak(b, s.report);
+  }
+  return Unsupported{"metric \"" + metric + "\" is not predicted for training workloads yet"};
+}
+
+std::variant<double, Unsupported> PredictInferenceMemory(const ModelSpec& m, const Json& w,
+                                                         const Json& hw, const std::string& metric,
+                                                         const Catalog& cat) {
+  auto kv_prec = [&]() -> std::optional<Precision> {
+    std::string k = Str(w, "kv_precision");
+    if (k.empty()) k = Str(w, "precision");
+    if (k.empty() || k == "int4") return Precision::kBf16;
+    return ParsePrecision(k);
+  };
+  const int tp = Int(w, "tp").value_or(1);
+  const int pp = Int(w, "pp").value_or(1);
+  if (tp < 1 || pp < 1) return Unsupported{"tp and pp must be >= 1"};
+  std::string prec_s = Str(w, "precision");
+  Precision prec = m.dtype == Precision::kFp32 ? Precision::kBf16 : m.dtype;
+  if (!prec_s.empty()) {
+    auto p = ParsePrecision(prec_s);
+    if (!p) return Unsupported{"unknown precision \"" + prec_s + "\""};
+    prec = *p;
+  }
+
+  if (metric == "kv_per_token_bytes" || metric == "kv_cache_gb" || metric == "kv_cache_mib") {
+    auto kp = kv_prec();
+    if (!kp) return Unsupported{"unknown kv_precision"};
+    if (!m.is_decoder_llm() || m.layers == 0) return Unsupported{"no KV cache for this model"};
+    Bytes per = KvBytesPerToken(m, BytesPerElement(*kp), tp);
+    if (metric == "kv_per_token_bytes") return per.value();
+    double tokens = Num(w, "input_len").value_or(0) + Num(w, "output_len").value_or(0);
+    double batch = Num(w, "batch").value_or(1);
+    if (tokens <= 0) return Unsupported{"kv_cache needs input_len"};
+    return per.value() * tokens * batch;
+  }
+  if (metric.rfind("weights_", 0) == 0) {
+    return InferenceWeightBytes(m, prec, m.quant, tp, pp).value();
+  }
+  if (metric == "largest_layer_bytes") {
+    ParamCounts pc = CountParams(m);
+    if (!pc.exact || pc.per_layer == 0) {
+      return Unsupported{"largest layer needs the layer-by-layer architecture"};
+    }
+    return static_cast<double>(pc.largest_layer) * BytesPerElement(prec);
+  }
+  if (metric == "kv_budget_tokens" || metric == "kv_budget_bytes") {
+    auto total = Num(w, "gpu_mem_gib");
+    auto non_kv = Num(w, "non_kv_gib");
+    auto per = Num(w, "kv_per_token_bytes");
+    if (!total || !non_kv) return Unsupported{"kv_budget needs gpu_mem_gib and non_kv_gib"};
+    Bytes budget = KvBudget(EngineOf(Str(w, "engine")), GiB(*total), GiB(*non_kv),
+                            GiB(*non_kv), Num(w, "kv_fraction"));
+    if (metric == "kv_budget_bytes") return budget.value();
+    if (!per || *per <= 0) return Unsupported{"kv_budget_tokens needs kv_per_token_bytes"};
+    return std::floor(budget.value() / *per);
+  }
+
+  // Whole-engine accounting on a real device.
+  std::string gpu = Str(hw, "gpu");
+  const Accelerator* acc = gpu.empty() ? nullptr : cat.FindAccelerator(gpu);
+  if (!acc) return Unsupported{"needs a known accelerator, got \"" + gpu + "\""};
+  InferMemoryOptions o;
+  o.engine = EngineOf(Str(w, "engine"));
+  o.weight_precision = prec;
+  o.quant = m.quant;
+  auto kp = kv_prec();
+  if (!kp) return Unsupported{"unknown kv_precision"};
+  o.kv_precision = *kp;
+  o.tp = tp;
+  o.pp = pp;
+  if (auto f = Num(w, "gpu_memory_utilization")) o.memory_fraction = *f;
+  if (auto f = Num(w, "mem_fraction_static")) o.memory_fraction = *f;
+  if (auto v = Int(w, "max_num_batched_tokens")) o.max_num_batched_tokens = *v;
+  if (auto v = Int(w, "max_num_seqs")) o.max_num_seqs = *v;
+  if (auto v = Int(w, "block_size")) o.block_size = *v;
+  int in = Int(w, "input_len").value_or(0), out = Int(w, "output_len").value_or(0);
+  o.concurrency = Int(w, "batch").value_or(Int(w, "concurrency").value_or(1));
+  o.context = std::max(1, in + out);
+  if (o.engine != Engine::kTransformers) {
+    o.context = Int(w, "max_model_len").value_or(o.context);
+    o.concurrency = 1;
+  }
+  Bytes total = Num(w, "total_gpu_memory_gib") ? GiB(*Num(w, "total_gpu_memory_gib"))
+                                               : VisibleMemory(*acc);
+  InferMemory r = EstimateInferenceMemory(m, o, total);
+  const MemoryBreakdown& b = r.breakdown;
+  if (metric == "weights_gib") return b.weights.value();
+  if (metric == "non_torch_gib") return (b.cuda_context + b.nccl_buffers).value();
+  if (metric == "activation_peak_gib") return (b.activations + b.logits).value();
+  if (metric == "kv_cache_gib") return r.kv_budget.value();
+  if (metric == "kv_cache_tokens") return static_cast<double>(r.kv_tokens);
+  if (metric == "memory_gib") {
+    if (!m.is_transformer() || m.hidden == 0) {
+      return Unsupported{"serving memory of non-transformer models is not modelled yet"};
+    }
+    MemoryReport rep = ReportOf(Str(w, "engine"));
+    double tensors = (b.weights + b.kv_cache + b.activations + b.logits).value();
+    if (Int(w, "batch").value_or(0) == 0 && in + out == 0) {
+      tensors = b.weights.value();  // weights loaded, nothing run
+    }
+    return rep == MemoryReport::kDevice ? tensors + b.cuda_context.value() : tensors;
+  }
+  return Unsupported{"metric \"" + metric + "\" is not predicted for serving workloads yet"};
+}
+
+std::variant<double, Unsupported> Predict(const Json& c, const Catalog& cat) {
+  const std::string kind = Str(c, "kind");
+  const std::string metric = Str(c, "metric");
+  if (kind != "memory") {
+    if (kind == "train_throughput" || kind == "train_time") {
+      return Unsupported{"training step-time model not built yet (issue #4)"};
+    }
+    if (kind == "infer_throughput" || kind == "infer_latency") {
+      return Unsupported{"serving performance model not built yet (issue #5)"};
+    }
+    return Unsupported{"unknown kind \"" + kind + "\""};
+  }
+  const Json& hw = c.contains("hardware") && c["hardware"].is_object() ? c["hardware"] : Json();
+  std::string gpu = Str(hw, "gpu");
+  if (gpu.rfind("cpu:", 0) == 0) return Unsupported{"CPU memory is not predicted"};
+  const Json& wl = c["workload"];
+  if (metric == "kv_budget_tokens" || metric == "kv_budget_bytes") {
+    // Engine rule with the memory figures given by the case; no model needed.
+    if (const Json* i = Child(wl, "infer")) return PredictInferenceMemory(ModelSpec{}, *i, hw, metric, cat);
+  }
+  auto model = CaseModel(c["model"]);
+  if (auto* u = std::get_if<Unsupported>(&model)) return *u;
+  const ModelSpec& m = std::get<ModelSpec>(model);
+  if (const Json* t = Child(wl, "train")) return PredictTrainingMemory(m, *t, hw, metric, cat);
+  if (const Json* i = Child(wl, "infer")) return PredictInferenceMemory(m, *i, hw, metric, cat);
+  return Unsupported{"workload has neither train nor infer"};
+}
+
+Status CheckCase(const Json& c, const std::string& where) {
+  auto bad = [&](const std::string& field, const std::string& msg) -> Status {
+    return MakeError(ErrorCode::kParse, where + ":" + field, msg,
+                     "see ../shared/validation/SCHEMA.md");
+  };
+  if (!c.is_object()) return bad("", "a case must be a JSON object");
+  for (const char* k : {"id", "kind", "metric"}) {
+    if (!c.contains(k) || !c[k].is_string() || c[k].get<std::string>().empty()) {
+      return bad(k, "missing or not a string");
+    }
+  }
+  if (!c.contains("measured") || !c["measured"].is_number()) {
+    return bad("measured", "missing or not a number");
+  }
+  double v = c["measured"].get<double>();
+  if (!std::isfinite(v) || v <= 0) return bad("measured", fmt::format("must be > 0, got {}", v));
+  if (!c.contains("model") || !c["model"].is_object()) return bad("model", "missing or not an object");
+  if (!c.contains("workload") || !c["workload"].is_object()) {
+    return bad("workload", "missing or not an object");
+  }
+  if (c.contains("hardware") && !c["hardware"].is_null() && !c["hardware"].is_object()) {
+    return bad("hardware", "must be an object or null");
+  }
+  return {};
+}
+
+double Quantile(std::vector<double> v, double q) {
+  if (v.empty()) return 0;
+  std::sort(v.begin(), v.end());
+  // Linear interpolation between closest ranks (numpy's default).
+  double pos = q * static_cast<double>(v.size() - 1);
+  size_t lo = static_cast<size_t>(std::floor(pos));
+  size_t hi = std::min(v.size() - 1, lo + 1);
+  double frac = pos - static_cast<double>(lo);
+  return v[lo] + (v[hi] - v[lo]) * frac;
+}
+
+}  // namespace
+
+KindSummary Summarize(const std::vector<const CaseResult*>& cases) {
+  KindSummary s;
+  std::vector<double> abs_err;
+  double sum = 0;
+  for (const CaseResult* c : cases) {
+    ++s.cases;
+    if (!c->ok || !c->error) continue;
+    ++s.covered;
+    abs_err.push_back(std::fabs(*c->error));
+    sum += *c->error;
+  }
+  if (!abs_err.empty()) {
+    s.median_abs_err = Quantile(abs_err, 0.5);
+    s.p90_abs_err = Quantile(abs_err, 0.9);
+    s.max_abs_err = *std::max_element(abs_err.begin(), abs_err.end());
+    s.bias = sum / static_cast<double>(abs_err.size());
+  }
+  return s;
+}
+
+Result<ValidationReport> RunValidation(std::string_view text, std::string_view label,
+                                       const Catalog& catalog, std::string_view kind_filter) {
+  ValidationReport report;
+  size_t pos = 0;
+  int line = 0;
+  while (pos <= text.size()) {
+    size_t eol = text.find('\n', pos);
+    if (eol == std::string_view::npos) eol = text.size();
+    std::string_view raw = text.substr(pos, eol - pos);
+    pos = eol + 1;
+    ++line;
+    std::string l = internal::Trim(raw);
+    if (l.empty()) {
+      if (eol >= text.size()) break;
+      continue;
+    }
+    std::string where = std::string(label) + ":" + std::to_string(line);
+    auto j = internal::ParseJson(l, where);
+    if (!j) return j.error();
+    if (auto st = CheckCase(*j, where); !st) return st.error();
+    const Json& c = *j;
+    CaseResult r;
+    r.id = c["id"].get<std::string>();
+    r.kind = c["kind"].get<std::string>();
+    r.metric = c["metric"].get<std::string>();
+    r.measured = c["measured"].get<double>();
+    if (!kind_filter.empty() && r.kind != kind_filter) continue;
+    auto p = Predict(c, catalog);
+    if (auto* u = std::get_if<Unsupported>(&p)) {
+      r.ok = false;
+      r.reason = u->reason;
+    } else {
+      double v = std::get<double>(p) / Unit(r.metric);
+      r.ok = std::isfinite(v);
+      if (r.ok) {
+        r.predicted = v;
+        r.error = v / r.measured - 1.0;
+      } else {
+        r.reason = "prediction is not finite";
+      }
+    }
+    report.cases.push_back(std::move(r));
+    if (eol >= text.size()) break;
+  }
+  std::map<std::string, std::vector<const CaseResult*>> by_kind;
+  std::vector<const CaseResult*> all;
+  for (const auto& r : report.cases) {
+    by_kind[r.kind].push_back(&r);
+    all.push_back(&r);
+  }
+  for (const auto& [k, v] : by_kind) report.summary[k] = Summarize(v);
+  report.summary["all"] = Summarize(all);
+  return report;
+}
+
+}  // namespace gpuplan

@@ -1,0 +1,52 @@
+// Validation harness: runs gpuplan's estimators on published measurements (cases in the schema
+// of ../shared/validation/SCHEMA.md) and reports the relative error of each prediction. A case
+// is turned into the same model/job/layout types the planners use, and the SAME estimator
+// functions are called; there is no case-specific arithmetic and no lookup of answers.
+#pragma once
+
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "gpuplan/catalog.h"
+#include "gpuplan/result.h"
+
+namespace gpuplan {
+
+struct CaseResult {
+  std::string id;
+  std::string kind;    // train_throughput, train_time, infer_throughput, infer_latency, memory
+  std::string metric;  // memory_gib, kv_cache_tokens, ...
+  double measured = 0;
+  std::optional<double> predicted;
+  std::optional<double> error;  // predicted / measured - 1
+  bool ok = false;              // false = unsupported (reason says why)
+  std::string reason;
+};
+
+struct KindSummary {
+  int cases = 0;
+  int covered = 0;
+  double median_abs_err = 0;
+  double p90_abs_err = 0;
+  double max_abs_err = 0;
+  double bias = 0;  // mean signed error
+};
+
+struct ValidationReport {
+  std::vector<CaseResult> cases;
+  std::map<std::string, KindSummary> summary;  // per kind, plus "all"
+};
+
+// Parses JSONL `text` (one case per line; blank lines skipped) and evaluates every case whose
+// kind matches `kind_filter` (empty = all). A malformed line is an Error naming "label:line"
+// and the field.
+Result<ValidationReport> RunValidation(std::string_view text, std::string_view label,
+                                       const Catalog& catalog, std::string_view kind_filter = {});
+
+// Summary statistics over a set of case results (covered cases only for the error terms).
+KindSummary Summarize(const std::vector<const CaseResult*>& cases);
+
+}  // namespace gpuplan

@@ -1,0 +1,88 @@
+// Accuracy regression test: runs the validation harness on every case file in
+// ../shared/validation (and data/measurements) and fails when coverage drops or the median or
+// p90 |error| of any kind gets worse than tests/validation/baseline.json.
+// Regenerate the baseline after an improvement: GPUPLAN_UPDATE_BASELINE=1 ./regression_test
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+#include "gpuplan/catalog.h"
+#include "gpuplan/validate.h"
+
+namespace gpuplan {
+namespace {
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+constexpr double kSlack = 1e-9;  // float noise only: any real regression fails
+
+std::string Slurp(const fs::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+std::vector<fs::path> CaseFiles() {
+  std::vector<fs::path> files;
+  const std::vector<fs::path> dirs = {fs::path(GPUPLAN_SHARED_DIR) / "validation",
+                                      fs::path(GPUPLAN_SOURCE_DIR) / "data" / "measurements"};
+  for (const auto& dir : dirs) {
+    std::error_code ec;
+    if (!fs::is_directory(dir, ec)) continue;
+    for (const auto& e : fs::directory_iterator(dir)) {
+      if (e.path().extension() == ".jsonl") files.push_back(e.path());
+    }
+  }
+  std::sort(files.begin(), files.end());
+  return files;
+}
+
+TEST(ValidationRegression, NoKindGetsWorse) {
+  if (!fs::is_directory(fs::path(GPUPLAN_SHARED_DIR) / "validation")) {
+    GTEST_SKIP() << "../shared/validation is not beside the repository; skipping the accuracy "
+                    "regression test";
+  }
+  auto cat = LoadBuiltinCatalog();
+  ASSERT_TRUE(cat.ok()) << cat.error().ToString();
+  const fs::path baseline_path = fs::path(GPUPLAN_SOURCE_DIR) / "tests/validation/baseline.json";
+  json baseline = json::object();
+  if (fs::exists(baseline_path)) baseline = json::parse(Slurp(baseline_path));
+  json current = json::object();
+  for (const auto& file : CaseFiles()) {
+    auto report = RunValidation(Slurp(file), file.filename().string(), *cat);
+    ASSERT_TRUE(report.ok()) << report.error().ToString();
+    const std::string name = file.filename().string();
+    for (const auto& [kind, s] : report->summary) {
+      current[name][kind] = {{"cases", s.cases},
+                             {"covered", s.covered},
+                             {"median_abs_err", s.median_abs_err},
+                             {"p90_abs_err", s.p90_abs_err}};
+      if (!baseline.contains(name) || !baseline[name].contains(kind)) {
+        ADD_FAILURE() << name << " / " << kind << " has no baseline: regenerate with "
+                      << "GPUPLAN_UPDATE_BASELINE=1";
+        continue;
+      }
+      const json& b = baseline[name][kind];
+      EXPECT_GE(s.covered, b["covered"].get<int>()) << name << " / " << kind << ": coverage dropped";
+      EXPECT_LE(s.median_abs_err, b["median_abs_err"].get<double>() + kSlack)
+          << name << " / " << kind << ": median |error| got worse";
+      EXPECT_LE(s.p90_abs_err, b["p90_abs_err"].get<double>() + kSlack)
+          << name << " / " << kind << ": p90 |error| got worse";
+    }
+  }
+  const char* update = std::getenv("GPUPLAN_UPDATE_BASELINE");
+  if (update && std::string(update) == "1") {
+    std::ofstream out(baseline_path);
+    out << current.dump(2) << "\n";
+    std::cout << "wrote " << baseline_path << "\n";
+  }
+}
+
+}  // namespace
+}  // namespace gpuplan
