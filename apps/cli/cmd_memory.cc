@@ -168,7 +168,7 @@ Result<InferMemoryOptions> BuildInferOptions(const MemoryArgs& a, const ModelSpe
     if (q == "awq" || q == "gptq") {
       o.quant = QuantSpec{q, 4, 128, true, false};
     } else if (q == "nf4" || q == "bnb-nf4") {
-      o.quant = QuantSpec{"bnb-nf4", 4, 64, false, true};
+      o.quant = QuantSpec{"bnb-nf4", 4, 64, false, true, 32};
     } else if (auto p = ParsePrecision(q)) {
       o.weight_precision = *p;
       o.quant.reset();

@@ -16,8 +16,18 @@ using nlohmann::json;
 struct ValidateArgs {
   std::vector<std::string> files;
   std::string kind;
-  bool quiet = false;  // summary only
+  bool quiet = false;     // summary only
+  bool markdown = false;  // Markdown tables (docs/accuracy.md)
 };
+
+std::string Md(const std::string& s) {
+  std::string out;
+  for (char ch : s) {
+    if (ch == '|') out += "\\|";
+    else out += ch;
+  }
+  return out;
+}
 
 json Finite(std::optional<double> v) {
   if (!v || !std::isfinite(*v)) return nullptr;
@@ -78,9 +88,25 @@ Result<Output> RunValidate(const GlobalOptions& g, const ValidateArgs& a) {
     out.text = j.dump(2) + "\n";
     return out;
   }
+  auto pct = [](double x) { return fmt::format("{:.1f}%", 100 * x); };
+  if (a.markdown) {
+    std::string md = "| kind | cases | covered | coverage | median \\|err\\| | p90 \\|err\\| | max \\|err\\| | bias |\n|---|---|---|---|---|---|---|---|\n";
+    for (const auto& [k, v] : all.summary) {
+      md += fmt::format("| {} | {} | {} | {} | {} | {} | {} | {:+.1f}% |\n", k, v.cases, v.covered,
+                        pct(v.cases ? static_cast<double>(v.covered) / v.cases : 0),
+                        pct(v.median_abs_err), pct(v.p90_abs_err), pct(v.max_abs_err), 100 * v.bias);
+    }
+    md += "\n| case | metric | measured | predicted | error / reason |\n|---|---|---|---|---|\n";
+    for (const auto& r : all.cases) {
+      md += fmt::format("| {} | {} | {:.4g} | {} | {} |\n", Md(r.id), r.metric, r.measured,
+                        r.predicted ? fmt::format("{:.4g}", *r.predicted) : "-",
+                        r.ok ? fmt::format("{:+.1f}%", 100 * *r.error) : "unsupported: " + Md(r.reason));
+    }
+    out.text = md;
+    return out;
+  }
   Table s({"kind", "cases", "covered", "coverage", "median |err|", "p90 |err|", "max |err|",
            "bias"});
-  auto pct = [](double x) { return fmt::format("{:.1f}%", 100 * x); };
   for (const auto& [k, v] : all.summary) {
     if (k == "all") continue;
     s.Row({k, std::to_string(v.cases), std::to_string(v.covered),
@@ -115,6 +141,7 @@ void RegisterValidateCommand(CLI::App& app, GlobalOptions& g, Runner& run) {
       ->required();
   c->add_option("--kind", a->kind, "Only cases of this kind");
   c->add_flag("--summary", a->quiet, "Print the summary table only");
+  c->add_flag("--markdown", a->markdown, "Markdown tables (used to regenerate docs/accuracy.md)");
   c->callback([&g, &run, a] { run = [&g, a] { return RunValidate(g, *a); }; });
 }
 

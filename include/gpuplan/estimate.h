@@ -86,6 +86,10 @@ struct TrainMemoryOptions {
   // Dropout masks are stored when the model trains with dropout (BERT/GPT-2 era); modern LLMs
   // train without.
   bool dropout = false;
+  // Fused kernels (Transformer Engine, Megatron, Unsloth, torch.compile). Eager PyTorch
+  // (HF Trainer, torchtune) also keeps RMSNorm's fp32 upcast (4sbh per norm) and the rotary
+  // embedding's rotated q and k (2sb(q+kv)) for backward.
+  bool fused_kernels = false;
   // Logits buffer: bf16 logits + fp32 upcast for the loss, per token, over the vocabulary.
   bool logits_buffer = true;
   double logits_bytes_per_element = 6.0;
@@ -136,7 +140,7 @@ double OptimizerStateBytes(Optimizer o, Precision state_dtype);
 // eqs. 1-5), generalised to GQA and gated MLPs. `seq` is the sequence length on this GPU.
 Bytes ActivationBytesPerLayer(const ModelSpec& m, int micro_batch, int seq, int tp,
                               bool sequence_parallel, Recompute recompute, bool flash_attention,
-                              bool dropout, double bytes_per_element);
+                              bool dropout, double bytes_per_element, bool fused_kernels = true);
 
 // LoRA adapter parameters for rank r over the chosen target modules (all layers).
 std::int64_t LoraParams(const ModelSpec& m, int rank, LoraTargets targets);

@@ -58,6 +58,7 @@ struct QuantSpec {
   int group_size = 0;      // 0 = per-channel
   bool zero_points = false;
   bool double_quant = false;  // bitsandbytes nested quantization of the scales
+  double scale_bits = 16;     // bits per group scale (bitsandbytes absmax: fp32)
   // Bits per weight including scales (16-bit per group) and zero points.
   double EffectiveBits() const;
 };

@@ -114,7 +114,7 @@ double OptimizerStateBytes(Optimizer o, Precision state_dtype) {
 
 Bytes ActivationBytesPerLayer(const ModelSpec& m, int micro_batch, int seq, int tp,
                               bool sequence_parallel, Recompute recompute, bool flash_attention,
-                              bool dropout, double bytes_per_element) {
+                              bool dropout, double bytes_per_element, bool fused_kernels) {
   if (!m.is_transformer() || m.hidden <= 0) return Bytes(0);
   const double s = seq, b = micro_batch, h = static_cast<double>(m.hidden);
   const double t = std::max(1, tp);
@@ -156,6 +156,12 @@ Bytes ActivationBytesPerLayer(const ModelSpec& m, int micro_batch, int seq, int 
   double norms = 4 * sbh;
   double replicated = attn_rep + mlp_rep + norms + attn_mask + mlp_mask;  // Korthikanti's 10sbh
   double split = attn_tp + mlp_f + scores;
+  if (!fused_kernels && m.norm == NormKind::kRmsNorm) {
+    // Eager RMSNorm upcasts its input to fp32 and keeps it (2 x 4sbh = 8sbh in 2-byte units);
+    // eager RoPE keeps the rotated q and k (2sb(q+kv)).
+    replicated += 8 * sbh;
+    split += 2 * s * b * (q_dim + kv_dim);
+  }
   double total = sequence_parallel ? (replicated + split) / t : replicated + split / t;
   return Bytes(total * e / 2.0);
 }
@@ -251,7 +257,7 @@ MemoryBreakdown EstimateTrainingMemory(const ModelSpec& m, const Parallelism& pa
     double linear_bits = base_bits;
     if (base_bits <= 4.0) {
       // NF4 blocks of 64 with double-quantized scales: +0.127 bit/param (Dettmers et al.).
-      QuantSpec q{"bnb-nf4", 4, 64, false, true};
+      QuantSpec q{"bnb-nf4", 4, 64, false, true, 32};
       linear_bits = q.EffectiveBits();
     } else if (base_bits <= 8.0) {
       linear_bits = 8.0 + 32.0 / static_cast<double>(std::max<std::int64_t>(1, m.hidden));
@@ -276,7 +282,8 @@ MemoryBreakdown EstimateTrainingMemory(const ModelSpec& m, const Parallelism& pa
                                                                              : opt.precision);
   Bytes per_layer = ActivationBytesPerLayer(m, opt.micro_batch, seq_local, tp,
                                             par.sequence_parallel, opt.recompute,
-                                            opt.flash_attention, opt.dropout, act_bytes);
+                                            opt.flash_attention, opt.dropout, act_bytes,
+                                            opt.fused_kernels);
   const int layers_here = (m.layers + pp - 1) / pp;
   const int in_flight = pp > 1 ? std::min(pp, std::max(1, opt.num_microbatches)) : 1;
   double interleave = (pp > 1 && par.vpp > 1) ? 1.0 + (pp - 1.0) / (pp * par.vpp) : 1.0;
@@ -291,7 +298,8 @@ MemoryBreakdown EstimateTrainingMemory(const ModelSpec& m, const Parallelism& pa
     // One layer's full activations are live while it is recomputed.
     out.activations += ActivationBytesPerLayer(m, opt.micro_batch, seq_local, tp,
                                                par.sequence_parallel, Recompute::kNone,
-                                               opt.flash_attention, opt.dropout, act_bytes);
+                                               opt.flash_attention, opt.dropout, act_bytes,
+                                               opt.fused_kernels);
   }
   if (opt.logits_buffer && m.is_decoder_llm() && m.vocab > 0) {
     out.logits = Bytes(static_cast<double>(opt.micro_batch) * seq_local *

@@ -209,7 +209,15 @@ std::variant<TrainSetup, Unsupported> BuildTrain(const ModelSpec& m, const Json&
   // Flash attention: the case's flag; otherwise on for any named modern framework (SDPA/flash
   // kernels are their default) and off for bare formula cases, which follow Korthikanti et al.
   // (Megatron without flash attention, scores stored).
-  s.opt.flash_attention = Bool(w, "flash_attention").value_or(!framework.empty());
+  // Encoders ran HF's eager attention (BERT got SDPA only in transformers 4.38).
+  s.opt.flash_attention =
+      Bool(w, "flash_attention").value_or(!framework.empty() && m.is_decoder_llm());
+  s.opt.fused_kernels = Contains(framework, {"megatron", "nemo", "transformer engine", "unsloth"}) ||
+                        Bool(w, "compile").value_or(false);
+  if (Contains(framework, {"unsloth"})) {
+    // Unsloth's fused cross-entropy keeps bf16 logits and their gradient, no fp32 copy.
+    s.opt.logits_bytes_per_element = 4.0;
+  }
   if (Contains(framework, {"megatron", "nemo"}) || s.par.tp > 1 || s.par.pp > 1) {
     // Tensor/pipeline parallelism means Megatron-style training, which accumulates gradients
     // in fp32 main_grad buffers (18 B/param with Adam).
@@ -360,6 +368,10 @@ std::variant<double, Unsupported> PredictInferenceMemory(const ModelSpec& m, con
   o.engine = EngineOf(Str(w, "engine"));
   o.weight_precision = prec;
   o.quant = m.quant;
+  if (!o.quant && o.engine == Engine::kTransformers && prec == Precision::kInt4) {
+    // transformers' load_in_4bit: bitsandbytes NF4, blocks of 64 with fp32 absmax.
+    o.quant = QuantSpec{"bnb-nf4", 4, 64, false, false, 32};
+  }
   auto kp = kv_prec();
   if (!kp) return Unsupported{"unknown kv_precision"};
   o.kv_precision = *kp;
@@ -367,6 +379,22 @@ std::variant<double, Unsupported> PredictInferenceMemory(const ModelSpec& m, con
   o.pp = pp;
   if (auto f = Num(w, "gpu_memory_utilization")) o.memory_fraction = *f;
   if (auto f = Num(w, "mem_fraction_static")) o.memory_fraction = *f;
+  if (o.engine == Engine::kVllm) {
+    // vLLM's scheduler defaults by engine generation: V0 (< 0.8, or "V0") profiles one prefill
+    // of max(max_model_len, 2048) tokens with 256 sequences; V1 uses 8192 tokens and, on GPUs
+    // with >= 70 GiB, 1024 sequences (2048 / 256 below that).
+    std::string ver = internal::ToLower(Str(w, "version"));
+    bool v0 = Contains(ver, {"v0", "0.4", "0.5", "0.6", "0.7"});
+    int max_len = Int(w, "max_model_len").value_or(0);
+    if (v0) {
+      o.max_num_batched_tokens = std::max(max_len, 2048);
+      o.max_num_seqs = 256;
+    } else {
+      bool big = acc->memory.value() >= 70.0 * kBytesPerGiB;
+      o.max_num_batched_tokens = big ? 8192 : 2048;
+      o.max_num_seqs = big ? 1024 : 256;
+    }
+  }
   if (auto v = Int(w, "max_num_batched_tokens")) o.max_num_batched_tokens = *v;
   if (auto v = Int(w, "max_num_seqs")) o.max_num_seqs = *v;
   if (auto v = Int(w, "block_size")) o.block_size = *v;

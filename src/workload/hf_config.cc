@@ -81,7 +81,8 @@ Result<std::optional<QuantSpec>> ParseQuant(const Json& root, std::string_view l
     if (in4.value_or(false)) {
       s.method = "bnb-nf4";
       s.bits = 4;
-      s.group_size = 64;  // bitsandbytes 4-bit block size
+      s.group_size = 64;  // bitsandbytes 4-bit block size, one fp32 absmax per block
+      s.scale_bits = 32;
       s.double_quant = dq.value_or(false);
     } else if (in8.value_or(false)) {
       s.method = "bnb-int8";

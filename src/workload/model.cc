@@ -36,10 +36,10 @@ std::optional<ModelArch> ParseModelArch(std::string_view s) {
 double QuantSpec::EffectiveBits() const {
   double b = bits;
   if (group_size > 0 && bits < 16) {
-    // One 16-bit scale per group (bitsandbytes double quant: 8-bit scales + a second-level
-    // fp32 scale per 256 groups, Dettmers et al. 2023: 0.127 bits/param for group 64).
-    double scale_bits = double_quant ? 8.0 + 32.0 / 256.0 : 16.0;
-    b += scale_bits / group_size;
+    // One scale per group (bitsandbytes double quant: 8-bit scales + a second-level fp32
+    // scale per 256 groups, Dettmers et al. 2023: 0.127 bits/param for group 64).
+    double per_group = double_quant ? 8.0 + 32.0 / 256.0 : scale_bits;
+    b += per_group / group_size;
     if (zero_points) b += bits / group_size;  // packed zero point per group (AWQ, GPTQ)
   }
   return b;
