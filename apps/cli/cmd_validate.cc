@@ -18,6 +18,7 @@ struct ValidateArgs {
   std::string kind;
   bool quiet = false;     // summary only
   bool markdown = false;  // Markdown tables (docs/accuracy.md)
+  std::string explain;    // case id to explain
 };
 
 std::string Md(const std::string& s) {
@@ -57,7 +58,7 @@ Result<Output> RunValidate(const GlobalOptions& g, const ValidateArgs& a) {
     }
     std::stringstream ss;
     ss << in.rdbuf();
-    auto r = RunValidation(ss.str(), f, *cat, a.kind);
+    auto r = RunValidation(ss.str(), f, *cat, a.kind, a.explain);
     if (!r) return r.error();
     for (auto& c : r->cases) all.cases.push_back(std::move(c));
   }
@@ -120,6 +121,12 @@ Result<Output> RunValidate(const GlobalOptions& g, const ValidateArgs& a) {
   out.text = fmt::format("gpuplan validate: {} case(s) from {} file(s); error = predicted / measured - 1\n\n",
                          all.cases.size(), a.files.size());
   out.text += s.Render();
+  for (const auto& r : all.cases) {
+    if (r.id != a.explain) continue;
+    out.text += "\nexplain " + r.id + ":\n";
+    if (r.explain.empty()) out.text += "  (no trace for this kind of prediction)\n";
+    for (const auto& [name, v] : r.explain) out.text += fmt::format("  {:<70} {:.6g}\n", name, v);
+  }
   if (!a.quiet) {
     Table c({"case", "metric", "measured", "predicted", "error / reason"});
     for (const auto& r : all.cases) {
@@ -141,6 +148,7 @@ void RegisterValidateCommand(CLI::App& app, GlobalOptions& g, Runner& run) {
       ->required();
   c->add_option("--kind", a->kind, "Only cases of this kind");
   c->add_flag("--summary", a->quiet, "Print the summary table only");
+  c->add_option("--explain", a->explain, "Print the prediction's terms for this case id");
   c->add_flag("--markdown", a->markdown, "Markdown tables (used to regenerate docs/accuracy.md)");
   c->callback([&g, &run, a] { run = [&g, a] { return RunValidate(g, *a); }; });
 }

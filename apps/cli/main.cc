@@ -16,6 +16,9 @@ int main(int argc, char** argv) {
         "gpuplan: plan GPU servers for AI training and inference from first principles and real\n"
         "catalogs (memory, time, cost, pitfalls)."};
     app.set_version_flag("--version", std::string("gpuplan 0.1.0"));
+    // Subcommands created below inherit this: global options (--json, --catalog, ...) are
+    // accepted after the subcommand too.
+    app.fallthrough();
     GlobalOptions g;
     app.add_option("--catalog", g.catalog_files,
                    "Override a catalog table: a gpus/cpus/instances/currency CSV, or a SkyPilot "
@@ -31,9 +34,15 @@ int main(int argc, char** argv) {
     app.require_subcommand(0, 1);
     try {
       app.parse(argc, argv);
+    } catch (const CLI::CallForHelp& e) {
+      return app.exit(e);
+    } catch (const CLI::CallForAllHelp& e) {
+      return app.exit(e);
+    } catch (const CLI::CallForVersion& e) {
+      return app.exit(e);
     } catch (const CLI::ParseError& e) {
-      int code = app.exit(e);
-      return code == 0 ? 0 : kExitBadInput;
+      std::cerr << "error: " << e.what() << " (run `gpuplan --help` for usage)\n";
+      return kExitBadInput;
     }
     if (g.cny_per_usd && !(*g.cny_per_usd > 0)) {
       std::cerr << "error: --usd-per-cny: must be > 0, got " << *g.cny_per_usd

@@ -140,7 +140,7 @@ double OptimizerStateBytes(Optimizer o, Precision state_dtype);
 // eqs. 1-5), generalised to GQA and gated MLPs. `seq` is the sequence length on this GPU.
 Bytes ActivationBytesPerLayer(const ModelSpec& m, int micro_batch, int seq, int tp,
                               bool sequence_parallel, Recompute recompute, bool flash_attention,
-                              bool dropout, double bytes_per_element, bool fused_kernels = true);
+                              bool dropout, double bytes_per_element, bool fused_kernels = false);
 
 // LoRA adapter parameters for rank r over the chosen target modules (all layers).
 std::int64_t LoraParams(const ModelSpec& m, int rank, LoraTargets targets);

@@ -24,6 +24,8 @@ struct CaseResult {
   std::optional<double> error;  // predicted / measured - 1
   bool ok = false;              // false = unsupported (reason says why)
   std::string reason;
+  // Explanation of the prediction (named terms), filled for the case asked to explain.
+  std::vector<std::pair<std::string, double>> explain;
 };
 
 struct KindSummary {
@@ -44,7 +46,8 @@ struct ValidationReport {
 // kind matches `kind_filter` (empty = all). A malformed line is an Error naming "label:line"
 // and the field.
 Result<ValidationReport> RunValidation(std::string_view text, std::string_view label,
-                                       const Catalog& catalog, std::string_view kind_filter = {});
+                                       const Catalog& catalog, std::string_view kind_filter = {},
+                                       std::string_view explain_id = {});
 
 // Summary statistics over a set of case results (covered cases only for the error terms).
 KindSummary Summarize(const std::vector<const CaseResult*>& cases);

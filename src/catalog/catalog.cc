@@ -304,6 +304,13 @@ Status CheckDate(const RowReader& r, std::string_view column) {
   for (size_t i = 0; ok && i < d.size(); ++i) {
     if (i != 4 && i != 7 && !std::isdigit(static_cast<unsigned char>(d[i]))) ok = false;
   }
+  if (ok) {
+    int y = std::stoi(d.substr(0, 4)), mo = std::stoi(d.substr(5, 2)), day = std::stoi(d.substr(8, 2));
+    static const int kDays[] = {31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
+    bool leap = (y % 4 == 0 && y % 100 != 0) || y % 400 == 0;
+    ok = mo >= 1 && mo <= 12 && day >= 1 &&
+         day <= kDays[mo - 1] + (mo == 2 && leap ? 1 : 0);
+  }
   if (!ok) {
     return MakeError(ErrorCode::kParse, r.Where(column),
                      "expected a date YYYY-MM-DD, got \"" + d + "\"");
@@ -551,8 +558,18 @@ Status LoadTable(Catalog& catalog, TableKind kind, std::string_view label, std::
 }
 
 Result<TableKind> DetectTableKind(std::string_view label, std::string_view text) {
-  size_t eol = text.find_first_of("\r\n");
-  std::string header(text.substr(0, eol));
+  // The header is the first line that is neither blank nor a # comment.
+  std::string header;
+  size_t pos = 0;
+  while (pos < text.size()) {
+    size_t eol = text.find_first_of("\r\n", pos);
+    if (eol == std::string_view::npos) eol = text.size();
+    std::string line = internal::Trim(text.substr(pos, eol - pos));
+    pos = eol + 1;
+    if (line.empty() || line[0] == '#') continue;
+    header = line;
+    break;
+  }
   auto has = [&](std::string_view col) { return header.find(col) != std::string::npos; };
   if (has("InstanceType") && has("vCPUs")) return TableKind::kSkyPilotVms;
   if (has("instance_type") && has("accelerator_count")) return TableKind::kInstances;

@@ -41,8 +41,16 @@ Bytes InferenceWeightBytes(const ModelSpec& m, Precision p, const std::optional<
   const double edge_max = static_cast<double>(std::max(pc.embedding, pc.lm_head));
   const double other_blocks = std::max(0.0, total - edge_all - linear);  // norms, biases
   const double edge = pp == 1 ? edge_all : edge_max;
+  double kv_replication = 0;
+  if (!m.mla && m.kv_heads > 0 && m.kv_heads < tp) {
+    // Each rank holds at least one whole KV head: K and V projections are replicated
+    // (formats.md 6.2), instead of the 1/tp share counted above.
+    const double h = static_cast<double>(m.hidden), hd = m.head_dim;
+    const double per_layer = 2.0 * h * hd * (1.0 - static_cast<double>(m.kv_heads) / tp);
+    kv_replication = per_layer * m.layers / pp * linear_bytes;
+  }
   return Bytes(linear * linear_bytes / (tp * pp) + other_blocks * dense_bytes / pp +
-               edge * dense_bytes / tp);
+               edge * dense_bytes / tp + kv_replication);
 }
 
 Bytes KvBudget(Engine engine, Bytes total, Bytes non_kv, Bytes weights,

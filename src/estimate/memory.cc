@@ -236,7 +236,7 @@ MemoryBreakdown EstimateTrainingMemory(const ModelSpec& m, const Parallelism& pa
     }
     out.master_weights = Bytes(local * master / (z >= 1 ? shard : 1));
     out.optimizer = Bytes(local * ostate / (z >= 1 ? shard : 1));
-    if (z >= 3 && shard > 1) {
+    if (z >= 3 && shard > 1 && (opt.largest_layer_params || pc.largest_layer > 0)) {
       // ZeRO-3/FSDP gathers one unit (a layer) at a time for compute: the largest layer in
       // full, double-buffered for prefetch.
       double largest = opt.largest_layer_params.value_or(static_cast<double>(pc.largest_layer));

@@ -10,6 +10,7 @@
 
 #include "gpuplan/estimate.h"
 #include "gpuplan/model.h"
+#include "gpuplan/plan.h"
 #include "io/csv.h"
 #include "io/json_util.h"
 
@@ -18,6 +19,10 @@ namespace gpuplan {
 using internal::Json;
 
 namespace {
+
+// Explanation sink for the one case asked to explain (set by RunValidation).
+thread_local Trace* g_trace = nullptr;
+thread_local Trace trace_buf;
 
 // ---- small JSON accessors (null = absent) ---------------------------------------------------
 
@@ -428,12 +433,165 @@ std::variant<double, Unsupported> PredictInferenceMemory(const ModelSpec& m, con
   return Unsupported{"metric \"" + metric + "\" is not predicted for serving workloads yet"};
 }
 
+// ---- hardware of a case ----------------------------------------------------------------------
+
+// Per-port line rates of the case schema's fabric ids, Gbit/s.
+double FabricGbps(const std::string& id) {
+  if (Contains(id, {"ib-xdr"})) return 800;
+  if (Contains(id, {"ib-ndr"})) return 400;
+  if (Contains(id, {"ib-hdr"})) return 200;
+  if (Contains(id, {"ib-edr"})) return 100;
+  if (Contains(id, {"efa"})) return 100;
+  if (Contains(id, {"roce"})) return 200;
+  return 0;
+}
+
+std::variant<HardwareView, Unsupported> CaseHardware(const Json& hw, const Catalog& cat) {
+  std::string gpu = Str(hw, "gpu");
+  const Accelerator* acc = gpu.empty() ? nullptr : cat.FindAccelerator(gpu);
+  if (!acc) return Unsupported{"needs a known accelerator, got \"" + gpu + "\""};
+  HardwareView v;
+  v.acc = acc;
+  int gpus = Int(hw, "gpus").value_or(0);
+  v.gpus_per_node = Int(hw, "gpus_per_node").value_or(gpus > 0 ? std::min(8, gpus) : 8);
+  if (gpus <= 0) gpus = 8 * v.gpus_per_node;  // unstated cluster size: a 64-GPU slice
+  v.nodes = std::max(1, gpus / std::max(1, v.gpus_per_node));
+  std::string intra = internal::ToLower(Str(hw, "intra_node"));
+  bool sxm = Contains(acc->form_factor, {"sxm", "oam", "superchip"});
+  if (intra.empty()) {
+    v.intra = sxm ? IntraNodeLink::kNvswitch : IntraNodeLink::kPcie;
+    if (Contains(acc->intra_link, {"infinity"})) v.intra = IntraNodeLink::kInfinityFabric;
+  } else if (Contains(intra, {"nvlink", "nvswitch"})) {
+    v.intra = IntraNodeLink::kNvswitch;
+  } else if (Contains(intra, {"infinity", "xgmi"})) {
+    v.intra = IntraNodeLink::kInfinityFabric;
+  } else {
+    v.intra = IntraNodeLink::kPcie;
+  }
+  InstanceType shape;
+  shape.accelerator_count = v.gpus_per_node;
+  shape.intra_node_link = v.intra;
+  std::string inter = internal::ToLower(Str(hw, "inter_node"));
+  // Training clusters are rail-optimised: a fabric named without a port count has one port
+  // per GPU (DGX SuperPOD, MosaicML's RoCE clusters, EFA on p4d/p5).
+  double count = v.gpus_per_node;
+  if (auto x = inter.find('x'); x != std::string::npos && x > 0) {
+    if (auto n = internal::ParseDouble(inter.substr(0, x))) count = *n;
+  }
+  double gbps = FabricGbps(inter) * count;
+  if (gbps <= 0) {
+    // Unstated fabric: a rail-optimised cluster, one NIC per GPU (200 Gb/s HDR for A100-era,
+    // 400 Gb/s NDR for Hopper and later).
+    bool fast = Contains(acc->arch, {"hopper", "blackwell", "cdna 3"});
+    gbps = (fast ? 400.0 : 200.0) * v.gpus_per_node;
+  }
+  shape.inter_node_bw = Gbps(gbps);
+  shape.inter_node_fabric = Contains(inter, {"efa"})    ? InterNodeFabric::kEfa
+                            : Contains(inter, {"roce"}) ? InterNodeFabric::kRoce
+                                                        : InterNodeFabric::kInfiniband;
+  HardwareView built = HardwareFromInstance(shape, *acc, v.nodes);
+  return built;
+}
+
+std::variant<double, Unsupported> PredictTrainingPerf(const ModelSpec& m, const Json& w,
+                                                      const Json& hwj, const std::string& metric,
+                                                      const Catalog& cat) {
+  auto hwv = CaseHardware(hwj, cat);
+  if (auto* u = std::get_if<Unsupported>(&hwv)) return *u;
+  HardwareView hw = std::get<HardwareView>(hwv);
+  auto setup = BuildTrain(m, w, hwj);
+  if (auto* u = std::get_if<Unsupported>(&setup)) return *u;
+  TrainSetup& s = std::get<TrainSetup>(setup);
+  if (!m.is_transformer() && !m.gflops_per_sample) {
+    return Unsupported{"non-transformer model without gflops_per_sample"};
+  }
+  TrainJob job;
+  job.tokens = Num(w, "tokens").value_or(0);
+  job.global_batch = Int(w, "global_batch").value_or(0);
+  // Layout: what the case fixes is kept; the rest is chosen as the planner would (fastest
+  // layout that fits memory on these GPUs).
+  LayoutConstraints fixed;
+  if (auto v = Int(w, "tp")) fixed.tp = *v;
+  if (auto v = Int(w, "pp")) fixed.pp = *v;
+  if (auto v = Int(w, "dp")) fixed.dp = *v;
+  if (auto v = Int(w, "cp")) fixed.cp = *v;
+  if (auto v = Int(w, "ep")) fixed.ep = *v;
+  if (auto v = Int(w, "vpp")) fixed.vpp = *v;
+  if (auto v = Int(w, "micro_batch")) fixed.micro_batch = *v;
+  if (Child(w, "zero") || !Str(w, "fsdp").empty()) fixed.zero_stage = s.par.zero_stage;
+  if (!Str(w, "recompute").empty()) fixed.recompute = s.opt.recompute;
+  if (auto v = Bool(w, "sequence_parallel")) fixed.sequence_parallel = *v;
+  int gpus_case = Int(hwj, "gpus").value_or(0);
+  if (fixed.tp && fixed.pp && fixed.dp) {
+    int n = *fixed.tp * *fixed.pp * *fixed.dp * fixed.cp.value_or(1);
+    if (gpus_case > 0 && n != gpus_case) {
+      return Unsupported{fmt::format("tp x pp x dp x cp = {} but the case has {} GPUs", n, gpus_case)};
+    }
+    hw.nodes = std::max(1, n / hw.gpus_per_node);
+    if (n < hw.gpus_per_node) hw.gpus_per_node = n;
+  }
+  if (job.global_batch <= 0) {
+    return Unsupported{"global_batch is needed for step time"};
+  }
+  if (!m.is_transformer() && job.tokens <= 0 && metric == "time_to_train_min") {
+    return Unsupported{"time to train needs the number of samples or epochs to the target"};
+  }
+  // The case's fixed fields are honoured; what it leaves open (recompute, ZeRO stage,
+  // micro-batch, interleaving) is chosen as the planner would: the fastest layout that fits.
+  TrainEval ev;
+  auto best = BestTrainLayout(m, s.opt, job, hw, DefaultCalibration(), 0.95, fixed);
+  if (best) {
+    s.par = best->par;
+    s.opt = best->opt;
+  } else if (fixed.tp && fixed.pp && fixed.dp) {
+    // Nothing fits our memory model; the run happened, so predict its speed anyway.
+    s.par.tp = *fixed.tp;
+    s.par.pp = *fixed.pp;
+    s.par.dp = *fixed.dp;
+    s.opt.micro_batch = fixed.micro_batch.value_or(1);
+  } else {
+    return Unsupported{"no layout fits memory on these GPUs"};
+  }
+  ev = EvaluateTraining(m, s.par, s.opt, job, hw, DefaultCalibration(), 1.0, g_trace);
+  if (!ev.step.valid) return Unsupported{ev.step.reason};
+  if (g_trace) {
+    g_trace->Add("layout", fmt::format("tp{} pp{} dp{} cp{} zero{} mb{} recompute {} nodes {} x {}",
+                                       s.par.tp, s.par.pp, s.par.dp, s.par.cp, s.par.zero_stage,
+                                       s.opt.micro_batch, RecomputeName(s.opt.recompute), hw.nodes,
+                                       hw.gpus_per_node), 0, "");
+    g_trace->Add("memory per GPU", "GiB", ToGiB(ev.memory.Total()), "GiB");
+    g_trace->Add("intra bw per GPU", "GB/s per direction", hw.intra_bw.value() / 1e9, "GB/s");
+    g_trace->Add("inter bw per GPU", "GB/s per direction", hw.inter_bw.value() / 1e9, "GB/s");
+  }
+  const double gpus = s.par.gpus();
+  const double t = ev.step.total.value();
+  if (metric == "tflops_per_gpu") return ev.step.hardware_flops.value() / t / gpus / 1e12;
+  if (metric == "mfu") return ev.step.mfu;
+  if (metric == "tokens_per_s_per_gpu") return ev.step.tokens_per_s_per_gpu;
+  if (metric == "samples_per_s") return ev.step.samples_per_s;
+  if (metric == "iteration_s") return t;
+  if (metric == "gpu_hours") {
+    if (job.tokens <= 0) return Unsupported{"gpu_hours needs tokens"};
+    return job.tokens / ev.step.tokens_per_s_per_gpu / 3600.0;
+  }
+  if (metric == "time_to_train_min") {
+    if (job.tokens <= 0) return Unsupported{"time to train needs tokens (or samples) to the target"};
+    return job.tokens / (ev.step.tokens_per_s_per_gpu * gpus) / 60.0;
+  }
+  return Unsupported{"metric \"" + metric + "\" is not predicted for training yet"};
+}
+
 std::variant<double, Unsupported> Predict(const Json& c, const Catalog& cat) {
   const std::string kind = Str(c, "kind");
   const std::string metric = Str(c, "metric");
   if (kind != "memory") {
     if (kind == "train_throughput" || kind == "train_time") {
-      return Unsupported{"training step-time model not built yet (issue #4)"};
+      const Json& hw0 = c.contains("hardware") && c["hardware"].is_object() ? c["hardware"] : Json();
+      auto model0 = CaseModel(c["model"]);
+      if (auto* u = std::get_if<Unsupported>(&model0)) return *u;
+      const Json* t = Child(c["workload"], "train");
+      if (!t) return Unsupported{"training kind without workload.train"};
+      return PredictTrainingPerf(std::get<ModelSpec>(model0), *t, hw0, metric, cat);
     }
     if (kind == "infer_throughput" || kind == "infer_latency") {
       return Unsupported{"serving performance model not built yet (issue #5)"};
@@ -516,7 +674,8 @@ KindSummary Summarize(const std::vector<const CaseResult*>& cases) {
 }
 
 Result<ValidationReport> RunValidation(std::string_view text, std::string_view label,
-                                       const Catalog& catalog, std::string_view kind_filter) {
+                                       const Catalog& catalog, std::string_view kind_filter,
+                                       std::string_view explain_id) {
   ValidationReport report;
   size_t pos = 0;
   int line = 0;
@@ -542,7 +701,11 @@ Result<ValidationReport> RunValidation(std::string_view text, std::string_view l
     r.metric = c["metric"].get<std::string>();
     r.measured = c["measured"].get<double>();
     if (!kind_filter.empty() && r.kind != kind_filter) continue;
+    g_trace = explain_id == r.id ? &trace_buf : nullptr;
+    trace_buf.terms.clear();
     auto p = Predict(c, catalog);
+    for (const auto& t : trace_buf.terms) r.explain.emplace_back(t.name + " [" + t.formula + "]", t.value);
+    g_trace = nullptr;
     if (auto* u = std::get_if<Unsupported>(&p)) {
       r.ok = false;
       r.reason = u->reason;

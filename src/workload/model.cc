@@ -187,7 +187,7 @@ ParamCounts CountParams(const ModelSpec& m) {
     if (!derivable || derived_total <= 0) {
       p.active = m.active_params_override.value_or(p.total);
       p.linear = p.total;  // no breakdown: treat every weight as a matrix weight
-      p.largest_layer = p.total;
+      p.largest_layer = 0;  // unknown without the layer structure
     } else if (m.active_params_override) {
       p.active = *m.active_params_override;
     } else if (derived_total != p.total) {
@@ -202,7 +202,10 @@ ParamCounts CountParams(const ModelSpec& m) {
 }
 
 Bytes KvBytesPerToken(const ModelSpec& m, double bytes_per_element, int tp) {
-  if (!m.is_decoder_llm() || m.layers <= 0) return Bytes(0);
+  // Decoders and the decoder of encoder-decoder models (Whisper, T5: self-attention KV; the
+  // cross-attention KV is per request, not per token) keep a KV cache.
+  const bool has_kv = m.is_decoder_llm() || m.arch == ModelArch::kEncoderDecoder;
+  if (!has_kv || m.layers <= 0 || m.heads <= 0) return Bytes(0);
   tp = std::max(1, tp);
   if (m.mla) {
     // The compressed latent and the decoupled RoPE key, identical on every TP rank.

@@ -5,6 +5,7 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <set>
 #include <sstream>
 
 #include "gpuplan/model.h"
@@ -33,8 +34,32 @@ double DtypeBytes(const std::string& d) {
 
 Result<SafetensorsSummary> ParseSafetensorsHeader(std::string_view header_json,
                                                   std::string_view label) {
-  auto parsed = internal::ParseJson(header_json, label);
-  if (!parsed) return parsed.error();
+  // nlohmann keeps the last of duplicate keys silently; the format forbids duplicates, so
+  // watch the top-level keys while parsing.
+  std::set<std::string> seen_keys;
+  std::string duplicate;
+  int depth = 0;
+  auto cb = [&](int d, Json::parse_event_t ev, Json& parsed_value) {
+    if (ev == Json::parse_event_t::object_start) ++depth;
+    if (ev == Json::parse_event_t::object_end) --depth;
+    if (ev == Json::parse_event_t::key && d == 1 && depth == 1 && parsed_value.is_string()) {
+      if (!seen_keys.insert(parsed_value.get<std::string>()).second && duplicate.empty()) {
+        duplicate = parsed_value.get<std::string>();
+      }
+    }
+    return true;
+  };
+  Result<Json> parsed = Json();
+  try {
+    parsed = Json::parse(header_json.begin(), header_json.end(), cb);
+  } catch (const Json::parse_error& e) {
+    return MakeError(ErrorCode::kParse, std::string(label),
+                     "malformed JSON at byte " + std::to_string(e.byte), "check the file's syntax");
+  }
+  if (!duplicate.empty()) {
+    return MakeError(ErrorCode::kParse, std::string(label) + ":" + duplicate,
+                     "duplicate tensor name in the header", "the file is corrupt; re-export it");
+  }
   const Json& h = *parsed;
   const std::string L(label);
   if (!h.is_object()) {
@@ -126,7 +151,14 @@ Result<SafetensorsSummary> ReadOneFile(const std::string& path) {
   if (static_cast<std::uint64_t>(in.gcount()) != n) {
     return MakeError(ErrorCode::kParse, path, "truncated safetensors header");
   }
-  return ParseSafetensorsHeader(header, path);
+  auto summary = ParseSafetensorsHeader(header, path);
+  if (summary && !ec && static_cast<std::uint64_t>(summary->bytes) > size - 8 - n) {
+    return MakeError(ErrorCode::kParse, path,
+                     "truncated safetensors data: tensors need " + std::to_string(summary->bytes) +
+                         " bytes, file has " + std::to_string(size - 8 - n),
+                     "download the file again");
+  }
+  return summary;
 }
 
 }  // namespace

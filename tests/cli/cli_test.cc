@@ -1,2 +1,452 @@
+// End-to-end tests of the `gpuplan` CLI binary: bad input exits 2 with nothing on stdout and an
+// error on stderr that names the field (`error: FIELD: MESSAGE (HINT)`, or a JSON object with
+// --json); good input exits 0 (1 when nothing fits) and prints its answer. The exit-code contract
+// is apps/cli/main.cc / report.h: 0 answer, 1 nothing fits, 2 bad input, 70 internal error.
 #include <gtest/gtest.h>
-TEST(Placeholder, Builds) { SUCCEED(); }
+
+#include <chrono>
+#include <csignal>
+#include <cstdint>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <string_view>
+#include <thread>
+#include <vector>
+
+#include <fcntl.h>
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <nlohmann/json.hpp>
+
+extern char** environ;
+
+namespace {
+
+namespace fs = std::filesystem;
+
+constexpr int kExitOk = 0;
+constexpr int kExitNothingFits = 1;
+constexpr int kExitBadInput = 2;
+
+bool Has(std::string_view s, std::string_view part) { return s.find(part) != std::string_view::npos; }
+
+std::string Slurp(const fs::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+// A scratch directory removed at the end of the test.
+class TempDir {
+ public:
+  TempDir() {
+    const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
+    std::string name = std::string("gpuplan_cli_test_") + std::to_string(::getpid()) + "_" +
+                       (info ? std::string(info->test_suite_name()) + "_" + info->name()
+                             : std::string("x")) +
+                       "_" + std::to_string(counter_++);
+    for (char& c : name) {
+      if (c == '/') c = '_';
+    }
+    path_ = fs::temp_directory_path() / name;
+    fs::remove_all(path_);
+    fs::create_directories(path_);
+  }
+  ~TempDir() {
+    std::error_code ec;
+    fs::remove_all(path_, ec);
+  }
+  TempDir(const TempDir&) = delete;
+  TempDir& operator=(const TempDir&) = delete;
+  std::string Write(const std::string& rel, const std::string& text) const {
+    fs::path p = path_ / rel;
+    fs::create_directories(p.parent_path());
+    std::ofstream out(p, std::ios::binary);
+    out << text;
+    return p.string();
+  }
+  const fs::path& path() const { return path_; }
+
+ private:
+  static inline int counter_ = 0;  // several directories per test (RunCli makes one per run)
+  fs::path path_;
+};
+
+struct RunResult {
+  int exit_code = -1;  // -1: killed by a signal or timed out
+  std::string out;
+  std::string err;
+  std::string Describe() const {
+    return "exit " + std::to_string(exit_code) + "\n--- stdout ---\n" + out.substr(0, 2000) +
+           "\n--- stderr ---\n" + err.substr(0, 2000);
+  }
+};
+
+// Runs the CLI with `args` (no shell), stdout and stderr to files; kills it after 15 s.
+RunResult RunCli(const std::vector<std::string>& args) {
+  TempDir io;
+  const std::string out_path = (io.path() / "stdout").string();
+  const std::string err_path = (io.path() / "stderr").string();
+  std::vector<std::string> argv_s = {GPUPLAN_BINARY};
+  argv_s.insert(argv_s.end(), args.begin(), args.end());
+  std::vector<char*> argv;
+  for (auto& a : argv_s) argv.push_back(a.data());
+  argv.push_back(nullptr);
+
+  posix_spawn_file_actions_t fa;
+  posix_spawn_file_actions_init(&fa);
+  posix_spawn_file_actions_addopen(&fa, STDIN_FILENO, "/dev/null", O_RDONLY, 0);
+  posix_spawn_file_actions_addopen(&fa, STDOUT_FILENO, out_path.c_str(),
+                                   O_WRONLY | O_CREAT | O_TRUNC, 0600);
+  posix_spawn_file_actions_addopen(&fa, STDERR_FILENO, err_path.c_str(),
+                                   O_WRONLY | O_CREAT | O_TRUNC, 0600);
+  pid_t pid = 0;
+  int rc = posix_spawn(&pid, argv[0], &fa, nullptr, argv.data(), environ);
+  posix_spawn_file_actions_destroy(&fa);
+  RunResult r;
+  if (rc != 0) {
+    ADD_FAILURE() << "cannot start " << GPUPLAN_BINARY << ": error " << rc;
+    return r;
+  }
+  int status = 0;
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(15);
+  for (;;) {
+    pid_t w = ::waitpid(pid, &status, WNOHANG);
+    if (w == pid) break;
+    if (w < 0) {
+      ADD_FAILURE() << "waitpid failed";
+      return r;
+    }
+    if (std::chrono::steady_clock::now() > deadline) {
+      ::kill(pid, SIGKILL);
+      ::waitpid(pid, &status, 0);
+      ADD_FAILURE() << "gpuplan timed out";
+      break;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(2));
+  }
+  if (WIFEXITED(status)) r.exit_code = WEXITSTATUS(status);
+  r.out = Slurp(out_path);
+  r.err = Slurp(err_path);
+  return r;
+}
+
+std::string Join(const std::vector<std::string>& args) {
+  std::string s;
+  for (const auto& a : args) s += (s.empty() ? "" : " ") + a;
+  return s;
+}
+
+// Rows of a 21-column instance table (data/README.md columns).
+const char kInstanceHeader[] =
+    "cloud,instance_type,region,accelerator,accelerator_count,cpu,vcpus,ram_gib,local_nvme_gb,"
+    "network_gbps,intra_node_link,inter_node_fabric,inter_node_gbps,price_on_demand,price_spot,"
+    "price_reserved_1y,price_reserved_3y,currency,source,as_of,notes";
+std::string InstanceRow(const std::string& cloud, const std::string& type,
+                        const std::string& price) {
+  return cloud + "," + type + ",r-1,H100-SXM5-80GB,8,,192,2048,30720,3200,nvswitch,efa,3200," +
+         price + ",,,,USD,https://example.com,2026-01-15,";
+}
+
+// A Llama-2-7B-shaped config.json (meta-llama/Llama-2-7b-hf) with one field replaced.
+std::string LlamaConfig(const std::string& layers) {
+  return R"({"model_type": "llama", "hidden_size": 4096, "num_hidden_layers": )" + layers +
+         R"(, "num_attention_heads": 32, "num_key_value_heads": 32, "intermediate_size": 11008,
+  "vocab_size": 32000, "max_position_embeddings": 4096, "torch_dtype": "float16"})";
+}
+
+// A .safetensors file whose 8-byte little-endian header length (1000) exceeds the file.
+std::string TruncatedSafetensors() {
+  std::string s(8, '\0');
+  std::uint64_t n = 1000;
+  for (int i = 0; i < 8; ++i) s[static_cast<size_t>(i)] = static_cast<char>((n >> (8 * i)) & 0xFF);
+  return s + R"({"a":)";
+}
+
+// ---------------------------------------------------------------------------------------------
+// Bad input: exit 2, empty stdout, stderr "error: FIELD: ..." naming the field.
+
+struct BadCase {
+  std::string name;
+  std::vector<std::string> args;
+  std::vector<std::string> stderr_has;  // the field first, then other parts of the message
+};
+
+TEST(CliBadInput, ExitTwoNothingOnStdoutFieldOnStderr) {
+  TempDir dir;
+  const std::string bad_json = dir.Write("bad/config.json", R"({"hidden_size": 4096,)");
+  const std::string neg_layers = dir.Write("neg/config.json", LlamaConfig("-4"));
+  const std::string trunc = dir.Write("trunc/model.safetensors", TruncatedSafetensors());
+  const std::string bad_csv =
+      dir.Write("prices.csv", std::string(kInstanceHeader) + "\n" +
+                                  InstanceRow("testcloud", "t.1", "55.04") + "\n" +
+                                  InstanceRow("testcloud", "t.2", "abc") + "\n");
+  const std::string no_config_dir = (dir.path() / "empty").string();
+  fs::create_directories(no_config_dir);
+  const std::string not_a_model = dir.Write("model.txt", "hello");
+
+  const BadCase cases[] = {
+      {"unknown model", {"memory", "--model", "llama-9000b"}, {"--model", "did you mean"}},
+      {"empty model", {"memory", "--model", ""}, {"--model"}},
+      {"malformed config.json", {"memory", "--model", bad_json}, {bad_json, "malformed JSON"}},
+      {"negative num_hidden_layers", {"memory", "--model", neg_layers},
+       {"num_hidden_layers", "-4"}},
+      {"truncated safetensors", {"memory", "--model", trunc}, {trunc, "truncated"}},
+      {"directory without config.json", {"memory", "--model", no_config_dir},
+       {"--model", "config.json"}},
+      {"not a model file", {"memory", "--model", not_a_model}, {"--model"}},
+      {"zero GPUs", {"memory", "--gpus", "0"}, {"--gpus", "got 0"}},
+      {"negative GPUs", {"memory", "--gpus", "-2"}, {"--gpus"}},
+      {"GPUs not a multiple of tp", {"memory", "--train", "--gpus", "3", "--tp", "2"},
+       {"--gpus", "tp 2"}},
+      {"negative batch", {"memory", "--batch", "-3"}, {"--batch", "-3"}},
+      {"zero tp", {"memory", "--tp", "0"}, {"--tp", "got 0"}},
+      {"zero pp", {"memory", "--pp", "0"}, {"--pp"}},
+      {"headroom above 1", {"memory", "--headroom", "1.5"}, {"--headroom", "1.5"}},
+      {"headroom 0", {"memory", "--headroom", "0"}, {"--headroom"}},
+      {"ZeRO stage 5", {"memory", "--zero", "5"}, {"--zero"}},
+      {"unknown method", {"memory", "--method", "dpo"}, {"--method", "dpo"}},
+      {"unknown engine", {"memory", "--infer", "--engine", "foo"}, {"--engine", "foo"}},
+      {"zero context", {"memory", "--infer", "--context", "0"}, {"--context"}},
+      // "H100-SXM" is an alias in data/gpus.csv; a typo of it is unknown.
+      {"unknown GPU for memory", {"memory", "--gpu", "H100-SXM6"}, {"--gpu", "did you mean"}},
+      {"unknown GPU for instances", {"instances", "--gpu", "NOPE"}, {"--gpu", "NOPE"}},
+      {"unknown cloud", {"instances", "--cloud", "awz"}, {"--cloud", "did you mean \"aws\""}},
+      {"negative min GPU memory", {"instances", "--min-gpu-memory", "-1"}, {"--min-gpu-memory"}},
+      {"missing catalog file", {"--catalog", "/nonexistent.csv", "gpus"},
+       {"--catalog", "/nonexistent.csv"}},
+      {"malformed catalog file", {"--catalog", bad_csv, "instances"},
+       {bad_csv + ":3:14 (price_on_demand)", "abc"}},
+      {"unknown currency", {"--currency", "EUR", "gpus"}, {"--currency", "EUR"}},
+      {"zero exchange rate", {"--usd-per-cny", "0", "gpus"}, {"--usd-per-cny"}},
+  };
+  for (const auto& c : cases) {
+    SCOPED_TRACE(c.name + ": gpuplan " + Join(c.args));
+    RunResult r = RunCli(c.args);
+    EXPECT_EQ(r.exit_code, kExitBadInput) << r.Describe();
+    EXPECT_TRUE(r.out.empty()) << "partial output on stdout:\n" << r.Describe();
+    EXPECT_EQ(r.err.rfind("error: ", 0), 0u) << r.Describe();
+    // The field comes right after "error: ".
+    ASSERT_FALSE(c.stderr_has.empty());
+    for (const auto& part : c.stderr_has) {
+      EXPECT_TRUE(Has(r.err, part)) << "stderr lacks \"" << part << "\":\n" << r.Describe();
+    }
+    EXPECT_EQ(r.err.find('\n'), r.err.size() - 1) << "one line expected:\n" << r.Describe();
+  }
+}
+
+// CLI11's own parse errors (unknown subcommand or flag, a value of the wrong type).
+TEST(CliBadInput, ParseErrorsExitTwo) {
+  const std::vector<std::vector<std::string>> cases = {
+      {"bogus"},
+      {"gpus", "--bogus"},
+      {"memory", "--gpus", "abc"},
+      {"memory", "--headroom", "lots"},
+      {"memory", "--model"},  // missing value
+      {"--json", "bogus"},
+  };
+  for (const auto& args : cases) {
+    SCOPED_TRACE("gpuplan " + Join(args));
+    RunResult r = RunCli(args);
+    EXPECT_EQ(r.exit_code, kExitBadInput) << r.Describe();
+    EXPECT_TRUE(r.out.empty()) << r.Describe();
+    EXPECT_FALSE(r.err.empty()) << r.Describe();
+  }
+}
+
+TEST(CliBadInput, JsonErrorOnStderr) {
+  struct Case {
+    std::vector<std::string> args;
+    const char* code;
+    const char* field;
+  };
+  const Case cases[] = {
+      {{"--json", "memory", "--model", "nope"}, "not_found", "--model"},
+      {{"--json", "memory", "--gpus", "0"}, "invalid_argument", "--gpus"},
+      {{"--json", "instances", "--cloud", "awz"}, "not_found", "--cloud"},
+      {{"--json", "--catalog", "/nonexistent.csv", "gpus"}, "io_error", "--catalog"},
+  };
+  for (const auto& c : cases) {
+    SCOPED_TRACE("gpuplan " + Join(c.args));
+    RunResult r = RunCli(c.args);
+    EXPECT_EQ(r.exit_code, kExitBadInput) << r.Describe();
+    EXPECT_TRUE(r.out.empty()) << r.Describe();
+    nlohmann::json j = nlohmann::json::parse(r.err, nullptr, /*allow_exceptions=*/false);
+    ASSERT_FALSE(j.is_discarded()) << "stderr is not JSON:\n" << r.Describe();
+    ASSERT_TRUE(j.is_object());
+    ASSERT_TRUE(j.contains("error")) << j.dump();
+    const auto& e = j["error"];
+    ASSERT_TRUE(e.is_object());
+    for (const char* k : {"code", "field", "message", "hint"}) {
+      ASSERT_TRUE(e.contains(k) && e[k].is_string()) << k << " in " << j.dump();
+    }
+    EXPECT_EQ(e["code"], c.code);
+    EXPECT_EQ(e["field"], c.field);
+    EXPECT_FALSE(e["message"].get<std::string>().empty());
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Good input.
+
+TEST(CliGood, Gpus) {
+  RunResult r = RunCli({"gpus"});
+  ASSERT_EQ(r.exit_code, kExitOk) << r.Describe();
+  EXPECT_TRUE(r.err.empty()) << r.Describe();
+  EXPECT_TRUE(Has(r.out, "H100-SXM5-80GB")) << r.Describe();
+  EXPECT_TRUE(Has(r.out, "MI300X"));
+}
+
+// --json is a global flag: it goes before the subcommand (main.cc registers it on the app, and
+// subcommands do not fall through to it).
+TEST(CliGood, GpusJson) {
+  RunResult r = RunCli({"--json", "gpus"});
+  ASSERT_EQ(r.exit_code, kExitOk) << r.Describe();
+  EXPECT_TRUE(r.err.empty()) << r.Describe();
+  nlohmann::json j = nlohmann::json::parse(r.out, nullptr, false);
+  ASSERT_FALSE(j.is_discarded()) << r.Describe();
+  EXPECT_EQ(j["schema_version"], "1");
+  ASSERT_TRUE(j["catalog_as_of"].is_string());
+  EXPECT_EQ(j["catalog_as_of"].get<std::string>().size(), 10u);  // YYYY-MM-DD
+  EXPECT_EQ(j["currency"], "USD");
+  ASSERT_TRUE(j["accelerators"].is_array());
+  EXPECT_GE(j["accelerators"].size(), 30u);
+  bool found = false;
+  for (const auto& a : j["accelerators"]) {
+    if (a["id"] != "H100-SXM5-80GB") continue;
+    found = true;
+    // NVIDIA H100 datasheet (gpu_specs.csv): 80 GB, 3350 GB/s, 989.4 dense BF16.
+    EXPECT_NEAR(a["memory_gib"].get<double>(), 80, 1e-9);
+    EXPECT_NEAR(a["memory_bw_gbps"].get<double>(), 3350, 1e-6);
+    EXPECT_NEAR(a["bf16_tflops"].get<double>(), 989.4, 0.5);
+  }
+  EXPECT_TRUE(found);
+}
+
+TEST(CliGood, InstancesH100Aws) {
+  RunResult r = RunCli({"instances", "--gpu", "H100", "--cloud", "aws"});
+  ASSERT_EQ(r.exit_code, kExitOk) << r.Describe();
+  EXPECT_TRUE(r.err.empty()) << r.Describe();
+  EXPECT_TRUE(Has(r.out, "p5.48xlarge")) << r.Describe();  // data/instances/aws.csv
+
+  RunResult j = RunCli({"--json", "instances", "--gpu", "H100", "--cloud", "aws"});
+  ASSERT_EQ(j.exit_code, kExitOk) << j.Describe();
+  auto doc = nlohmann::json::parse(j.out, nullptr, false);
+  ASSERT_FALSE(doc.is_discarded()) << j.Describe();
+  EXPECT_EQ(doc["schema_version"], "1");
+  ASSERT_TRUE(doc["instances"].is_array());
+  EXPECT_FALSE(doc["instances"].empty());
+  for (const auto& i : doc["instances"]) {
+    EXPECT_EQ(i["cloud"], "aws");
+    EXPECT_EQ(i["accelerator"], "H100-SXM5-80GB");
+  }
+}
+
+TEST(CliGood, InstancesInCny) {
+  RunResult r =
+      RunCli({"--currency", "CNY", "instances", "--cloud", "alibaba", "--gpu", "A100-SXM4-40GB"});
+  ASSERT_EQ(r.exit_code, kExitOk) << r.Describe();
+  EXPECT_TRUE(Has(r.out, "in CNY")) << r.Describe();
+  // data/instances/alibaba.csv ecs.gn7-c12g1.3xlarge: 16.438356 CNY/h.
+  EXPECT_TRUE(Has(r.out, "\xC2\xA5" "16.44")) << r.Describe();
+}
+
+TEST(CliGood, CatalogOverride) {
+  TempDir dir;
+  const std::string csv =
+      dir.Write("prices.csv", std::string(kInstanceHeader) + "\n" +
+                                  InstanceRow("testcloud", "t.1", "55.04") + "\n");
+  RunResult r = RunCli({"--catalog", csv, "instances", "--cloud", "testcloud"});
+  ASSERT_EQ(r.exit_code, kExitOk) << r.Describe();
+  EXPECT_TRUE(Has(r.out, "t.1")) << r.Describe();
+  EXPECT_TRUE(Has(r.out, "$55.04")) << r.Describe();
+}
+
+TEST(CliGood, Models) {
+  RunResult r = RunCli({"models"});
+  ASSERT_EQ(r.exit_code, kExitOk) << r.Describe();
+  EXPECT_TRUE(r.err.empty()) << r.Describe();
+  EXPECT_TRUE(Has(r.out, "Llama-2-7B")) << r.Describe();
+  RunResult j = RunCli({"--json", "models"});
+  ASSERT_EQ(j.exit_code, kExitOk) << j.Describe();
+  auto doc = nlohmann::json::parse(j.out, nullptr, false);
+  ASSERT_FALSE(doc.is_discarded());
+  bool found = false;
+  for (const auto& m : doc["models"]) {
+    if (m["name"] != "Llama-2-7B") continue;
+    found = true;
+    // Llama-2-7B config: 6,738,415,616 parameters (STYLE.md 9).
+    EXPECT_EQ(m["params"].get<std::int64_t>(), 6738415616);
+  }
+  EXPECT_TRUE(found);
+}
+
+TEST(CliGood, MemoryLoraOnOneA100) {
+  RunResult r = RunCli({"memory", "--model", "llama-2-7b", "--train", "--gpus", "1", "--gpu",
+                     "A100-80GB", "--method", "lora"});
+  ASSERT_EQ(r.exit_code, kExitOk) << r.Describe();
+  EXPECT_TRUE(r.err.empty()) << r.Describe();
+  EXPECT_TRUE(Has(r.out, "Llama-2-7B")) << r.Describe();
+  EXPECT_TRUE(Has(r.out, "lora")) << r.Describe();
+  EXPECT_TRUE(Has(r.out, "A100-SXM4-80GB")) << r.Describe();
+}
+
+TEST(CliGood, MemoryFromConfigFile) {
+  TempDir dir;
+  const std::string cfg = dir.Write("llama/config.json", LlamaConfig("32"));
+  RunResult r = RunCli({"memory", "--model", cfg, "--train", "--method", "lora", "--gpus", "1",
+                     "--gpu", "H100"});
+  ASSERT_EQ(r.exit_code, kExitOk) << r.Describe();
+  EXPECT_TRUE(Has(r.out, "6.74B")) << r.Describe();  // same shape as Llama-2-7B
+}
+
+TEST(CliGood, NothingFitsExitsOne) {
+  RunResult r = RunCli({"memory", "--model", "llama-2-70b", "--infer", "--gpu", "T4", "--gpus", "1",
+                     "--tp", "1"});
+  EXPECT_EQ(r.exit_code, kExitNothingFits) << r.Describe();
+  EXPECT_TRUE(r.err.empty()) << r.Describe();
+  // The report still shows the breakdown and says what to try.
+  EXPECT_TRUE(Has(r.out, "Llama-2-70B")) << r.Describe();
+  EXPECT_TRUE(Has(r.out, "none")) << r.Describe();
+  EXPECT_TRUE(Has(r.out, "--quant")) << r.Describe();
+}
+
+TEST(CliGood, DefaultScenario) {
+  RunResult r = RunCli({});
+  ASSERT_EQ(r.exit_code, kExitOk) << r.Describe();
+  EXPECT_TRUE(r.err.empty()) << r.Describe();
+  EXPECT_TRUE(Has(r.out, "Llama-2-13B")) << r.Describe();
+  EXPECT_TRUE(Has(r.out, "Training")) << r.Describe();
+  EXPECT_TRUE(Has(r.out, "Serving")) << r.Describe();
+
+  RunResult j = RunCli({"--json"});
+  ASSERT_EQ(j.exit_code, kExitOk) << j.Describe();
+  auto doc = nlohmann::json::parse(j.out, nullptr, false);
+  ASSERT_FALSE(doc.is_discarded()) << j.Describe();
+  EXPECT_EQ(doc["schema_version"], "1");
+  EXPECT_TRUE(doc.contains("train"));
+  EXPECT_TRUE(doc.contains("infer"));
+}
+
+TEST(CliGood, GuideB4SaysWhatItLeavesOut) {
+  RunResult r = RunCli({"memory", "--model", "llama-2-7b", "--train", "--guide-b4", "--gpus", "1"});
+  ASSERT_EQ(r.exit_code, kExitOk) << r.Describe();
+  EXPECT_TRUE(Has(r.out, "master")) << r.Describe();
+  EXPECT_TRUE(Has(r.out, "leaves out")) << r.Describe();
+}
+
+TEST(CliGood, VersionAndHelp) {
+  RunResult v = RunCli({"--version"});
+  EXPECT_EQ(v.exit_code, kExitOk) << v.Describe();
+  EXPECT_TRUE(Has(v.out, "gpuplan")) << v.Describe();
+  RunResult h = RunCli({"--help"});
+  EXPECT_EQ(h.exit_code, kExitOk) << h.Describe();
+  EXPECT_TRUE(Has(h.out, "memory")) << h.Describe();
+}
+
+}  // namespace

@@ -1,0 +1,68 @@
+// Job descriptions for the planners: what to train (or serve), on what data, by when, for how
+// much, where. Parsed from a YAML job file or built from CLI flags; validated once here.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "gpuplan/estimate.h"
+#include "gpuplan/model.h"
+#include "gpuplan/result.h"
+#include "gpuplan/sizing.h"
+#include "gpuplan/units.h"
+
+namespace gpuplan {
+
+enum class Objective : std::uint8_t { kCost, kTime, kPareto };
+const char* ObjectiveName(Objective o);
+std::optional<Objective> ParseObjective(std::string_view s);
+
+struct TrainJobSpec {
+  std::string model_arg;  // as given (preset name, config.json path, .safetensors path)
+  ModelSpec model;
+  TrainMethod method = TrainMethod::kFull;
+  Precision precision = Precision::kBf16;
+  Optimizer optimizer = Optimizer::kAdamW;
+  int lora_rank = 16;
+  // Data: tokens, or samples x seq_len; times epochs.
+  double tokens = 0;       // total tokens per epoch (0 = from samples)
+  double samples = 0;      // samples (sequences / images) per epoch
+  double epochs = 1;
+  int seq_len = 0;         // 0 = model family default (LLM 4096 capped by max positions)
+  int global_batch = 0;    // sequences per step; 0 = family default (see DefaultGlobalBatch)
+  Bytes dataset;           // dataset size on disk; 0 = unknown
+  // Constraints.
+  std::optional<double> deadline_hours;
+  std::optional<double> budget;           // in `currency`, whole job
+  Currency currency = Currency::kUsd;
+  std::vector<std::string> clouds;        // empty = all
+  std::vector<std::string> regions;       // empty = all
+  std::vector<std::string> gpus;          // accelerator ids/aliases to consider; empty = all
+  bool spot_allowed = false;
+  double checkpoint_interval_hours = 1.0; // 0 = no checkpoints
+  Objective objective = Objective::kCost;
+  SizingPolicy host_policy = SizingPolicy::kDefault;
+  double headroom = 0.8;                  // B5
+  int max_nodes = 64;
+  int top = 5;                            // plans to print
+
+  double TotalTokens() const;             // tokens x epochs (or samples x seq_len x epochs)
+};
+
+// Sequences per step when the job does not say: ~1M tokens per step for LLM pretraining
+// (Llama/GPT-3 practice: 0.5-4M), 128 sequences for fine-tuning, 16 for LoRA; 256 images for
+// vision models.
+int DefaultGlobalBatch(const TrainJobSpec& job);
+
+// Parses a YAML job file (schema: docs/job-yaml.md). Errors name the YAML path
+// ("train.data.tokens") and the line. Resolves `model` through ResolveModel.
+Result<TrainJobSpec> ParseTrainJobYaml(std::string_view yaml_text, std::string_view label);
+
+// Parses sizes such as "2T", "500B", "1.5M" (tokens/samples) and "800GB", "1.2TB", "64GiB"
+// (bytes); durations "48h", "3d", "90m"; money "5000", "$5000", "¥30000".
+Result<double> ParseCount(std::string_view s, std::string_view field);
+Result<Bytes> ParseSize(std::string_view s, std::string_view field);
+Result<double> ParseHours(std::string_view s, std::string_view field);
+
+}  // namespace gpuplan

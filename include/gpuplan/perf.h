@@ -1,0 +1,106 @@
+// Performance model: calibration, the hardware a job runs on, and the training step time.
+// Pure functions; formulas and sources in docs/model.md.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "gpuplan/catalog.h"
+#include "gpuplan/estimate.h"
+#include "gpuplan/model.h"
+#include "gpuplan/result.h"
+#include "gpuplan/units.h"
+
+namespace gpuplan {
+
+// Achievable-efficiency constants with sources (data/calibration.csv; --calibration overrides).
+struct Calibration {
+  struct Entry {
+    std::string key;
+    double value = 0;
+    std::string source;
+  };
+  std::vector<Entry> entries;
+
+  // The value of `key`, or of `key.<keyword>` where keyword appears in `arch`; `fallback`
+  // when absent.
+  double Get(std::string_view key, double fallback) const;
+  double ForArch(std::string_view key, std::string_view arch, double fallback) const;
+  double GemmEfficiency(const Accelerator& a) const;
+};
+
+Result<Calibration> ParseCalibration(std::string_view text, std::string_view label);
+// The built-in table (data/calibration.csv).
+const Calibration& DefaultCalibration();
+
+// A simple trace of named terms for --explain. Null in the search loop.
+struct Trace {
+  struct Term {
+    std::string name;
+    std::string formula;
+    double value = 0;
+    std::string unit;
+  };
+  std::vector<Term> terms;
+  void Add(std::string name, std::string formula, double value, std::string unit) {
+    terms.push_back({std::move(name), std::move(formula), value, std::move(unit)});
+  }
+};
+
+// What the job runs on: the accelerator, the machine shape and its links.
+struct HardwareView {
+  const Accelerator* acc = nullptr;
+  int gpus_per_node = 8;
+  int nodes = 1;
+  IntraNodeLink intra = IntraNodeLink::kNvswitch;
+  InterNodeFabric inter = InterNodeFabric::kInfiniband;
+  // Per-GPU, per-direction bandwidths.
+  BytesPerSec intra_bw;
+  BytesPerSec inter_bw;
+  int gpus() const { return gpus_per_node * nodes; }
+};
+
+// Builds the view of `nodes` machines of `inst` (its accelerator must be `acc`).
+HardwareView HardwareFromInstance(const InstanceType& inst, const Accelerator& acc, int nodes);
+
+// A training job's size: what one step and the whole run process.
+struct TrainJob {
+  int global_batch = 0;        // sequences (samples) per step
+  double tokens = 0;           // tokens to train on in total (0 = unknown)
+  double samples = 0;          // samples in total for non-token models (0 = unknown)
+};
+
+struct StepTime {
+  Seconds compute;        // GEMMs + attention + element-wise, incl. recompute, all micro-batches
+  Seconds tp_comm;        // tensor/sequence/context-parallel collectives (exposed)
+  Seconds dp_comm;        // data-parallel / ZeRO collectives (exposed part)
+  Seconds dp_comm_total;  // before overlap
+  Seconds pp_comm;        // pipeline point-to-point (exposed)
+  Seconds ep_comm;        // MoE all-to-all (exposed)
+  Seconds bubble;         // pipeline fill/drain
+  Seconds optimizer;      // optimizer step
+  Seconds total;
+  Flop model_flops;       // per step, whole job: 6N-style + attention, no recompute
+  Flop hardware_flops;    // per step, whole job, including recompute
+  int num_microbatches = 1;
+  double mfu = 0;                  // model FLOPs / (time x GPUs x dense peak)
+  double tokens_per_s_per_gpu = 0;
+  double samples_per_s = 0;
+  bool valid = false;              // false when the layout cannot run (reason says why)
+  std::string reason;
+};
+
+// Training FLOPs per token (forward + backward = 3x forward; LoRA: frozen weights need no
+// weight gradients, so 2x forward for the base). `recompute` adds the recomputed forward.
+Flop TrainingFlopsPerToken(const ModelSpec& m, int seq_len, TrainMethod method, Recompute rc,
+                           bool include_recompute);
+
+// One training step (one global batch) on `hw` with layout `par` and options `opt`
+// (micro_batch, seq_len, recompute, precision, method). Pure.
+StepTime EstimateTrainStep(const ModelSpec& m, const Parallelism& par,
+                           const TrainMemoryOptions& opt, int global_batch,
+                           const HardwareView& hw, const Calibration& cal,
+                           Trace* trace = nullptr);
+
+}  // namespace gpuplan

@@ -1,0 +1,50 @@
+// The one prediction path for training: Evaluate(job, hardware, layout) -> memory + step time,
+// used by the planner's search, by `validate` and by `check`. Plus the layout search that
+// fills in what a user (or a validation case) leaves open.
+#pragma once
+
+#include <optional>
+#include <string>
+
+#include "gpuplan/estimate.h"
+#include "gpuplan/perf.h"
+
+namespace gpuplan {
+
+struct TrainEval {
+  MemoryBreakdown memory;  // per GPU
+  StepTime step;
+  bool fits = false;       // memory within headroom x device memory and the layout is valid
+  std::string why;         // when it does not fit or cannot run
+  double job_seconds = 0;  // whole job when the job's size is known
+};
+
+// Evaluates one layout. `headroom` is the usable fraction of device memory (B5: 0.8).
+TrainEval EvaluateTraining(const ModelSpec& m, const Parallelism& par,
+                           const TrainMemoryOptions& opt, const TrainJob& job,
+                           const HardwareView& hw, const Calibration& cal, double headroom,
+                           Trace* trace = nullptr);
+
+// What is fixed when searching layouts; empty fields are searched.
+struct LayoutConstraints {
+  std::optional<int> tp, pp, dp, cp, ep, vpp, zero_stage, micro_batch;
+  std::optional<Recompute> recompute;
+  std::optional<bool> sequence_parallel;
+};
+
+struct LayoutChoice {
+  Parallelism par;
+  TrainMemoryOptions opt;
+  TrainEval eval;
+  long evaluated = 0;  // layouts evaluated
+};
+
+// The fastest layout on `hw` (all of its GPUs) that fits memory, honouring `fixed`. Searches
+// TP within a node (divisors of heads), PP over divisors of layers, ZeRO 0-3, micro-batch
+// powers of two, recompute none/selective/full. Empty when nothing fits.
+std::optional<LayoutChoice> BestTrainLayout(const ModelSpec& m, const TrainMemoryOptions& base,
+                                            const TrainJob& job, const HardwareView& hw,
+                                            const Calibration& cal, double headroom,
+                                            const LayoutConstraints& fixed);
+
+}  // namespace gpuplan

@@ -1,0 +1,369 @@
+// Training step time: GEMM roofline with a size-dependent efficiency, FlashAttention, element-
+// wise passes at memory bandwidth, ring collectives over the link each group spans, the
+// pipeline bubble (p-1)/(v*m), ZeRO/FSDP traffic with overlap, and the optimizer step.
+// Sources: Narayanan et al. 2021 (Megatron PTD-P: FLOPs, bubble, TP comm), Korthikanti et al.
+// 2022 (selective recompute), Rajbhandari et al. 2020 (ZeRO traffic), NCCL ring algorithms
+// (2(n-1)/n bus factor), Dao 2023 (FlashAttention-2 efficiency). docs/model.md has each term.
+#include <algorithm>
+#include <cmath>
+#include <fmt/format.h>
+
+#include "gpuplan/perf.h"
+
+namespace gpuplan {
+
+namespace {
+
+// Per-direction bandwidth of one GPU's scale-up link. Vendors quote NVLink bidirectional.
+BytesPerSec IntraBandwidth(const Accelerator& acc, IntraNodeLink link) {
+  switch (link) {
+    case IntraNodeLink::kNvlink:
+    case IntraNodeLink::kNvswitch:
+    case IntraNodeLink::kInfinityFabric:
+    case IntraNodeLink::kNeuronLink:
+    case IntraNodeLink::kIci:
+      if (acc.intra_link_bw.value() > 0 && acc.intra_link.rfind("pcie", 0) != 0) {
+        return acc.intra_link_bw * 0.5;
+      }
+      [[fallthrough]];
+    case IntraNodeLink::kPcie:
+    case IntraNodeLink::kNone: {
+      // PCIe x16 per direction: gen3 16, gen4 32, gen5 64 GB/s (nominal, 128b/130b).
+      int gen = acc.pcie_gen > 0 ? acc.pcie_gen : 4;
+      return GBps(16.0 * std::pow(2.0, std::max(0, gen - 3)));
+    }
+  }
+  return GBps(32);
+}
+
+const char* LinkKey(IntraNodeLink l) {
+  switch (l) {
+    case IntraNodeLink::kNvlink:
+    case IntraNodeLink::kNvswitch: return "nvlink";
+    case IntraNodeLink::kInfinityFabric: return "infinity-fabric";
+    case IntraNodeLink::kNeuronLink:
+    case IntraNodeLink::kIci: return "nvlink";
+    case IntraNodeLink::kPcie:
+    case IntraNodeLink::kNone: return "pcie";
+  }
+  return "pcie";
+}
+
+const char* FabricKey(InterNodeFabric f) {
+  switch (f) {
+    case InterNodeFabric::kInfiniband: return "infiniband";
+    case InterNodeFabric::kEfa: return "efa";
+    case InterNodeFabric::kRoce:
+    case InterNodeFabric::kErdma: return "roce";
+    case InterNodeFabric::kGpuDirectTcpx: return "efa";
+    case InterNodeFabric::kNone: return "tcp";
+  }
+  return "tcp";
+}
+
+struct Ctx {
+  const Accelerator& acc;
+  double peak;       // FLOP/s at the training precision
+  double gemm_eff;
+  double knee;       // FLOP/byte
+  double hbm;        // bytes/s achievable
+  double attn_eff;
+  double kernel_s;
+};
+
+// One GEMM (M x K) x (K x N) in 16-bit: roofline with a size-dependent efficiency. Small
+// GEMMs (low arithmetic intensity, partial waves) reach a fraction of the asymptotic rate:
+// eff = eff_max * I / (I + knee), I = FLOPs / bytes.
+double GemmSeconds(const Ctx& c, double M, double N, double K, double elem_bytes) {
+  if (M <= 0 || N <= 0 || K <= 0) return 0;
+  double flops = 2 * M * N * K;
+  double bytes = elem_bytes * (M * K + K * N + M * N);
+  double intensity = flops / bytes;
+  double eff = c.gemm_eff * intensity / (intensity + c.knee);
+  return std::max(flops / (c.peak * eff), bytes / c.hbm) + c.kernel_s;
+}
+
+// Ring all-reduce (or reduce-scatter + all-gather) of `bytes` over n ranks.
+double AllReduceSeconds(double bytes, int n, double bw, double latency_s) {
+  if (n <= 1 || bytes <= 0) return 0;
+  return 2.0 * (n - 1) / n * bytes / bw + 2.0 * (n - 1) * latency_s;
+}
+double AllGatherSeconds(double bytes, int n, double bw, double latency_s) {
+  if (n <= 1 || bytes <= 0) return 0;
+  return 1.0 * (n - 1) / n * bytes / bw + (n - 1) * latency_s;
+}
+
+}  // namespace
+
+HardwareView HardwareFromInstance(const InstanceType& inst, const Accelerator& acc, int nodes) {
+  HardwareView hw;
+  hw.acc = &acc;
+  hw.gpus_per_node = std::max(1, inst.accelerator_count);
+  hw.nodes = std::max(1, nodes);
+  hw.intra = inst.intra_node_link;
+  hw.inter = inst.inter_node_fabric;
+  hw.intra_bw = IntraBandwidth(acc, inst.intra_node_link == IntraNodeLink::kNone
+                                        ? IntraNodeLink::kPcie
+                                        : inst.intra_node_link);
+  double node_bits = inst.inter_node_bw ? inst.inter_node_bw->value() : inst.network.value();
+  hw.inter_bw = BytesPerSec(node_bits / 8.0 / hw.gpus_per_node);
+  return hw;
+}
+
+Flop TrainingFlopsPerToken(const ModelSpec& m, int seq_len, TrainMethod method, Recompute rc,
+                           bool include_recompute) {
+  ParamCounts pc = CountParams(m);
+  // Matmul parameters touched per token: active params minus input embeddings (a lookup).
+  double matmul = static_cast<double>(pc.active - pc.embedding);
+  if (m.tied_embeddings && m.is_decoder_llm()) matmul += static_cast<double>(m.vocab * m.hidden);
+  if (!m.is_transformer() && m.gflops_per_sample) {
+    return Flop(0);  // per-sample models use gflops_per_sample instead
+  }
+  double fwd = 2 * matmul;
+  // Attention scores and weighted sum: 2 x 2 x s x (heads x head_dim) per layer per token
+  // (the full-square convention of Narayanan et al. 2021).
+  double qdim = m.mla ? static_cast<double>(m.heads) * (m.mla->qk_nope_head_dim + m.mla->qk_rope_head_dim)
+                      : static_cast<double>(m.heads) * m.head_dim;
+  double attn = 4.0 * m.layers * seq_len * qdim;
+  fwd += attn;
+  bool peft = method == TrainMethod::kLora || method == TrainMethod::kQlora;
+  double total = peft ? 2 * (fwd - attn) + 3 * attn : 3 * fwd;  // frozen weights: no wgrad
+  if (include_recompute) {
+    if (rc == Recompute::kFull) total += fwd;
+    if (rc == Recompute::kSelective) total += attn;
+  }
+  return Flop(total);
+}
+
+StepTime EstimateTrainStep(const ModelSpec& m, const Parallelism& par,
+                           const TrainMemoryOptions& opt, int global_batch,
+                           const HardwareView& hw, const Calibration& cal, Trace* trace) {
+  StepTime st;
+  const Accelerator& acc = *hw.acc;
+  const int tp = std::max(1, par.tp), pp = std::max(1, par.pp), dp = std::max(1, par.dp);
+  const int cp = std::max(1, par.cp), ep = std::max(1, par.ep);
+  const int gpus = tp * pp * dp * cp;
+  const int b = std::max(1, opt.micro_batch);
+  if (global_batch % (b * dp) != 0) {
+    st.reason = fmt::format("global batch {} is not a multiple of micro-batch {} x dp {}",
+                            global_batch, b, dp);
+    return st;
+  }
+  const int mb = global_batch / (b * dp);
+  st.num_microbatches = mb;
+  const Precision math = opt.precision;
+  auto peak_opt = acc.PeakFor(math == Precision::kFp32 ? Precision::kTf32 : math);
+  if (!peak_opt) {
+    st.reason = std::string("no ") + PrecisionName(math) + " peak for " + acc.id;
+    return st;
+  }
+  // fp8 training keeps attention and element-wise work in bf16; GEMMs run at the fp8 rate.
+  Ctx c{acc, peak_opt->value(), cal.GemmEfficiency(acc), cal.Get("gemm_knee_flops_per_byte", 160),
+        acc.memory_bw.value() * cal.Get("hbm_efficiency", 0.8), cal.Get("attention_efficiency", 0.55),
+        cal.Get("kernel_overhead_us", 4) * 1e-6};
+  const double bf16_peak = acc.PeakFor(Precision::kBf16).value_or(*peak_opt).value();
+  if (math == Precision::kFp8 && acc.fp8) c.gemm_eff *= cal.Get("fp8_gemm_efficiency_factor", 0.7);
+  const double e = math == Precision::kFp32 ? 4.0 : 2.0;  // activation bytes
+  const double gemm_e = math == Precision::kFp8 ? 1.0 : e;
+
+  const double s = std::max(1, opt.seq_len / cp);
+  const double T = b * s;  // tokens per micro-batch on this GPU
+  const double h = static_cast<double>(m.hidden);
+  const bool peft = opt.method == TrainMethod::kLora || opt.method == TrainMethod::kQlora;
+  const double bwd_factor = peft ? 1.0 : 2.0;  // frozen weights: dgrad only
+
+  // ---- compute per micro-batch for the most loaded stage --------------------------------------
+  double layer_fwd = 0, attn_fwd = 0, elem_fwd = 0;
+  const int layers_here = (m.layers + pp - 1) / pp;
+  if (m.is_transformer() && m.layers > 0 && h > 0) {
+    const double q = m.mla ? static_cast<double>(m.heads) * (m.mla->qk_nope_head_dim + m.mla->qk_rope_head_dim)
+                           : static_cast<double>(m.heads) * m.head_dim;
+    const double kv = m.mla ? 0 : static_cast<double>(m.kv_heads) * m.head_dim;
+    const double vdim = m.mla ? static_cast<double>(m.heads) * m.mla->v_head_dim : q;
+    if (m.mla) {
+      const MlaSpec& a = *m.mla;
+      if (a.q_lora_rank > 0) {
+        layer_fwd += GemmSeconds(c, T, a.q_lora_rank, h, gemm_e);
+        layer_fwd += GemmSeconds(c, T, q / tp, a.q_lora_rank, gemm_e);
+      } else {
+        layer_fwd += GemmSeconds(c, T, q / tp, h, gemm_e);
+      }
+      layer_fwd += GemmSeconds(c, T, a.kv_lora_rank + a.qk_rope_head_dim, h, gemm_e);
+      layer_fwd += GemmSeconds(c, T, m.heads * (a.qk_nope_head_dim + a.v_head_dim) / tp,
+                               a.kv_lora_rank, gemm_e);
+    } else {
+      layer_fwd += GemmSeconds(c, T, (q + 2 * kv) / tp, h, gemm_e);
+    }
+    layer_fwd += GemmSeconds(c, T, h, vdim / tp, gemm_e);  // output projection
+    // MLP (dense or MoE, averaged over layers).
+    int moe_layers = 0;
+    if (m.moe) {
+      for (int i = 0; i < m.layers; ++i) {
+        if (i >= m.moe->dense_layers && (i + 1) % std::max(1, m.moe->moe_every) == 0) ++moe_layers;
+      }
+    }
+    const double moe_frac = m.layers > 0 ? static_cast<double>(moe_layers) / m.layers : 0;
+    const double f = static_cast<double>(m.ffn_hidden);
+    const double up = (m.gated_mlp ? 2.0 : 1.0);
+    double dense_mlp = 0, moe_mlp = 0;
+    if (f > 0) {
+      dense_mlp = GemmSeconds(c, T, up * f / tp, h, gemm_e) + GemmSeconds(c, T, h, f / tp, gemm_e);
+    }
+    if (m.moe) {
+      const MoeSpec& x = *m.moe;
+      const double ef = static_cast<double>(x.expert_ffn);
+      // Tokens reaching one local expert: T x top_k x ep / experts (balanced routing); each
+      // GPU holds experts / ep experts.
+      const double local_experts = std::max(1.0, static_cast<double>(x.experts) / ep);
+      const double tok = T * x.top_k * ep / x.experts;
+      moe_mlp = local_experts * (GemmSeconds(c, tok, 2 * ef / tp, h, gemm_e) +
+                                 GemmSeconds(c, tok, h, ef / tp, gemm_e));
+      double sf = static_cast<double>(x.shared_ffn > 0 ? x.shared_ffn : x.expert_ffn);
+      for (int i = 0; i < x.shared_experts; ++i) {
+        moe_mlp += GemmSeconds(c, T, 2 * sf / tp, h, gemm_e) + GemmSeconds(c, T, h, sf / tp, gemm_e);
+      }
+      moe_mlp += GemmSeconds(c, T, x.experts, h, gemm_e);  // router
+    }
+    layer_fwd += (1 - moe_frac) * dense_mlp + moe_frac * moe_mlp;
+    // Attention core. FlashAttention: causal half of 4 s^2 b (heads x head_dim) at attention
+    // efficiency (bf16). Without it, the score matrix is written and read at HBM bandwidth.
+    const double attn_flops = 4.0 * b * s * s * q / tp * 0.5 * cp;
+    attn_fwd = attn_flops / (bf16_peak * c.attn_eff);
+    if (!opt.flash_attention) {
+      attn_fwd = 4.0 * b * s * s * q / tp / (bf16_peak * c.gemm_eff) +
+                 6.0 * b * m.heads / tp * s * s * 2.0 / c.hbm;
+    }
+    // Element-wise passes (norms, residuals, activation, rotary, dropout) over token x hidden,
+    // plus the MLP activation over token x ffn.
+    const double passes = opt.fused_kernels ? cal.Get("elementwise_passes_fused", 10)
+                                            : cal.Get("elementwise_passes_eager", 24);
+    const double hidden_here = par.sequence_parallel ? h / tp : h;
+    double mlp_act = m.moe ? static_cast<double>(m.moe->expert_ffn) * (m.moe->top_k + m.moe->shared_experts) : f;
+    elem_fwd = (passes * T * hidden_here + 5.0 * T * mlp_act / tp) * e / c.hbm +
+               cal.Get("kernels_per_layer", 24) * c.kernel_s * 0.5;
+  }
+  double per_layer_fwd = layer_fwd + attn_fwd + elem_fwd;
+  double per_layer_bwd = bwd_factor * layer_fwd + cal.Get("attention_backward_factor", 2.5) * attn_fwd +
+                         2.0 * elem_fwd;
+  double per_layer_recompute = 0;
+  if (opt.recompute == Recompute::kFull) per_layer_recompute = per_layer_fwd;
+  if (opt.recompute == Recompute::kSelective) per_layer_recompute = attn_fwd;
+  // LM head on the last stage (forward + backward); non-transformers from FLOPs per sample.
+  double head = 0;
+  if (m.is_decoder_llm() && m.vocab > 0) {
+    head = (1 + bwd_factor) * GemmSeconds(c, T, static_cast<double>(m.vocab) / tp, h, gemm_e) +
+           3.0 * T * static_cast<double>(m.vocab) / tp * 4.0 / c.hbm;  // softmax/CE in fp32
+  }
+  double micro = layers_here * (per_layer_fwd + per_layer_bwd + per_layer_recompute) + head;
+  if (!m.is_transformer() || m.layers == 0) {
+    if (!m.gflops_per_sample) {
+      st.reason = "model has neither a transformer shape nor FLOPs per sample";
+      return st;
+    }
+    double flops = 3.0 * *m.gflops_per_sample * 1e9 * b / (tp * pp);
+    micro = flops / (c.peak * c.gemm_eff * 0.6);  // convolutions run below GEMM efficiency
+  }
+  st.compute = Seconds(micro * mb);
+
+  // ---- tensor parallel: 2 all-reduces per layer forward, 2 backward (+2 recompute) -------------
+  const bool tp_in_node = tp <= hw.gpus_per_node;
+  const double intra_bw = hw.intra_bw.value() * cal.Get(std::string("link_efficiency.") + LinkKey(hw.intra), 0.7);
+  const double inter_bw = hw.inter_bw.value() * cal.Get(std::string("link_efficiency.") + FabricKey(hw.inter), 0.7);
+  const double lat_intra = cal.Get("link_latency_us.intra", 5) * 1e-6;
+  const double lat_inter = cal.Get("link_latency_us.inter", 15) * 1e-6;
+  if (tp > 1 && m.is_transformer()) {
+    double bytes = T * h * e;
+    double one = AllReduceSeconds(bytes, tp, tp_in_node ? intra_bw : inter_bw,
+                                  tp_in_node ? lat_intra : lat_inter);
+    double per_layer = (4 + (opt.recompute == Recompute::kFull ? 2 : 0)) * one;
+    st.tp_comm = Seconds(per_layer * layers_here * mb);
+  }
+  if (cp > 1 && m.is_transformer()) {
+    // Ring attention passes K and V around the CP group, partly hidden behind attention.
+    double kvb = T * 2 * (m.kv_heads * m.head_dim) * e;
+    double ring = AllGatherSeconds(kvb * cp, cp, tp * cp <= hw.gpus_per_node ? intra_bw : inter_bw,
+                                   lat_inter);
+    double exposed = std::max(0.0, 3 * ring - (1 + 2.5) * attn_fwd);
+    st.tp_comm += Seconds(exposed * layers_here * mb);
+  }
+  // ---- MoE all-to-all: dispatch + combine, forward and backward ------------------------------
+  if (m.moe && ep > 1) {
+    double bytes = T * m.moe->top_k * h * e * (ep - 1.0) / ep;
+    bool in_node = tp * ep <= hw.gpus_per_node;
+    double a2a = bytes / (in_node ? intra_bw : inter_bw) + (ep - 1) * (in_node ? lat_intra : lat_inter);
+    st.ep_comm = Seconds(4 * a2a * layers_here * mb);
+  }
+  // ---- pipeline: bubble (p-1)/(v m) of the ideal time, plus fill/drain point-to-point ---------
+  if (pp > 1) {
+    double vpp = std::max(1, par.vpp);
+    st.bubble = Seconds(micro * (pp - 1) / vpp);
+    bool stage_in_node = tp * cp * dp * pp <= hw.gpus_per_node;
+    double p2p = T * h * e / (stage_in_node ? intra_bw : inter_bw);
+    st.pp_comm = Seconds(2 * (pp - 1) * p2p);
+  }
+  // ---- data parallel / ZeRO ---------------------------------------------------------------------
+  ParamCounts pc = CountParams(m);
+  double trained = peft ? static_cast<double>(LoraParams(m, opt.lora_rank, opt.lora_targets))
+                        : static_cast<double>(pc.total);
+  double local_params = trained / (tp * pp);
+  if (m.moe && ep > 1 && !peft) local_params = local_params * 0.5 + local_params * 0.5 / ep;
+  double grad_bytes = peft ? 4.0 : BytesPerElement(opt.grad_dtype.value_or(math == Precision::kFp8 ? Precision::kBf16 : math));
+  if (math == Precision::kFp32) grad_bytes = 4.0;
+  const int dp_span = tp * cp * dp;
+  const bool dp_in_node = dp_span <= hw.gpus_per_node;
+  const double dp_bw = dp_in_node ? intra_bw : inter_bw;
+  const double dp_lat = dp_in_node ? lat_intra : lat_inter;
+  double dp_time = 0;
+  if (dp > 1) {
+    double gb = local_params * grad_bytes;
+    if (par.zero_stage >= 3 && !peft) {
+      // FSDP/ZeRO-3: all-gather the weights for forward and again for backward of every
+      // micro-batch (they are resharded in between), reduce-scatter gradients once per step.
+      double wb = local_params * 2.0;
+      dp_time = mb * 2 * AllGatherSeconds(wb, dp, dp_bw, dp_lat) +
+                AllGatherSeconds(gb, dp, dp_bw, dp_lat);
+    } else {
+      dp_time = AllReduceSeconds(gb, dp, dp_bw, dp_lat);
+    }
+  }
+  st.dp_comm_total = Seconds(dp_time);
+  double bwd_time = layers_here * per_layer_bwd;  // last micro-batch's backward hides the sync
+  double overlap = par.zero_stage >= 3 ? cal.Get("zero3_overlap", 0.7) * st.compute.value()
+                                       : cal.Get("dp_overlap", 0.8) * bwd_time;
+  st.dp_comm = Seconds(std::max(0.0, dp_time - overlap));
+  // ---- optimizer step --------------------------------------------------------------------------
+  double opt_params = local_params / (par.zero_stage >= 1 ? dp : 1);
+  st.optimizer = Seconds(opt_params * cal.Get("optimizer_bytes_per_param", 32) / c.hbm);
+
+  st.total = st.compute + st.tp_comm + st.dp_comm + st.pp_comm + st.ep_comm + st.bubble + st.optimizer;
+  // ---- throughput and MFU ----------------------------------------------------------------------
+  double tokens_step = static_cast<double>(global_batch) * opt.seq_len;
+  if (m.is_transformer() && m.layers > 0) {
+    st.model_flops = TrainingFlopsPerToken(m, opt.seq_len, opt.method, opt.recompute, false) * tokens_step;
+    st.hardware_flops = TrainingFlopsPerToken(m, opt.seq_len, opt.method, opt.recompute, true) * tokens_step;
+  } else if (m.gflops_per_sample) {
+    st.model_flops = Flop(3.0 * *m.gflops_per_sample * 1e9 * global_batch);
+    st.hardware_flops = st.model_flops;
+  }
+  double t = st.total.value();
+  if (t > 0) {
+    st.mfu = st.model_flops.value() / (t * gpus * peak_opt->value());
+    st.tokens_per_s_per_gpu = tokens_step / t / gpus;
+    st.samples_per_s = global_batch / t;
+  }
+  st.valid = t > 0;
+  if (trace) {
+    trace->Add("micro-batches per step", "global_batch / (micro_batch x dp)", mb, "");
+    trace->Add("compute", "m x layers/pp x (fwd + bwd + recompute) + LM head", st.compute.value(), "s");
+    trace->Add("TP communication", "4 all-reduces of b s h bytes per layer, ring 2(t-1)/t", st.tp_comm.value(), "s");
+    trace->Add("DP communication (total)", "ring all-reduce of gradients (ZeRO-3: 2 all-gathers + reduce-scatter)", st.dp_comm_total.value(), "s");
+    trace->Add("DP communication (exposed)", "total - overlap x backward", st.dp_comm.value(), "s");
+    trace->Add("pipeline bubble", "(p-1)/v x one micro-batch", st.bubble.value(), "s");
+    trace->Add("optimizer step", "params/(tp pp [dp]) x 32 B / HBM", st.optimizer.value(), "s");
+    trace->Add("step time", "sum of the above", t, "s");
+    trace->Add("MFU", "6N+attention FLOPs / (step x GPUs x peak)", st.mfu, "");
+  }
+  return st;
+}
+
+}  // namespace gpuplan

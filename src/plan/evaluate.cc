@@ -1,0 +1,113 @@
+#include <algorithm>
+#include <fmt/format.h>
+
+#include "gpuplan/plan.h"
+
+namespace gpuplan {
+
+TrainEval EvaluateTraining(const ModelSpec& m, const Parallelism& par,
+                           const TrainMemoryOptions& opt, const TrainJob& job,
+                           const HardwareView& hw, const Calibration& cal, double headroom,
+                           Trace* trace) {
+  TrainEval ev;
+  TrainMemoryOptions o = opt;
+  const int dp = std::max(1, par.dp);
+  const int b = std::max(1, o.micro_batch);
+  if (job.global_batch > 0) o.num_microbatches = std::max(1, job.global_batch / (b * dp));
+  ev.memory = EstimateTrainingMemory(m, par, o);
+  const double limit = hw.acc->memory.value() * headroom;
+  if (ev.memory.Total().value() > limit) {
+    ev.why = fmt::format("needs {:.1f} GiB per GPU, {:.0f}% of {:.0f} GiB is {:.1f} GiB",
+                         ToGiB(ev.memory.Total()), headroom * 100, ToGiB(hw.acc->memory),
+                         limit / kBytesPerGiB);
+  }
+  ev.step = EstimateTrainStep(m, par, o, job.global_batch, hw, cal, trace);
+  if (!ev.step.valid && ev.why.empty()) ev.why = ev.step.reason;
+  ev.fits = ev.why.empty();
+  if (ev.step.valid) {
+    const double gpus = par.gpus();
+    if (job.tokens > 0 && ev.step.tokens_per_s_per_gpu > 0) {
+      ev.job_seconds = job.tokens / (ev.step.tokens_per_s_per_gpu * gpus);
+    } else if (job.samples > 0 && ev.step.samples_per_s > 0) {
+      ev.job_seconds = job.samples / ev.step.samples_per_s;
+    }
+  }
+  return ev;
+}
+
+namespace {
+
+std::vector<int> Divisors(int n, int cap) {
+  std::vector<int> d;
+  for (int i = 1; i <= std::min(n, cap); ++i) {
+    if (n % i == 0) d.push_back(i);
+  }
+  return d;
+}
+
+}  // namespace
+
+std::optional<LayoutChoice> BestTrainLayout(const ModelSpec& m, const TrainMemoryOptions& base,
+                                            const TrainJob& job, const HardwareView& hw,
+                                            const Calibration& cal, double headroom,
+                                            const LayoutConstraints& fixed) {
+  const int gpus = hw.gpus();
+  std::optional<LayoutChoice> best;
+  long evaluated = 0;
+  std::vector<int> tps = fixed.tp ? std::vector<int>{*fixed.tp}
+                                  : Divisors(std::max(1, m.heads > 0 ? m.heads : 1), hw.gpus_per_node);
+  std::vector<int> pps = fixed.pp ? std::vector<int>{*fixed.pp}
+                                  : Divisors(std::max(1, m.layers > 0 ? m.layers : 1), 64);
+  std::vector<int> zeros = fixed.zero_stage ? std::vector<int>{*fixed.zero_stage}
+                                            : std::vector<int>{0, 1, 2, 3};
+  std::vector<Recompute> rcs = fixed.recompute
+                                   ? std::vector<Recompute>{*fixed.recompute}
+                                   : std::vector<Recompute>{Recompute::kNone, Recompute::kSelective,
+                                                            Recompute::kFull};
+  const int cp = fixed.cp.value_or(1);
+  for (int tp : tps) {
+   for (int vpp_try : {1, 2, 3, 4, 8}) {
+    if (tp > gpus) continue;
+    for (int pp : pps) {
+      if (gpus % (tp * pp * cp) != 0) continue;
+      const int dp = gpus / (tp * pp * cp);
+      if (fixed.dp && *fixed.dp != dp) continue;
+      // Interleaved stages need pp > 1 and layers divisible by pp x vpp.
+      const int vpp = fixed.vpp.value_or(vpp_try);
+      if (fixed.vpp && vpp_try != 1) continue;
+      if (vpp > 1 && (pp == 1 || m.layers % (pp * vpp) != 0)) continue;
+      for (int z : zeros) {
+        if (dp == 1 && z > 0) continue;
+        for (Recompute rc : rcs) {
+          for (int b = 1; b <= 64; b *= 2) {
+            if (fixed.micro_batch && b != *fixed.micro_batch) continue;
+            if (job.global_batch > 0 && job.global_batch % (b * dp) != 0) break;
+            Parallelism par;
+            par.tp = tp;
+            par.pp = pp;
+            par.dp = dp;
+            par.cp = cp;
+            par.ep = fixed.ep.value_or(1);
+            par.vpp = vpp;
+            par.zero_stage = z;
+            par.sequence_parallel = fixed.sequence_parallel.value_or(tp > 1);
+            TrainMemoryOptions o = base;
+            o.micro_batch = b;
+            o.recompute = rc;
+            TrainEval ev = EvaluateTraining(m, par, o, job, hw, cal, headroom);
+            ++evaluated;
+            if (!ev.fits) break;  // larger micro-batches need more memory
+            if (!best || ev.step.total < best->eval.step.total) {
+              best = LayoutChoice{par, o, ev, 0};
+            }
+          }
+        }
+      }
+    }
+   }
+  }
+  if (best) best->evaluated = evaluated;
+  return best;
+}
+
+}  // namespace gpuplan
