@@ -14,6 +14,9 @@ using Runner = std::function<Result<Output>()>;
 void RegisterCatalogCommands(CLI::App& app, GlobalOptions& g, Runner& run);
 void RegisterMemoryCommand(CLI::App& app, GlobalOptions& g, Runner& run);
 void RegisterValidateCommand(CLI::App& app, GlobalOptions& g, Runner& run);
+void RegisterPlanCommand(CLI::App& app, GlobalOptions& g, Runner& run);
+// `plan train` on the default scenario (guide B16).
+Result<Output> RunPlanTrainDefault(const GlobalOptions& g);
 // The default job when no subcommand is given (the guides' B16 NLP scenario).
 Result<Output> RunDefaultScenario(const GlobalOptions& g);
 

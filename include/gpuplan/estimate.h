@@ -108,6 +108,7 @@ struct TrainMemoryOptions {
   std::optional<double> largest_layer_params;
   RuntimeReserve reserve;
   bool include_runtime = true;  // false = model tensors only (formula comparisons)
+  bool notes = true;            // false in search loops: no strings, no allocation
 };
 
 // Per-GPU memory, term by term. Every term is bytes on the most loaded GPU.

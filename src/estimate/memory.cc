@@ -241,10 +241,10 @@ MemoryBreakdown EstimateTrainingMemory(const ModelSpec& m, const Parallelism& pa
       // full, double-buffered for prefetch.
       double largest = opt.largest_layer_params.value_or(static_cast<double>(pc.largest_layer));
       out.weights += Bytes(2.0 * largest / tp * wbytes);
-      out.notes.push_back("ZeRO-3/FSDP: + 2 x largest layer gathered for compute (prefetch)");
+      if (opt.notes) out.notes.push_back("ZeRO-3/FSDP: + 2 x largest layer gathered for compute (prefetch)");
     }
     if (!opt.master_weights && opt.precision != Precision::kFp32) {
-      out.notes.push_back(
+      if (opt.notes) out.notes.push_back(
           "no fp32 master weights (pure 16-bit training, the guides' B4 arithmetic): standard "
           "mixed precision adds 4 B/param");
     }
@@ -269,7 +269,7 @@ MemoryBreakdown EstimateTrainingMemory(const ModelSpec& m, const Parallelism& pa
     const double abytes = opt.adapter_fp32 ? 4.0 : 2.0;
     const double ostate = OptimizerStateBytes(opt.optimizer, opt.optimizer_state_dtype);
     out.adapter = Bytes(A * (abytes + abytes + ostate));
-    out.notes.push_back(fmt::format("LoRA rank {}: {:.1f}M adapter params, trained in {}",
+    if (opt.notes) out.notes.push_back(fmt::format("LoRA rank {}: {:.1f}M adapter params, trained in {}",
                                     opt.lora_rank, A * tp * pp / 1e6,
                                     opt.adapter_fp32 ? "fp32" : "16-bit"));
   }
@@ -306,7 +306,7 @@ MemoryBreakdown EstimateTrainingMemory(const ModelSpec& m, const Parallelism& pa
                        static_cast<double>(m.vocab) / tp * opt.logits_bytes_per_element);
   }
   if (!m.is_transformer()) {
-    out.notes.push_back("activations of non-transformer models are not modelled here");
+    if (opt.notes) out.notes.push_back("activations of non-transformer models are not modelled here");
   }
 
   if (opt.include_runtime) {

@@ -112,30 +112,29 @@ ParamCounts CountTransformer(const ModelSpec& m) {
 
   AttnCount attn = AttentionParams(m);
   const std::int64_t norms = m.norms_per_layer * NormParams(m);
-  std::int64_t blocks_total = 0, blocks_active = 0, largest_block = 0, linear = 0;
-  for (int i = 0; i < m.layers; ++i) {
-    std::int64_t block = attn.linear + attn.other + norms;
-    std::int64_t active = block;
-    linear += attn.linear;
-    if (IsMoeLayer(m, i)) {
-      const MoeSpec& e = *m.moe;
-      std::int64_t expert = 3 * h * e.expert_ffn;
-      std::int64_t shared = static_cast<std::int64_t>(e.shared_experts) * 3 * h *
-                            (e.shared_ffn > 0 ? e.shared_ffn : e.expert_ffn);
-      std::int64_t router = h * e.experts + (e.router_bias ? e.experts : 0);
-      block += e.experts * expert + shared + router;
-      active += e.top_k * expert + shared + router;
-      linear += e.experts * expert + shared;
-    } else {
-      std::int64_t mlp = DenseMlpLinear(m, m.ffn_hidden) + DenseMlpBias(m, m.ffn_hidden);
-      block += mlp;
-      active += mlp;
-      linear += DenseMlpLinear(m, m.ffn_hidden);
-    }
-    blocks_total += block;
-    blocks_active += active;
-    largest_block = std::max(largest_block, block);
+  // Two kinds of block (dense MLP, MoE MLP): compute each once, then count the layers of each.
+  const std::int64_t attn_block = attn.linear + attn.other + norms;
+  const std::int64_t dense_mlp = DenseMlpLinear(m, m.ffn_hidden) + DenseMlpBias(m, m.ffn_hidden);
+  std::int64_t moe_total = 0, moe_active = 0, moe_linear = 0;
+  if (m.moe) {
+    const MoeSpec& e = *m.moe;
+    std::int64_t expert = 3 * h * e.expert_ffn;
+    std::int64_t shared = static_cast<std::int64_t>(e.shared_experts) * 3 * h *
+                          (e.shared_ffn > 0 ? e.shared_ffn : e.expert_ffn);
+    std::int64_t router = h * e.experts + (e.router_bias ? e.experts : 0);
+    moe_total = e.experts * expert + shared + router;
+    moe_active = e.top_k * expert + shared + router;
+    moe_linear = e.experts * expert + shared;
   }
+  std::int64_t n_moe = 0;
+  for (int i = 0; i < m.layers; ++i) n_moe += IsMoeLayer(m, i) ? 1 : 0;
+  const std::int64_t n_dense = m.layers - n_moe;
+  const std::int64_t blocks_total = m.layers * attn_block + n_dense * dense_mlp + n_moe * moe_total;
+  const std::int64_t blocks_active = m.layers * attn_block + n_dense * dense_mlp + n_moe * moe_active;
+  const std::int64_t linear = m.layers * attn.linear + n_dense * DenseMlpLinear(m, m.ffn_hidden) +
+                              n_moe * moe_linear;
+  const std::int64_t largest_block =
+      std::max(n_dense > 0 ? attn_block + dense_mlp : 0, n_moe > 0 ? attn_block + moe_total : 0);
   std::int64_t final_norm = m.arch == ModelArch::kEncoder ? 0 : NormParams(m);
   std::int64_t pooler = m.pooler ? h * h + h : 0;
   p.total = p.embedding + blocks_total + final_norm + pooler + p.lm_head;
