@@ -735,18 +735,13 @@ void RegisterMemoryCommand(CLI::App& app, GlobalOptions& g, Runner& run) {
 }
 
 Result<Output> RunDefaultScenario(const GlobalOptions& g) {
-  // The guides' NLP scenario (B16): a 13B-class Llama, full fine-tuning in bf16 on 8 GPUs,
-  // and serving it with continuous batching.
-  MemoryArgs a;
-  a.model = "Llama-2-13B";
-  a.gpus = 0;
-  a.train = true;
-  a.infer = false;
-  MemoryArgs train = a;
-  train.gpus = 8;
-  auto t = RunMemory(g, train, false);
+  // The guides' NLP scenario (B16): a 13B-class Llama, full fine-tuning in bf16 (the guide
+  // rents 8 x H100), then serving it. Training: the planner over the whole catalog; serving:
+  // the memory view until the serving planner lands (issue #5).
+  auto t = RunPlanTrainDefault(g);
   if (!t) return t;
-  MemoryArgs serve = a;
+  MemoryArgs serve;
+  serve.model = "Llama-2-13B";
   serve.train = false;
   serve.infer = true;
   auto s = RunMemory(g, serve, false);
@@ -755,12 +750,15 @@ Result<Output> RunDefaultScenario(const GlobalOptions& g) {
   if (g.json) {
     auto jt = nlohmann::json::parse(t->text);
     auto js = nlohmann::json::parse(s->text);
-    jt["infer"] = js["infer"];
-    jt["scenario"] = "B16: Llama-2-13B full fine-tune bf16 on 8 GPUs, then serving";
-    out.text = jt.dump(2) + "\n";
+    nlohmann::json j = {{"schema_version", kSchemaVersion},
+                        {"scenario", "B16: Llama-2-13B full fine-tune in bf16 (2B tokens x 2 epochs), then serving"},
+                        {"catalog_as_of", jt.value("catalog_as_of", "")},
+                        {"train", jt},
+                        {"infer", js["infer"]}};
+    out.text = j.dump(2) + "\n";
   } else {
-    out.text = "Default scenario (guide B16, NLP): Llama-2-13B, full fine-tuning in bf16 on 8 GPUs,"
-               " then serving it.\n(`gpuplan memory --help` for options.)\n\n" +
+    out.text = "Default scenario (guide B16, NLP): Llama-2-13B, full fine-tuning in bf16 (job size assumed:\n"
+               "2B tokens x 2 epochs), then serving it. `gpuplan plan train --help`, `gpuplan memory --help`.\n\n" +
                t->text + "\n" + s->text.substr(s->text.find("\n\n") + 2);
   }
   out.exit_code = std::max(t->exit_code, s->exit_code);

@@ -31,6 +31,7 @@ int main(int argc, char** argv) {
     RegisterCatalogCommands(app, g, run);
     RegisterMemoryCommand(app, g, run);
     RegisterValidateCommand(app, g, run);
+    RegisterPlanCommand(app, g, run);
     app.require_subcommand(0, 1);
     try {
       app.parse(argc, argv);

@@ -421,7 +421,8 @@ TEST(CliGood, DefaultScenario) {
   ASSERT_EQ(r.exit_code, kExitOk) << r.Describe();
   EXPECT_TRUE(r.err.empty()) << r.Describe();
   EXPECT_TRUE(Has(r.out, "Llama-2-13B")) << r.Describe();
-  EXPECT_TRUE(Has(r.out, "Training")) << r.Describe();
+  EXPECT_TRUE(Has(r.out, "plan train")) << r.Describe();  // the training planner (issue #4)
+  EXPECT_TRUE(Has(r.out, "Top plan")) << r.Describe();
   EXPECT_TRUE(Has(r.out, "Serving")) << r.Describe();
 
   RunResult j = RunCli({"--json"});

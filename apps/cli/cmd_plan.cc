@@ -1,0 +1,370 @@
+// gpuplan plan train: ranked training plans over the catalog (issue #4).
+#include <fmt/format.h>
+#include <fstream>
+#include <memory>
+#include <sstream>
+
+#include "commands.h"
+#include "gpuplan/job.h"
+#include "gpuplan/planner.h"
+
+namespace gpuplan::cli {
+
+namespace {
+
+using nlohmann::json;
+
+struct PlanTrainArgs {
+  std::string file;
+  std::string model, method, precision, optimizer;
+  std::string tokens, samples, dataset_size, deadline, budget, checkpoint_every;
+  double epochs = 0;
+  int seq_len = 0, global_batch = 0, lora_rank = 0, max_nodes = 0, top = 0;
+  std::vector<std::string> clouds, regions, gpus;
+  bool spot = false;
+  std::string objective, host_policy, currency;
+  double headroom = 0;
+  bool explain = false;
+};
+
+Result<TrainJobSpec> BuildJob(const PlanTrainArgs& a) {
+  TrainJobSpec job;
+  if (!a.file.empty()) {
+    std::ifstream in(a.file, std::ios::binary);
+    if (!in) return MakeError(ErrorCode::kIo, "-f", "cannot read \"" + a.file + "\"", "check the path");
+    std::stringstream ss;
+    ss << in.rdbuf();
+    auto parsed = ParseTrainJobYaml(ss.str(), a.file);
+    if (!parsed) return parsed.error();
+    job = std::move(*parsed);
+  } else {
+    auto m = ResolveModel(a.model.empty() ? "Llama-2-13B" : a.model, "--model");
+    if (!m) return m.error();
+    job.model = *m;
+    job.model_arg = a.model;
+  }
+  if (!a.model.empty() && !a.file.empty()) {
+    auto m = ResolveModel(a.model, "--model");
+    if (!m) return m.error();
+    job.model = *m;
+  }
+  if (!a.method.empty()) {
+    auto v = ParseTrainMethod(a.method);
+    if (!v) return MakeError(ErrorCode::kInvalidArgument, "--method", "unknown method \"" + a.method + "\"", "use pretrain, full, lora or qlora");
+    job.method = *v;
+  }
+  if (!a.precision.empty()) {
+    auto v = ParsePrecision(a.precision);
+    if (!v || *v == Precision::kInt8 || *v == Precision::kInt4) {
+      return MakeError(ErrorCode::kInvalidArgument, "--precision", "unknown training precision \"" + a.precision + "\"", "use bf16, fp16, fp8 or fp32");
+    }
+    job.precision = *v;
+  }
+  if (!a.optimizer.empty()) {
+    auto v = ParseOptimizer(a.optimizer);
+    if (!v) return MakeError(ErrorCode::kInvalidArgument, "--optimizer", "unknown optimizer \"" + a.optimizer + "\"", "use adamw, adam, sgd, lion or adamw-8bit");
+    job.optimizer = *v;
+  }
+  if (!a.tokens.empty()) {
+    auto v = ParseCount(a.tokens, "--tokens");
+    if (!v) return v.error();
+    job.tokens = *v;
+  }
+  if (!a.samples.empty()) {
+    auto v = ParseCount(a.samples, "--samples");
+    if (!v) return v.error();
+    job.samples = *v;
+  }
+  if (a.epochs < 0) return MakeError(ErrorCode::kInvalidArgument, "--epochs", fmt::format("must be > 0, got {}", a.epochs));
+  if (a.epochs > 0) job.epochs = a.epochs;
+  if (!a.dataset_size.empty()) {
+    auto v = ParseSize(a.dataset_size, "--dataset-size");
+    if (!v) return v.error();
+    job.dataset = *v;
+  }
+  if (!a.deadline.empty()) {
+    auto v = ParseHours(a.deadline, "--deadline");
+    if (!v) return v.error();
+    job.deadline_hours = *v;
+  }
+  if (!a.checkpoint_every.empty()) {
+    auto v = ParseHours(a.checkpoint_every, "--checkpoint-every");
+    if (!v) return v.error();
+    job.checkpoint_interval_hours = *v;
+  }
+  if (!a.currency.empty()) {
+    auto c = ParseCurrency(a.currency);
+    if (!c) return MakeError(ErrorCode::kInvalidArgument, "--currency", "unknown currency \"" + a.currency + "\"", "use USD or CNY");
+    job.currency = *c;
+  }
+  if (!a.budget.empty()) {
+    auto v = ParseCount(a.budget, "--budget");
+    if (!v) return v.error();
+    if (*v <= 0) return MakeError(ErrorCode::kInvalidArgument, "--budget", "must be > 0, got " + a.budget);
+    job.budget = *v;
+  }
+  for (const auto& [v, flag] : {std::pair{a.seq_len, "--seq-len"}, {a.global_batch, "--global-batch"},
+                               {a.lora_rank, "--lora-rank"}, {a.max_nodes, "--max-nodes"}, {a.top, "--top"}}) {
+    if (v < 0) return MakeError(ErrorCode::kInvalidArgument, flag, fmt::format("must be > 0, got {}", v));
+  }
+  if (a.seq_len > 0) job.seq_len = a.seq_len;
+  if (a.global_batch > 0) job.global_batch = a.global_batch;
+  if (a.lora_rank > 0) job.lora_rank = a.lora_rank;
+  if (a.max_nodes > 0) job.max_nodes = a.max_nodes;
+  if (a.top > 0) job.top = a.top;
+  if (!a.clouds.empty()) job.clouds = a.clouds;
+  if (!a.regions.empty()) job.regions = a.regions;
+  if (!a.gpus.empty()) job.gpus = a.gpus;
+  if (a.spot) job.spot_allowed = true;
+  if (!a.objective.empty()) {
+    auto o = ParseObjective(a.objective);
+    if (!o) return MakeError(ErrorCode::kInvalidArgument, "--objective", "unknown objective \"" + a.objective + "\"", "use cost, time or pareto");
+    job.objective = *o;
+  }
+  if (!a.host_policy.empty()) {
+    auto p = ParseSizingPolicy(a.host_policy);
+    if (!p) return MakeError(ErrorCode::kInvalidArgument, "--host-policy", "unknown policy \"" + a.host_policy + "\"", "use guide-a, guide-b or default");
+    job.host_policy = *p;
+  }
+  if (a.headroom != 0) {
+    if (a.headroom <= 0 || a.headroom > 1) {
+      return MakeError(ErrorCode::kInvalidArgument, "--headroom", fmt::format("must be in (0, 1], got {}", a.headroom), "0.8 keeps 20% free (B5)");
+    }
+    job.headroom = a.headroom;
+  }
+  if (job.seq_len <= 0) {
+    int def = job.model.is_decoder_llm() ? 4096 : (job.model.arch == ModelArch::kEncoder ? 512 : 1);
+    if (job.model.max_positions > 0 && job.model.is_transformer()) def = std::min(def, job.model.max_positions);
+    if (job.model.arch == ModelArch::kVit && job.model.patch_size > 0) {
+      def = (job.model.image_size / job.model.patch_size) * (job.model.image_size / job.model.patch_size) + 1;
+    }
+    job.seq_len = def;
+  }
+  if (job.TotalTokens() <= 0) {
+    return MakeError(ErrorCode::kInvalidArgument, "--tokens",
+                     "the job's size is unknown", "give --tokens (e.g. 2B) or --samples with --epochs");
+  }
+  return job;
+}
+
+std::string StepSplit(const StepTime& s) {
+  const double t = s.total.value();
+  auto pct = [&](Seconds x) { return 100.0 * x.value() / t; };
+  return fmt::format("compute {:.0f}% | TP/CP comm {:.0f}% | DP comm {:.0f}% | PP {:.0f}% | bubble {:.0f}% | EP {:.0f}% | optimizer {:.0f}%",
+                     pct(s.compute), pct(s.tp_comm), pct(s.dp_comm), pct(s.pp_comm), pct(s.bubble),
+                     pct(s.ep_comm), pct(s.optimizer));
+}
+
+json PlanJson(const TrainPlan& p, Currency cur) {
+  const auto& i = *p.instance;
+  json host = json::array();
+  for (const auto& f : p.host_findings) {
+    host.push_back({{"item", f.item}, {"needed", f.needed}, {"has", f.has}, {"unit", f.unit}, {"ok", f.ok}, {"text", f.text}});
+  }
+  const auto& st = p.eval.step;
+  return {{"cloud", i.cloud}, {"region", i.region}, {"instance_type", i.instance_type},
+          {"accelerator", i.accelerator}, {"gpus_per_node", i.accelerator_count}, {"nodes", p.nodes},
+          {"gpus", i.accelerator_count * p.nodes},
+          {"layout", {{"tp", p.par.tp}, {"pp", p.par.pp}, {"dp", p.par.dp}, {"cp", p.par.cp}, {"vpp", p.par.vpp},
+                      {"zero_stage", p.par.zero_stage}, {"sequence_parallel", p.par.sequence_parallel},
+                      {"micro_batch", p.opt.micro_batch}, {"num_microbatches", st.num_microbatches},
+                      {"recompute", RecomputeName(p.opt.recompute)}}},
+          {"memory_per_gpu_bytes", p.eval.memory.Total().value()},
+          {"memory", {{"weights_bytes", p.eval.memory.weights.value()}, {"master_weights_bytes", p.eval.memory.master_weights.value()},
+                      {"gradients_bytes", p.eval.memory.gradients.value()}, {"optimizer_bytes", p.eval.memory.optimizer.value()},
+                      {"adapter_bytes", p.eval.memory.adapter.value()}, {"activations_bytes", p.eval.memory.activations.value()},
+                      {"logits_bytes", p.eval.memory.logits.value()}, {"runtime_bytes", (p.eval.memory.cuda_context + p.eval.memory.nccl_buffers + p.eval.memory.allocator_slack).value()}}},
+          {"step_time_s", st.total.value()},
+          {"step", {{"compute_s", st.compute.value()}, {"tp_comm_s", st.tp_comm.value()}, {"dp_comm_s", st.dp_comm.value()},
+                    {"pp_comm_s", st.pp_comm.value()}, {"bubble_s", st.bubble.value()}, {"ep_comm_s", st.ep_comm.value()},
+                    {"optimizer_s", st.optimizer.value()}}},
+          {"tokens_per_s_per_gpu", st.tokens_per_s_per_gpu}, {"mfu", st.mfu},
+          {"job_hours", p.hours}, {"spot_job_hours", p.spot.hours},
+          {"spot", {{"interruptions", p.spot.interruptions}, {"lost_hours", p.spot.lost_hours}, {"checkpoint_hours", p.spot.checkpoint_hours}}},
+          {"currency", CurrencyCode(cur)},
+          {"price_per_hour", PriceJson(p.price_per_hour)},
+          {"cost_on_demand", PriceJson(p.cost_on_demand)}, {"cost_spot", PriceJson(p.cost_spot)},
+          {"cost_reserved_1y", PriceJson(p.cost_reserved_1y)}, {"cost_reserved_3y", PriceJson(p.cost_reserved_3y)},
+          {"host", {{"policy", SizingPolicyName(p.host.policy)}, {"cpu_cores", p.host.cpu_cores},
+                    {"ram_bytes", p.host.ram.value()}, {"system_disk_bytes", p.host.system_disk.value()},
+                    {"data_disk_bytes", p.host.data_disk.value()}, {"storage_bw_bytes_per_s", p.host.storage_bw.value()},
+                    {"network_bits_per_s", p.host.network.value()}, {"rationale", p.host.rationale}, {"checks", host}}},
+          {"warnings", p.warnings}, {"price_as_of", i.as_of}};
+}
+
+Result<Output> RunPlanTrain(const GlobalOptions& g, const PlanTrainArgs& a) {
+  auto cat = LoadCatalog(g);
+  if (!cat) return cat.error();
+  auto job = BuildJob(a);
+  if (!job) return job.error();
+  if (a.currency.empty() && g.currency != "USD") {
+    auto c = DisplayCurrency(g);
+    if (!c) return c.error();
+    job->currency = *c;
+  }
+  const Calibration& cal = DefaultCalibration();
+  auto res = PlanTraining(*job, *cat, cal, g.cny_per_usd);
+  if (!res) return res.error();
+  const Currency cur = job->currency;
+  Output out;
+  out.exit_code = res->plans.empty() ? kExitNothingFits : kExitOk;
+  ParamCounts pc = CountParams(job->model);
+  if (g.json) {
+    json j = {{"schema_version", kSchemaVersion}, {"catalog_as_of", res->prices_as_of},
+              {"currency", CurrencyCode(cur)},
+              {"job", {{"model", job->model.name}, {"params", pc.total}, {"method", TrainMethodName(job->method)},
+                       {"precision", PrecisionName(job->precision)}, {"tokens", job->TotalTokens()},
+                       {"seq_len", job->seq_len}, {"global_batch", job->global_batch > 0 ? job->global_batch : DefaultGlobalBatch(*job)},
+                       {"objective", ObjectiveName(job->objective)}, {"spot_allowed", job->spot_allowed}}},
+              {"search", {{"shapes", res->shapes}, {"layouts_evaluated", res->evaluated},
+                          {"instances_considered", res->instances_considered}, {"exhaustive", res->exhaustive}}},
+              {"plans", json::array()}, {"pareto", json::array()}, {"notes", res->notes}};
+    for (const auto& p : res->plans) j["plans"].push_back(PlanJson(p, cur));
+    for (const auto& p : res->pareto) {
+      j["pareto"].push_back({{"cloud", p.instance->cloud}, {"instance_type", p.instance->instance_type},
+                             {"region", p.instance->region}, {"nodes", p.nodes},
+                             {"hours", p.RankHours()}, {"cost", p.RankCost()}});
+    }
+    if (a.explain && !res->plans.empty()) {
+      Trace t = ExplainTrainPlan(*job, res->plans.front(), *cat, cal);
+      j["explain"] = json::array();
+      for (const auto& term : t.terms) {
+        j["explain"].push_back({{"name", term.name}, {"formula", term.formula}, {"value", term.value}, {"unit", term.unit}});
+      }
+    }
+    out.text = j.dump(2) + "\n";
+    return out;
+  }
+  std::string s = fmt::format(
+      "gpuplan plan train: {} ({} params), {}, {}, {} tokens ({} x seq {}), global batch {}\n"
+      "objective {}{}{}{}; prices as of {} in {}; searched {} shapes x node counts, {} layouts{}\n\n",
+      job->model.name, Params(static_cast<double>(pc.total)), TrainMethodName(job->method),
+      PrecisionName(job->precision), Params(job->TotalTokens()), job->epochs > 1 ? fmt::format("{} epochs", job->epochs) : "1 epoch",
+      job->seq_len, job->global_batch > 0 ? job->global_batch : DefaultGlobalBatch(*job), ObjectiveName(job->objective),
+      job->deadline_hours ? fmt::format(", deadline {:.0f} h", *job->deadline_hours) : "",
+      job->budget ? fmt::format(", budget {:.0f} {}", *job->budget, CurrencyCode(cur)) : "",
+      job->spot_allowed ? ", spot allowed" : "", res->prices_as_of, CurrencyCode(cur), res->shapes,
+      res->evaluated, res->exhaustive ? "" : " (bounded: see notes)");
+  if (res->plans.empty()) {
+    s += "No plan fits the constraints.\n";
+    for (const auto& n : res->notes) s += "  - " + n + "\n";
+    out.text = s;
+    return out;
+  }
+  Table t({"#", "cloud", "instance", "region", "GPUs", "layout", "mem/GPU", "tok/s/GPU", "MFU",
+           "hours", "on-demand", "spot", "warn"});
+  int rank = 1;
+  for (const auto& p : res->plans) {
+    const auto& i = *p.instance;
+    t.Row({std::to_string(rank++), i.cloud, i.instance_type, i.region,
+           fmt::format("{}x{}{}", p.nodes, i.accelerator_count, " " + i.accelerator),
+           fmt::format("tp{} pp{} dp{} z{} mb{} rc:{}", p.par.tp, p.par.pp, p.par.dp, p.par.zero_stage,
+                       p.opt.micro_batch, RecomputeName(p.opt.recompute)),
+           Gib(p.eval.memory.Total().value()), fmt::format("{:.0f}", p.eval.step.tokens_per_s_per_gpu),
+           fmt::format("{:.0f}%", 100 * p.eval.step.mfu), fmt::format("{:.1f}", p.hours),
+           Price(p.cost_on_demand, cur),
+           p.cost_spot ? fmt::format("{} ({:.1f} h)", Price(p.cost_spot, cur), p.spot.hours) : "-",
+           std::to_string(p.warnings.size())});
+  }
+  s += t.Render();
+  const TrainPlan& top = res->plans.front();
+  s += fmt::format("\nTop plan: {} {} x {} in {} ({} GPUs of {})\n", top.instance->cloud, top.instance->instance_type,
+                   top.nodes, top.instance->region, top.nodes * top.instance->accelerator_count, top.instance->accelerator);
+  s += fmt::format("  layout: tp {} x pp {} (vpp {}) x dp {}, ZeRO {}, sequence parallel {}, micro-batch {} x {} micro-batches, recompute {}\n",
+                   top.par.tp, top.par.pp, top.par.vpp, top.par.dp, top.par.zero_stage,
+                   top.par.sequence_parallel ? "on" : "off", top.opt.micro_batch, top.eval.step.num_microbatches,
+                   RecomputeName(top.opt.recompute));
+  const auto& m = top.eval.memory;
+  s += fmt::format("  memory/GPU {} = weights {} + master {} + grads {} + optimizer {} + adapter {} + activations {} + logits {} + runtime {}\n",
+                   Gib(m.Total().value()), Gib(m.weights.value()), Gib(m.master_weights.value()), Gib(m.gradients.value()),
+                   Gib(m.optimizer.value()), Gib(m.adapter.value()), Gib(m.activations.value()), Gib(m.logits.value()),
+                   Gib((m.cuda_context + m.nccl_buffers + m.allocator_slack).value()));
+  s += fmt::format("  step {:.3f} s: {}\n  {:.0f} tokens/s/GPU, MFU {:.0f}%, job {:.1f} h on-demand{}\n",
+                   top.eval.step.total.value(), StepSplit(top.eval.step), top.eval.step.tokens_per_s_per_gpu,
+                   100 * top.eval.step.mfu, top.hours,
+                   top.cost_spot ? fmt::format(", {:.1f} h on spot ({:.1f} interruptions, {:.1f} h lost, {:.1f} h checkpointing)",
+                                               top.spot.hours, top.spot.interruptions, top.spot.lost_hours, top.spot.checkpoint_hours) : "");
+  s += fmt::format("  cost: on-demand {} ({}/h){}{}\n", Price(top.cost_on_demand, cur), Price(top.price_per_hour, cur),
+                   top.cost_spot ? ", spot " + Price(top.cost_spot, cur) : "",
+                   top.cost_reserved_1y ? ", 1y reserved " + Price(top.cost_reserved_1y, cur) : ", reserved: no public price in the catalog");
+  s += fmt::format("  host ({}):\n", SizingPolicyName(top.host.policy));
+  for (const auto& r : top.host.rationale) s += "    " + r + "\n";
+  for (const auto& f : top.host_findings) s += fmt::format("    [{}] {}\n", f.ok ? "ok" : "!!", f.text);
+  if (!top.warnings.empty()) {
+    s += "  warnings:\n";
+    for (const auto& w : top.warnings) s += "    - " + w + "\n";
+  }
+  if (res->pareto.size() > 1) {
+    s += "\nCost/time Pareto front:\n";
+    Table pt({"cloud", "instance", "nodes", "hours", "cost"});
+    for (const auto& p : res->pareto) {
+      pt.Row({p.instance->cloud, p.instance->instance_type + " " + p.instance->region, std::to_string(p.nodes),
+              fmt::format("{:.1f}", p.RankHours()), Price(p.RankCost(), cur)});
+    }
+    s += pt.Render("  ");
+  }
+  if (a.explain) {
+    s += "\nExplain (top plan):\n";
+    Trace tr = ExplainTrainPlan(*job, top, *cat, cal);
+    for (const auto& term : tr.terms) {
+      s += fmt::format("  {:<34} = {:<12.6g} {:<8} [{}]\n", term.name, term.value, term.unit, term.formula);
+    }
+  }
+  if (!res->notes.empty()) {
+    s += "\nNotes:\n";
+    for (const auto& n : res->notes) s += "  - " + n + "\n";
+  }
+  out.text = s;
+  return out;
+}
+
+}  // namespace
+
+void RegisterPlanCommand(CLI::App& app, GlobalOptions& g, Runner& run) {
+  auto* plan = app.add_subcommand("plan", "Plan a training (or serving) deployment over the catalog");
+  plan->require_subcommand(1);
+  auto a = std::make_shared<PlanTrainArgs>();
+  auto* t = plan->add_subcommand("train", "Rank training plans: instance, nodes, layout, time, cost");
+  t->add_option("-f,--file", a->file, "YAML job file (docs/job-yaml.md)");
+  t->add_option("--model,-m", a->model, "Preset, HF id, config.json or .safetensors");
+  t->add_option("--method", a->method, "pretrain | full | lora | qlora");
+  t->add_option("--precision", a->precision, "bf16 | fp16 | fp8 | fp32");
+  t->add_option("--optimizer", a->optimizer, "adamw | adam | sgd | lion | adamw-8bit");
+  t->add_option("--tokens", a->tokens, "Tokens per epoch, e.g. 2B");
+  t->add_option("--samples", a->samples, "Samples per epoch (with --seq-len)");
+  t->add_option("--epochs", a->epochs, "Epochs");
+  t->add_option("--seq-len", a->seq_len, "Sequence length");
+  t->add_option("--global-batch", a->global_batch, "Sequences per step");
+  t->add_option("--dataset-size", a->dataset_size, "Dataset size on disk, e.g. 800GB");
+  t->add_option("--deadline", a->deadline, "e.g. 48h, 3d");
+  t->add_option("--budget", a->budget, "Whole-job budget in the job currency");
+  t->add_option("--currency", a->currency, "USD | CNY");
+  t->add_option("--clouds", a->clouds, "Allowed clouds")->delimiter(',');
+  t->add_option("--regions", a->regions, "Allowed regions")->delimiter(',');
+  t->add_option("--gpus", a->gpus, "Allowed accelerators (ids or aliases)")->delimiter(',');
+  t->add_flag("--spot", a->spot, "Allow spot/preemptible instances");
+  t->add_option("--checkpoint-every", a->checkpoint_every, "Checkpoint interval, e.g. 1h (0 = none)");
+  t->add_option("--objective", a->objective, "cost | time | pareto");
+  t->add_option("--host-policy", a->host_policy, "guide-a | guide-b | default");
+  t->add_option("--headroom", a->headroom, "Usable fraction of GPU memory (B5: 0.8)");
+  t->add_option("--lora-rank", a->lora_rank, "LoRA rank");
+  t->add_option("--max-nodes", a->max_nodes, "Largest node count to consider");
+  t->add_option("--top", a->top, "Plans to print");
+  t->add_flag("--explain", a->explain, "Print each formula of the top plan with its numbers");
+  t->callback([&g, &run, a] { run = [&g, a] { return RunPlanTrain(g, *a); }; });
+}
+
+Result<Output> RunPlanTrainDefault(const GlobalOptions& g) {
+  // Guide B16 (NLP): a 13B-class Llama, full fine-tuning in bf16; the guide rents 8 x H100.
+  // The job size is gpuplan's assumption (the guide gives none): 2B tokens, 2 epochs.
+  PlanTrainArgs a;
+  a.model = "Llama-2-13B";
+  a.method = "full";
+  a.precision = "bf16";
+  a.tokens = "2B";
+  a.epochs = 2;
+  a.top = 5;
+  return RunPlanTrain(g, a);
+}
+
+}  // namespace gpuplan::cli
