@@ -218,7 +218,9 @@ Result<Output> RunPlanTrain(const GlobalOptions& g, const PlanTrainArgs& a) {
                        {"objective", ObjectiveName(job->objective)}, {"spot_allowed", job->spot_allowed}}},
               {"search", {{"shapes", res->shapes}, {"layouts_evaluated", res->evaluated},
                           {"instances_considered", res->instances_considered}, {"exhaustive", res->exhaustive}}},
-              {"plans", json::array()}, {"pareto", json::array()}, {"notes", res->notes}};
+              {"plans", json::array()}, {"pareto", json::array()}, {"notes", res->notes},
+              {"guide", {{"rule", res->guide_rule}, {"comparison", res->guide_comparison},
+                         {"plan", res->guide_plans.empty() ? json(nullptr) : PlanJson(res->guide_plans.front(), cur)}}}};
     for (const auto& p : res->plans) j["plans"].push_back(PlanJson(p, cur));
     for (const auto& p : res->pareto) {
       j["pareto"].push_back({{"cloud", p.instance->cloud}, {"instance_type", p.instance->instance_type},
@@ -236,10 +238,14 @@ Result<Output> RunPlanTrain(const GlobalOptions& g, const PlanTrainArgs& a) {
     return out;
   }
   std::string s = fmt::format(
-      "gpuplan plan train: {} ({} params), {}, {}, {} tokens ({} x seq {}), global batch {}\n"
+      "gpuplan plan train: {} ({} params), {}, {}, {} ({} x seq {}), global batch {}\n"
       "objective {}{}{}{}; prices as of {} in {}; searched {} shapes x node counts, {} layouts{}\n\n",
       job->model.name, Params(static_cast<double>(pc.total)), TrainMethodName(job->method),
-      PrecisionName(job->precision), Params(job->TotalTokens()), job->epochs > 1 ? fmt::format("{} epochs", job->epochs) : "1 epoch",
+      PrecisionName(job->precision),
+      job->model.is_transformer() && job->model.arch != ModelArch::kVit
+          ? Params(job->TotalTokens()) + " tokens"
+          : Params(job->samples * job->epochs) + " samples",
+      job->epochs > 1 ? fmt::format("{} epochs", job->epochs) : "1 epoch",
       job->seq_len, job->global_batch > 0 ? job->global_batch : DefaultGlobalBatch(*job), ObjectiveName(job->objective),
       job->deadline_hours ? fmt::format(", deadline {:.0f} h", *job->deadline_hours) : "",
       job->budget ? fmt::format(", budget {:.0f} {}", *job->budget, CurrencyCode(cur)) : "",
@@ -293,6 +299,16 @@ Result<Output> RunPlanTrain(const GlobalOptions& g, const PlanTrainArgs& a) {
   if (!top.warnings.empty()) {
     s += "  warnings:\n";
     for (const auto& w : top.warnings) s += "    - " + w + "\n";
+  }
+  if (!res->guide_rule.empty()) {
+    s += "\nGuide's rule of thumb: " + res->guide_rule + "\n";
+    if (!res->guide_plans.empty()) {
+      const TrainPlan& gp = res->guide_plans.front();
+      s += fmt::format("  best plan following it: {} {} x {} in {} ({} GPUs), {:.1f} h, {}\n", gp.instance->cloud,
+                       gp.instance->instance_type, gp.nodes, gp.instance->region,
+                       gp.nodes * gp.instance->accelerator_count, gp.RankHours(), Price(gp.RankCost(), cur));
+    }
+    if (!res->guide_comparison.empty()) s += "  " + res->guide_comparison + "\n";
   }
   if (res->pareto.size() > 1) {
     s += "\nCost/time Pareto front:\n";

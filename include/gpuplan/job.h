@@ -45,6 +45,8 @@ struct TrainJobSpec {
   SizingPolicy host_policy = SizingPolicy::kDefault;
   double headroom = 0.8;                  // B5
   int max_nodes = 64;
+  int min_gpus = 0;                       // GPUs per plan bounds; 0 = no bound
+  int max_gpus = 0;
   int top = 5;                            // plans to print
 
   double TotalTokens() const;             // tokens x epochs (or samples x seq_len x epochs)

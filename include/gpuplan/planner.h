@@ -53,6 +53,11 @@ struct TrainPlanResult {
   bool exhaustive = true;
   std::string prices_as_of;
   std::vector<std::string> notes; // why candidates were dropped (deadline, budget, memory)
+  // The guides' rule of thumb for this job (A2 decision tree) and the best plan that follows
+  // it, shown beside gpuplan's own answer.
+  std::string guide_rule;
+  std::vector<TrainPlan> guide_plans;  // at most one
+  std::string guide_comparison;       // why gpuplan agrees or disagrees
 };
 
 // Plans a training job over `catalog`. Errors only for inputs that cannot be planned at all

@@ -261,7 +261,10 @@ StepTime EstimateTrainStep(const ModelSpec& m, const Parallelism& par,
       return st;
     }
     double flops = 3.0 * *m.gflops_per_sample * 1e9 * b / (tp * pp);
-    micro = flops / (c.peak * c.gemm_eff * 0.6);  // convolutions run below GEMM efficiency
+    // Convolutions (implicit GEMM) run below GEMM efficiency, and a small per-GPU batch does
+    // not fill the GPU: efficiency x b / (b + knee).
+    const double knee = cal.Get("cnn_batch_knee", 16);
+    micro = flops / (c.peak * c.gemm_eff * cal.Get("cnn_efficiency_factor", 0.6) * b / (b + knee));
   }
   st.compute = Seconds(micro * mb);
 

@@ -13,6 +13,13 @@
 
 namespace gpuplan {
 
+struct TrainPlanResult;
+Result<TrainPlanResult> PlanTrainingImpl(const TrainJobSpec& job, const Catalog& catalog,
+                                         const Calibration& cal, std::optional<double> rate,
+                                         bool with_guide);
+void AddGuideComparison(const TrainJobSpec& job, const Catalog& catalog, const Calibration& cal,
+                        std::optional<double> rate, TrainPlanResult& out);
+
 double TrainPlan::RankCost() const {
   double best = 1e300;
   if (cost_on_demand) best = *cost_on_demand;
@@ -187,8 +194,90 @@ bool Better(const TrainPlan& a, const TrainPlan& b, Objective obj) {
 
 }  // namespace
 
+namespace {
+
+// The guides' decision tree (A2) for training: what they would rent for this job.
+struct GuideRule {
+  std::string text;
+  std::vector<std::string> gpus;
+  int min_gpus = 0, max_gpus = 0;
+};
+
+std::optional<GuideRule> GuideRuleFor(const TrainJobSpec& job) {
+  const double b = static_cast<double>(CountParams(job.model).total) / 1e9;
+  const bool peft = job.method == TrainMethod::kLora || job.method == TrainMethod::kQlora;
+  if (peft && b >= 5 && b <= 15) {
+    return GuideRule{"guide A2: LoRA on a 7B-13B model -> 1 x L40S or 1 x A100",
+                     {"L40S", "A100-SXM4-80GB", "A100-PCIe-80GB", "A100-SXM4-40GB", "A100-PCIe-40GB"}, 1, 1};
+  }
+  if (!peft && b > 70) {
+    return GuideRule{"guide A2: training a >70B model -> 8 x H100 with NVLink (per node)",
+                     {"H100-SXM5-80GB"}, 8, 0};
+  }
+  if (!peft && b >= 7 && b <= 70) {
+    return GuideRule{"guide A2: training a 7B-70B model -> 4-8 x A100 or 2-4 x H100",
+                     {"A100-SXM4-80GB", "A100-SXM4-40GB", "H100-SXM5-80GB"}, 2, 8};
+  }
+  return std::nullopt;
+}
+
+}  // namespace
+
+void AddGuideComparison(const TrainJobSpec& job, const Catalog& catalog, const Calibration& cal,
+                        std::optional<double> rate, TrainPlanResult& out) {
+  auto rule = GuideRuleFor(job);
+  if (!rule) return;
+  out.guide_rule = rule->text;
+  TrainJobSpec g = job;
+  g.gpus = rule->gpus;
+  g.min_gpus = rule->min_gpus;
+  g.max_gpus = rule->max_gpus;
+  g.top = 1;
+  g.objective = job.objective == Objective::kPareto ? Objective::kCost : job.objective;
+  g.deadline_hours.reset();
+  g.budget.reset();
+  auto filtered = [&] {
+    // Keep the user's cloud/region filters; drop accelerators the catalog lacks.
+    std::vector<std::string> ids;
+    for (const auto& id : g.gpus) {
+      if (catalog.FindAccelerator(id)) ids.push_back(id);
+    }
+    g.gpus = ids;
+    return !ids.empty();
+  }();
+  if (!filtered) return;
+  auto res = PlanTrainingImpl(g, catalog, cal, rate, /*with_guide=*/false);
+  if (!res || res->plans.empty()) {
+    out.guide_comparison = "no plan following the guide's rule fits this job in the catalog "
+                           "(memory, filters or prices)";
+    return;
+  }
+  const TrainPlan& gp = res->plans.front();
+  out.guide_plans.push_back(gp);
+  if (out.plans.empty()) return;
+  const TrainPlan& top = out.plans.front();
+  const double dc = gp.RankCost() / top.RankCost() - 1, dh = gp.RankHours() / top.RankHours() - 1;
+  if (gp.instance == top.instance && gp.nodes == top.nodes) {
+    out.guide_comparison = "gpuplan's best plan follows the guide";
+  } else {
+    out.guide_comparison = fmt::format(
+        "the guide's choice {} x {} ({} {}) costs {:+.0f}% and takes {:+.0f}% time vs gpuplan's "
+        "best; gpuplan ranks by modelled cost per job at {} TFLOP/s-class speed and current "
+        "catalog prices, which the rule of thumb predates",
+        gp.nodes * gp.instance->accelerator_count, gp.instance->accelerator, gp.instance->cloud,
+        gp.instance->instance_type, 100 * dc, 100 * dh,
+        static_cast<int>(catalog.FindAccelerator(top.instance->accelerator)->PeakFor(job.precision).value_or(FlopPerSec(0)).value() / 1e12));
+  }
+}
+
 Result<TrainPlanResult> PlanTraining(const TrainJobSpec& job, const Catalog& catalog,
                                      const Calibration& cal, std::optional<double> rate) {
+  return PlanTrainingImpl(job, catalog, cal, rate, /*with_guide=*/true);
+}
+
+Result<TrainPlanResult> PlanTrainingImpl(const TrainJobSpec& job, const Catalog& catalog,
+                                         const Calibration& cal, std::optional<double> rate,
+                                         bool with_guide) {
   TrainPlanResult out;
   out.prices_as_of = catalog.PricesAsOf();
   // ---- resolve filters ---------------------------------------------------------------------
@@ -215,6 +304,8 @@ Result<TrainPlanResult> PlanTraining(const TrainJobSpec& job, const Catalog& cat
   std::map<ShapeKey, std::vector<const InstanceType*>> shapes;
   for (const auto& i : catalog.instances) {
     if (i.is_cpu_only()) continue;
+    // Inferentia is an inference chip (AWS directs training to Trainium).
+    if (i.accelerator.rfind("Inferentia", 0) == 0) continue;
     if (!job.clouds.empty() && !Contains(job.clouds, i.cloud)) continue;
     if (!job.regions.empty() && !Contains(job.regions, i.region)) continue;
     if (!gpu_ids.empty() && !Contains(gpu_ids, i.accelerator)) continue;
@@ -260,6 +351,8 @@ Result<TrainPlanResult> PlanTraining(const TrainJobSpec& job, const Catalog& cat
     }
     for (int n = 1; n <= job.max_nodes; n *= 2) {
       double gpus = static_cast<double>(k.count) * n;
+      if (job.min_gpus > 0 && gpus < job.min_gpus) continue;
+      if (job.max_gpus > 0 && gpus > job.max_gpus) break;
       double hours_lb = total_flops / (gpus * peak->value() * cal.GemmEfficiency(*acc)) / 3600.0;
       visits.push_back({min_price * n * hours_lb, &k, &insts, n});
     }
@@ -343,6 +436,7 @@ Result<TrainPlanResult> PlanTraining(const TrainJobSpec& job, const Catalog& cat
   if (dropped_deadline) out.notes.push_back(fmt::format("{} plans miss the {:.1f} h deadline", dropped_deadline, *job.deadline_hours));
   if (dropped_budget) out.notes.push_back(fmt::format("{} plans exceed the budget of {:.0f} {}", dropped_budget, *job.budget, CurrencyCode(job.currency)));
   if (skipped_bound) out.notes.push_back(fmt::format("{} shape x node-count combinations skipped: their lower-bound cost cannot reach the top {}", skipped_bound, keep));
+  if (with_guide) AddGuideComparison(job, catalog, cal, rate, out);
   return out;
 }
 
