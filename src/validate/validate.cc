@@ -11,6 +11,7 @@
 #include "gpuplan/estimate.h"
 #include "gpuplan/model.h"
 #include "gpuplan/plan.h"
+#include "gpuplan/serve.h"
 #include "io/csv.h"
 #include "io/json_util.h"
 
@@ -581,6 +582,93 @@ std::variant<double, Unsupported> PredictTrainingPerf(const ModelSpec& m, const 
   return Unsupported{"metric \"" + metric + "\" is not predicted for training yet"};
 }
 
+// ---- serving performance ---------------------------------------------------------------------
+
+std::variant<double, Unsupported> PredictInferencePerf(const ModelSpec& m, const Json& w,
+                                                       const Json& hw, const std::string& metric,
+                                                       const Catalog& cat) {
+  const Calibration& cal = DefaultCalibration();
+  std::string gpu = Str(hw, "gpu");
+  const int units = std::max(1, Int(hw, "gpus").value_or(1));
+  ComputeDevice dev;
+  if (gpu.rfind("cpu:", 0) == 0) {
+    const Cpu* cpu = cat.FindCpu(gpu);
+    if (!cpu) return Unsupported{"unknown CPU \"" + gpu + "\""};
+    dev = DeviceFromCpu(*cpu, units, Int(w, "threads").value_or(0), cal);
+  } else {
+    const Accelerator* acc = gpu.empty() ? nullptr : cat.FindAccelerator(gpu);
+    if (!acc) return Unsupported{"needs a known accelerator, got \"" + gpu + "\""};
+    bool sxm = Contains(acc->form_factor, {"sxm", "oam", "superchip"});
+    std::string intra = internal::ToLower(Str(hw, "intra_node"));
+    IntraNodeLink link = intra.empty() ? (sxm ? IntraNodeLink::kNvswitch : IntraNodeLink::kPcie)
+                         : Contains(intra, {"pcie"}) ? IntraNodeLink::kPcie
+                                                     : IntraNodeLink::kNvswitch;
+    dev = DeviceFromAccelerator(*acc, cal, link);
+  }
+  std::string prec_s = Str(w, "precision");
+  Precision prec = m.dtype == Precision::kFp32 ? Precision::kFp16 : m.dtype;
+  if (!prec_s.empty()) {
+    auto p = ParsePrecision(prec_s);
+    if (!p) return Unsupported{"unknown precision \"" + prec_s + "\""};
+    prec = *p;
+  }
+  const std::string scenario = Str(w, "scenario");
+  const std::string engine_s = Str(w, "engine");
+  auto batch = Int(w, "batch");
+  if (m.is_decoder_llm()) {
+    int in = Int(w, "input_len").value_or(-1), out = Int(w, "output_len").value_or(-1);
+    if (in < 0 || out < 0) return Unsupported{"LLM serving needs input_len and output_len"};
+    ServeSetup su;
+    su.weight_precision = prec;
+    su.quant = m.quant;
+    if (dev.cpu && prec == Precision::kInt4) su.quant = QuantSpec{"gguf-q4_0", 4, 32, false, false, 16};
+    std::string kv = Str(w, "kv_precision");
+    su.kv_precision = kv.empty() ? (prec == Precision::kFp8 ? Precision::kFp8 : Precision::kBf16)
+                                 : ParsePrecision(kv).value_or(Precision::kBf16);
+    su.tp = Int(w, "tp").value_or(1);
+    su.engine = EngineOf(engine_s);
+    // Engines' default concurrency limits: TensorRT-LLM's benchmark engines 2048 sequences,
+    // vLLM 256 (V0) / 1024 (V1 on >= 70 GiB GPUs), others 256.
+    su.max_batch = su.engine == Engine::kTrtLlm ? 2048 : 256;
+    if (auto mb = Int(w, "max_num_seqs")) su.max_batch = *mb;
+    const int replicas = std::max(1, units / std::max(1, su.tp * Int(w, "pp").value_or(1)));
+    int static_batch = batch.value_or(0);
+    if (scenario == "single") static_batch = 1;
+    ServePerf r = EstimateLlmServing(m, su, dev, in, out, static_batch, cal);
+    if (metric == "output_tokens_per_s") return r.output_tokens_per_s * replicas;
+    if (metric == "ttft_ms") return r.ttft.value() * 1e3;
+    if (metric == "tpot_ms") return r.tpot.value() * 1e3;
+    if (metric == "latency_ms") return r.e2e.value() * 1e3;
+    if (metric == "samples_per_s") return r.samples_per_s * replicas;
+    return Unsupported{"metric \"" + metric + "\" is not predicted for LLM serving yet"};
+  }
+  // Encoders, ViTs, CNNs: one forward per batch.
+  const int seq = Int(w, "seq_len").value_or(m.arch == ModelArch::kEncoder ? 128 : 1);
+  if (!m.is_transformer() && !m.gflops_per_sample) {
+    return Unsupported{"non-transformer model without gflops_per_sample"};
+  }
+  // Inference runtimes (TensorRT, OpenVINO, ONNX Runtime, IPEX) fuse element-wise work;
+  // plain PyTorch/transformers pipelines run eager.
+  const bool fused = !Contains(engine_s, {"pytorch (", "transformers"}) || Contains(engine_s, {"ipex", "tensorrt", "openvino", "onnx", "infinity"});
+  if (metric == "latency_ms") {
+    ServePerf r = EstimateForward(m, prec, dev, batch.value_or(1), seq, cal, fused);
+    return r.e2e.value() * 1e3;
+  }
+  if (metric == "samples_per_s") {
+    double thr = 0;
+    if (scenario == "single" || batch) {
+      ServePerf r = EstimateForward(m, prec, dev, batch.value_or(1), seq, cal, fused);
+      thr = r.samples_per_s;
+    } else {
+      thr = EstimateForwardThroughput(m, prec, dev, seq, 256, cal, fused).samples_per_s;
+      if (scenario == "server") thr *= cal.Get("server_scenario_utilization", 0.85);
+    }
+    // CPU sockets are one device here; GPUs count each.
+    return dev.cpu ? thr : thr * units;
+  }
+  return Unsupported{"metric \"" + metric + "\" is not predicted for this model yet"};
+}
+
 std::variant<double, Unsupported> Predict(const Json& c, const Catalog& cat) {
   const std::string kind = Str(c, "kind");
   const std::string metric = Str(c, "metric");
@@ -594,7 +682,12 @@ std::variant<double, Unsupported> Predict(const Json& c, const Catalog& cat) {
       return PredictTrainingPerf(std::get<ModelSpec>(model0), *t, hw0, metric, cat);
     }
     if (kind == "infer_throughput" || kind == "infer_latency") {
-      return Unsupported{"serving performance model not built yet (issue #5)"};
+      const Json& hw0 = c.contains("hardware") && c["hardware"].is_object() ? c["hardware"] : Json();
+      auto model0 = CaseModel(c["model"]);
+      if (auto* u = std::get_if<Unsupported>(&model0)) return *u;
+      const Json* i = Child(c["workload"], "infer");
+      if (!i) return Unsupported{"serving kind without workload.infer"};
+      return PredictInferencePerf(std::get<ModelSpec>(model0), *i, hw0, metric, cat);
     }
     return Unsupported{"unknown kind \"" + kind + "\""};
   }

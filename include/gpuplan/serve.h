@@ -1,0 +1,79 @@
+// Serving performance: prefill and decode for LLMs (roofline per step, tensor-parallel
+// communication, continuous batching bounded by KV capacity), forward latency/throughput for
+// encoders, ViTs and CNNs, on GPUs and on server CPUs. Pure functions; docs/model.md.
+#pragma once
+
+#include <optional>
+#include <string>
+
+#include "gpuplan/catalog.h"
+#include "gpuplan/estimate.h"
+#include "gpuplan/model.h"
+#include "gpuplan/perf.h"
+
+namespace gpuplan {
+
+// A compute device as the serving model sees it: one GPU, or `sockets` CPU sockets.
+struct ComputeDevice {
+  std::string id;
+  bool cpu = false;
+  double peak_fp32 = 0, peak_bf16 = 0, peak_fp16 = 0, peak_fp8 = 0, peak_int8 = 0;  // FLOP/s
+  double mem_bw = 0;     // bytes/s
+  Bytes memory;          // device memory (CPU: 0 = not a constraint)
+  double gemm_eff = 0.8;
+  double mem_eff = 0.8;
+  double kernel_s = 4e-6;
+  double gemm_knee = 160;     // FLOP/byte where a GEMM reaches half its asymptotic efficiency
+  double decode_knee = 128;   // sequences where a decode GEMM reaches half its efficiency
+  double conv_factor = 0.6;   // convolution efficiency relative to GEMM efficiency
+  BytesPerSec link_bw;   // per-direction bandwidth to TP peers
+  // Dense peak for math at `p`, falling back to the next wider path the device has.
+  double Peak(Precision p) const;
+};
+
+ComputeDevice DeviceFromAccelerator(const Accelerator& acc, const Calibration& cal,
+                                    IntraNodeLink link);
+// `threads` = 0 uses every core; otherwise min(threads, cores) cores do the work.
+ComputeDevice DeviceFromCpu(const Cpu& cpu, int sockets, int threads, const Calibration& cal);
+
+struct ServeSetup {
+  Precision weight_precision = Precision::kBf16;
+  std::optional<QuantSpec> quant;
+  Precision kv_precision = Precision::kBf16;
+  int tp = 1;
+  Engine engine = Engine::kVllm;
+  std::optional<double> memory_fraction;
+  int max_batch = 256;  // engine's max concurrent sequences
+};
+
+struct ServePerf {
+  Seconds prefill;        // one request's prompt (LLM) or one batch's forward (encoders, CNNs)
+  Seconds decode_step;    // one decode step at `batch` sequences (LLM)
+  Seconds ttft;           // time to first token of one request at this batch
+  Seconds tpot;           // time per output token
+  Seconds e2e;            // one request end to end (LLM) / one batch (others)
+  int batch = 1;          // sequences decoded together (or forward batch)
+  double output_tokens_per_s = 0;  // whole replica
+  double samples_per_s = 0;        // requests (or samples) per second per replica
+  std::int64_t kv_tokens = 0;      // KV capacity of the replica (LLM)
+  bool fits = true;
+  std::string why;
+};
+
+// LLM serving on one replica of `tp` devices. `batch` > 0 = a static batch of that many
+// sequences; 0 = continuous batching up to the KV capacity and setup.max_batch.
+ServePerf EstimateLlmServing(const ModelSpec& m, const ServeSetup& setup, const ComputeDevice& dev,
+                             int input_len, int output_len, int batch, const Calibration& cal);
+
+// One forward pass of an encoder / ViT / CNN at `batch` samples (seq_len for encoders).
+// `fused`: an inference engine that fuses element-wise work into GEMM epilogues (TensorRT,
+// OpenVINO, ONNX Runtime); false for eager PyTorch.
+ServePerf EstimateForward(const ModelSpec& m, Precision p, const ComputeDevice& dev, int batch,
+                          int seq_len, const Calibration& cal, bool fused = true);
+
+// Best throughput over batch sizes up to `max_batch` (offline scenario), for non-LLMs.
+ServePerf EstimateForwardThroughput(const ModelSpec& m, Precision p, const ComputeDevice& dev,
+                                    int seq_len, int max_batch, const Calibration& cal,
+                                    bool fused = true);
+
+}  // namespace gpuplan

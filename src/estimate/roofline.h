@@ -1,0 +1,27 @@
+// Shared roofline helpers for the training and serving estimators (internal).
+#pragma once
+
+#include <algorithm>
+
+namespace gpuplan::internal {
+
+// One GEMM (M x K) x (K x N): roofline with a size-dependent efficiency. Small GEMMs (low
+// arithmetic intensity, partial waves) reach a fraction of the asymptotic rate:
+// eff = eff_max * I / (I + knee), I = FLOPs / bytes.
+inline double GemmSeconds(double M, double N, double K, double elem_bytes, double peak,
+                          double eff_max, double knee, double mem_bw, double kernel_s) {
+  if (M <= 0 || N <= 0 || K <= 0) return 0;
+  double flops = 2 * M * N * K;
+  double bytes = elem_bytes * (M * K + K * N + M * N);
+  double intensity = flops / bytes;
+  double eff = eff_max * intensity / (intensity + knee);
+  return std::max(flops / (peak * eff), bytes / mem_bw) + kernel_s;
+}
+
+// Ring all-reduce (or reduce-scatter + all-gather) of `bytes` over n ranks.
+inline double AllReduceSeconds(double bytes, int n, double bw, double latency_s) {
+  if (n <= 1 || bytes <= 0) return 0;
+  return 2.0 * (n - 1) / n * bytes / bw + 2.0 * (n - 1) * latency_s;
+}
+
+}  // namespace gpuplan::internal

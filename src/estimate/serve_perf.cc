@@ -1,0 +1,283 @@
+// Serving performance model. LLM prefill is compute-bound (2 x active params x tokens + the
+// causal attention term, GEMM efficiency by size); a decode step reads the weights and the KV
+// cache (memory-bound at small batch) or runs its FLOPs (compute-bound at large batch); tensor
+// parallelism adds two all-reduces per layer per step; continuous batching runs as many
+// sequences as the KV capacity and the engine allow. Encoders/ViTs/CNNs: one forward pass per
+// batch on the same roofline. CPUs: cores x clock x FLOP/cycle (AVX-512/AMX) and DDR bandwidth.
+#include <algorithm>
+#include <cmath>
+
+#include "estimate/roofline.h"
+#include "gpuplan/serve.h"
+
+namespace gpuplan {
+
+using internal::AllReduceSeconds;
+using internal::GemmSeconds;
+
+double ComputeDevice::Peak(Precision p) const {
+  switch (p) {
+    case Precision::kInt4:
+    case Precision::kInt8:
+      if (peak_int8 > 0) return peak_int8;
+      [[fallthrough]];
+    case Precision::kFp8:
+      if (peak_fp8 > 0) return peak_fp8;
+      [[fallthrough]];
+    case Precision::kBf16:
+      if (peak_bf16 > 0) return peak_bf16;
+      [[fallthrough]];
+    case Precision::kFp16:
+      if (peak_fp16 > 0) return peak_fp16;
+      if (peak_bf16 > 0) return peak_bf16;
+      [[fallthrough]];
+    case Precision::kTf32:
+    case Precision::kFp32:
+      return peak_fp32;
+  }
+  return peak_fp32;
+}
+
+ComputeDevice DeviceFromAccelerator(const Accelerator& acc, const Calibration& cal,
+                                    IntraNodeLink link) {
+  ComputeDevice d;
+  d.id = acc.id;
+  auto v = [](const std::optional<FlopPerSec>& f) { return f ? f->value() : 0.0; };
+  d.peak_fp32 = v(acc.tf32 ? acc.tf32 : acc.fp32);
+  d.peak_bf16 = v(acc.bf16);
+  d.peak_fp16 = v(acc.fp16);
+  d.peak_fp8 = v(acc.fp8);
+  d.peak_int8 = v(acc.int8);
+  d.mem_bw = acc.memory_bw.value();
+  d.memory = acc.memory;
+  d.gemm_eff = cal.GemmEfficiency(acc);
+  d.mem_eff = cal.Get("hbm_efficiency", 0.8);
+  d.kernel_s = cal.Get("kernel_overhead_us", 4) * 1e-6;
+  d.gemm_knee = cal.Get("gemm_knee_flops_per_byte", 160);
+  d.decode_knee = cal.Get("decode_batch_knee", 128);
+  d.conv_factor = cal.Get("cnn_efficiency_factor", 0.6);
+  InstanceType shape;
+  shape.accelerator_count = 8;
+  shape.intra_node_link = link;
+  d.link_bw = HardwareFromInstance(shape, acc, 1).intra_bw *
+              cal.Get(link == IntraNodeLink::kPcie || link == IntraNodeLink::kNone
+                          ? "link_efficiency.pcie"
+                          : "link_efficiency.nvlink",
+                      0.7);
+  return d;
+}
+
+ComputeDevice DeviceFromCpu(const Cpu& cpu, int sockets, int threads, const Calibration& cal) {
+  ComputeDevice d;
+  d.id = cpu.id;
+  d.cpu = true;
+  sockets = std::max(1, sockets);
+  double cores = static_cast<double>(cpu.cores) * sockets;
+  if (threads > 0) cores = std::min(cores, static_cast<double>(threads));
+  // Sustained vector/matrix work runs near the all-core turbo clock (AVX-512 licence limits
+  // it below single-core turbo).
+  const double ghz = cpu.all_core_turbo_ghz.value_or(cpu.base_ghz);
+  const double hz = ghz * 1e9;
+  d.peak_fp32 = cores * hz * cpu.fp32_flop_per_cycle;
+  d.peak_bf16 = cpu.bf16_flop_per_cycle ? cores * hz * *cpu.bf16_flop_per_cycle : 0;
+  d.peak_int8 = cpu.int8_op_per_cycle ? cores * hz * *cpu.int8_op_per_cycle : 0;
+  // Memory bandwidth scales with the sockets in use; a few cores cannot saturate it.
+  const double all_cores = static_cast<double>(cpu.cores) * sockets;
+  d.mem_bw = cpu.memory_bw.value() * sockets * std::min(1.0, 2.0 * cores / all_cores);
+  d.gemm_eff = cal.Get(cpu.matrix_ext == "amx" ? "cpu_matrix_efficiency" : "cpu_vector_efficiency",
+                       0.5);
+  d.mem_eff = cal.Get("cpu_memory_efficiency", 0.65);
+  d.kernel_s = cal.Get("cpu_op_overhead_us", 10) * 1e-6;
+  // Cache-blocked CPU GEMMs stay efficient at low arithmetic intensity and small M.
+  d.gemm_knee = cal.Get("cpu_gemm_knee_flops_per_byte", 16);
+  d.decode_knee = cal.Get("cpu_decode_batch_knee", 2);
+  d.conv_factor = cal.Get("cpu_cnn_efficiency_factor", 1.0);
+  d.link_bw = BytesPerSec(0);
+  return d;
+}
+
+namespace {
+
+struct Shape {
+  double h, q, kv, f, up;  // hidden, q dim, kv dim, ffn (MoE: active experts' ffn), up factor
+};
+
+Shape ShapeOf(const ModelSpec& m) {
+  Shape s;
+  s.h = static_cast<double>(m.hidden);
+  s.q = m.mla ? static_cast<double>(m.heads) * (m.mla->qk_nope_head_dim + m.mla->qk_rope_head_dim)
+              : static_cast<double>(m.heads) * m.head_dim;
+  s.kv = m.mla ? static_cast<double>(m.mla->kv_lora_rank + m.mla->qk_rope_head_dim)
+               : static_cast<double>(m.kv_heads) * m.head_dim;
+  s.f = static_cast<double>(m.ffn_hidden);
+  if (m.moe) s.f = static_cast<double>(m.moe->expert_ffn) * (m.moe->top_k + m.moe->shared_experts);
+  s.up = m.gated_mlp || m.moe ? 2.0 : 1.0;
+  return s;
+}
+
+// Math precision of a weight format: fp8 and int8 weights run W8A8 GEMMs where the device
+// has them; 4-bit weight-only formats dequantise to 16-bit GEMMs (W4A16).
+Precision MathPrecision(Precision weights, const std::optional<QuantSpec>& q, bool cpu) {
+  if (q && q->bits <= 4.5) return cpu ? Precision::kInt8 : Precision::kFp16;
+  if (weights == Precision::kInt4) return cpu ? Precision::kInt8 : Precision::kFp16;
+  return weights;
+}
+
+// Forward time of one transformer layer's linear layers for M tokens, sharded over tp.
+double LayerGemms(const Shape& s, double M, int tp, double wbytes, double peak, double eff,
+                  double knee, double bw, double ks) {
+  return GemmSeconds(M, (s.q + 2 * s.kv) / tp, s.h, wbytes, peak, eff, knee, bw, ks) +
+         GemmSeconds(M, s.h, s.q / tp, wbytes, peak, eff, knee, bw, ks) +
+         GemmSeconds(M, s.up * s.f / tp, s.h, wbytes, peak, eff, knee, bw, ks) +
+         GemmSeconds(M, s.h, s.f / tp, wbytes, peak, eff, knee, bw, ks);
+}
+
+}  // namespace
+
+ServePerf EstimateLlmServing(const ModelSpec& m, const ServeSetup& setup, const ComputeDevice& dev,
+                             int input_len, int output_len, int batch, const Calibration& cal) {
+  ServePerf r;
+  const int tp = std::max(1, setup.tp);
+  const Shape s = ShapeOf(m);
+  const double L = m.layers;
+  const Precision math = MathPrecision(setup.weight_precision, setup.quant, dev.cpu);
+  const double peak = dev.Peak(math);
+  const double bf16 = dev.Peak(Precision::kBf16);
+  const double bw = dev.mem_bw * dev.mem_eff;
+  const double knee = dev.gemm_knee;
+  const double ks = dev.kernel_s;
+  // Weight bytes per device, as stored (quantized linear layers read at their own width).
+  const Bytes wbytes_dev = InferenceWeightBytes(m, setup.weight_precision, setup.quant, tp, 1);
+  const ParamCounts pc = CountParams(m);
+  const double kv_elem = BytesPerElement(setup.kv_precision);
+  const double kv_tok = KvBytesPerToken(m, kv_elem, tp).value();  // per device
+  const double lat = cal.Get("link_latency_us.intra", 5) * 1e-6;
+  const double link = dev.link_bw.value() > 0 ? dev.link_bw.value() : 1e9;
+  const double per_layer_overhead = cal.Get("decode_overhead_us_per_layer", 20) * 1e-6;
+
+  // KV capacity under the engine's memory rule.
+  InferMemoryOptions mo;
+  mo.weight_precision = setup.weight_precision;
+  mo.quant = setup.quant;
+  mo.kv_precision = setup.kv_precision;
+  mo.tp = tp;
+  mo.engine = setup.engine;
+  mo.memory_fraction = setup.memory_fraction;
+  mo.context = std::max(1, input_len + output_len);
+  mo.concurrency = 1;
+  if (!dev.cpu) {
+    InferMemory im = EstimateInferenceMemory(m, mo, dev.memory * 0.99);
+    r.kv_tokens = im.kv_tokens;
+    if (im.kv_budget.value() <= 0 || im.kv_tokens < input_len + output_len) {
+      r.fits = false;
+      r.why = "weights leave no room for one request's KV cache";
+    }
+  } else {
+    r.kv_tokens = 1 << 24;  // host RAM: not the constraint here
+  }
+
+  // Prefill of one request (compute-bound for long prompts).
+  auto prefill = [&](double tokens, double seqs) {
+    double t = L * LayerGemms(s, tokens, tp, 2.0, peak, dev.gemm_eff, knee, 1e30, ks);
+    // Weights must be read at least once: the memory side of the roofline.
+    t = std::max(t, wbytes_dev.value() / bw);
+    const double ctx = tokens / std::max(1.0, seqs);
+    t += L * 4.0 * tokens * ctx * 0.5 * s.q / tp / (bf16 * cal.Get("attention_efficiency", 0.45));
+    if (m.vocab > 0) {
+      t += GemmSeconds(seqs, static_cast<double>(m.vocab) / tp, s.h, 2.0, peak, dev.gemm_eff,
+                       knee, bw, ks);
+    }
+    t += L * AllReduceSeconds(2 * tokens * s.h * 2.0, tp, link, lat) + L * per_layer_overhead;
+    return t;
+  };
+  // One decode step of B sequences at average context c.
+  auto decode = [&](double B, double c) {
+    // Linear layers: read the weights once per step, or run the batch's FLOPs.
+    const double gemm_flops = B * 2.0 * static_cast<double>(pc.active - pc.embedding) / tp;
+    const double t_gemm = std::max(wbytes_dev.value() / bw,
+                                   gemm_flops / (peak * dev.gemm_eff * B / (B + dev.decode_knee)));
+    // Attention runs as its own kernels after the projections: it reads every sequence's KV.
+    const double t_attn = std::max(B * c * kv_tok / bw, B * 4.0 * L * c * s.q / tp / (bf16 * cal.Get("attention_efficiency", 0.45)));
+    // Per-sequence work outside the layers: sampling over the vocabulary, scheduling.
+    const double t_seq = B * cal.Get("decode_overhead_us_per_seq", 8) * 1e-6;
+    return t_gemm + t_attn + t_seq + L * AllReduceSeconds(2 * B * s.h * 2.0, tp, link, lat) +
+           L * per_layer_overhead;
+  };
+  const double in = std::max(0, input_len), out = std::max(0, output_len);
+  const double pf_one = in > 0 ? prefill(in, 1) : 0;
+  r.prefill = Seconds(pf_one);
+  int B = batch;
+  if (B <= 0) {
+    // Continuous batching: as many sequences as fit. TensorRT-LLM's default scheduler
+    // (GUARANTEED_NO_EVICT) admits a request only when its whole prompt + output fits; vLLM
+    // and SGLang admit on the current (average) context and preempt when the cache fills.
+    const double avg_ctx = setup.engine == Engine::kTrtLlm ? in + out : in + out / 2;
+    double by_kv = avg_ctx > 0 ? static_cast<double>(r.kv_tokens) / avg_ctx : setup.max_batch;
+    B = static_cast<int>(std::max(1.0, std::min<double>(setup.max_batch, std::floor(by_kv))));
+  }
+  r.batch = B;
+  const double c_avg = in + out / 2;
+  const double t_dec = out > 0 ? decode(B, c_avg) : 0;
+  r.decode_step = Seconds(t_dec);
+  r.tpot = Seconds(t_dec);
+  // Prefill of a whole batch's prompts, amortised per request (chunked prefill batches them).
+  const double pf_batch = in > 0 ? prefill(in * B, B) : 0;
+  r.ttft = Seconds(batch > 0 ? pf_batch : pf_one);
+  const double cycle = pf_batch + out * t_dec;  // B requests from prompt to last token
+  r.e2e = Seconds(r.ttft.value() + std::max(0.0, out - 1) * t_dec);
+  if (cycle > 0) {
+    r.output_tokens_per_s = B * out / cycle;
+    r.samples_per_s = B / cycle;
+  }
+  return r;
+}
+
+ServePerf EstimateForward(const ModelSpec& m, Precision p, const ComputeDevice& dev, int batch,
+                          int seq_len, const Calibration& cal, bool fused) {
+  ServePerf r;
+  r.batch = std::max(1, batch);
+  const double b = r.batch;
+  const double peak = dev.Peak(p);
+  const double bw = dev.mem_bw * dev.mem_eff;
+  const double knee = dev.gemm_knee;
+  const double e = std::max(1.0, BytesPerElement(p));
+  double t = 0;
+  if (!m.is_transformer() || m.layers == 0 || m.hidden == 0) {
+    double flops = (m.gflops_per_sample ? *m.gflops_per_sample : 0) * 1e9 * b;
+    const double ParamsB = static_cast<double>(CountParams(m).total) * e;
+    const double kn = cal.Get("cnn_batch_knee", 16);
+    t = std::max(flops / (peak * dev.gemm_eff * dev.conv_factor * b / (b + kn)),
+                 ParamsB / bw);
+    t += cal.Get("cnn_layers_overhead", 50) * dev.kernel_s;
+  } else {
+    const Shape s = ShapeOf(m);
+    const double T = b * std::max(1, seq_len);
+    const double L = m.layers;
+    t = L * LayerGemms(s, T, 1, e, peak, dev.gemm_eff, knee, bw, dev.kernel_s);
+    t += L * 4.0 * b * seq_len * static_cast<double>(seq_len) * s.q /
+         (dev.Peak(p == Precision::kInt8 ? Precision::kFp16 : p) * cal.Get("attention_efficiency", 0.45));
+    // Element-wise work (norms, softmax, GELU) at memory bandwidth, plus per-layer launches.
+    const double passes = fused ? cal.Get("inference_elementwise_passes_fused", 4)
+                                : cal.Get("inference_elementwise_passes_eager", 12);
+    t += L * (passes * T * s.h + (fused ? 1.0 : 3.0) * T * s.f) * 2.0 / bw +
+         L * (fused ? 6 : 14) * dev.kernel_s;
+  }
+  r.prefill = Seconds(t);
+  r.e2e = Seconds(t);
+  r.ttft = Seconds(t);
+  r.samples_per_s = b / t;
+  return r;
+}
+
+ServePerf EstimateForwardThroughput(const ModelSpec& m, Precision p, const ComputeDevice& dev,
+                                    int seq_len, int max_batch, const Calibration& cal,
+                                    bool fused) {
+  ServePerf best;
+  for (int b = 1; b <= std::max(1, max_batch); b *= 2) {
+    ServePerf r = EstimateForward(m, p, dev, b, seq_len, cal, fused);
+    if (r.samples_per_s > best.samples_per_s) best = r;
+  }
+  return best;
+}
+
+}  // namespace gpuplan
