@@ -132,14 +132,7 @@ Result<TrainJobSpec> BuildJob(const PlanTrainArgs& a) {
     }
     job.headroom = a.headroom;
   }
-  if (job.seq_len <= 0) {
-    int def = job.model.is_decoder_llm() ? 4096 : (job.model.arch == ModelArch::kEncoder ? 512 : 1);
-    if (job.model.max_positions > 0 && job.model.is_transformer()) def = std::min(def, job.model.max_positions);
-    if (job.model.arch == ModelArch::kVit && job.model.patch_size > 0) {
-      def = (job.model.image_size / job.model.patch_size) * (job.model.image_size / job.model.patch_size) + 1;
-    }
-    job.seq_len = def;
-  }
+  if (job.seq_len <= 0) job.seq_len = EffectiveSeqLen(job);
   if (job.TotalTokens() <= 0) {
     return MakeError(ErrorCode::kInvalidArgument, "--tokens",
                      "the job's size is unknown", "give --tokens (e.g. 2B) or --samples with --epochs");

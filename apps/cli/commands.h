@@ -15,6 +15,8 @@ void RegisterCatalogCommands(CLI::App& app, GlobalOptions& g, Runner& run);
 void RegisterMemoryCommand(CLI::App& app, GlobalOptions& g, Runner& run);
 void RegisterValidateCommand(CLI::App& app, GlobalOptions& g, Runner& run);
 void RegisterPlanCommand(CLI::App& app, GlobalOptions& g, Runner& run);
+// `plan infer` (under the plan command) and `tco`. Call after RegisterPlanCommand.
+void RegisterInferCommands(CLI::App& app, GlobalOptions& g, Runner& run);
 // `plan train` on the default scenario (guide B16).
 Result<Output> RunPlanTrainDefault(const GlobalOptions& g);
 // The default job when no subcommand is given (the guides' B16 NLP scenario).

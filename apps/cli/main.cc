@@ -32,6 +32,7 @@ int main(int argc, char** argv) {
     RegisterMemoryCommand(app, g, run);
     RegisterValidateCommand(app, g, run);
     RegisterPlanCommand(app, g, run);
+    RegisterInferCommands(app, g, run);
     app.require_subcommand(0, 1);
     try {
       app.parse(argc, argv);

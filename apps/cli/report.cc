@@ -61,6 +61,8 @@ std::string Params(double n) {
 }
 std::string Price(std::optional<double> v, Currency c) {
   if (!v) return "-";
+  // Small amounts (per request, per token) keep 2 significant digits.
+  if (*v != 0 && std::fabs(*v) < 0.01) return fmt::format("{}{:.2g}", c == Currency::kUsd ? "$" : "¥", *v);
   return fmt::format("{}{:.2f}", c == Currency::kUsd ? "$" : "¥", *v);
 }
 

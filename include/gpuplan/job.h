@@ -57,6 +57,10 @@ struct TrainJobSpec {
 // vision models.
 int DefaultGlobalBatch(const TrainJobSpec& job);
 
+// Tokens per sample the job trains on: seq_len when given, else the family default (LLMs 4096
+// capped by the model's context; ViT patches + 1; CNNs and UNets 1).
+int EffectiveSeqLen(const TrainJobSpec& job);
+
 // Parses a YAML job file (schema: docs/job-yaml.md). Errors name the YAML path
 // ("train.data.tokens") and the line. Resolves `model` through ResolveModel.
 Result<TrainJobSpec> ParseTrainJobYaml(std::string_view yaml_text, std::string_view label);

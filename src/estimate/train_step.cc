@@ -36,29 +36,30 @@ BytesPerSec IntraBandwidth(const Accelerator& acc, IntraNodeLink link) {
   return GBps(32);
 }
 
+// Full calibration keys (string literals: no allocation in the search loop).
 const char* LinkKey(IntraNodeLink l) {
   switch (l) {
     case IntraNodeLink::kNvlink:
-    case IntraNodeLink::kNvswitch: return "nvlink";
-    case IntraNodeLink::kInfinityFabric: return "infinity-fabric";
+    case IntraNodeLink::kNvswitch:
     case IntraNodeLink::kNeuronLink:
-    case IntraNodeLink::kIci: return "nvlink";
+    case IntraNodeLink::kIci: return "link_efficiency.nvlink";
+    case IntraNodeLink::kInfinityFabric: return "link_efficiency.infinity-fabric";
     case IntraNodeLink::kPcie:
-    case IntraNodeLink::kNone: return "pcie";
+    case IntraNodeLink::kNone: return "link_efficiency.pcie";
   }
-  return "pcie";
+  return "link_efficiency.pcie";
 }
 
 const char* FabricKey(InterNodeFabric f) {
   switch (f) {
-    case InterNodeFabric::kInfiniband: return "infiniband";
-    case InterNodeFabric::kEfa: return "efa";
+    case InterNodeFabric::kInfiniband: return "link_efficiency.infiniband";
+    case InterNodeFabric::kEfa:
+    case InterNodeFabric::kGpuDirectTcpx: return "link_efficiency.efa";
     case InterNodeFabric::kRoce:
-    case InterNodeFabric::kErdma: return "roce";
-    case InterNodeFabric::kGpuDirectTcpx: return "efa";
-    case InterNodeFabric::kNone: return "tcp";
+    case InterNodeFabric::kErdma: return "link_efficiency.roce";
+    case InterNodeFabric::kNone: return "link_efficiency.tcp";
   }
-  return "tcp";
+  return "link_efficiency.tcp";
 }
 
 struct Ctx {
@@ -158,7 +159,18 @@ StepTime EstimateTrainStep(const ModelSpec& m, const Parallelism& par,
     return st;
   }
   // fp8 training keeps attention and element-wise work in bf16; GEMMs run at the fp8 rate.
-  Ctx c{acc, peak_opt->value(), cal.GemmEfficiency(acc), cal.Get("gemm_knee_flops_per_byte", 160),
+  // GemmEfficiency matches the architecture by keyword (string work): cache the last lookup.
+  thread_local const Accelerator* cached_acc = nullptr;
+  thread_local const Calibration* cached_cal = nullptr;
+  thread_local double cached_eff = 0;
+  thread_local std::string cached_arch;
+  if (cached_acc != &acc || cached_cal != &cal || cached_arch != acc.arch) {
+    cached_eff = cal.GemmEfficiency(acc);
+    cached_acc = &acc;
+    cached_cal = &cal;
+    cached_arch = acc.arch;
+  }
+  Ctx c{acc, peak_opt->value(), cached_eff, cal.Get("gemm_knee_flops_per_byte", 160),
         acc.memory_bw.value() * cal.Get("hbm_efficiency", 0.8), cal.Get("attention_efficiency", 0.55),
         cal.Get("kernel_overhead_us", 4) * 1e-6};
   const double bf16_peak = acc.PeakFor(Precision::kBf16).value_or(*peak_opt).value();
@@ -270,8 +282,8 @@ StepTime EstimateTrainStep(const ModelSpec& m, const Parallelism& par,
 
   // ---- tensor parallel: 2 all-reduces per layer forward, 2 backward (+2 recompute) -------------
   const bool tp_in_node = tp <= hw.gpus_per_node;
-  const double intra_bw = hw.intra_bw.value() * cal.Get(std::string("link_efficiency.") + LinkKey(hw.intra), 0.7);
-  const double inter_bw = hw.inter_bw.value() * cal.Get(std::string("link_efficiency.") + FabricKey(hw.inter), 0.7);
+  const double intra_bw = hw.intra_bw.value() * cal.Get(LinkKey(hw.intra), 0.7);
+  const double inter_bw = hw.inter_bw.value() * cal.Get(FabricKey(hw.inter), 0.7);
   const double lat_intra = cal.Get("link_latency_us.intra", 5) * 1e-6;
   const double lat_inter = cal.Get("link_latency_us.inter", 15) * 1e-6;
   if (tp > 1 && m.is_transformer()) {

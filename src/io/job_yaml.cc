@@ -48,6 +48,8 @@ bool IsVision(const ModelSpec& m) {
          m.arch == ModelArch::kDiffusionUnet;
 }
 
+}  // namespace
+
 // Tokens in one sequence (sample) the job trains on: the given seq_len, else the family default.
 int EffectiveSeqLen(const TrainJobSpec& job) {
   if (job.seq_len > 0) return job.seq_len;
@@ -69,6 +71,8 @@ int EffectiveSeqLen(const TrainJobSpec& job) {
   if (m.max_positions > 0) return std::min(kDefaultSeqLen, m.max_positions);
   return kDefaultSeqLen;
 }
+
+namespace {
 
 // Parses a finite non-negative double at the start of `s`; returns the characters consumed
 // (0 when there is no number). No sign, no "inf"/"nan", no hex.

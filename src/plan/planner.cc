@@ -67,7 +67,7 @@ TrainMemoryOptions BaseOptions(const TrainJobSpec& job) {
   o.precision = job.precision;
   o.optimizer = job.optimizer;
   o.lora_rank = job.lora_rank;
-  o.seq_len = job.seq_len;
+  o.seq_len = EffectiveSeqLen(job);
   if (job.method == TrainMethod::kQlora) o.base_bits = 4;
   o.dropout = DefaultDropout(job.model);
   o.notes = false;
@@ -342,7 +342,8 @@ Result<TrainPlanResult> PlanTrainingImpl(const TrainJobSpec& job, const Catalog&
   for (const auto& [k, insts] : shapes) {
     const Accelerator* acc = catalog.FindAccelerator(k.acc);
     if (!acc) continue;
-    auto peak = acc->PeakFor(job.precision);
+    // The step model runs fp32 jobs on the TF32 tensor path: bound with the same peak.
+    auto peak = acc->PeakFor(job.precision == Precision::kFp32 ? Precision::kTf32 : job.precision);
     if (!peak) continue;
     double min_price = 1e300;
     for (const auto* i : insts) {
@@ -410,7 +411,10 @@ Result<TrainPlanResult> PlanTrainingImpl(const TrainJobSpec& job, const Catalog&
   // ---- rank, top-k, Pareto front -----------------------------------------------------------
   std::sort(all.begin(), all.end(),
             [&](const TrainPlan& a, const TrainPlan& b) { return Better(a, b, job.objective); });
+  const bool any_adequate = std::any_of(all.begin(), all.end(),
+                                        [](const TrainPlan& p) { return !p.HostInadequate(); });
   for (const auto& p : all) {
+    if (any_adequate && p.HostInadequate()) continue;  // the front is over adequate hosts
     bool dominated = false;
     for (const auto& q : out.pareto) {
       if (Dominates(q, p) || (q.RankCost() == p.RankCost() && q.RankHours() == p.RankHours())) {

@@ -344,7 +344,7 @@ std::variant<double, Unsupported> PredictInferenceMemory(const ModelSpec& m, con
     if (tokens <= 0) return Unsupported{"kv_cache needs input_len"};
     return per.value() * tokens * batch;
   }
-  if (metric.rfind("weights_", 0) == 0) {
+  if (metric.rfind("weights_", 0) == 0 && metric != "weights_gib") {
     return InferenceWeightBytes(m, prec, m.quant, tp, pp).value();
   }
   if (metric == "largest_layer_bytes") {
@@ -415,7 +415,7 @@ std::variant<double, Unsupported> PredictInferenceMemory(const ModelSpec& m, con
                                                : VisibleMemory(*acc);
   InferMemory r = EstimateInferenceMemory(m, o, total);
   const MemoryBreakdown& b = r.breakdown;
-  if (metric == "weights_gib") return b.weights.value();
+  if (metric == "weights_gib") return b.weights.value();  // the engine's own load
   if (metric == "non_torch_gib") return (b.cuda_context + b.nccl_buffers).value();
   if (metric == "activation_peak_gib") return (b.activations + b.logits).value();
   if (metric == "kv_cache_gib") return r.kv_budget.value();

@@ -1,0 +1,305 @@
+// gpuplan plan infer and gpuplan tco (issue #5).
+#include <fmt/format.h>
+#include <fstream>
+#include <memory>
+#include <sstream>
+
+#include "commands.h"
+#include "gpuplan/serve_planner.h"
+
+namespace gpuplan::cli {
+
+namespace {
+
+using nlohmann::json;
+
+struct InferArgs {
+  std::string model = "Llama-2-13B";
+  std::string precision, quant, kv_precision, engine = "vllm", currency;
+  double qps = 0;
+  int input_len = 0, output_len = -1;
+  double ttft_ms = 0, tpot_ms = 0, e2e_ms = 0;
+  double util = 0.6;
+  std::vector<std::string> clouds, regions, gpus;
+  bool cpu = false, cpu_only = false, reserved = false;
+  int top = 5;
+  // tco
+  double years = 3;
+  std::string profile;  // 24 comma-separated hourly loads (req/s)
+};
+
+Result<ServeJobSpec> BuildServeJob(const InferArgs& a, const GlobalOptions& g) {
+  ServeJobSpec job;
+  auto m = ResolveModel(a.model, "--model");
+  if (!m) return m.error();
+  job.model = *m;
+  job.weight_precision = m->dtype == Precision::kFp32 ? Precision::kFp16 : m->dtype;
+  job.quant = m->quant;
+  if (!a.precision.empty()) {
+    auto p = ParsePrecision(a.precision);
+    if (!p) return MakeError(ErrorCode::kInvalidArgument, "--precision", "unknown precision \"" + a.precision + "\"", "use fp32, bf16, fp16, fp8, int8 or int4");
+    job.weight_precision = *p;
+  }
+  if (!a.quant.empty()) {
+    if (a.quant == "awq" || a.quant == "gptq") job.quant = QuantSpec{a.quant, 4, 128, true, false, 16};
+    else if (a.quant == "nf4") job.quant = QuantSpec{"bnb-nf4", 4, 64, false, true, 32};
+    else if (auto p = ParsePrecision(a.quant)) job.weight_precision = *p;
+    else return MakeError(ErrorCode::kInvalidArgument, "--quant", "unknown quantization \"" + a.quant + "\"", "use awq, gptq, nf4, int8, int4 or fp8");
+  }
+  job.kv_precision = job.weight_precision == Precision::kFp8 ? Precision::kFp8 : Precision::kBf16;
+  if (!a.kv_precision.empty()) {
+    auto p = ParsePrecision(a.kv_precision);
+    if (!p || *p == Precision::kInt4) return MakeError(ErrorCode::kInvalidArgument, "--kv-precision", "unknown KV precision \"" + a.kv_precision + "\"", "use bf16, fp16, fp8 or int8");
+    job.kv_precision = *p;
+  }
+  auto e = ParseEngine(a.engine);
+  if (!e) return MakeError(ErrorCode::kInvalidArgument, "--engine", "unknown engine \"" + a.engine + "\"", "use vllm, trt-llm, sglang, tgi or transformers");
+  job.engine = *e;
+  if (!(a.qps > 0)) return MakeError(ErrorCode::kInvalidArgument, "--qps", fmt::format("must be > 0, got {}", a.qps), "give the peak load in requests per second");
+  job.qps = a.qps;
+  const bool llm = m->is_decoder_llm();
+  job.input_len = a.input_len > 0 ? a.input_len : (llm ? 512 : (m->arch == ModelArch::kEncoder ? 128 : 1));
+  job.output_len = a.output_len >= 0 ? a.output_len : (llm ? 256 : 0);
+  if (a.input_len < 0) return MakeError(ErrorCode::kInvalidArgument, "--input-len", fmt::format("must be > 0, got {}", a.input_len));
+  if (a.ttft_ms < 0 || a.tpot_ms < 0 || a.e2e_ms < 0) return MakeError(ErrorCode::kInvalidArgument, "--ttft-ms", "SLOs must be > 0");
+  if (a.ttft_ms > 0) job.ttft_p99_ms = a.ttft_ms;
+  if (a.tpot_ms > 0) job.tpot_p99_ms = a.tpot_ms;
+  if (a.e2e_ms > 0) job.e2e_p99_ms = a.e2e_ms;
+  if (!(a.util > 0 && a.util < 1)) return MakeError(ErrorCode::kInvalidArgument, "--util", fmt::format("must be in (0, 1), got {}", a.util), "0.6 is the guides' HPA target (B12)");
+  job.target_utilization = a.util;
+  job.clouds = a.clouds;
+  job.regions = a.regions;
+  job.gpus = a.gpus;
+  job.allow_cpu = a.cpu || a.cpu_only;
+  job.allow_gpu = !a.cpu_only;
+  job.reserved = a.reserved;
+  job.top = a.top > 0 ? a.top : 5;
+  std::string cur = a.currency.empty() ? g.currency : a.currency;
+  auto c = ParseCurrency(cur);
+  if (!c) return MakeError(ErrorCode::kInvalidArgument, "--currency", "unknown currency \"" + cur + "\"", "use USD or CNY");
+  job.currency = *c;
+  return job;
+}
+
+json ServePlanJson(const ServePlan& p, Currency cur) {
+  const auto& i = *p.instance;
+  return {{"cloud", i.cloud}, {"region", i.region}, {"instance_type", i.instance_type},
+          {"accelerator", i.is_cpu_only() ? json(nullptr) : json(i.accelerator)},
+          {"cpu", i.cpu}, {"gpus_per_replica", p.tp}, {"replicas", p.replicas},
+          {"replicas_per_instance", p.replicas_per_instance}, {"instances", p.instances},
+          {"batch", p.batch}, {"capacity_qps_per_replica", p.capacity_qps}, {"utilization", p.utilization},
+          {"ttft_p99_ms", p.ttft_p99_ms}, {"tpot_p99_ms", p.tpot_p99_ms}, {"e2e_p99_ms", p.e2e_p99_ms},
+          {"throughput_per_replica_output_tokens_per_s", p.perf.output_tokens_per_s},
+          {"throughput_per_replica_requests_per_s", p.perf.samples_per_s},
+          {"kv_tokens_per_replica", p.perf.kv_tokens}, {"currency", CurrencyCode(cur)},
+          {"cost_per_hour", PriceJson(p.cost_per_hour)}, {"cost_per_hour_reserved_1y", PriceJson(p.cost_per_hour_reserved)},
+          {"cost_per_month", p.cost_per_month}, {"cost_per_1k_requests", p.cost_per_1k_requests},
+          {"cost_per_1m_output_tokens", p.cost_per_1m_output_tokens}, {"warnings", p.warnings},
+          {"price_as_of", i.as_of}};
+}
+
+std::string PlansTable(const std::vector<ServePlan>& plans, Currency cur) {
+  Table t({"#", "cloud", "instance", "region", "hardware", "replicas", "batch", "TTFT p99", "TPOT p99",
+           "e2e p99", "util", "$/h", "$/month", "per 1k req", "per 1M tok"});
+  int k = 1;
+  for (const auto& p : plans) {
+    const auto& i = *p.instance;
+    t.Row({std::to_string(k++), i.cloud, i.instance_type, i.region,
+           i.is_cpu_only() ? "CPU " + i.cpu : fmt::format("{} x {} per replica", p.tp, i.accelerator),
+           fmt::format("{} on {}", p.replicas, p.instances), std::to_string(p.batch),
+           fmt::format("{:.0f} ms", p.ttft_p99_ms), p.tpot_p99_ms > 0 ? fmt::format("{:.1f} ms", p.tpot_p99_ms) : "-",
+           fmt::format("{:.0f} ms", p.e2e_p99_ms), fmt::format("{:.0f}%", 100 * p.utilization),
+           Price(p.cost_per_hour, cur), Price(p.cost_per_month, cur), Price(p.cost_per_1k_requests, cur),
+           p.cost_per_1m_output_tokens > 0 ? Price(p.cost_per_1m_output_tokens, cur) : "-"});
+  }
+  return t.Render();
+}
+
+Result<Output> RunPlanInfer(const GlobalOptions& g, const InferArgs& a) {
+  auto cat = LoadCatalog(g);
+  if (!cat) return cat.error();
+  auto job = BuildServeJob(a, g);
+  if (!job) return job.error();
+  auto res = PlanServing(*job, *cat, DefaultCalibration(), g.cny_per_usd);
+  if (!res) return res.error();
+  Output out;
+  out.exit_code = res->plans.empty() ? kExitNothingFits : kExitOk;
+  if (g.json) {
+    json j = {{"schema_version", kSchemaVersion}, {"catalog_as_of", res->prices_as_of},
+              {"currency", CurrencyCode(job->currency)},
+              {"job", {{"model", job->model.name}, {"qps", job->qps}, {"input_len", job->input_len},
+                       {"output_len", job->output_len}, {"engine", EngineName(job->engine)},
+                       {"target_utilization", job->target_utilization}}},
+              {"plans", json::array()}, {"notes", res->notes}};
+    for (const auto& p : res->plans) j["plans"].push_back(ServePlanJson(p, job->currency));
+    out.text = j.dump(2) + "\n";
+    return out;
+  }
+  std::string s = fmt::format(
+      "gpuplan plan infer: {} at {:g} req/s, {} in / {} out tokens, engine {}, target utilisation {:.0f}% (B12)\n"
+      "SLOs (p99): TTFT {}, TPOT {}, e2e {}; prices as of {} in {}; {} configurations evaluated\n\n",
+      job->model.name, job->qps, job->input_len, job->output_len, EngineName(job->engine),
+      100 * job->target_utilization, job->ttft_p99_ms ? fmt::format("{:g} ms", *job->ttft_p99_ms) : "-",
+      job->tpot_p99_ms ? fmt::format("{:g} ms", *job->tpot_p99_ms) : "-",
+      job->e2e_p99_ms ? fmt::format("{:g} ms", *job->e2e_p99_ms) : "-", res->prices_as_of,
+      CurrencyCode(job->currency), res->evaluated);
+  if (res->plans.empty()) {
+    s += "No deployment meets the constraints.\n";
+  } else {
+    s += PlansTable(res->plans, job->currency);
+    const auto& p = res->plans.front();
+    s += fmt::format("\nTop: {} replica(s) of {} on {} x {} {}; per replica {:.1f} req/s max ({:.0f} output tok/s), "
+                     "KV capacity {} tokens\n",
+                     p.replicas, p.instance->is_cpu_only() ? "CPU " + p.instance->cpu : fmt::format("{} x {}", p.tp, p.instance->accelerator),
+                     p.instances, p.instance->cloud, p.instance->instance_type, p.perf.samples_per_s,
+                     p.perf.output_tokens_per_s, p.perf.kv_tokens);
+    for (const auto& w : p.warnings) s += "  warning: " + w + "\n";
+  }
+  for (const auto& n : res->notes) s += "note: " + n + "\n";
+  out.text = s;
+  return out;
+}
+
+// Cheapest monthly cost of serving `qps` with only GPUs or only CPUs.
+std::optional<ServePlan> Cheapest(const ServeJobSpec& base, const Catalog& cat, double qps, bool cpu,
+                                  std::optional<double> rate) {
+  ServeJobSpec j = base;
+  j.qps = qps;
+  j.allow_cpu = cpu;
+  j.allow_gpu = !cpu;
+  j.top = 1;
+  auto r = PlanServing(j, cat, DefaultCalibration(), rate);
+  if (!r || r->plans.empty()) return std::nullopt;
+  return r->plans.front();
+}
+
+Result<Output> RunTco(const GlobalOptions& g, const InferArgs& a) {
+  auto cat = LoadCatalog(g);
+  if (!cat) return cat.error();
+  auto job = BuildServeJob(a, g);
+  if (!job) return job.error();
+  if (!(a.years > 0 && a.years <= 10)) {
+    return MakeError(ErrorCode::kInvalidArgument, "--years", fmt::format("must be in (0, 10], got {}", a.years));
+  }
+  const Currency cur = job->currency;
+  auto gpu = Cheapest(*job, *cat, job->qps, false, g.cny_per_usd);
+  auto cpu = Cheapest(*job, *cat, job->qps, true, g.cny_per_usd);
+  // Break-even: the load below which the CPU deployment is cheaper (scan, geometric steps).
+  std::optional<double> break_even;
+  for (double q = 0.5; q <= 100000; q *= 1.25) {
+    auto gq = Cheapest(*job, *cat, q, false, g.cny_per_usd);
+    auto cq = Cheapest(*job, *cat, q, true, g.cny_per_usd);
+    if (!cq) break;
+    if (gq && cq->cost_per_month > gq->cost_per_month) break;
+    break_even = q;
+  }
+  // Day/night mix from an hourly profile (B14/B15): each hour on the cheaper of the two.
+  std::vector<double> profile;
+  if (!a.profile.empty()) {
+    for (const auto& tok : [&] {
+           std::vector<std::string> v;
+           std::stringstream ss(a.profile);
+           std::string x;
+           while (std::getline(ss, x, ',')) v.push_back(x);
+           return v;
+         }()) {
+      try {
+        size_t used = 0;
+        double v = std::stod(tok, &used);
+        if (used != tok.size() || v < 0) throw std::invalid_argument("bad");
+        profile.push_back(v);
+      } catch (...) {
+        return MakeError(ErrorCode::kInvalidArgument, "--profile", "expected 24 loads (req/s) separated by commas, got \"" + tok + "\"");
+      }
+    }
+    if (profile.size() != 24) {
+      return MakeError(ErrorCode::kInvalidArgument, "--profile", fmt::format("needs 24 hourly loads, got {}", profile.size()));
+    }
+  }
+  Output out;
+  const double months = a.years * 12;
+  json j = {{"schema_version", kSchemaVersion}, {"catalog_as_of", cat->PricesAsOf()}, {"currency", CurrencyCode(cur)},
+            {"model", job->model.name}, {"qps", job->qps}, {"years", a.years},
+            {"gpu", gpu ? ServePlanJson(*gpu, cur) : json(nullptr)}, {"cpu", cpu ? ServePlanJson(*cpu, cur) : json(nullptr)},
+            {"break_even_qps", break_even ? json(*break_even) : json(nullptr)}};
+  std::string s = fmt::format("gpuplan tco: {} at {:g} req/s over {:g} years (prices as of {}, {})\n\n", job->model.name,
+                              job->qps, a.years, cat->PricesAsOf(), CurrencyCode(cur));
+  std::vector<ServePlan> both;
+  if (gpu) both.push_back(*gpu);
+  if (cpu) both.push_back(*cpu);
+  s += both.empty() ? "neither a GPU nor a CPU deployment meets the SLOs\n" : PlansTable(both, cur);
+  if (gpu && cpu) {
+    double gt = gpu->cost_per_month * months, ct = cpu->cost_per_month * months;
+    s += fmt::format("\n{}-year total: GPU {} vs CPU {}: {} is cheaper by {:.0f}%\n", a.years, Price(gt, cur), Price(ct, cur),
+                     ct < gt ? "CPU" : "GPU", 100 * std::fabs(gt - ct) / std::max(gt, ct));
+    j["total_gpu"] = gt;
+    j["total_cpu"] = ct;
+  }
+  if (break_even) {
+    s += fmt::format("break-even: CPU serving is cheaper up to about {:.0f} req/s (guide B10 says ~500 QPS for BERT-base)\n", *break_even);
+  } else {
+    s += "break-even: CPU serving is not cheaper at any load scanned (or cannot meet the SLOs)\n";
+  }
+  if (!profile.empty()) {
+    double gpu_only = 0, mixed = 0;
+    double peak = *std::max_element(profile.begin(), profile.end());
+    auto gpeak = Cheapest(*job, *cat, std::max(peak, 1e-3), false, g.cny_per_usd);
+    for (double q : profile) {
+      double load = std::max(q, 1e-3);
+      auto gq = Cheapest(*job, *cat, load, false, g.cny_per_usd);
+      auto cq = Cheapest(*job, *cat, load, true, g.cny_per_usd);
+      double gh = gq ? *gq->cost_per_hour : (gpeak ? *gpeak->cost_per_hour : 0);
+      double ch = cq ? *cq->cost_per_hour : 1e300;
+      gpu_only += gpeak ? *gpeak->cost_per_hour : gh;  // static GPU fleet sized for the peak
+      mixed += std::min(gh, ch);                        // autoscaled, cheaper platform per hour
+    }
+    s += fmt::format("\nhourly profile (peak {:g} req/s): static GPU fleet {}/day; GPU by day + CPU by night, autoscaled: {}/day; saving {} per year ({:.0f}%) (guide B14)\n",
+                     peak, Price(gpu_only, cur), Price(mixed, cur), Price((gpu_only - mixed) * 365, cur),
+                     gpu_only > 0 ? 100 * (gpu_only - mixed) / gpu_only : 0);
+    j["profile"] = {{"static_gpu_per_day", gpu_only}, {"mixed_per_day", mixed}, {"saving_per_year", (gpu_only - mixed) * 365}};
+  }
+  out.text = g.json ? j.dump(2) + "\n" : s;
+  return out;
+}
+
+void AddServeOptions(CLI::App* c, InferArgs& a) {
+  c->add_option("--model,-m", a.model, "Preset, HF id, config.json or .safetensors")->capture_default_str();
+  c->add_option("--qps", a.qps, "Peak load, requests per second")->required();
+  c->add_option("--input-len", a.input_len, "Prompt tokens (LLM) or sequence length (encoders)");
+  c->add_option("--output-len", a.output_len, "Output tokens (LLM)");
+  c->add_option("--ttft-ms", a.ttft_ms, "TTFT p99 SLO, ms");
+  c->add_option("--tpot-ms", a.tpot_ms, "TPOT p99 SLO, ms");
+  c->add_option("--e2e-ms", a.e2e_ms, "End-to-end p99 SLO, ms");
+  c->add_option("--precision", a.precision, "Weights: bf16 | fp16 | fp8 | int8 | int4");
+  c->add_option("--quant", a.quant, "awq | gptq | nf4 | int8 | int4 | fp8");
+  c->add_option("--kv-precision", a.kv_precision, "KV cache: bf16 | fp16 | fp8 | int8");
+  c->add_option("--engine", a.engine, "vllm | trt-llm | sglang | tgi | transformers")->capture_default_str();
+  c->add_option("--util", a.util, "Target utilisation (B12: 0.6)")->capture_default_str();
+  c->add_option("--clouds", a.clouds, "Allowed clouds")->delimiter(',');
+  c->add_option("--regions", a.regions, "Allowed regions")->delimiter(',');
+  c->add_option("--gpus", a.gpus, "Allowed accelerators")->delimiter(',');
+  c->add_option("--currency", a.currency, "USD | CNY");
+  c->add_option("--top", a.top, "Plans to print");
+}
+
+}  // namespace
+
+void RegisterInferCommands(CLI::App& app, GlobalOptions& g, Runner& run) {
+  CLI::App* plan = app.get_subcommand("plan");
+  auto a = std::make_shared<InferArgs>();
+  auto* c = plan->add_subcommand("infer", "Rank serving deployments that meet the load and SLOs");
+  AddServeOptions(c, *a);
+  c->add_flag("--cpu", a->cpu, "Also consider CPU instances");
+  c->add_flag("--cpu-only", a->cpu_only, "Only CPU instances");
+  c->add_flag("--reserved", a->reserved, "Rank by 1-year reserved prices where the catalog has them");
+  c->callback([&g, &run, a] { run = [&g, a] { return RunPlanInfer(g, *a); }; });
+
+  auto t = std::make_shared<InferArgs>();
+  auto* tc = app.add_subcommand("tco", "CPU vs GPU serving cost over 1-3 years, break-even load, day/night mix");
+  AddServeOptions(tc, *t);
+  tc->add_option("--years", t->years, "Horizon in years")->capture_default_str();
+  tc->add_option("--profile", t->profile, "24 comma-separated hourly loads (req/s) for the day/night mix");
+  tc->callback([&g, &run, t] { run = [&g, t] { return RunTco(g, *t); }; });
+}
+
+}  // namespace gpuplan::cli

@@ -1,0 +1,64 @@
+// The serving planner: for a model, a load (requests/s with input/output lengths) and latency
+// SLOs, finds the cheapest deployments over the catalog (GPU instances with a tensor-parallel
+// width and replica count, or CPU instances), and prices them per hour, month, 1k requests
+// and 1M output tokens. Also CPU-vs-GPU TCO with the break-even load.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "gpuplan/catalog.h"
+#include "gpuplan/model.h"
+#include "gpuplan/perf.h"
+#include "gpuplan/serve.h"
+
+namespace gpuplan {
+
+struct ServeJobSpec {
+  ModelSpec model;
+  Precision weight_precision = Precision::kBf16;
+  std::optional<QuantSpec> quant;
+  Precision kv_precision = Precision::kBf16;
+  double qps = 1;           // requests per second (peak load to carry)
+  int input_len = 512;      // LLM prompt tokens, or encoder sequence length
+  int output_len = 128;     // LLM output tokens (0 for encoders/CNNs)
+  std::optional<double> ttft_p99_ms, tpot_p99_ms, e2e_p99_ms;
+  Engine engine = Engine::kVllm;
+  double target_utilization = 0.6;  // guides' HPA target (B12)
+  std::vector<std::string> clouds, regions, gpus;
+  bool allow_gpu = true;
+  bool allow_cpu = false;
+  bool reserved = false;    // rank by the 1-year reserved price where one exists
+  Currency currency = Currency::kUsd;
+  int top = 5;
+};
+
+struct ServePlan {
+  const InstanceType* instance = nullptr;
+  int tp = 1;                    // GPUs per replica (0 for CPU)
+  int replicas_per_instance = 1;
+  int replicas = 1;
+  int instances = 1;
+  int batch = 1;                 // concurrent sequences (or forward batch) per replica
+  ServePerf perf;                // per replica at `batch`
+  double capacity_qps = 0;       // per replica at the target utilisation
+  double utilization = 0;        // at the job's load
+  double ttft_p99_ms = 0, tpot_p99_ms = 0, e2e_p99_ms = 0;
+  std::optional<double> cost_per_hour, cost_per_hour_reserved;
+  double cost_per_month = 0, cost_per_1k_requests = 0, cost_per_1m_output_tokens = 0;
+  std::vector<std::string> warnings;
+};
+
+struct ServePlanResult {
+  std::vector<ServePlan> plans;  // cheapest first
+  std::vector<std::string> notes;
+  std::string prices_as_of;
+  long evaluated = 0;
+};
+
+Result<ServePlanResult> PlanServing(const ServeJobSpec& job, const Catalog& catalog,
+                                    const Calibration& cal,
+                                    std::optional<double> cny_per_usd = std::nullopt);
+
+}  // namespace gpuplan
