@@ -13,15 +13,39 @@ double Calibration::Get(std::string_view key, double fallback) const {
   return fallback;
 }
 
-double Calibration::ForArch(std::string_view key, std::string_view arch, double fallback) const {
-  std::string a = internal::ToLower(arch);
-  std::string prefix = std::string(key) + ".";
-  for (const auto& e : entries) {
-    if (e.key.rfind(prefix, 0) != 0) continue;
-    std::string kw = e.key.substr(prefix.size());
-    if (kw != "default" && a.find(kw) != std::string::npos) return e.value;
+namespace {
+char Lower(char c) { return (c >= 'A' && c <= 'Z') ? static_cast<char>(c - 'A' + 'a') : c; }
+// Case-insensitive substring search without allocation (used in the search loop).
+bool ContainsNoCase(std::string_view hay, std::string_view needle) {
+  if (needle.empty() || needle.size() > hay.size()) return needle.empty();
+  for (size_t i = 0; i + needle.size() <= hay.size(); ++i) {
+    size_t j = 0;
+    while (j < needle.size() && Lower(hay[i + j]) == Lower(needle[j])) ++j;
+    if (j == needle.size()) return true;
   }
-  return Get(std::string(key) + ".default", Get(key, fallback));
+  return false;
+}
+}  // namespace
+
+double Calibration::ForArch(std::string_view key, std::string_view arch, double fallback) const {
+  // Entries "key.<keyword>": the first whose keyword occurs in `arch`; else "key.default";
+  // else "key"; else `fallback`. No allocation.
+  const Entry* def = nullptr;
+  const Entry* plain = nullptr;
+  for (const auto& e : entries) {
+    std::string_view k = e.key;
+    if (k == key) plain = &e;
+    if (k.size() <= key.size() + 1 || k.substr(0, key.size()) != key || k[key.size()] != '.') continue;
+    std::string_view kw = k.substr(key.size() + 1);
+    if (kw == "default") {
+      def = &e;
+      continue;
+    }
+    if (ContainsNoCase(arch, kw)) return e.value;
+  }
+  if (def) return def->value;
+  if (plain) return plain->value;
+  return fallback;
 }
 
 double Calibration::GemmEfficiency(const Accelerator& acc) const {

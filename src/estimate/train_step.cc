@@ -159,18 +159,7 @@ StepTime EstimateTrainStep(const ModelSpec& m, const Parallelism& par,
     return st;
   }
   // fp8 training keeps attention and element-wise work in bf16; GEMMs run at the fp8 rate.
-  // GemmEfficiency matches the architecture by keyword (string work): cache the last lookup.
-  thread_local const Accelerator* cached_acc = nullptr;
-  thread_local const Calibration* cached_cal = nullptr;
-  thread_local double cached_eff = 0;
-  thread_local std::string cached_arch;
-  if (cached_acc != &acc || cached_cal != &cal || cached_arch != acc.arch) {
-    cached_eff = cal.GemmEfficiency(acc);
-    cached_acc = &acc;
-    cached_cal = &cal;
-    cached_arch = acc.arch;
-  }
-  Ctx c{acc, peak_opt->value(), cached_eff, cal.Get("gemm_knee_flops_per_byte", 160),
+  Ctx c{acc, peak_opt->value(), cal.GemmEfficiency(acc), cal.Get("gemm_knee_flops_per_byte", 160),
         acc.memory_bw.value() * cal.Get("hbm_efficiency", 0.8), cal.Get("attention_efficiency", 0.55),
         cal.Get("kernel_overhead_us", 4) * 1e-6};
   const double bf16_peak = acc.PeakFor(Precision::kBf16).value_or(*peak_opt).value();

@@ -392,6 +392,9 @@ Result<TrainPlanResult> PlanTrainingImpl(const TrainJobSpec& job, const Catalog&
       p.eval = choice->eval;
       p.hours = hours;
       PriceAndCheck(job, catalog, cal, rate, p);
+      // Spot stretches the run (interruptions, lost work): an option that misses the deadline
+      // is dropped, the on-demand option may still meet it.
+      if (job.deadline_hours && p.cost_spot && p.spot.hours > *job.deadline_hours) p.cost_spot.reset();
       if (!p.cost_on_demand && !p.cost_spot) continue;
       if (job.deadline_hours && p.RankHours() > *job.deadline_hours) {
         ++dropped_deadline;
