@@ -25,6 +25,8 @@ struct PlanTrainArgs {
   std::string objective, host_policy, currency;
   double headroom = 0;
   bool explain = false;
+  bool bom = false;
+  double spot_rate = -1;
 };
 
 Result<TrainJobSpec> BuildJob(const PlanTrainArgs& a) {
@@ -195,7 +197,22 @@ Result<Output> RunPlanTrain(const GlobalOptions& g, const PlanTrainArgs& a) {
     if (!c) return c.error();
     job->currency = *c;
   }
-  const Calibration& cal = DefaultCalibration();
+  Calibration cal = DefaultCalibration();
+  if (a.spot_rate >= 0) {
+    if (a.spot_rate > 1) {
+      return MakeError(ErrorCode::kInvalidArgument, "--spot-rate",
+                       fmt::format("must be in [0, 1] interruptions per node-hour, got {}", a.spot_rate));
+    }
+    bool found = false;
+    for (auto& e : cal.entries) {
+      if (e.key == "spot_interruptions_per_node_hour") {
+        e.value = a.spot_rate;
+        e.source = "--spot-rate";
+        found = true;
+      }
+    }
+    if (!found) cal.entries.push_back({"spot_interruptions_per_node_hour", a.spot_rate, "--spot-rate"});
+  }
   auto res = PlanTraining(*job, *cat, cal, g.cny_per_usd);
   if (!res) return res.error();
   const Currency cur = job->currency;
@@ -289,6 +306,13 @@ Result<Output> RunPlanTrain(const GlobalOptions& g, const PlanTrainArgs& a) {
   s += fmt::format("  host ({}):\n", SizingPolicyName(top.host.policy));
   for (const auto& r : top.host.rationale) s += "    " + r + "\n";
   for (const auto& f : top.host_findings) s += fmt::format("    [{}] {}\n", f.ok ? "ok" : "!!", f.text);
+  if (a.bom) {
+    if (const Accelerator* acc = cat->FindAccelerator(top.instance->accelerator)) {
+      BillOfMaterials b = BuildBom(top.host, *acc, top.instance->accelerator_count);
+      s += "  bill of materials for an equivalent custom node (bare metal):\n";
+      for (const auto& l : b.lines) s += "    " + l + "\n";
+    }
+  }
   if (!top.warnings.empty()) {
     s += "  warnings:\n";
     for (const auto& w : top.warnings) s += "    - " + w + "\n";
@@ -360,6 +384,8 @@ void RegisterPlanCommand(CLI::App& app, GlobalOptions& g, Runner& run) {
   t->add_option("--max-nodes", a->max_nodes, "Largest node count to consider");
   t->add_option("--top", a->top, "Plans to print");
   t->add_flag("--explain", a->explain, "Print each formula of the top plan with its numbers");
+  t->add_flag("--bom", a->bom, "Print a bill of materials for a custom (bare-metal) build of the top plan's node");
+  t->add_option("--spot-rate", a->spot_rate, "Spot interruptions per node-hour (default: data/calibration.csv)");
   t->callback([&g, &run, a] { run = [&g, a] { return RunPlanTrain(g, *a); }; });
 }
 

@@ -17,6 +17,12 @@ void RegisterValidateCommand(CLI::App& app, GlobalOptions& g, Runner& run);
 void RegisterPlanCommand(CLI::App& app, GlobalOptions& g, Runner& run);
 // `plan infer` (under the plan command) and `tco`. Call after RegisterPlanCommand.
 void RegisterInferCommands(CLI::App& app, GlobalOptions& g, Runner& run);
+// `plan infer` on the default scenario (guide B16 serving).
+Result<Output> RunPlanInferDefault(const GlobalOptions& g);
+// `check -f setup.yaml`: the guides' pitfalls in an intended setup (docs/check.md).
+void RegisterCheckCommand(CLI::App& app, GlobalOptions& g, Runner& run);
+// `emit TARGET --plan plan.json`: deployment files for a plan (docs/emit.md).
+void RegisterEmitCommand(CLI::App& app, GlobalOptions& g, Runner& run);
 // `plan train` on the default scenario (guide B16).
 Result<Output> RunPlanTrainDefault(const GlobalOptions& g);
 // The default job when no subcommand is given (the guides' B16 NLP scenario).

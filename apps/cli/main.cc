@@ -33,6 +33,8 @@ int main(int argc, char** argv) {
     RegisterValidateCommand(app, g, run);
     RegisterPlanCommand(app, g, run);
     RegisterInferCommands(app, g, run);
+    RegisterCheckCommand(app, g, run);
+    RegisterEmitCommand(app, g, run);
     app.require_subcommand(0, 1);
     try {
       app.parse(argc, argv);

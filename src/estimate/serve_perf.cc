@@ -216,6 +216,10 @@ ServePerf EstimateLlmServing(const ModelSpec& m, const ServeSetup& setup, const 
     B = static_cast<int>(std::max(1.0, std::min<double>(setup.max_batch, std::floor(by_kv))));
   }
   r.batch = B;
+  if (batch > 0 && !dev.cpu && static_cast<double>(batch) * (in + out) > static_cast<double>(r.kv_tokens)) {
+    r.fits = false;
+    r.why = "the static batch's KV cache exceeds the capacity";
+  }
   const double c_avg = in + out / 2;
   const double t_dec = out > 0 ? decode(B, c_avg) : 0;
   r.decode_step = Seconds(t_dec);

@@ -423,7 +423,7 @@ TEST(CliGood, DefaultScenario) {
   EXPECT_TRUE(Has(r.out, "Llama-2-13B")) << r.Describe();
   EXPECT_TRUE(Has(r.out, "plan train")) << r.Describe();  // the training planner (issue #4)
   EXPECT_TRUE(Has(r.out, "Top plan")) << r.Describe();
-  EXPECT_TRUE(Has(r.out, "Serving")) << r.Describe();
+  EXPECT_TRUE(Has(r.out, "plan infer")) << r.Describe();  // the serving planner (issue #5)
 
   RunResult j = RunCli({"--json"});
   ASSERT_EQ(j.exit_code, kExitOk) << j.Describe();

@@ -1,0 +1,127 @@
+// gpuplan emit: deployment files from a plan's JSON (docs/emit.md). Files are written
+// atomically (DIR/.name.tmp, then rename), never over an existing file without --force, and
+// either all of them appear or none does.
+#include <fmt/format.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <memory>
+#include <sstream>
+#include <system_error>
+
+#include "commands.h"
+#include "gpuplan/emit.h"
+
+namespace gpuplan::cli {
+
+namespace {
+
+namespace fs = std::filesystem;
+
+struct EmitArgs {
+  std::string target;
+  std::string plan;
+  std::string out_dir;
+  std::string autoscaler = "hpa";
+  std::string image;
+  int rank = 1;
+  bool force = false;
+};
+
+void RemoveQuietly(const fs::path& p) {
+  std::error_code ec;
+  fs::remove(p, ec);
+}
+
+Result<Output> WriteFiles(const std::vector<EmittedFile>& files, const EmitArgs& a) {
+  const fs::path dir(a.out_dir);
+  std::error_code ec;
+  if (!fs::exists(dir, ec)) {
+    fs::create_directories(dir, ec);
+    if (ec) return MakeError(ErrorCode::kIo, "-o", "cannot create \"" + a.out_dir + "\": " + ec.message(), "check the path and permissions");
+  } else if (!fs::is_directory(dir, ec)) {
+    return MakeError(ErrorCode::kIo, "-o", "\"" + a.out_dir + "\" is not a directory");
+  }
+  // Check every target before writing anything, so a refusal leaves no files behind.
+  for (const auto& f : files) {
+    const fs::path dest = dir / f.name;
+    if (fs::exists(dest, ec) && !a.force) {
+      return MakeError(ErrorCode::kIo, "-o", "\"" + dest.string() + "\" exists",
+                       "pass --force to overwrite it, or choose another -o directory");
+    }
+  }
+  std::vector<fs::path> tmps;
+  auto cleanup = [&] {
+    for (const auto& t : tmps) RemoveQuietly(t);
+  };
+  for (const auto& f : files) {
+    const fs::path tmp = dir / ("." + f.name + ".tmp");
+    tmps.push_back(tmp);
+    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
+    if (out) out.write(f.contents.data(), static_cast<std::streamsize>(f.contents.size()));
+    out.close();
+    if (!out) {
+      cleanup();
+      return MakeError(ErrorCode::kIo, "-o", "cannot write \"" + tmp.string() + "\"",
+                       "check that the directory is writable");
+    }
+  }
+  std::string text;
+  for (std::size_t i = 0; i < files.size(); ++i) {
+    const fs::path dest = dir / files[i].name;
+    fs::rename(tmps[i], dest, ec);
+    if (ec) {
+      cleanup();
+      return MakeError(ErrorCode::kIo, "-o", "cannot rename to \"" + dest.string() + "\": " + ec.message());
+    }
+    text += "wrote " + dest.string() + "\n";
+  }
+  Output o;
+  o.text = text;
+  return o;
+}
+
+Result<Output> RunEmit(const EmitArgs& a) {
+  std::ifstream in(a.plan, std::ios::binary);
+  if (!in) {
+    return MakeError(ErrorCode::kIo, "--plan", "cannot read \"" + a.plan + "\"",
+                     "write one with `gpuplan --json plan train|infer ... > plan.json`");
+  }
+  std::stringstream ss;
+  ss << in.rdbuf();
+  auto cat = LoadBuiltinCatalog();
+  if (!cat) return cat.error();
+  EmitOptions opt;
+  opt.rank = a.rank;
+  opt.autoscaler = a.autoscaler;
+  opt.image = a.image;
+  auto files = Emit(ss.str(), a.target, opt, *cat);
+  if (!files) return files.error();
+  if (!a.out_dir.empty()) return WriteFiles(*files, a);
+  Output o;
+  if (files->size() == 1) {
+    o.text = files->front().contents;
+  } else {
+    for (const auto& f : *files) o.text += "==> " + f.name + " <==\n" + f.contents;
+  }
+  return o;
+}
+
+}  // namespace
+
+void RegisterEmitCommand(CLI::App& app, GlobalOptions& g, Runner& run) {
+  (void)g;
+  auto a = std::make_shared<EmitArgs>();
+  auto* c = app.add_subcommand("emit", "Write deployment files for a plan: k8s, skypilot, slurm, vllm, hf, deepspeed, monitoring");
+  c->add_option("target", a->target, "k8s | skypilot | slurm | vllm | hf | deepspeed | monitoring")->required();
+  c->add_option("--plan", a->plan, "JSON of `gpuplan --json plan train|infer ...`")->required();
+  c->add_option("--rank", a->rank, "Which plan of the list (1 = top)")->capture_default_str();
+  c->add_option("-o,--out-dir", a->out_dir, "Directory to write into (default: stdout)");
+  c->add_flag("--force", a->force, "Overwrite existing files");
+  c->add_option("--autoscaler", a->autoscaler, "k8s serving autoscaler: hpa | keda")->capture_default_str();
+  c->add_option("--image", a->image, "Container image (k8s)");
+  c->callback([&run, a] { run = [a] { return RunEmit(*a); }; });
+}
+
+}  // namespace gpuplan::cli

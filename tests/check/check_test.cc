@@ -1,0 +1,245 @@
+// gpuplan check: every rule has a setup that triggers it and one that does not (the guides'
+// rule ids are cited in each row); bad YAML names the field; the CLI's exit codes 0/1/2.
+#include "gpuplan/check.h"
+
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+
+#include <cstdlib>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+namespace gpuplan {
+namespace {
+
+std::string Slurp(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+std::string Example(const std::string& name) {
+  return Slurp(std::string(GPUPLAN_SOURCE_DIR) + "/examples/check/" + name + ".yaml");
+}
+
+const Catalog& Cat() {
+  static const Catalog cat = [] {
+    auto c = LoadBuiltinCatalog();
+    EXPECT_TRUE(c.ok());
+    return *c;
+  }();
+  return cat;
+}
+
+std::vector<Finding> Check(const std::string& yaml) {
+  auto s = ParseSetupYaml(yaml, "t.yaml");
+  EXPECT_TRUE(s.ok()) << (s.ok() ? "" : s.error().ToString());
+  if (!s.ok()) return {};
+  Status st = ValidateSetup(*s, Cat());
+  EXPECT_TRUE(st.ok()) << (st.ok() ? "" : st.error().ToString());
+  return CheckSetup(*s, Cat(), DefaultCalibration());
+}
+
+const Finding* Find(const std::vector<Finding>& fs, const std::string& rule,
+                    Severity min_severity) {
+  for (const auto& f : fs) {
+    if (f.rule == rule && static_cast<int>(f.severity) <= static_cast<int>(min_severity)) {
+      return &f;
+    }
+  }
+  return nullptr;
+}
+
+// A 4 x RTX 4090 PCIe box: a 3B model needs full recompute + accumulation (guide A3).
+const char* kSmallCards = R"(
+hardware: {accelerator: RTX-4090, gpus_per_node: 4, intra_link: pcie, storage: nvme, storage_gbps: 20}
+train: {model: llama-3.2-3b, micro_batch: 1, seq_len: 2048, global_batch: 64, recompute: full, zero: 3}
+)";
+// The same box on a 7B model: does not fit (guide B5).
+const char* kOverMemory = R"(
+hardware: {accelerator: RTX-4090, gpus_per_node: 4, intra_link: pcie, storage: nvme, storage_gbps: 20}
+train: {model: qwen2.5-7b-instruct, micro_batch: 1, seq_len: 2048, global_batch: 64, recompute: full, zero: 3}
+)";
+// BERT-base at micro-batch 1 x 128 tokens on an A100 (guide B17).
+const char* kSmallBatch = R"(
+hardware: {accelerator: A100-SXM4-80GB, gpus_per_node: 1, storage: nvme, storage_gbps: 7}
+train: {model: bert-base-uncased, micro_batch: 1, seq_len: 128, global_batch: 256}
+)";
+const char* kBigBatch = R"(
+hardware: {accelerator: A100-SXM4-80GB, gpus_per_node: 1, storage: nvme, storage_gbps: 7}
+train: {model: bert-base-uncased, micro_batch: 256, seq_len: 128, global_batch: 256}
+)";
+// Two RDMA nodes in one zone, spot with hourly checkpoints, enough RAM and NVMe.
+const char* kTwoGoodNodes = R"(
+hardware: {instance: p5.48xlarge, region: us-east-1, storage: nvme, storage_gbps: 50}
+nodes: 2
+zones: [us-east-1a, us-east-1a]
+spot: true
+checkpoint_every: 1h
+train: {model: llama-2-7b, micro_batch: 1, seq_len: 4096, global_batch: 512, zero: 3, dataset_size: 500GB}
+)";
+const char* kServeSteadyAutoscaled = R"(
+hardware: {instance: g5.xlarge, region: us-east-1}
+serve: {model: llama-2-7b, qps: 0.5, input_len: 512, output_len: 128, autoscaling: true, load: variable}
+)";
+const char* kServeOverloaded = R"(
+hardware: {instance: g5.xlarge, region: us-east-1}
+serve: {model: llama-2-7b, qps: 5000, input_len: 512, output_len: 128, load: steady}
+)";
+
+struct RuleCase {
+  const char* name;
+  std::string yaml;
+  const char* rule;
+  bool expected;
+  Severity severity;  // the least severe level that counts as triggered
+  const char* source;
+};
+
+class RuleTest : public ::testing::TestWithParam<RuleCase> {};
+
+TEST_P(RuleTest, TriggersOrNot) {
+  const RuleCase& c = GetParam();
+  const auto fs = Check(c.yaml);
+  const Finding* f = Find(fs, c.rule, c.severity);
+  if (c.expected) {
+    ASSERT_NE(f, nullptr) << c.rule << " expected (" << c.source << ")";
+    EXPECT_FALSE(f->message.empty());
+    EXPECT_FALSE(f->fix.empty());
+    EXPECT_NE(f->message.find_first_of("0123456789"), std::string::npos) << f->message;
+  } else {
+    EXPECT_EQ(f, nullptr) << c.rule << " not expected (" << c.source << "): "
+                          << (f ? f->message : "");
+  }
+}
+
+std::vector<RuleCase> Cases() {
+  const std::string good = Example("good_8xh100_training");
+  const std::string pcie = Example("pcie_8gpu_7b");
+  const std::string zones = Example("two_zones_spot_no_rdma");
+  const std::string p4d = Example("p4d_light_variable_serving");
+  const Severity W = Severity::kWarning, E = Severity::kError;
+  return {
+      {"b5_over", kOverMemory, "B5-memory-headroom", true, E, "guide B5: stay under 80%"},
+      {"b5_ok", good, "B5-memory-headroom", false, W, "guide B5"},
+      {"a12_pcie", pcie, "A12-pcie-multi-gpu", true, E, "guide A12: ~40% on PCIe"},
+      {"a12_nvswitch", good, "A12-pcie-multi-gpu", false, W, "guide A12/B8: NVLink"},
+      {"a13_no_rdma", zones, "A13-multi-node-rdma", true, E, "guide A13/B8: RDMA"},
+      {"a13_efa", kTwoGoodNodes, "A13-multi-node-rdma", false, W, "guide B8"},
+      {"a13_zones", zones, "A13-same-zone", true, E, "guide A13: one zone"},
+      {"a13_one_zone", kTwoGoodNodes, "A13-same-zone", false, W, "guide A13"},
+      {"a15_spot", zones, "A15-spot-checkpoint", true, E, "guide A15"},
+      {"a15_checkpointed", kTwoGoodNodes, "A15-spot-checkpoint", false, W, "guide A15"},
+      {"a3_small", kSmallCards, "A3-small-gpu-forced", true, W, "guide A3: A100 vs 4x4090"},
+      {"a3_h100", good, "A3-small-gpu-forced", false, W, "guide A3"},
+      {"b17_small", kSmallBatch, "B17-small-batch", true, W, "guide B17: too-small batch"},
+      {"b17_ok", kBigBatch, "B17-small-batch", false, W, "guide B17"},
+      {"a9_network", zones, "A9-B6-training-storage", true, W, "guide A9/B6"},
+      {"a9_nvme", good, "A9-B6-training-storage", false, W, "guide A9"},
+      {"b7_slow", zones, "B7-storage-bandwidth", true, W, "guide B7: GPUs x 2 GB/s"},
+      {"b7_fast", good, "B7-storage-bandwidth", false, Severity::kInfo, "guide B7"},
+      {"b6_ram", zones, "B6-ram-dataset", true, W, "guide B6: RAM >= 1.5 x dataset"},
+      {"b6_ram_ok", good, "B6-ram-dataset", false, W, "guide B6"},
+      {"a4_cpu", zones, "A4-host-cpu", true, W, "guide A4: GPUs x 8-12 cores"},
+      {"a4_cpu_ok", good, "A4-host-cpu", false, W, "guide A4"},
+      {"b1_p4d", p4d, "B1-training-instance-serving", true, W, "guide B1: 50k vs <8k"},
+      {"b1_g5", kServeSteadyAutoscaled, "B1-training-instance-serving", false, W, "guide B1"},
+      {"b12_fixed", p4d, "B12-autoscaling", true, W, "guide B12: autoscaling"},
+      {"b12_autoscaled", kServeSteadyAutoscaled, "B12-autoscaling", false, W, "guide B12"},
+      {"capacity_over", kServeOverloaded, "serve-capacity", true, E, "load > capacity"},
+      {"capacity_ok", p4d, "serve-capacity", false, W, "load < capacity"},
+  };
+}
+
+INSTANTIATE_TEST_SUITE_P(Rules, RuleTest, ::testing::ValuesIn(Cases()),
+                         [](const auto& p) { return std::string(p.param.name); });
+
+TEST(CheckTest, GoodSetupHasNoWarnings) {
+  for (const auto& f : Check(Example("good_8xh100_training"))) {
+    EXPECT_EQ(f.severity, Severity::kInfo) << f.rule << ": " << f.message;
+  }
+}
+
+TEST(CheckTest, ErrorsComeFirst) {
+  const auto fs = Check(Example("two_zones_spot_no_rdma"));
+  ASSERT_FALSE(fs.empty());
+  for (size_t i = 1; i < fs.size(); ++i) {
+    EXPECT_LE(static_cast<int>(fs[i - 1].severity), static_cast<int>(fs[i].severity));
+  }
+}
+
+struct BadCase {
+  const char* name;
+  const char* yaml;
+  const char* field;    // substring of Error::field
+  const char* message;  // substring of message or hint
+};
+
+class BadYamlTest : public ::testing::TestWithParam<BadCase> {};
+
+TEST_P(BadYamlTest, NamesTheField) {
+  const BadCase& c = GetParam();
+  auto s = ParseSetupYaml(c.yaml, "bad.yaml");
+  Error e;
+  if (s.ok()) {
+    Status st = ValidateSetup(*s, Cat());
+    ASSERT_FALSE(st.ok()) << c.name;
+    e = st.error();
+  } else {
+    e = s.error();
+  }
+  EXPECT_NE(e.field.find(c.field), std::string::npos) << e.ToString();
+  EXPECT_NE((e.message + " " + e.hint).find(c.message), std::string::npos) << e.ToString();
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Errors, BadYamlTest,
+    ::testing::Values(
+        BadCase{"unknown_key", "hardware: {instance: p5.48xlarge}\ntrian: {model: llama-2-7b}\n",
+                "bad.yaml:2:trian", "did you mean \"train\""},
+        BadCase{"unknown_train_key",
+                "hardware: {instance: p5.48xlarge}\ntrain:\n  model: llama-2-7b\n  micro_bach: 2\n",
+                "bad.yaml:4:train.micro_bach", "did you mean \"micro_batch\""},
+        BadCase{"bad_number",
+                "hardware: {instance: p5.48xlarge}\ntrain:\n  model: llama-2-7b\n  micro_batch: x\n",
+                "bad.yaml:4:train.micro_batch", "whole number"},
+        BadCase{"bad_storage",
+                "hardware: {instance: p5.48xlarge, storage: nvem}\ntrain: {model: llama-2-7b}\n",
+                "hardware.storage", "did you mean \"nvme\""},
+        BadCase{"unknown_model", "hardware: {instance: p5.48xlarge}\ntrain: {model: lama-2-7b}\n",
+                "train.model", "lama-2-7b"},
+        BadCase{"unknown_instance", "hardware: {instance: p5.48xlarg}\ntrain: {model: llama-2-7b}\n",
+                "hardware.instance", "did you mean \"p5.48xlarge\""},
+        BadCase{"unknown_gpu",
+                "hardware: {accelerator: HX-9000, gpus_per_node: 8}\ntrain: {model: llama-2-7b}\n",
+                "hardware.accelerator", "HX-9000"},
+        BadCase{"no_job", "hardware: {instance: p5.48xlarge}\n", "train", "missing the job"},
+        BadCase{"malformed", "hardware: [\n", "bad.yaml", "malformed YAML"},
+        BadCase{"tp_not_dividing",
+                "hardware: {instance: p5.48xlarge}\ntrain: {model: llama-2-7b, tp: 3}\n",
+                "train.tp", "does not divide"}),
+    [](const auto& p) { return std::string(p.param.name); });
+
+int RunCli(const std::string& args) {
+  const std::string cmd = std::string(GPUPLAN_BINARY) + " " + args + " >/dev/null 2>&1";
+  const int rc = std::system(cmd.c_str());
+  return WIFEXITED(rc) ? WEXITSTATUS(rc) : -1;
+}
+
+TEST(CheckCliTest, ExitCodes) {
+  const std::string dir = std::string(GPUPLAN_SOURCE_DIR) + "/examples/check/";
+  EXPECT_EQ(RunCli("check -f " + dir + "good_8xh100_training.yaml"), 0);
+  EXPECT_EQ(RunCli("check -f " + dir + "p4d_light_variable_serving.yaml --json"), 0);
+  EXPECT_EQ(RunCli("check -f " + dir + "two_zones_spot_no_rdma.yaml"), 1);
+  EXPECT_EQ(RunCli("check -f " + dir + "pcie_8gpu_7b.yaml --json"), 1);
+  EXPECT_EQ(RunCli("check -f " + dir + "does_not_exist.yaml"), 2);
+  const std::string bad = ::testing::TempDir() + "gpuplan_check_bad.yaml";
+  std::ofstream(bad) << "hardware: {instance: p5.48xlarge}\ntrain: {model: llama-2-7b, zero: 7}\n";
+  EXPECT_EQ(RunCli("check -f " + bad), 2);
+}
+
+}  // namespace
+}  // namespace gpuplan

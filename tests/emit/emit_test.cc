@@ -1,0 +1,546 @@
+// Tests for `gpuplan emit` (docs/emit.md): plans come from the real planners through the CLI
+// (`gpuplan --json plan train|infer ...`); every emitted file must parse (yaml-cpp,
+// nlohmann-json) and carry the plan's values; the vLLM flags must imply the planner's KV
+// capacity within 1 %; bad input exits 2 and leaves no files.
+#include "gpuplan/emit.h"
+
+#include <fmt/format.h>
+#include <gtest/gtest.h>
+#include <yaml-cpp/yaml.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <csignal>
+#include <cstdint>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <regex>
+#include <sstream>
+#include <string>
+#include <string_view>
+#include <thread>
+#include <vector>
+
+#include <fcntl.h>
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <nlohmann/json.hpp>
+
+#include "gpuplan/catalog.h"
+
+extern char** environ;
+
+namespace {
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+constexpr int kExitOk = 0;
+constexpr int kExitBadInput = 2;
+
+bool Has(std::string_view s, std::string_view part) { return s.find(part) != std::string_view::npos; }
+
+std::string Slurp(const fs::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+// A scratch directory removed at the end of the test.
+class TempDir {
+ public:
+  TempDir() {
+    const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
+    std::string name = std::string("gpuplan_emit_test_") + std::to_string(::getpid()) + "_" +
+                       (info ? std::string(info->test_suite_name()) + "_" + info->name()
+                             : std::string("x")) +
+                       "_" + std::to_string(counter_++);
+    for (char& c : name) {
+      if (c == '/') c = '_';
+    }
+    path_ = fs::temp_directory_path() / name;
+    fs::remove_all(path_);
+    fs::create_directories(path_);
+  }
+  ~TempDir() {
+    std::error_code ec;
+    fs::remove_all(path_, ec);
+  }
+  TempDir(const TempDir&) = delete;
+  TempDir& operator=(const TempDir&) = delete;
+  std::string Write(const std::string& rel, const std::string& text) const {
+    fs::path p = path_ / rel;
+    fs::create_directories(p.parent_path());
+    std::ofstream out(p, std::ios::binary);
+    out << text;
+    return p.string();
+  }
+  const fs::path& path() const { return path_; }
+
+ private:
+  static inline int counter_ = 0;  // several directories per test (RunCli makes one per run)
+  fs::path path_;
+};
+
+struct RunResult {
+  int exit_code = -1;  // -1: killed by a signal or timed out
+  std::string out;
+  std::string err;
+  std::string Describe() const {
+    return "exit " + std::to_string(exit_code) + "\n--- stdout ---\n" + out.substr(0, 2000) +
+           "\n--- stderr ---\n" + err.substr(0, 2000);
+  }
+};
+
+// Runs the CLI with `args` (no shell), stdout and stderr to files; kills it after 15 s.
+RunResult RunCli(const std::vector<std::string>& args) {
+  TempDir io;
+  const std::string out_path = (io.path() / "stdout").string();
+  const std::string err_path = (io.path() / "stderr").string();
+  std::vector<std::string> argv_s = {GPUPLAN_BINARY};
+  argv_s.insert(argv_s.end(), args.begin(), args.end());
+  std::vector<char*> argv;
+  for (auto& a : argv_s) argv.push_back(a.data());
+  argv.push_back(nullptr);
+
+  posix_spawn_file_actions_t fa;
+  posix_spawn_file_actions_init(&fa);
+  posix_spawn_file_actions_addopen(&fa, STDIN_FILENO, "/dev/null", O_RDONLY, 0);
+  posix_spawn_file_actions_addopen(&fa, STDOUT_FILENO, out_path.c_str(),
+                                   O_WRONLY | O_CREAT | O_TRUNC, 0600);
+  posix_spawn_file_actions_addopen(&fa, STDERR_FILENO, err_path.c_str(),
+                                   O_WRONLY | O_CREAT | O_TRUNC, 0600);
+  pid_t pid = 0;
+  int rc = posix_spawn(&pid, argv[0], &fa, nullptr, argv.data(), environ);
+  posix_spawn_file_actions_destroy(&fa);
+  RunResult r;
+  if (rc != 0) {
+    ADD_FAILURE() << "cannot start " << GPUPLAN_BINARY << ": error " << rc;
+    return r;
+  }
+  int status = 0;
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(15);
+  for (;;) {
+    pid_t w = ::waitpid(pid, &status, WNOHANG);
+    if (w == pid) break;
+    if (w < 0) {
+      ADD_FAILURE() << "waitpid failed";
+      return r;
+    }
+    if (std::chrono::steady_clock::now() > deadline) {
+      ::kill(pid, SIGKILL);
+      ::waitpid(pid, &status, 0);
+      ADD_FAILURE() << "gpuplan timed out";
+      break;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(2));
+  }
+  if (WIFEXITED(status)) r.exit_code = WEXITSTATUS(status);
+  r.out = Slurp(out_path);
+  r.err = Slurp(err_path);
+  return r;
+}
+
+
+// One planned scenario: the CLI arguments after `--json plan`, and whether it is training.
+struct Scenario {
+  std::string name;
+  std::vector<std::string> args;
+  bool train;
+};
+
+const std::vector<Scenario>& Scenarios() {
+  static const std::vector<Scenario> kScenarios = {
+      {"serve_llama3_8b", {"infer", "--model", "Llama-3-8B", "--qps", "5"}, false},
+      {"serve_llama3_8b_fp8", {"infer", "--model", "Llama-3-8B", "--qps", "20", "--quant", "fp8"}, false},
+      {"serve_llama2_70b", {"infer", "--model", "Llama-2-70B", "--qps", "2"}, false},
+      {"serve_llama2_13b_awq", {"infer", "--model", "Llama-2-13B", "--qps", "3", "--quant", "awq"}, false},
+      {"train_llama2_7b", {"train", "--model", "Llama-2-7B", "--tokens", "1B"}, true},
+      {"train_llama2_70b_spot", {"train", "--model", "Llama-2-70B", "--tokens", "10B", "--max-nodes", "4", "--spot"}, true},
+      {"train_llama2_13b", {"train", "--model", "Llama-2-13B", "--tokens", "2B", "--max-nodes", "2"}, true},
+  };
+  return kScenarios;
+}
+
+// Plan JSON text per scenario, computed once.
+const std::string& PlanText(const Scenario& s) {
+  static std::map<std::string, std::string> cache;
+  auto it = cache.find(s.name);
+  if (it != cache.end()) return it->second;
+  std::vector<std::string> args = {"--json", "plan"};
+  args.insert(args.end(), s.args.begin(), s.args.end());
+  RunResult r = RunCli(args);
+  EXPECT_EQ(r.exit_code, 0) << s.name << "\n" << r.Describe();
+  return cache[s.name] = r.out;
+}
+
+const gpuplan::Catalog& Cat() {
+  static const gpuplan::Catalog cat = *gpuplan::LoadBuiltinCatalog();
+  return cat;
+}
+
+std::vector<YAML::Node> ParseYaml(const std::string& text) {
+  std::vector<YAML::Node> docs;
+  for (const auto& d : YAML::LoadAll(text)) {
+    if (d && !d.IsNull()) docs.push_back(d);
+  }
+  return docs;
+}
+
+// Every file of every applicable target parses as its extension says.
+void ParseAll(const std::vector<gpuplan::EmittedFile>& files, const std::string& ctx) {
+  ASSERT_FALSE(files.empty()) << ctx;
+  for (const auto& f : files) {
+    const std::string ext = fs::path(f.name).extension().string();
+    if (ext == ".yaml") {
+      EXPECT_NO_THROW({ EXPECT_FALSE(ParseYaml(f.contents).empty()) << ctx << " " << f.name; }) << ctx << " " << f.name;
+    } else if (ext == ".json") {
+      EXPECT_TRUE(json::accept(f.contents)) << ctx << " " << f.name;
+    } else {
+      EXPECT_FALSE(f.contents.empty()) << ctx << " " << f.name;
+    }
+  }
+}
+
+const gpuplan::EmittedFile* Find(const std::vector<gpuplan::EmittedFile>& files, const std::string& name) {
+  for (const auto& f : files) {
+    if (f.name == name) return &f;
+  }
+  return nullptr;
+}
+
+// Value of `--flag value` in a command line.
+std::string Flag(const std::string& cmd, const std::string& flag) {
+  std::smatch m;
+  const std::regex re(flag + R"(\s+(\S+))");
+  return std::regex_search(cmd, m, re) ? m[1].str() : "";
+}
+
+TEST(Emit, EveryTargetParsesAndCarriesThePlan) {
+  for (const auto& s : Scenarios()) {
+    const std::string& text = PlanText(s);
+    const json doc = json::parse(text);
+    for (std::size_t rank = 1; rank <= std::min<std::size_t>(2, doc["plans"].size()); ++rank) {
+      const json& p = doc["plans"][rank - 1];
+      const std::string ctx = s.name + " rank " + std::to_string(rank);
+      gpuplan::EmitOptions opt;
+      opt.rank = static_cast<int>(rank);
+      for (const auto& target : gpuplan::EmitTargets()) {
+        const bool train_only = target == "slurm" || target == "hf" || target == "deepspeed";
+        auto r = gpuplan::Emit(text, target, opt, Cat());
+        if ((train_only && !s.train) || (target == "vllm" && s.train)) {
+          ASSERT_FALSE(r) << ctx << " " << target;
+          EXPECT_EQ(r.error().field, "target");
+          continue;
+        }
+        ASSERT_TRUE(r) << ctx << " " << target << ": " << r.error().ToString();
+        ParseAll(*r, ctx + " " + target);
+      }
+      // k8s: GPUs, replicas, autoscaler (B12).
+      auto k8s = gpuplan::Emit(text, "k8s", opt, Cat());
+      ASSERT_TRUE(k8s);
+      auto docs = ParseYaml(k8s->front().contents);
+      if (!s.train) {
+        ASSERT_EQ(docs.size(), 3u) << ctx;
+        const auto& dep = docs[0];
+        EXPECT_EQ(dep["kind"].as<std::string>(), "Deployment");
+        EXPECT_EQ(dep["spec"]["replicas"].as<int>(), p["replicas"].get<int>()) << ctx;
+        const auto c = dep["spec"]["template"]["spec"]["containers"][0];
+        EXPECT_EQ(c["resources"]["limits"]["nvidia.com/gpu"].as<int>(), p["gpus_per_replica"].get<int>()) << ctx;
+        EXPECT_EQ(dep["spec"]["template"]["spec"]["tolerations"][0]["key"].as<std::string>(), "nvidia.com/gpu");
+        EXPECT_EQ(docs[1]["kind"].as<std::string>(), "Service");
+        const auto& hpa = docs[2];
+        EXPECT_EQ(hpa["apiVersion"].as<std::string>(), "autoscaling/v2");
+        EXPECT_EQ(hpa["spec"]["minReplicas"].as<int>(), p["replicas"].get<int>());
+        EXPECT_GE(hpa["spec"]["maxReplicas"].as<int>(), 2 * p["replicas"].get<int>());
+        EXPECT_EQ(hpa["spec"]["metrics"][0]["pods"]["metric"]["name"].as<std::string>(), "DCGM_FI_DEV_GPU_UTIL");
+        EXPECT_EQ(hpa["spec"]["metrics"][0]["pods"]["target"]["averageValue"].as<std::string>(), "60");
+        EXPECT_EQ(hpa["spec"]["metrics"][1]["pods"]["target"]["averageValue"].as<std::string>(), "500");
+        const auto down = hpa["spec"]["behavior"]["scaleDown"];
+        EXPECT_EQ(down["stabilizationWindowSeconds"].as<int>(), 300);
+        EXPECT_EQ(down["policies"][0]["type"].as<std::string>(), "Percent");
+        EXPECT_EQ(down["policies"][0]["value"].as<int>(), 20);
+        EXPECT_EQ(down["policies"][0]["periodSeconds"].as<int>(), 60);
+        const auto up = hpa["spec"]["behavior"]["scaleUp"];
+        EXPECT_EQ(up["stabilizationWindowSeconds"].as<int>(), 0);
+        EXPECT_EQ(up["policies"][0]["value"].as<int>(), 100);
+        EXPECT_EQ(up["policies"][0]["periodSeconds"].as<int>(), 15);
+        // KEDA variant.
+        gpuplan::EmitOptions kopt = opt;
+        kopt.autoscaler = "keda";
+        auto keda = gpuplan::Emit(text, "k8s", kopt, Cat());
+        ASSERT_TRUE(keda);
+        auto kd = ParseYaml(keda->front().contents);
+        ASSERT_EQ(kd.size(), 3u);
+        EXPECT_EQ(kd[2]["kind"].as<std::string>(), "ScaledObject");
+        EXPECT_EQ(kd[2]["spec"]["minReplicaCount"].as<int>(), p["replicas"].get<int>());
+        EXPECT_EQ(kd[2]["spec"]["triggers"][0]["type"].as<std::string>(), "prometheus");
+        EXPECT_EQ(kd[2]["spec"]["triggers"][0]["metadata"]["threshold"].as<std::string>(), "60");
+      } else {
+        ASSERT_EQ(docs.size(), 2u) << ctx;
+        EXPECT_EQ(docs[0]["kind"].as<std::string>(), "Job");
+        EXPECT_EQ(docs[0]["spec"]["completions"].as<int>(), p["nodes"].get<int>());
+        EXPECT_EQ(docs[0]["spec"]["template"]["spec"]["containers"][0]["resources"]["limits"]["nvidia.com/gpu"].as<int>(),
+                  p["gpus_per_node"].get<int>());
+      }
+      // SkyPilot: accelerators "ACC:COUNT", nodes, spot, infra.
+      auto sky = gpuplan::Emit(text, "skypilot", opt, Cat());
+      ASSERT_TRUE(sky);
+      auto t = ParseYaml(sky->front().contents).at(0);
+      const std::string acc = t["resources"]["accelerators"].as<std::string>();
+      const int count = s.train ? p["gpus_per_node"].get<int>() : p["gpus_per_replica"].get<int>();
+      EXPECT_EQ(acc.substr(acc.find(':') + 1), std::to_string(count)) << ctx;
+      EXPECT_EQ(t["resources"]["infra"].as<std::string>().rfind(p["cloud"].get<std::string>(), 0), 0u);
+      EXPECT_TRUE(t["run"].IsScalar());
+      if (s.train) {
+        EXPECT_EQ(t["num_nodes"].as<int>(), p["nodes"].get<int>());
+        EXPECT_EQ(t["resources"]["use_spot"].as<bool>(), doc["job"]["spot_allowed"].get<bool>() && !p["cost_spot"].is_null());
+        EXPECT_NE(t["run"].as<std::string>().find("torchrun"), std::string::npos);
+      } else {
+        EXPECT_NE(t["run"].as<std::string>().find("vllm serve"), std::string::npos);
+      }
+      // Monitoring: B13 panels and rules.
+      auto mon = gpuplan::Emit(text, "monitoring", opt, Cat());
+      ASSERT_TRUE(mon);
+      const json dash = json::parse(Find(*mon, "grafana-dashboard.json")->contents);
+      std::string titles;
+      for (const auto& panel : dash["panels"]) titles += panel["title"].get<std::string>() + "|";
+      for (const char* want : {"GPU utilisation", "GPU memory used", "Cost per hour"}) {
+        EXPECT_NE(titles.find(want), std::string::npos) << ctx << " " << titles;
+      }
+      if (!s.train) {
+        for (const char* want : {"p99 latency", "Throughput", "Error rate", "Cost per request"}) {
+          EXPECT_NE(titles.find(want), std::string::npos) << ctx << " " << titles;
+        }
+      }
+      auto rules = ParseYaml(Find(*mon, "prometheus-rules.yaml")->contents).at(0);
+      ASSERT_EQ(rules["groups"].size(), 2u);
+      bool cost = false;
+      for (const auto& rule : rules["groups"][0]["rules"]) {
+        if (rule["record"].as<std::string>() == "gpuplan:cost_per_hour") {
+          cost = true;
+          if (!p["price_per_hour"].is_null() || !p["cost_per_hour"].is_null()) {
+            const double price = s.train ? p["price_per_hour"].get<double>() : p["cost_per_hour"].get<double>();
+            EXPECT_EQ(rule["expr"].as<std::string>(), "vector(" + fmt::format("{}", price) + ")");
+          }
+        }
+      }
+      EXPECT_TRUE(cost);
+      if (!s.train) continue;
+      // Slurm, DeepSpeed, HF.
+      auto sl = gpuplan::Emit(text, "slurm", opt, Cat());
+      ASSERT_TRUE(sl);
+      const std::string& sb = sl->front().contents;
+      EXPECT_NE(sb.find("#SBATCH --nodes=" + std::to_string(p["nodes"].get<int>()) + "\n"), std::string::npos) << sb;
+      EXPECT_NE(sb.find("#SBATCH --gpus-per-node=" + std::to_string(p["gpus_per_node"].get<int>()) + "\n"), std::string::npos);
+      EXPECT_NE(sb.find("#SBATCH --cpus-per-task=" + std::to_string(p["host"]["cpu_cores"].get<int>()) + "\n"), std::string::npos);
+      auto ds = gpuplan::Emit(text, "deepspeed", opt, Cat());
+      ASSERT_TRUE(ds);
+      const json d = json::parse(ds->front().contents);
+      const json& l = p["layout"];
+      EXPECT_EQ(d["zero_optimization"]["stage"], l["zero_stage"]);
+      EXPECT_EQ(d["train_micro_batch_size_per_gpu"], l["micro_batch"]);
+      EXPECT_EQ(d["gradient_accumulation_steps"], l["num_microbatches"]);
+      EXPECT_EQ(d["train_batch_size"].get<int>(), doc["job"]["global_batch"].get<int>()) << ctx;
+      EXPECT_TRUE(d["bf16"]["enabled"].get<bool>());
+      if (l["zero_stage"].get<int>() > 0) {
+        EXPECT_EQ(d["zero_optimization"]["offload_optimizer"]["device"], "none");
+      }
+      auto hf = gpuplan::Emit(text, "hf", opt, Cat());
+      ASSERT_TRUE(hf);
+      const json a = json::parse(Find(*hf, "training_args.json")->contents);
+      EXPECT_EQ(a["save_steps"].get<int>(), std::lround(3600.0 / p["step_time_s"].get<double>())) << ctx;
+      EXPECT_EQ(a["save_total_limit"], 3);
+      EXPECT_EQ(a["save_safetensors"], true);
+      EXPECT_EQ(a["save_strategy"], "steps");
+      EXPECT_EQ(a["output_dir"].get<std::string>().rfind("/nvme/", 0), 0u);
+      EXPECT_EQ(a["per_device_train_batch_size"], l["micro_batch"]);
+      EXPECT_EQ(a["gradient_accumulation_steps"], l["num_microbatches"]);
+      EXPECT_EQ(a["gradient_checkpointing"].get<bool>(), l["recompute"] != "none");
+      EXPECT_EQ(a.contains("deepspeed"), l["zero_stage"].get<int>() > 0);
+      const std::string& py = Find(*hf, "training_args.py")->contents;
+      EXPECT_NE(py.find("save_steps=" + std::to_string(a["save_steps"].get<int>()) + ","), std::string::npos);
+      EXPECT_NE(py.find("save_safetensors=True"), std::string::npos);
+    }
+  }
+}
+
+TEST(Emit, VllmFlagsImplyThePlannersKvCapacity) {
+  int checked = 0;
+  for (const auto& s : Scenarios()) {
+    if (s.train) continue;
+    const std::string& text = PlanText(s);
+    const json doc = json::parse(text);
+    for (std::size_t rank = 1; rank <= doc["plans"].size(); ++rank) {
+      const json& p = doc["plans"][rank - 1];
+      if (p["accelerator"].is_null()) continue;
+      gpuplan::EmitOptions opt;
+      opt.rank = static_cast<int>(rank);
+      auto r = gpuplan::Emit(text, "vllm", opt, Cat());
+      ASSERT_TRUE(r) << s.name << " rank " << rank << ": " << r.error().ToString();
+      const std::string& script = r->front().contents;
+      ASSERT_NE(script.find("\nexec vllm serve "), std::string::npos) << script;
+      const std::string cmd = script.substr(script.find("\nexec vllm serve "));
+      gpuplan::VllmFlags f;
+      f.model = doc["job"]["model"].get<std::string>();
+      f.accelerator = p["accelerator"].get<std::string>();
+      f.tensor_parallel_size = std::stoi(Flag(cmd, "--tensor-parallel-size"));
+      f.pipeline_parallel_size = std::stoi(Flag(cmd, "--pipeline-parallel-size"));
+      f.gpu_memory_utilization = std::stod(Flag(cmd, "--gpu-memory-utilization"));
+      f.max_model_len = std::stoi(Flag(cmd, "--max-model-len"));
+      f.max_num_seqs = std::stoi(Flag(cmd, "--max-num-seqs"));
+      f.max_num_batched_tokens = std::stoi(Flag(cmd, "--max-num-batched-tokens"));
+      f.quantization = Flag(cmd, "--quantization");
+      f.kv_cache_dtype = Flag(cmd, "--kv-cache-dtype");
+      EXPECT_EQ(f.tensor_parallel_size, p["gpus_per_replica"].get<int>());
+      EXPECT_EQ(f.max_model_len, doc["job"]["input_len"].get<int>() + doc["job"]["output_len"].get<int>());
+      auto kv = gpuplan::VllmKvCapacityTokens(f, Cat());
+      ASSERT_TRUE(kv) << kv.error().ToString();
+      const double planner = p["kv_tokens_per_replica"].get<double>();
+      EXPECT_NEAR(static_cast<double>(*kv), planner, 0.01 * planner) << s.name << " rank " << rank << "\n" << cmd;
+      EXPECT_NE(script.find(fmt::format("planner: {} tokens", static_cast<std::int64_t>(planner))), std::string::npos);
+      if (s.name.find("fp8") != std::string::npos) {
+        EXPECT_EQ(f.quantization, "fp8");
+        EXPECT_EQ(f.kv_cache_dtype, "fp8");
+      }
+      if (s.name.find("awq") != std::string::npos) {
+        EXPECT_EQ(f.quantization, "awq");
+      }
+      ++checked;
+    }
+  }
+  EXPECT_GE(checked, 8);
+}
+
+TEST(Emit, LibraryErrors) {
+  const std::string& train = PlanText(Scenarios().back());
+  gpuplan::EmitOptions opt;
+  auto r = gpuplan::Emit("{not json", "k8s", opt, Cat());
+  ASSERT_FALSE(r);
+  EXPECT_EQ(r.error().code, gpuplan::ErrorCode::kParse);
+  r = gpuplan::Emit(train, "nomad", opt, Cat());
+  ASSERT_FALSE(r);
+  EXPECT_EQ(r.error().code, gpuplan::ErrorCode::kNotFound);
+  EXPECT_EQ(r.error().field, "target");
+  opt.rank = 0;
+  r = gpuplan::Emit(train, "slurm", opt, Cat());
+  ASSERT_FALSE(r);
+  EXPECT_EQ(r.error().field, "--rank");
+  opt.rank = 1;
+  json broken = json::parse(train);
+  broken["plans"][0]["layout"].erase("zero_stage");
+  r = gpuplan::Emit(broken.dump(), "deepspeed", opt, Cat());
+  ASSERT_FALSE(r);
+  EXPECT_EQ(r.error().code, gpuplan::ErrorCode::kParse);
+  EXPECT_EQ(r.error().field, "plans[0].layout.zero_stage");
+  broken = json::parse(train);
+  broken["plans"][0]["nodes"] = "two";
+  r = gpuplan::Emit(broken.dump(), "slurm", opt, Cat());
+  ASSERT_FALSE(r);
+  EXPECT_EQ(r.error().field, "plans[0].nodes");
+  opt.autoscaler = "cron";
+  r = gpuplan::Emit(train, "k8s", opt, Cat());
+  ASSERT_FALSE(r);
+  EXPECT_EQ(r.error().field, "--autoscaler");
+}
+
+std::vector<std::string> Listing(const fs::path& dir) {
+  std::vector<std::string> names;
+  if (!fs::exists(dir)) return names;
+  for (const auto& e : fs::directory_iterator(dir)) names.push_back(e.path().filename().string());
+  std::sort(names.begin(), names.end());
+  return names;
+}
+
+TEST(EmitCli, WritesFilesAtomicallyAndRefusesToOverwrite) {
+  TempDir dir;
+  const std::string plan = dir.Write("plan.json", PlanText(Scenarios()[4]));
+  const fs::path out = dir.path() / "out";
+  RunResult r = RunCli({"emit", "hf", "--plan", plan, "-o", out.string()});
+  ASSERT_EQ(r.exit_code, kExitOk) << r.Describe();
+  const auto first = Listing(out);
+  EXPECT_FALSE(first.empty());
+  for (const auto& n : first) EXPECT_EQ(n.find(".tmp"), std::string::npos) << n;
+  const std::string before = Slurp(out / "training_args.json");
+  // Again without --force: exit 2 naming the file, nothing changed.
+  r = RunCli({"emit", "hf", "--plan", plan, "-o", out.string()});
+  EXPECT_EQ(r.exit_code, kExitBadInput) << r.Describe();
+  EXPECT_TRUE(Has(r.err, "exists")) << r.err;
+  EXPECT_TRUE(Has(r.err, "--force")) << r.err;
+  EXPECT_EQ(Listing(out), first);
+  EXPECT_EQ(Slurp(out / "training_args.json"), before);
+  // With --force: succeeds, same names, no temporaries.
+  r = RunCli({"emit", "hf", "--plan", plan, "-o", out.string(), "--force"});
+  EXPECT_EQ(r.exit_code, kExitOk) << r.Describe();
+  EXPECT_EQ(Listing(out), first);
+  // Without -o: stdout.
+  r = RunCli({"emit", "deepspeed", "--plan", plan});
+  ASSERT_EQ(r.exit_code, kExitOk) << r.Describe();
+  EXPECT_TRUE(json::accept(r.out)) << r.out;
+}
+
+TEST(EmitCli, BadInputExitsTwoAndLeavesNoFiles) {
+  TempDir dir;
+  const std::string train = dir.Write("train.json", PlanText(Scenarios()[4]));
+  const std::string serve = dir.Write("serve.json", PlanText(Scenarios()[0]));
+  const std::string bad = dir.Write("bad.json", "{\"plans\": [");
+  const std::string blocker = dir.Write("afile", "x");
+  struct Case {
+    std::string name;
+    std::vector<std::string> args;
+    std::string err;  // expected in stderr
+  };
+  const fs::path out = dir.path() / "out";
+  const std::vector<Case> cases = {
+      {"malformed json", {"emit", "k8s", "--plan", bad}, "not valid JSON"},
+      {"missing plan file", {"emit", "k8s", "--plan", (dir.path() / "nope.json").string()}, "cannot read"},
+      {"unknown target", {"emit", "nomad", "--plan", train}, "unknown target"},
+      {"rank out of range", {"emit", "slurm", "--plan", train, "--rank", "99"}, "--rank"},
+      {"rank zero", {"emit", "slurm", "--plan", train, "--rank", "0"}, "--rank"},
+      {"vllm for training", {"emit", "vllm", "--plan", train}, "serving plan"},
+      {"slurm for serving", {"emit", "slurm", "--plan", serve}, "training plan"},
+      {"hf for serving", {"emit", "hf", "--plan", serve}, "training plan"},
+      {"deepspeed for serving", {"emit", "deepspeed", "--plan", serve}, "training plan"},
+      {"bad autoscaler", {"emit", "k8s", "--plan", serve, "--autoscaler", "cron"}, "autoscaler"},
+  };
+  for (const auto& c : cases) {
+    std::vector<std::string> args = c.args;
+    args.push_back("-o");
+    args.push_back(out.string());
+    RunResult r = RunCli(args);
+    EXPECT_EQ(r.exit_code, kExitBadInput) << c.name << "\n" << r.Describe();
+    EXPECT_TRUE(Has(r.err, c.err)) << c.name << "\n" << r.err;
+    EXPECT_TRUE(r.out.empty()) << c.name;
+    EXPECT_TRUE(Listing(out).empty()) << c.name;
+  }
+  // JSON errors carry field, message and hint.
+  RunResult r = RunCli({"--json", "emit", "slurm", "--plan", train, "--rank", "99"});
+  EXPECT_EQ(r.exit_code, kExitBadInput);
+  const json e = json::parse(r.err).at("error");
+  EXPECT_EQ(e["field"], "--rank");
+  EXPECT_FALSE(e["message"].get<std::string>().empty());
+  EXPECT_FALSE(e["hint"].get<std::string>().empty());
+  // An output path that is a file, and an unwritable directory.
+  r = RunCli({"emit", "monitoring", "--plan", serve, "-o", blocker});
+  EXPECT_EQ(r.exit_code, kExitBadInput) << r.Describe();
+  EXPECT_EQ(Slurp(blocker), "x");
+  r = RunCli({"emit", "monitoring", "--plan", serve, "-o", (fs::path(blocker) / "sub").string()});
+  EXPECT_EQ(r.exit_code, kExitBadInput) << r.Describe();
+  EXPECT_TRUE(Has(r.err, "cannot create")) << r.err;
+  if (::geteuid() != 0) {
+    const fs::path ro = dir.path() / "ro";
+    fs::create_directories(ro);
+    fs::permissions(ro, fs::perms::owner_read | fs::perms::owner_exec);
+    r = RunCli({"emit", "monitoring", "--plan", serve, "-o", ro.string()});
+    EXPECT_EQ(r.exit_code, kExitBadInput) << r.Describe();
+    EXPECT_TRUE(Listing(ro).empty());
+    fs::permissions(ro, fs::perms::owner_all);
+  }
+}
+
+}  // namespace

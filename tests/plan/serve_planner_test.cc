@@ -1,0 +1,881 @@
+// Tests of the serving performance model and the serving planner (issue #5):
+//  - EstimateLlmServing properties on catalog devices: the decode step grows with the batch and
+//    with the context; output tokens/s grows with the batch up to the KV bound; tensor
+//    parallelism lowers the decode step and TTFT of a 70B model; fp8 weights decode faster than
+//    bf16 on an H100 at batch 1 (memory-bound: the weight bytes halve); the KV capacity of a
+//    70B bf16 model on 2 x A100-80GB (vLLM, gpu_memory_utilization 0.9) is small, and fp8
+//    weights or TP 4 multiply it (the issue's "~17k tokens in total" example);
+//  - EstimateForward beside the guides' serving figures (../shared/seeds/README.md): B10
+//    (BERT-base, T4 1200 req/s at 45 ms vs Xeon 8380 400 req/s at 65 ms), B18 (batching 3-5x
+//    throughput), B11 (a detector 80 -> 220 QPS per GPU with INT8);
+//  - PlanServing on the built-in catalog: guide A2 (7B at QPS < 10 -> one L40S / 4090-class
+//    GPU; 70B at high concurrency -> a multi-GPU replica), cost monotone in the load, cost per
+//    1k requests, errors (unknown GPU, qps <= 0), CPU plans, determinism;
+//  - `gpuplan tco` and `gpuplan plan infer` through the CLI binary (exit codes, break-even,
+//    3-year totals, the JSON shape, the day/night profile of B14).
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <csignal>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <limits>
+#include <optional>
+#include <sstream>
+#include <string>
+#include <string_view>
+#include <thread>
+#include <tuple>
+#include <vector>
+
+#include <fcntl.h>
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "gpuplan/catalog.h"
+#include "gpuplan/estimate.h"
+#include "gpuplan/model.h"
+#include "gpuplan/perf.h"
+#include "gpuplan/serve.h"
+#include "gpuplan/serve_planner.h"
+
+extern char** environ;
+
+namespace gpuplan {
+namespace {
+
+namespace fs = std::filesystem;
+
+// ---- fixtures ------------------------------------------------------------------------------
+
+const Catalog& Cat() {
+  static const Catalog cat = [] {
+    auto r = LoadBuiltinCatalog();
+    if (!r.ok()) {
+      ADD_FAILURE() << r.error().ToString();
+      return Catalog{};
+    }
+    return std::move(r).value();
+  }();
+  return cat;
+}
+
+const Calibration& Cal() { return DefaultCalibration(); }
+
+const ModelSpec& Preset(std::string_view name) {
+  const ModelSpec* p = FindPreset(name);
+  if (p == nullptr) {
+    ADD_FAILURE() << "no preset named " << name;
+    static const ModelSpec empty;
+    return empty;
+  }
+  return *p;
+}
+
+// A catalog GPU as the serving model sees it (SXM parts on NVLink/NVSwitch, others on PCIe).
+ComputeDevice Gpu(std::string_view id, IntraNodeLink link = IntraNodeLink::kNvswitch) {
+  const Accelerator* a = Cat().FindAccelerator(id);
+  if (a == nullptr) {
+    ADD_FAILURE() << "no accelerator " << id;
+    return ComputeDevice{};
+  }
+  return DeviceFromAccelerator(*a, Cal(), link);
+}
+
+ComputeDevice CpuDev(std::string_view id, int sockets = 1) {
+  const Cpu* c = Cat().FindCpu(id);
+  if (c == nullptr) {
+    ADD_FAILURE() << "no CPU " << id;
+    return ComputeDevice{};
+  }
+  return DeviceFromCpu(*c, sockets, 0, Cal());
+}
+
+ServeSetup LlmSetup(int tp, Precision w = Precision::kBf16, Precision kv = Precision::kBf16) {
+  ServeSetup s;
+  s.tp = tp;
+  s.weight_precision = w;
+  s.kv_precision = kv;
+  s.engine = Engine::kVllm;
+  return s;
+}
+
+double Ms(Seconds s) { return s.value() * 1e3; }
+
+bool Has(std::string_view s, std::string_view part) {
+  return s.find(part) != std::string_view::npos;
+}
+
+// ---- EstimateLlmServing: monotonicity ------------------------------------------------------
+
+struct LlmDeviceCase {
+  std::string model;
+  std::string gpu;
+  IntraNodeLink link;
+};
+
+// Roofline of a decode step (docs/model.md; Pope et al. 2022, "Efficiently Scaling Transformer
+// Inference", Sec. 2): every step reads the weights once and every sequence's KV cache, so the
+// step time grows with the number of sequences and with their context.
+TEST(LlmServing, DecodeStepGrowsWithBatchAndContext) {
+  const LlmDeviceCase cases[] = {
+      {"llama-2-7b", "H100-SXM5-80GB", IntraNodeLink::kNvswitch},
+      {"llama-2-7b", "A100-SXM4-80GB", IntraNodeLink::kNvswitch},
+      {"llama-3.1-8b", "L40S", IntraNodeLink::kPcie},
+      {"mistral-7b-v0.1", "A10G", IntraNodeLink::kPcie},
+      {"llama-2-13b", "H100-SXM5-80GB", IntraNodeLink::kNvswitch},
+  };
+  for (const auto& c : cases) {
+    SCOPED_TRACE(c.model + " on " + c.gpu);
+    const ComputeDevice dev = Gpu(c.gpu, c.link);
+    const ModelSpec& m = Preset(c.model);
+    double prev = 0;
+    for (int b : {1, 2, 4, 8, 16, 32, 64}) {
+      ServePerf r = EstimateLlmServing(m, LlmSetup(1), dev, 512, 128, b, Cal());
+      ASSERT_TRUE(r.fits) << r.why;
+      EXPECT_EQ(r.batch, b);
+      EXPECT_GT(r.decode_step.value(), prev) << "batch " << b;
+      EXPECT_DOUBLE_EQ(r.tpot.value(), r.decode_step.value());
+      prev = r.decode_step.value();
+    }
+    prev = 0;
+    for (int in : {128, 512, 1024, 2048}) {
+      ServePerf r = EstimateLlmServing(m, LlmSetup(1), dev, in, 128, 8, Cal());
+      ASSERT_TRUE(r.fits) << r.why;
+      EXPECT_GT(r.decode_step.value(), prev) << "input " << in;
+      prev = r.decode_step.value();
+    }
+  }
+}
+
+// Continuous batching raises throughput until the KV cache (or the engine's max_num_seqs) is
+// full: tokens/s at static batches 1, 2, 4, ... up to the KV-bound batch never falls, and the
+// continuous-batching batch is min(max_num_seqs, KV tokens / average context).
+TEST(LlmServing, TokensPerSecondGrowsWithBatchUntilKvBound) {
+  const LlmDeviceCase cases[] = {
+      {"llama-2-7b", "A10G", IntraNodeLink::kPcie},
+      {"llama-2-7b", "L4", IntraNodeLink::kPcie},
+      {"llama-2-13b", "A100-SXM4-80GB", IntraNodeLink::kNvswitch},
+      {"llama-3.1-8b", "H100-SXM5-80GB", IntraNodeLink::kNvswitch},
+  };
+  const int in = 1000, out = 300;
+  for (const auto& c : cases) {
+    SCOPED_TRACE(c.model + " on " + c.gpu);
+    const ComputeDevice dev = Gpu(c.gpu, c.link);
+    const ModelSpec& m = Preset(c.model);
+    ServeSetup su = LlmSetup(1);
+    ServePerf cap = EstimateLlmServing(m, su, dev, in, out, 0, Cal());
+    ASSERT_TRUE(cap.fits) << cap.why;
+    const double avg_ctx = in + out / 2.0;
+    const int by_kv = static_cast<int>(std::floor(static_cast<double>(cap.kv_tokens) / avg_ctx));
+    EXPECT_EQ(cap.batch, std::max(1, std::min(su.max_batch, by_kv)))
+        << "kv_tokens " << cap.kv_tokens;
+    double prev = 0;
+    for (int b = 1; b <= cap.batch; b = (b * 2 > cap.batch && b < cap.batch) ? cap.batch : b * 2) {
+      ServePerf r = EstimateLlmServing(m, su, dev, in, out, b, Cal());
+      EXPECT_GE(r.output_tokens_per_s, prev) << "batch " << b;
+      EXPECT_NEAR(r.output_tokens_per_s, r.samples_per_s * out, 1e-9 * r.output_tokens_per_s);
+      prev = r.output_tokens_per_s;
+      if (b == cap.batch) break;
+    }
+    ServePerf one = EstimateLlmServing(m, su, dev, in, out, 1, Cal());
+    fmt::print("[llm] {} on {}: KV {} tokens -> continuous batch {}; {:.0f} tok/s at batch 1, "
+               "{:.0f} tok/s at the KV bound ({:.1f}x)\n",
+               c.model, c.gpu, cap.kv_tokens, cap.batch, one.output_tokens_per_s, prev,
+               prev / one.output_tokens_per_s);
+    EXPECT_GT(prev, 2 * one.output_tokens_per_s);
+  }
+}
+
+// Tensor parallelism splits the weights and the FLOPs: the decode step of a 70B model falls from
+// TP 1 (fp8 weights on an H200, where they fit) to TP 2 and 4, TTFT falls up to TP 8, and bf16
+// weights of a 70B model do not fit one 80 GB GPU at all (~141 GB of weights).
+TEST(LlmServing, TensorParallelLowersDecodeStepAndTtftOf70B) {
+  struct Case {
+    std::string gpu;
+    Precision w;
+    std::vector<int> tps;
+  };
+  const Case cases[] = {
+      {"H200-SXM-141GB", Precision::kFp8, {1, 2, 4, 8}},
+      {"H100-SXM5-80GB", Precision::kBf16, {2, 4, 8}},
+      {"A100-SXM4-80GB", Precision::kBf16, {2, 4, 8}},
+  };
+  const ModelSpec& m = Preset("llama-3.1-70b");
+  for (const auto& c : cases) {
+    SCOPED_TRACE(c.gpu + " " + PrecisionName(c.w));
+    const ComputeDevice dev = Gpu(c.gpu);
+    double prev_step = std::numeric_limits<double>::infinity();
+    double prev_ttft = std::numeric_limits<double>::infinity();
+    for (int tp : c.tps) {
+      ServePerf r = EstimateLlmServing(m, LlmSetup(tp, c.w, c.w), dev, 1000, 300, 1, Cal());
+      ASSERT_TRUE(r.fits) << "tp " << tp << ": " << r.why;
+      fmt::print("[tp] Llama-3.1-70B {} on {} x {}: decode step {:.2f} ms, TTFT {:.1f} ms\n",
+                 PrecisionName(c.w), tp, c.gpu, Ms(r.decode_step), Ms(r.ttft));
+      // TP 8 at batch 1 is latency-bound: the ring all-reduce latency term 2 (n-1) x 5 us per
+      // layer can outweigh the halved weight read (fp8 on H200), so the decode step is only
+      // required to fall up to TP 4; TTFT (compute-bound) falls all the way.
+      if (tp <= 4) {
+        EXPECT_LT(r.decode_step.value(), prev_step) << "tp " << tp;
+      }
+      EXPECT_LT(r.ttft.value(), prev_ttft) << "tp " << tp;
+      prev_step = r.decode_step.value();
+      prev_ttft = r.ttft.value();
+    }
+  }
+  ServePerf one = EstimateLlmServing(m, LlmSetup(1), Gpu("H100-SXM5-80GB"), 1000, 300, 1, Cal());
+  EXPECT_FALSE(one.fits) << "70B bf16 weights (~141 GB) on one 80 GB GPU";
+  EXPECT_FALSE(one.why.empty());
+}
+
+// At batch 1 a decode step is memory-bound: fp8 weights (1 byte) read in about half the time
+// of bf16 (2 bytes) on an H100 (NVIDIA H100 datasheet: 3.35 TB/s; per-layer launch overheads
+// keep the ratio above 0.5).
+TEST(LlmServing, Fp8DecodesFasterThanBf16OnH100) {
+  const ComputeDevice dev = Gpu("H100-SXM5-80GB");
+  for (const char* name : {"llama-3.1-8b", "llama-2-13b", "qwen2.5-14b-instruct"}) {
+    SCOPED_TRACE(name);
+    const ModelSpec& m = Preset(name);
+    ServePerf bf = EstimateLlmServing(m, LlmSetup(1), dev, 512, 128, 1, Cal());
+    const ServeSetup fp8 = LlmSetup(1, Precision::kFp8, Precision::kFp8);
+    ServePerf f8 = EstimateLlmServing(m, fp8, dev, 512, 128, 1, Cal());
+    ASSERT_TRUE(bf.fits && f8.fits);
+    const double ratio = f8.decode_step.value() / bf.decode_step.value();
+    fmt::print("[fp8] {} on H100 batch 1: decode step bf16 {:.2f} ms, fp8 {:.2f} ms ({:.2f}x)\n",
+               name, Ms(bf.decode_step), Ms(f8.decode_step), ratio);
+    EXPECT_LT(ratio, 0.75);
+    EXPECT_GT(ratio, 0.45);  // never better than the byte ratio (plus a little)
+    EXPECT_LT(f8.ttft.value(), bf.ttft.value());
+    EXPECT_GT(f8.kv_tokens, bf.kv_tokens);  // freed weight memory + 1-byte KV
+  }
+}
+
+// The issue's example: Llama-70B in bf16 on 2 x A100-80GB with vLLM at
+// gpu_memory_utilization 0.9 keeps ~17k tokens of KV cache in total (the weights take ~69 GB of
+// each GPU's 72 GB budget), enough for ~13 requests of 1000 + 300 tokens. fp8 weights or TP 4
+// leave several times more.
+TEST(LlmServing, KvCapacityOf70BOnTwoA100) {
+  const ComputeDevice a100 = Gpu("A100-SXM4-80GB");
+  for (const char* name : {"llama-2-70b", "llama-3.1-70b"}) {
+    SCOPED_TRACE(name);
+    const ModelSpec& m = Preset(name);
+    auto kv = [&](int tp, Precision w) {
+      ServeSetup su = LlmSetup(tp, w, Precision::kBf16);
+      su.memory_fraction = 0.9;
+      ServePerf r = EstimateLlmServing(m, su, a100, 1000, 300, 0, Cal());
+      EXPECT_TRUE(r.fits) << "tp " << tp << " " << PrecisionName(w) << ": " << r.why;
+      return r.kv_tokens;
+    };
+    const std::int64_t base = kv(2, Precision::kBf16);
+    const std::int64_t fp8 = kv(2, Precision::kFp8);
+    const std::int64_t tp4 = kv(4, Precision::kBf16);
+    fmt::print("[kv] {} on 2 x A100-80GB, vLLM 0.9: bf16 TP2 {} tokens (issue: ~17k); "
+               "fp8 TP2 {} ({:.1f}x); bf16 TP4 {} ({:.1f}x)\n",
+               name, base, fp8, static_cast<double>(fp8) / static_cast<double>(base), tp4,
+               static_cast<double>(tp4) / static_cast<double>(base));
+    EXPECT_GT(base, 1300);      // at least one request of 1000 + 300 tokens
+    EXPECT_LT(base, 100000);    // "well under 100k"
+    EXPECT_GE(fp8, 3 * base);
+    EXPECT_GE(tp4, 3 * base);
+  }
+}
+
+// ---- EstimateForward: encoders and CNNs -----------------------------------------------------
+
+// Guide B10: BERT-base on a T4 serves 1200 req/s at 45 ms, on a Xeon 8380 400 req/s at 65 ms.
+// Our batch-1 latency (seq 128) and best throughput are printed beside those figures; the GPU
+// answers one request faster than one CPU socket.
+TEST(Forward, BertBaseT4VersusXeon8380) {
+  const ModelSpec& bert = Preset("bert-base-uncased");
+  const ComputeDevice t4 = Gpu("T4", IntraNodeLink::kPcie);
+  const ComputeDevice xeon = CpuDev("Xeon-Platinum-8380", 1);
+  ServePerf g1 = EstimateForward(bert, Precision::kFp16, t4, 1, 128, Cal());
+  ServePerf c1 = EstimateForward(bert, Precision::kFp32, xeon, 1, 128, Cal());
+  ServePerf gt = EstimateForwardThroughput(bert, Precision::kFp16, t4, 128, 64, Cal());
+  ServePerf ct = EstimateForwardThroughput(bert, Precision::kFp32, xeon, 128, 64, Cal());
+  fmt::print("[B10] BERT-base seq 128: T4 fp16 batch 1 {:.2f} ms, best {:.0f} req/s at batch {} "
+             "({:.1f} ms) | guide: 1200 req/s at 45 ms\n",
+             Ms(g1.e2e), gt.samples_per_s, gt.batch, Ms(gt.e2e));
+  fmt::print("[B10] BERT-base seq 128: Xeon 8380 (1 socket, fp32) batch 1 {:.2f} ms, best {:.0f} "
+             "req/s at batch {} ({:.1f} ms) | guide: 400 req/s at 65 ms\n",
+             Ms(c1.e2e), ct.samples_per_s, ct.batch, Ms(ct.e2e));
+  const ComputeDevice xeon2 = CpuDev("Xeon-Platinum-8380", 2);
+  ServePerf c2 = EstimateForwardThroughput(bert, Precision::kInt8, xeon2, 128, 64, Cal());
+  fmt::print("[B10] BERT-base seq 128: Xeon 8380 (2 sockets, int8 VNNI) best {:.0f} req/s at "
+             "batch {} ({:.1f} ms)\n",
+             c2.samples_per_s, c2.batch, Ms(c2.e2e));
+  EXPECT_TRUE(xeon.cpu);
+  EXPECT_FALSE(t4.cpu);
+  EXPECT_GT(g1.e2e.value(), 0);
+  EXPECT_LT(g1.e2e.value(), c1.e2e.value()) << "the T4 should answer one request faster";
+  EXPECT_GT(gt.samples_per_s, ct.samples_per_s);
+  EXPECT_NEAR(g1.samples_per_s, 1.0 / g1.e2e.value(), 1e-9 * g1.samples_per_s);
+}
+
+// Guide B18: batching raises serving throughput 3-5x. From batch 1 to batch 32 on GPUs we
+// require at least 2x (the guide's low end with margin) and print the factor.
+TEST(Forward, BatchingRaisesThroughput) {
+  struct Case {
+    std::string model, gpu;
+    Precision p;
+    int seq;
+  };
+  const Case cases[] = {
+      {"bert-base-uncased", "T4", Precision::kFp16, 128},
+      {"bert-base-uncased", "A10G", Precision::kFp16, 128},
+      {"resnet-50", "T4", Precision::kFp16, 1},
+      {"resnet-50", "A10G", Precision::kFp16, 1},
+      {"vit-b-16", "L4", Precision::kFp16, 197},
+  };
+  for (const auto& c : cases) {
+    SCOPED_TRACE(c.model + " on " + c.gpu);
+    const ComputeDevice dev = Gpu(c.gpu, IntraNodeLink::kPcie);
+    const ModelSpec& m = Preset(c.model);
+    ServePerf b1 = EstimateForward(m, c.p, dev, 1, c.seq, Cal());
+    ServePerf b32 = EstimateForward(m, c.p, dev, 32, c.seq, Cal());
+    const double gain = b32.samples_per_s / b1.samples_per_s;
+    fmt::print("[B18] {} on {}: {:.0f} -> {:.0f} samples/s from batch 1 to 32 ({:.1f}x; guide: "
+               "3-5x)\n",
+               c.model, c.gpu, b1.samples_per_s, b32.samples_per_s, gain);
+    EXPECT_GE(gain, 2.0);
+    EXPECT_GT(b32.e2e.value(), b1.e2e.value());  // a batch takes longer than one sample
+  }
+}
+
+// Guide B11: INT8 took a detector from 80 to 220 QPS per GPU (2.75x). ResNet-50 on a T4
+// (NVIDIA T4 datasheet: 65 TFLOPS fp16, 130 TOPS int8): int8 throughput >= 1.3x fp16.
+TEST(Forward, Int8BeatsFp16OnT4) {
+  const ComputeDevice t4 = Gpu("T4", IntraNodeLink::kPcie);
+  for (const char* name : {"resnet-50", "resnet-152", "bert-base-uncased"}) {
+    SCOPED_TRACE(name);
+    const ModelSpec& m = Preset(name);
+    const int seq = m.is_transformer() ? 128 : 1;
+    ServePerf f16 = EstimateForwardThroughput(m, Precision::kFp16, t4, seq, 64, Cal());
+    ServePerf i8 = EstimateForwardThroughput(m, Precision::kInt8, t4, seq, 64, Cal());
+    const double gain = i8.samples_per_s / f16.samples_per_s;
+    fmt::print("[B11] {} on T4: fp16 {:.0f}/s, int8 {:.0f}/s ({:.2f}x; guide: 80 -> 220 QPS = "
+               "2.75x for a detector)\n",
+               name, f16.samples_per_s, i8.samples_per_s, gain);
+    if (std::string_view(name) != "bert-base-uncased") {
+      EXPECT_GE(gain, 1.3);
+    } else {
+      EXPECT_GT(gain, 1.0);  // attention stays in fp16; the linear layers gain
+    }
+  }
+}
+
+// ---- PlanServing -----------------------------------------------------------------------------
+
+ServeJobSpec LlmJob(std::string_view model, double qps, int in, int out) {
+  ServeJobSpec j;
+  j.model = Preset(model);
+  j.weight_precision = Precision::kBf16;
+  j.kv_precision = Precision::kBf16;
+  j.qps = qps;
+  j.input_len = in;
+  j.output_len = out;
+  j.engine = Engine::kVllm;
+  j.top = 10;
+  return j;
+}
+
+ServeJobSpec BertJob(double qps) {
+  ServeJobSpec j;
+  j.model = Preset("bert-base-uncased");
+  j.weight_precision = Precision::kFp16;
+  j.qps = qps;
+  j.input_len = 128;
+  j.output_len = 0;
+  j.e2e_p99_ms = 100;
+  j.top = 10;
+  return j;
+}
+
+std::string Describe(const ServePlan& p) {
+  const auto& i = *p.instance;
+  return fmt::format("{} {} {} {} tp {} x{} replicas on {} instances, batch {}, {:.3f}/h, "
+                     "{:.4f}/1k req",
+                     i.cloud, i.instance_type, i.region,
+                     i.is_cpu_only() ? "CPU " + i.cpu : i.accelerator, p.tp, p.replicas,
+                     p.instances, p.batch, p.cost_per_hour.value_or(-1), p.cost_per_1k_requests);
+}
+
+// Guide A2: "infer 7B at QPS < 10 -> L40S or 4090". With a typical chat SLO (TTFT p99 1 s,
+// TPOT p99 50 ms) the cheapest plan is one GPU per replica of a 24-80 GB single-GPU class
+// (L40S, RTX 4090, L4, A10G/A10, A100).
+TEST(PlanServing, A2SevenBAtLowQpsOnOneMidRangeGpu) {
+  const std::vector<std::string> allowed_ids = {"L40S", "RTX-4090", "L4", "A10G", "A10",
+                                                "A100-SXM4-40GB", "A100-SXM4-80GB",
+                                                "A100-PCIe-40GB", "A100-PCIe-80GB"};
+  for (const auto& id : allowed_ids) {
+    EXPECT_NE(Cat().FindAccelerator(id), nullptr) << id << " not in the catalog";
+  }
+  for (double qps : {1.0, 5.0, 9.0}) {
+    SCOPED_TRACE(qps);
+    ServeJobSpec j = LlmJob("llama-2-7b", qps, 512, 256);
+    j.ttft_p99_ms = 1000;
+    j.tpot_p99_ms = 50;
+    auto r = PlanServing(j, Cat(), Cal());
+    ASSERT_TRUE(r.ok()) << r.error().ToString();
+    ASSERT_FALSE(r->plans.empty());
+    const ServePlan& top = r->plans.front();
+    fmt::print("[A2] Llama-2-7B at {:g} req/s (512/256, TTFT 1 s, TPOT 50 ms): {}\n", qps,
+               Describe(top));
+    EXPECT_EQ(top.tp, 1);
+    EXPECT_NE(std::find(allowed_ids.begin(), allowed_ids.end(), top.instance->accelerator),
+              allowed_ids.end())
+        << Describe(top);
+    EXPECT_LE(top.ttft_p99_ms, 1000);
+    EXPECT_LE(top.tpot_p99_ms, 50);
+    EXPECT_GE(top.capacity_qps * top.replicas, qps * (1 - 1e-9));
+  }
+}
+
+// Guide A2: "infer 70B high concurrency -> 2 x A100 + vLLM/PagedAttention". 20 req/s of
+// 1000 in / 300 out needs more than one GPU per replica.
+TEST(PlanServing, A2SeventyBHighConcurrencyNeedsMultiGpuReplica) {
+  for (const char* name : {"llama-2-70b", "llama-3.1-70b"}) {
+    SCOPED_TRACE(name);
+    ServeJobSpec j = LlmJob(name, 20, 1000, 300);
+    j.ttft_p99_ms = 2000;
+    j.tpot_p99_ms = 100;
+    auto r = PlanServing(j, Cat(), Cal());
+    ASSERT_TRUE(r.ok()) << r.error().ToString();
+    ASSERT_FALSE(r->plans.empty());
+    const ServePlan& top = r->plans.front();
+    fmt::print("[A2] {} at 20 req/s (1000/300): {}; KV {} tokens per replica\n", name,
+               Describe(top), top.perf.kv_tokens);
+    EXPECT_GE(top.tp, 2) << Describe(top);
+    // The guide's own answer (A100s with vLLM) is feasible too.
+    ServeJobSpec a100 = j;
+    a100.gpus = {"A100-SXM4-80GB"};
+    auto ra = PlanServing(a100, Cat(), Cal());
+    ASSERT_TRUE(ra.ok()) << ra.error().ToString();
+    ASSERT_FALSE(ra->plans.empty());
+    fmt::print("[A2] {} at 20 req/s on A100-80GB only: {}\n", name, Describe(ra->plans.front()));
+    EXPECT_GE(ra->plans.front().tp, 2);
+  }
+}
+
+// More load never makes the cheapest deployment cheaper (any plan for the higher load, with
+// fewer replicas, carries the lower one).
+TEST(PlanServing, MoreQpsNeverLowersCost) {
+  std::vector<std::pair<std::string, ServeJobSpec>> jobs;
+  {
+    ServeJobSpec j = LlmJob("llama-2-7b", 1, 512, 256);
+    j.ttft_p99_ms = 1000;
+    j.tpot_p99_ms = 50;
+    jobs.emplace_back("llama-2-7b", j);
+  }
+  jobs.emplace_back("bert-base", BertJob(1));
+  {
+    ServeJobSpec j = BertJob(1);
+    j.allow_cpu = true;
+    jobs.emplace_back("bert-base with CPUs", j);
+  }
+  {
+    ServeJobSpec j = LlmJob("llama-3.1-70b", 1, 1000, 300);
+    j.tpot_p99_ms = 100;
+    jobs.emplace_back("llama-3.1-70b", j);
+  }
+  for (auto& [name, job] : jobs) {
+    SCOPED_TRACE(name);
+    double prev = 0;
+    for (double qps : {0.5, 1.0, 2.0, 5.0, 10.0, 20.0, 50.0, 100.0, 300.0, 1000.0}) {
+      job.qps = qps;
+      auto r = PlanServing(job, Cat(), Cal());
+      ASSERT_TRUE(r.ok()) << r.error().ToString();
+      ASSERT_FALSE(r->plans.empty()) << "qps " << qps;
+      const double c = r->plans.front().cost_per_hour.value_or(-1);
+      EXPECT_GE(c, prev * (1 - 1e-12)) << "qps " << qps << ": " << Describe(r->plans.front());
+      prev = c;
+    }
+  }
+}
+
+// Cost per 1k requests = cost per hour / (qps x 3600) x 1000 = cost per hour / (qps x 3.6);
+// per 1M output tokens = cost per hour / (qps x output_len x 3600) x 1e6; per month = 730 h.
+TEST(PlanServing, CostPerThousandRequestsFormula) {
+  ServeJobSpec llm = LlmJob("llama-3.1-8b", 7, 512, 256);
+  llm.tpot_p99_ms = 50;
+  ServeJobSpec bert = BertJob(300);
+  bert.allow_cpu = true;
+  for (const ServeJobSpec& j : {llm, bert}) {
+    auto r = PlanServing(j, Cat(), Cal());
+    ASSERT_TRUE(r.ok()) << r.error().ToString();
+    ASSERT_FALSE(r->plans.empty());
+    for (const auto& p : r->plans) {
+      SCOPED_TRACE(Describe(p));
+      ASSERT_TRUE(p.cost_per_hour.has_value());
+      const double h = *p.cost_per_hour;
+      EXPECT_NEAR(p.cost_per_1k_requests, h / (j.qps * 3.6), 1e-9 * h);
+      EXPECT_NEAR(p.cost_per_month, h * 730, 1e-9 * h);
+      if (j.output_len > 0) {
+        EXPECT_NEAR(p.cost_per_1m_output_tokens, h / (j.qps * j.output_len * 3600) * 1e6,
+                    1e-9 * h);
+      }
+      EXPECT_GE(p.replicas * p.capacity_qps, j.qps * (1 - 1e-9));
+      EXPECT_GT(p.utilization, 0);
+      EXPECT_LE(p.utilization, j.target_utilization + 1e-9);
+      EXPECT_EQ(p.instances,
+                (p.replicas + p.replicas_per_instance - 1) / p.replicas_per_instance);
+    }
+    for (size_t k = 1; k < r->plans.size(); ++k) {
+      EXPECT_LE(r->plans[k - 1].cost_per_month, r->plans[k].cost_per_month);
+    }
+  }
+}
+
+TEST(PlanServing, ErrorsNameTheField) {
+  {
+    ServeJobSpec j = LlmJob("llama-2-7b", 5, 512, 256);
+    j.gpus = {"H100", "NoSuchGPU-9000"};
+    auto r = PlanServing(j, Cat(), Cal());
+    ASSERT_FALSE(r.ok());
+    EXPECT_EQ(r.error().code, ErrorCode::kNotFound);
+    EXPECT_TRUE(Has(r.error().field, "--gpus")) << r.error().ToString();
+    EXPECT_TRUE(Has(r.error().ToString(), "NoSuchGPU-9000")) << r.error().ToString();
+  }
+  for (double qps : {0.0, -1.0, std::numeric_limits<double>::quiet_NaN()}) {
+    SCOPED_TRACE(qps);
+    ServeJobSpec j = LlmJob("llama-2-7b", qps, 512, 256);
+    auto r = PlanServing(j, Cat(), Cal());
+    ASSERT_FALSE(r.ok());
+    EXPECT_EQ(r.error().code, ErrorCode::kInvalidArgument);
+    EXPECT_EQ(r.error().field, "--qps");
+    EXPECT_FALSE(r.error().message.empty());
+  }
+}
+
+// Guide B9/B10: a CPU deployment is an option for BERT-base. With GPUs off, every plan is a CPU
+// instance that names its CPU, with no GPUs per replica.
+TEST(PlanServing, CpuPlansForBertBase) {
+  ServeJobSpec j = BertJob(300);
+  j.allow_cpu = true;
+  j.allow_gpu = false;
+  auto r = PlanServing(j, Cat(), Cal());
+  ASSERT_TRUE(r.ok()) << r.error().ToString();
+  ASSERT_FALSE(r->plans.empty());
+  for (const auto& p : r->plans) {
+    SCOPED_TRACE(Describe(p));
+    EXPECT_TRUE(p.instance->is_cpu_only());
+    EXPECT_FALSE(p.instance->cpu.empty());
+    EXPECT_NE(Cat().FindCpu(p.instance->cpu), nullptr);
+    EXPECT_EQ(p.tp, 0);
+    EXPECT_LE(p.e2e_p99_ms, 100);
+  }
+  fmt::print("[B10] BERT-base 300 req/s, e2e 100 ms, CPU only: {}\n", Describe(r->plans.front()));
+  // Both allowed: the top 10 holds at least one plan (GPU or CPU), all meeting the SLO.
+  j.allow_gpu = true;
+  j.top = 50;
+  auto both = PlanServing(j, Cat(), Cal());
+  ASSERT_TRUE(both.ok());
+  bool cpu = false, gpu = false;
+  for (const auto& p : both->plans) (p.instance->is_cpu_only() ? cpu : gpu) = true;
+  EXPECT_TRUE(cpu && gpu) << "top 50 of a mixed search holds both kinds";
+  fmt::print("[B10] BERT-base 300 req/s, e2e 100 ms, GPU or CPU: {}\n",
+             Describe(both->plans.front()));
+  // LLMs are never planned on CPUs.
+  ServeJobSpec llm = LlmJob("llama-2-7b", 1, 512, 128);
+  llm.allow_cpu = true;
+  llm.allow_gpu = false;
+  auto none = PlanServing(llm, Cat(), Cal());
+  ASSERT_TRUE(none.ok());
+  EXPECT_TRUE(none->plans.empty());
+  EXPECT_FALSE(none->notes.empty());
+}
+
+TEST(PlanServing, Deterministic) {
+  auto key = [](const ServePlanResult& r) {
+    std::vector<std::tuple<std::string, std::string, std::string, int, int, int, double>> v;
+    for (const auto& p : r.plans) {
+      v.emplace_back(p.instance->cloud, p.instance->instance_type, p.instance->region, p.tp,
+                     p.replicas, p.batch, p.cost_per_month);
+    }
+    return v;
+  };
+  ServeJobSpec j = LlmJob("llama-3.1-70b", 20, 1000, 300);
+  j.tpot_p99_ms = 100;
+  ServeJobSpec b = BertJob(300);
+  b.allow_cpu = true;
+  for (const ServeJobSpec& job : {j, b}) {
+    auto r1 = PlanServing(job, Cat(), Cal());
+    auto r2 = PlanServing(job, Cat(), Cal());
+    ASSERT_TRUE(r1.ok() && r2.ok());
+    EXPECT_EQ(key(*r1), key(*r2));
+    EXPECT_EQ(r1->evaluated, r2->evaluated);
+    EXPECT_GT(r1->evaluated, 0);
+  }
+}
+
+// ---- library bugs found while writing these tests (disabled until fixed) --------------------
+// Run with --gtest_also_run_disabled_tests to reproduce.
+
+// BUG (src/plan/serve_planner.cc, PlanServing, LLM batch loop): the loop `break`s at the first
+// concurrency that misses an SLO, assuming every SLO metric grows with the batch. The planner's
+// own TTFT p99 = prefill + QueueP99(prefill, rho, servers = b) falls with b (M/M/c wait
+// ~ 1/c), so a TTFT SLO missed at batch 1 but met at batch 4 or 8 is never found. Llama-2-7B,
+// 2000 prompt tokens on H100 SXM, TTFT p99 SLO = 3 x one prompt's prefill: batch 1 gives
+// 7.9 x prefill (rejected, loop stops); batch 4 gives 2.7 x, batch 8 1.9 x (both meet it).
+// Expected: a plan at batch >= 4; got: no plan.
+TEST(PlanServingBugs, TtftSloMissedAtBatchOneButMetAtLargerBatch) {
+  const ModelSpec& m = Preset("llama-2-7b");
+  ServePerf one = EstimateLlmServing(m, LlmSetup(1), Gpu("H100-SXM5-80GB"), 2000, 128, 1, Cal());
+  ASSERT_TRUE(one.fits);
+  ServeJobSpec j = LlmJob("llama-2-7b", 1, 2000, 128);
+  j.gpus = {"H100-SXM5-80GB"};
+  j.ttft_p99_ms = 3.0 * Ms(one.prefill);
+  j.top = 1000;
+  auto r = PlanServing(j, Cat(), Cal());
+  ASSERT_TRUE(r.ok()) << r.error().ToString();
+  // TP 4/8 replicas prefill fast enough to pass at batch 1; one-GPU replicas must appear too.
+  const ServePlan* tp1 = nullptr;
+  for (const auto& p : r->plans) {
+    if (p.tp == 1 && tp1 == nullptr) tp1 = &p;
+  }
+  ASSERT_NE(tp1, nullptr) << "prefill " << Ms(one.prefill) << " ms, TTFT SLO " << *j.ttft_p99_ms
+                          << " ms: no one-GPU replica, though batch 4 meets the SLO ("
+                          << r->plans.size() << " plans, all TP > 1)";
+  EXPECT_GE(tp1->batch, 4);
+  EXPECT_LE(tp1->ttft_p99_ms, *j.ttft_p99_ms);
+}
+
+// LIKELY BUG (src/estimate/serve_perf.cc, EstimateLlmServing, static batch): `fits` is false
+// when one request's KV does not fit, but a static batch whose KV need (batch x (input +
+// output) tokens) exceeds the replica's KV capacity (`kv_tokens`) still reports fits = true.
+// Llama-2-7B bf16 on one A10G (24 GB): ~14.6k KV tokens; batch 64 x 1300 tokens = 83k.
+// Expected: fits = false (with a why); got: fits = true. PlanServing never asks for more than
+// the KV-bound batch, so only direct callers of the public function see it.
+TEST(LlmServingBugs, StaticBatchBeyondKvCapacityDoesNotFit) {
+  ServePerf r = EstimateLlmServing(Preset("llama-2-7b"), LlmSetup(1),
+                                   Gpu("A10G", IntraNodeLink::kPcie), 1000, 300, 64, Cal());
+  ASSERT_LT(r.kv_tokens, 64 * 1300);
+  EXPECT_FALSE(r.fits) << "kv_tokens " << r.kv_tokens << " < 64 x 1300";
+}
+
+// BUG (src/plan/serve_planner.cc, PlanServing, CPU instances): the device is built as
+// DeviceFromCpu(cpu, 1, vcpus / 2): (a) "vCPUs are hardware threads" is false where the CPU
+// has no SMT (data/cpus.csv: Graviton2/3/4 and EPYC-9R14 have threads == cores; AWS: "1 vCPU
+// = 1 physical core" on Graviton and on *7a instances), so c7g/m7g/c7a... get half their
+// cores; (b) one socket only: c7i.48xlarge (192 vCPUs = 2 x 48-core 8488C) is capped at 48
+// cores and one socket's DDR bandwidth, the same capacity as c7i.24xlarge at twice the price.
+// Expected: per-replica throughput of EstimateForward on DeviceFromCpu(cpu, sockets,
+// vcpus x cores / threads) at the plan's batch; got: half of it on those instances.
+TEST(PlanServingBugs, CpuInstanceCoresFromVcpus) {
+  ServeJobSpec j = BertJob(50);
+  j.allow_cpu = true;
+  j.allow_gpu = false;
+  j.clouds = {"aws"};
+  j.e2e_p99_ms = 1000;
+  j.top = 1000;
+  auto r = PlanServing(j, Cat(), Cal());
+  ASSERT_TRUE(r.ok()) << r.error().ToString();
+  ASSERT_FALSE(r->plans.empty());
+  for (const auto& p : r->plans) {
+    const Cpu* cpu = Cat().FindCpu(p.instance->cpu);
+    ASSERT_NE(cpu, nullptr);
+    const int per_thread = std::max(1, cpu->threads / std::max(1, cpu->cores));
+    const int cores = std::max(1, p.instance->vcpus / per_thread);
+    const int sockets = (cores + cpu->cores - 1) / cpu->cores;
+    const ComputeDevice dev = DeviceFromCpu(*cpu, sockets, cores, Cal());
+    ServePerf want = EstimateForward(j.model, j.weight_precision, dev, p.batch, j.input_len, Cal());
+    EXPECT_NEAR(p.perf.samples_per_s, want.samples_per_s, 1e-6 * want.samples_per_s)
+        << p.instance->instance_type << " (" << p.instance->vcpus << " vCPUs of " << cpu->id
+        << ", " << cores << " cores on " << sockets << " socket(s))";
+  }
+}
+
+// ---- the CLI: tco and plan infer -------------------------------------------------------------
+
+std::string Slurp(const fs::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+struct RunResult {
+  int exit_code = -1;  // -1: killed by a signal or timed out
+  std::string out, err;
+  std::string Describe() const {
+    return "exit " + std::to_string(exit_code) + "\n--- stdout ---\n" + out.substr(0, 3000) +
+           "\n--- stderr ---\n" + err.substr(0, 2000);
+  }
+};
+
+// Runs the CLI with `args` (no shell), stdout/stderr to scratch files; kills it after 20 s.
+RunResult RunCli(std::vector<std::string> args) {
+  static int counter = 0;
+  const fs::path dir = fs::temp_directory_path() /
+                       fmt::format("gpuplan_serve_test_{}_{}", ::getpid(), counter++);
+  fs::create_directories(dir);
+  const std::string out_path = (dir / "stdout").string(), err_path = (dir / "stderr").string();
+  args.insert(args.begin(), GPUPLAN_BINARY);
+  std::vector<char*> argv;
+  for (auto& a : args) argv.push_back(a.data());
+  argv.push_back(nullptr);
+  posix_spawn_file_actions_t fa;
+  posix_spawn_file_actions_init(&fa);
+  posix_spawn_file_actions_addopen(&fa, STDIN_FILENO, "/dev/null", O_RDONLY, 0);
+  posix_spawn_file_actions_addopen(&fa, STDOUT_FILENO, out_path.c_str(),
+                                   O_WRONLY | O_CREAT | O_TRUNC, 0600);
+  posix_spawn_file_actions_addopen(&fa, STDERR_FILENO, err_path.c_str(),
+                                   O_WRONLY | O_CREAT | O_TRUNC, 0600);
+  pid_t pid = 0;
+  const int rc = posix_spawn(&pid, argv[0], &fa, nullptr, argv.data(), environ);
+  posix_spawn_file_actions_destroy(&fa);
+  RunResult r;
+  if (rc != 0) {
+    ADD_FAILURE() << "cannot start " << GPUPLAN_BINARY << ": error " << rc;
+    fs::remove_all(dir);
+    return r;
+  }
+  int status = 0;
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(20);
+  for (;;) {
+    const pid_t w = ::waitpid(pid, &status, WNOHANG);
+    if (w == pid) break;
+    if (w < 0) {
+      ADD_FAILURE() << "waitpid failed";
+      break;
+    }
+    if (std::chrono::steady_clock::now() > deadline) {
+      ::kill(pid, SIGKILL);
+      ::waitpid(pid, &status, 0);
+      ADD_FAILURE() << "gpuplan timed out";
+      break;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(2));
+  }
+  if (WIFEXITED(status)) r.exit_code = WEXITSTATUS(status);
+  r.out = Slurp(out_path);
+  r.err = Slurp(err_path);
+  std::error_code ec;
+  fs::remove_all(dir, ec);
+  return r;
+}
+
+const std::vector<std::string> kTcoBert = {"tco",        "--model",    "bert-base", "--qps",
+                                           "300",        "--input-len", "128",      "--e2e-ms",
+                                           "100"};
+
+std::vector<std::string> With(std::vector<std::string> base, std::vector<std::string> more) {
+  base.insert(base.end(), more.begin(), more.end());
+  return base;
+}
+
+// Guide B10: below ~500 QPS a CPU deployment of BERT-base saves 72% of the 3-year TCO.
+TEST(CliTco, TextShowsBreakEvenAndThreeYearTotal) {
+  RunResult r = RunCli(kTcoBert);
+  ASSERT_EQ(r.exit_code, 0) << r.Describe();
+  EXPECT_TRUE(Has(r.out, "break-even")) << r.Describe();
+  EXPECT_TRUE(Has(r.out, "3-year total")) << r.Describe();
+  EXPECT_TRUE(Has(r.out, "GPU") && Has(r.out, "CPU")) << r.Describe();
+  EXPECT_TRUE(r.err.empty()) << r.Describe();
+  for (std::string_view line : {std::string_view("break-even"), std::string_view("3-year")}) {
+    const size_t at = r.out.find(line);
+    if (at != std::string::npos) {
+      fmt::print("[B10 tco] {}\n", r.out.substr(at, r.out.find('\n', at) - at));
+    }
+  }
+}
+
+TEST(CliTco, JsonHasGpuCpuAndBreakEven) {
+  RunResult r = RunCli(With(kTcoBert, {"--json"}));
+  ASSERT_EQ(r.exit_code, 0) << r.Describe();
+  nlohmann::json j;
+  ASSERT_NO_THROW(j = nlohmann::json::parse(r.out)) << r.Describe();
+  ASSERT_TRUE(j.contains("gpu")) << j.dump(2);
+  ASSERT_TRUE(j.contains("cpu")) << j.dump(2);
+  ASSERT_TRUE(j.contains("break_even_qps")) << j.dump(2);
+  ASSERT_TRUE(j["gpu"].is_object());
+  ASSERT_TRUE(j["cpu"].is_object());
+  EXPECT_TRUE(j["gpu"]["accelerator"].is_string());
+  EXPECT_TRUE(j["cpu"]["accelerator"].is_null());
+  EXPECT_FALSE(j["cpu"]["cpu"].get<std::string>().empty());
+  EXPECT_TRUE(j["break_even_qps"].is_number() || j["break_even_qps"].is_null());
+  EXPECT_DOUBLE_EQ(j["qps"].get<double>(), 300);
+  EXPECT_DOUBLE_EQ(j["years"].get<double>(), 3);
+  if (j.contains("total_gpu") && j.contains("total_cpu")) {
+    EXPECT_NEAR(j["total_gpu"].get<double>(), j["gpu"]["cost_per_month"].get<double>() * 36,
+                1e-6 * j["total_gpu"].get<double>());
+    EXPECT_NEAR(j["total_cpu"].get<double>(), j["cpu"]["cost_per_month"].get<double>() * 36,
+                1e-6 * j["total_cpu"].get<double>());
+    fmt::print("[B10 tco] 3-year GPU {:.0f} vs CPU {:.0f} USD, break-even {} (guide: CPU saves "
+               "72% below ~500 QPS)\n",
+               j["total_gpu"].get<double>(), j["total_cpu"].get<double>(),
+               j["break_even_qps"].dump());
+  }
+}
+
+// Guide B14: a night-time load well under the peak served on CPUs saves money per day.
+TEST(CliTco, DayNightProfileShowsSaving) {
+  std::string profile;
+  for (int h = 0; h < 24; ++h) {
+    const int load = (h >= 8 && h < 20) ? 300 : 10;  // day peak, quiet night
+    if (h > 0) profile += ',';
+    profile += std::to_string(load);
+  }
+  RunResult r = RunCli(With(kTcoBert, {"--profile", profile}));
+  ASSERT_EQ(r.exit_code, 0) << r.Describe();
+  const size_t at = r.out.find("hourly profile");
+  ASSERT_NE(at, std::string::npos) << r.Describe();
+  EXPECT_TRUE(Has(r.out, "saving")) << r.Describe();
+  fmt::print("[B14 tco] {}\n", r.out.substr(at, r.out.find('\n', at) - at));
+  RunResult js = RunCli(With(kTcoBert, {"--profile", profile, "--json"}));
+  ASSERT_EQ(js.exit_code, 0) << js.Describe();
+  const auto j = nlohmann::json::parse(js.out);
+  ASSERT_TRUE(j.contains("profile")) << j.dump(2);
+  EXPECT_GE(j["profile"]["static_gpu_per_day"].get<double>(),
+            j["profile"]["mixed_per_day"].get<double>());
+  EXPECT_GE(j["profile"]["saving_per_year"].get<double>(), 0);
+}
+
+struct CliBadCase {
+  std::string name;
+  std::vector<std::string> args;
+  std::string stderr_has;
+};
+
+TEST(CliTco, BadInputExitsTwo) {
+  const CliBadCase cases[] = {
+      {"profile of 3 values", With(kTcoBert, {"--profile", "1,2,3"}), "--profile"},
+      {"profile with a word", With(kTcoBert, {"--profile", "1,2,x"}), "--profile"},
+      {"plan infer without --qps", {"plan", "infer", "--model", "llama-2-7b"}, "--qps"},
+      {"plan infer qps 0", {"plan", "infer", "--model", "llama-2-7b", "--qps", "0"}, "--qps"},
+      {"plan infer unknown gpu",
+       {"plan", "infer", "--model", "llama-2-7b", "--qps", "1", "--gpus", "NoSuchGPU"},
+       "--gpus"},
+      {"tco years 0", With(kTcoBert, {"--years", "0"}), "--years"},
+  };
+  for (const auto& c : cases) {
+    SCOPED_TRACE(c.name);
+    RunResult r = RunCli(c.args);
+    EXPECT_EQ(r.exit_code, 2) << r.Describe();
+    EXPECT_TRUE(r.out.empty()) << r.Describe();
+    EXPECT_TRUE(Has(r.err, c.stderr_has)) << r.Describe();
+  }
+}
+
+TEST(CliPlanInfer, SevenBPrintsATopPlan) {
+  RunResult r = RunCli({"plan", "infer", "--model", "llama-2-7b", "--qps", "5", "--input-len",
+                        "512", "--output-len", "256", "--ttft-ms", "1000", "--tpot-ms", "50"});
+  ASSERT_EQ(r.exit_code, 0) << r.Describe();
+  EXPECT_TRUE(Has(r.out, "Top:")) << r.Describe();
+  RunResult js = RunCli({"plan", "infer", "--model", "llama-2-7b", "--qps", "5", "--json"});
+  ASSERT_EQ(js.exit_code, 0) << js.Describe();
+  const auto j = nlohmann::json::parse(js.out);
+  ASSERT_TRUE(j["plans"].is_array());
+  ASSERT_FALSE(j["plans"].empty());
+  EXPECT_EQ(j["plans"][0]["gpus_per_replica"].get<int>(), 1);
+}
+
+}  // namespace
+}  // namespace gpuplan
