@@ -14,6 +14,7 @@ namespace {
 using nlohmann::json;
 
 struct InferArgs {
+  std::string file;
   std::string model = "Llama-2-13B";
   std::string precision, quant, kv_precision, engine = "vllm", currency;
   double qps = 0;
@@ -28,6 +29,43 @@ struct InferArgs {
   double years = 3;
   std::string profile;  // 24 comma-separated hourly loads (req/s)
 };
+
+// Fills the fields a flag left unset from the YAML job file (flags win).
+Status MergeFile(InferArgs& a, const CLI::App* cmd) {
+  if (a.file.empty()) return {};
+  std::ifstream in(a.file, std::ios::binary);
+  if (!in) return MakeError(ErrorCode::kIo, "-f", "cannot read \"" + a.file + "\"", "check the path");
+  std::stringstream ss;
+  ss << in.rdbuf();
+  auto f = ParseServeJobYaml(ss.str(), a.file);
+  if (!f) return f.error();
+  auto unset = [&](const char* flag) {
+    if (cmd == nullptr) return true;
+    const CLI::Option* o = cmd->get_option_no_throw(flag);
+    return o == nullptr || o->count() == 0;
+  };
+  if (unset("--model") && !f->model.empty()) a.model = f->model;
+  if (unset("--qps") && f->qps) a.qps = *f->qps;
+  if (unset("--input-len") && f->input_len) a.input_len = *f->input_len;
+  if (unset("--output-len") && f->output_len) a.output_len = *f->output_len;
+  if (unset("--ttft-ms") && f->ttft_p99_ms) a.ttft_ms = *f->ttft_p99_ms;
+  if (unset("--tpot-ms") && f->tpot_p99_ms) a.tpot_ms = *f->tpot_p99_ms;
+  if (unset("--e2e-ms") && f->e2e_p99_ms) a.e2e_ms = *f->e2e_p99_ms;
+  if (unset("--util") && f->target_utilization) a.util = *f->target_utilization;
+  if (unset("--precision") && !f->precision.empty()) a.precision = f->precision;
+  if (unset("--quant") && !f->quant.empty()) a.quant = f->quant;
+  if (unset("--kv-precision") && !f->kv_precision.empty()) a.kv_precision = f->kv_precision;
+  if (unset("--engine") && !f->engine.empty()) a.engine = f->engine;
+  if (unset("--currency") && !f->currency.empty()) a.currency = f->currency;
+  if (unset("--clouds") && !f->clouds.empty()) a.clouds = f->clouds;
+  if (unset("--regions") && !f->regions.empty()) a.regions = f->regions;
+  if (unset("--gpus") && !f->gpus.empty()) a.gpus = f->gpus;
+  if (unset("--cpu") && f->cpu) a.cpu = *f->cpu;
+  if (unset("--cpu-only") && f->cpu_only) a.cpu_only = *f->cpu_only;
+  if (unset("--reserved") && f->reserved) a.reserved = *f->reserved;
+  if (unset("--top") && f->top) a.top = *f->top;
+  return {};
+}
 
 Result<ServeJobSpec> BuildServeJob(const InferArgs& a, const GlobalOptions& g) {
   ServeJobSpec job;
@@ -279,7 +317,8 @@ Result<Output> RunTco(const GlobalOptions& g, const InferArgs& a) {
 
 void AddServeOptions(CLI::App* c, InferArgs& a) {
   c->add_option("--model,-m", a.model, "Preset, HF id, config.json or .safetensors")->capture_default_str();
-  c->add_option("--qps", a.qps, "Peak load, requests per second")->required();
+  c->add_option("-f,--file", a.file, "YAML serving job file (docs/serve-yaml.md); flags override it");
+  c->add_option("--qps", a.qps, "Peak load, requests per second (required unless the job file has it)");
   c->add_option("--input-len", a.input_len, "Prompt tokens (LLM) or sequence length (encoders)");
   c->add_option("--output-len", a.output_len, "Output tokens (LLM)");
   c->add_option("--ttft-ms", a.ttft_ms, "TTFT p99 SLO, ms");
@@ -322,14 +361,26 @@ void RegisterInferCommands(CLI::App& app, GlobalOptions& g, Runner& run) {
   c->add_flag("--cpu-only", a->cpu_only, "Only CPU instances");
   c->add_flag("--reserved", a->reserved, "Rank by 1-year reserved prices where the catalog has them");
   c->add_flag("--explain", a->explain, "Print the top plan's terms with their formulas");
-  c->callback([&g, &run, a] { run = [&g, a] { return RunPlanInfer(g, *a); }; });
+  c->callback([&g, &run, a, c] {
+    Status st = MergeFile(*a, c);
+    run = [&g, a, st] {
+      if (!st) return Result<Output>(st.error());
+      return RunPlanInfer(g, *a);
+    };
+  });
 
   auto t = std::make_shared<InferArgs>();
   auto* tc = app.add_subcommand("tco", "CPU vs GPU serving cost over 1-3 years, break-even load, day/night mix");
   AddServeOptions(tc, *t);
   tc->add_option("--years", t->years, "Horizon in years")->capture_default_str();
   tc->add_option("--profile", t->profile, "24 comma-separated hourly loads (req/s) for the day/night mix");
-  tc->callback([&g, &run, t] { run = [&g, t] { return RunTco(g, *t); }; });
+  tc->callback([&g, &run, t, tc] {
+    Status st = MergeFile(*t, tc);
+    run = [&g, t, st] {
+      if (!st) return Result<Output>(st.error());
+      return RunTco(g, *t);
+    };
+  });
 }
 
 }  // namespace gpuplan::cli

@@ -57,6 +57,20 @@ struct ServePlanResult {
   long evaluated = 0;
 };
 
+// A serving job file (YAML, docs/serve-yaml.md) as read: every field optional; the CLI merges
+// it with its flags (flags win) and validates the result.
+struct ServeJobFile {
+  std::string model;
+  std::optional<double> qps;
+  std::optional<int> input_len, output_len, top;
+  std::optional<double> ttft_p99_ms, tpot_p99_ms, e2e_p99_ms, target_utilization;
+  std::string precision, quant, kv_precision, engine, currency;
+  std::vector<std::string> clouds, regions, gpus;
+  std::optional<bool> cpu, cpu_only, reserved;
+};
+// Errors name "label:LINE:yaml.path"; unknown keys get a did-you-mean.
+Result<ServeJobFile> ParseServeJobYaml(std::string_view yaml_text, std::string_view label);
+
 Result<ServePlanResult> PlanServing(const ServeJobSpec& job, const Catalog& catalog,
                                     const Calibration& cal,
                                     std::optional<double> cny_per_usd = std::nullopt);

@@ -1,0 +1,157 @@
+// Serving job files (YAML, docs/serve-yaml.md). Every yaml-cpp exception becomes an Error
+// naming "label:LINE:yaml.path".
+#include <yaml-cpp/yaml.h>
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <string_view>
+
+#include "gpuplan/serve_planner.h"
+
+namespace gpuplan {
+
+namespace {
+
+struct Ctx {
+  std::string label;
+  Error Fail(const YAML::Node& n, const std::string& path, const std::string& msg,
+             const std::string& hint = {}) const {
+    std::string f = n.Mark().line >= 0 ? fmt::format("{}:{}", label, n.Mark().line + 1) : label;
+    if (!path.empty()) f = fmt::format("{}:{}", f, path);
+    return MakeError(ErrorCode::kInvalidArgument, f, msg, hint);
+  }
+};
+
+Status CheckKeys(const YAML::Node& map, const std::string& path, const std::vector<std::string>& allowed,
+                 const Ctx& c) {
+  if (!map.IsMap()) return c.Fail(map, path, "expected a mapping of `key: value` pairs");
+  for (auto it = map.begin(); it != map.end(); ++it) {
+    std::string k = it->first.as<std::string>();
+    if (std::find(allowed.begin(), allowed.end(), k) == allowed.end()) {
+      std::string best = ClosestMatch(k, allowed);
+      return c.Fail(it->first, path.empty() ? k : path + "." + k, "unknown key \"" + k + "\"",
+                    best.empty() ? fmt::format("allowed: {}", fmt::join(allowed, ", "))
+                                 : "did you mean \"" + best + "\"?");
+    }
+  }
+  return {};
+}
+
+Result<double> Number(const YAML::Node& n, const std::string& path, const Ctx& c, double min_excl) {
+  double v = 0;
+  try {
+    v = n.as<double>();
+  } catch (const YAML::Exception&) {
+    return c.Fail(n, path, "expected a number, got \"" + n.as<std::string>("") + "\"");
+  }
+  if (!(v > min_excl) || !std::isfinite(v)) {
+    return c.Fail(n, path, fmt::format("must be > {}, got {}", min_excl, v));
+  }
+  return v;
+}
+
+Result<std::vector<std::string>> List(const YAML::Node& n, const std::string& path, const Ctx& c) {
+  std::vector<std::string> out;
+  if (n.IsScalar()) {
+    out.push_back(n.as<std::string>());
+    return out;
+  }
+  if (!n.IsSequence()) return c.Fail(n, path, "expected a list, e.g. [aws, gcp]");
+  for (const auto& x : n) out.push_back(x.as<std::string>());
+  return out;
+}
+
+#define GP_TRY_SET(lhs, expr)        \
+  do {                               \
+    auto gp_r = (expr);              \
+    if (!gp_r) return gp_r.error();  \
+    lhs = *gp_r;                     \
+  } while (0)
+
+Result<ServeJobFile> Parse(const YAML::Node& root, const Ctx& c) {
+  ServeJobFile f;
+  if (auto st = CheckKeys(root, "", {"model", "serve", "slo", "constraints", "top"}, c); !st) return st.error();
+  if (!root["model"]) return c.Fail(root, "model", "missing", "name a preset, HF id or config.json path");
+  f.model = root["model"].as<std::string>();
+  if (const YAML::Node s = root["serve"]) {
+    if (auto st = CheckKeys(s, "serve", {"qps", "input_len", "output_len", "precision", "quant", "kv_precision",
+                                         "engine", "target_utilization"}, c); !st) {
+      return st.error();
+    }
+    if (s["qps"]) GP_TRY_SET(f.qps, Number(s["qps"], "serve.qps", c, 0));
+    if (s["input_len"]) {
+      double v = 0;
+      GP_TRY_SET(v, Number(s["input_len"], "serve.input_len", c, 0));
+      f.input_len = static_cast<int>(v);
+    }
+    if (s["output_len"]) {
+      double v = 0;
+      GP_TRY_SET(v, Number(s["output_len"], "serve.output_len", c, -1));
+      f.output_len = static_cast<int>(v);
+    }
+    if (s["target_utilization"]) GP_TRY_SET(f.target_utilization, Number(s["target_utilization"], "serve.target_utilization", c, 0));
+    if (s["precision"]) f.precision = s["precision"].as<std::string>();
+    if (s["quant"]) f.quant = s["quant"].as<std::string>();
+    if (s["kv_precision"]) f.kv_precision = s["kv_precision"].as<std::string>();
+    if (s["engine"]) f.engine = s["engine"].as<std::string>();
+  }
+  if (const YAML::Node s = root["slo"]) {
+    if (auto st = CheckKeys(s, "slo", {"ttft_p99_ms", "tpot_p99_ms", "e2e_p99_ms"}, c); !st) return st.error();
+    if (s["ttft_p99_ms"]) GP_TRY_SET(f.ttft_p99_ms, Number(s["ttft_p99_ms"], "slo.ttft_p99_ms", c, 0));
+    if (s["tpot_p99_ms"]) GP_TRY_SET(f.tpot_p99_ms, Number(s["tpot_p99_ms"], "slo.tpot_p99_ms", c, 0));
+    if (s["e2e_p99_ms"]) GP_TRY_SET(f.e2e_p99_ms, Number(s["e2e_p99_ms"], "slo.e2e_p99_ms", c, 0));
+  }
+  if (const YAML::Node s = root["constraints"]) {
+    if (auto st = CheckKeys(s, "constraints", {"clouds", "regions", "gpus", "cpu", "cpu_only", "reserved", "currency"}, c); !st) {
+      return st.error();
+    }
+    if (s["clouds"]) GP_TRY_SET(f.clouds, List(s["clouds"], "constraints.clouds", c));
+    if (s["regions"]) GP_TRY_SET(f.regions, List(s["regions"], "constraints.regions", c));
+    if (s["gpus"]) GP_TRY_SET(f.gpus, List(s["gpus"], "constraints.gpus", c));
+    for (const char* k : {"cpu", "cpu_only", "reserved"}) {
+      if (!s[k]) continue;
+      bool v = false;
+      try {
+        v = s[k].as<bool>();
+      } catch (const YAML::Exception&) {
+        return c.Fail(s[k], fmt::format("constraints.{}", k), "expected true or false");
+      }
+      const std::string_view key = k;
+      if (key == "cpu") f.cpu = v;
+      else if (key == "cpu_only") f.cpu_only = v;
+      else f.reserved = v;
+    }
+    if (s["currency"]) f.currency = s["currency"].as<std::string>();
+  }
+  if (root["top"]) {
+    double v = 0;
+    GP_TRY_SET(v, Number(root["top"], "top", c, 0));
+    f.top = static_cast<int>(v);
+  }
+  return f;
+}
+
+}  // namespace
+
+Result<ServeJobFile> ParseServeJobYaml(std::string_view yaml_text, std::string_view label) {
+  Ctx c{std::string(label)};
+  try {
+    YAML::Node root = YAML::Load(std::string(yaml_text));
+    if (!root.IsDefined() || root.IsNull()) {
+      return MakeError(ErrorCode::kInvalidArgument, c.label, "is empty",
+                       "a serving job needs `model:` and `serve: {qps: ...}`; see docs/serve-yaml.md");
+    }
+    return Parse(root, c);
+  } catch (const YAML::Exception& e) {
+    std::string f = c.label;
+    if (e.mark.line >= 0) f += ":" + std::to_string(e.mark.line + 1);
+    return MakeError(ErrorCode::kParse, f, "invalid YAML: " + e.msg,
+                     "check the indentation (spaces, not tabs) and `key: value` pairs");
+  } catch (const std::exception& e) {
+    return MakeError(ErrorCode::kInternal, c.label, std::string("unexpected error: ") + e.what());
+  }
+}
+
+}  // namespace gpuplan

@@ -1,0 +1,74 @@
+// Serving job files: every example parses, bad snippets name the YAML path and line.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "gpuplan/serve_planner.h"
+
+namespace gpuplan {
+namespace {
+
+namespace fs = std::filesystem;
+
+TEST(ServeYaml, ExamplesParse) {
+  int n = 0;
+  for (const auto& e : fs::directory_iterator(fs::path(GPUPLAN_SOURCE_DIR) / "examples/serve")) {
+    std::ifstream in(e.path());
+    std::stringstream ss;
+    ss << in.rdbuf();
+    auto f = ParseServeJobYaml(ss.str(), e.path().string());
+    ASSERT_TRUE(f.ok()) << f.error().ToString();
+    EXPECT_FALSE(f->model.empty());
+    EXPECT_TRUE(f->qps.has_value()) << e.path();
+    ++n;
+  }
+  EXPECT_GE(n, 3);
+}
+
+TEST(ServeYaml, Fields) {
+  auto f = ParseServeJobYaml(
+      "model: llama-2-7b\nserve:\n  qps: 5\n  input_len: 512\n  output_len: 128\n  quant: awq\n"
+      "slo:\n  tpot_p99_ms: 50\nconstraints:\n  clouds: [aws, gcp]\n  cpu: true\ntop: 3\n",
+      "job.yaml");
+  ASSERT_TRUE(f.ok()) << f.error().ToString();
+  EXPECT_EQ(f->model, "llama-2-7b");
+  EXPECT_DOUBLE_EQ(*f->qps, 5);
+  EXPECT_EQ(*f->input_len, 512);
+  EXPECT_EQ(*f->output_len, 128);
+  EXPECT_EQ(f->quant, "awq");
+  EXPECT_DOUBLE_EQ(*f->tpot_p99_ms, 50);
+  EXPECT_EQ(f->clouds.size(), 2u);
+  EXPECT_TRUE(*f->cpu);
+  EXPECT_EQ(*f->top, 3);
+}
+
+struct Bad {
+  const char* name;
+  const char* yaml;
+  const char* field_part;
+};
+
+TEST(ServeYaml, BadInputNamesTheField) {
+  const Bad rows[] = {
+      {"unknown top key", "model: x\nserv:\n  qps: 1\n", "serv"},
+      {"unknown serve key", "model: x\nserve:\n  qpz: 1\n", "serve.qpz"},
+      {"negative qps", "model: x\nserve:\n  qps: -3\n", "serve.qps"},
+      {"qps not a number", "model: x\nserve:\n  qps: lots\n", "serve.qps"},
+      {"zero SLO", "model: x\nslo:\n  ttft_p99_ms: 0\n", "slo.ttft_p99_ms"},
+      {"cpu not bool", "model: x\nconstraints:\n  cpu: maybe\n", "constraints.cpu"},
+      {"missing model", "serve:\n  qps: 1\n", "model"},
+      {"malformed yaml", "model: [x\n", "job.yaml"},
+  };
+  for (const auto& r : rows) {
+    auto f = ParseServeJobYaml(r.yaml, "job.yaml");
+    ASSERT_FALSE(f.ok()) << r.name;
+    EXPECT_NE(f.error().field.find(r.field_part), std::string::npos)
+        << r.name << ": " << f.error().ToString();
+  }
+  EXPECT_FALSE(ParseServeJobYaml("", "job.yaml").ok());
+}
+
+}  // namespace
+}  // namespace gpuplan
