@@ -18,6 +18,9 @@ struct InferArgs {
   std::string model = "Llama-2-13B";
   std::string precision, quant, kv_precision, engine = "vllm", currency;
   double qps = 0;
+  double tokens_per_s = 0;  // load as output tokens/s (converted with output_len)
+  double users = 0;         // load as concurrent users (converted with think time)
+  double think_s = 10;
   int input_len = 0, output_len = -1;
   double ttft_ms = 0, tpot_ms = 0, e2e_ms = 0;
   double util = 0.6;
@@ -94,11 +97,29 @@ Result<ServeJobSpec> BuildServeJob(const InferArgs& a, const GlobalOptions& g) {
   auto e = ParseEngine(a.engine);
   if (!e) return MakeError(ErrorCode::kInvalidArgument, "--engine", "unknown engine \"" + a.engine + "\"", "use vllm, trt-llm, sglang, tgi or transformers");
   job.engine = *e;
-  if (!(a.qps > 0)) return MakeError(ErrorCode::kInvalidArgument, "--qps", fmt::format("must be > 0, got {}", a.qps), "give the peak load in requests per second");
-  job.qps = a.qps;
   const bool llm = m->is_decoder_llm();
   job.input_len = a.input_len > 0 ? a.input_len : (llm ? 512 : (m->arch == ModelArch::kEncoder ? 128 : 1));
   job.output_len = a.output_len >= 0 ? a.output_len : (llm ? 256 : 0);
+  // The load: requests/s, or output tokens/s (/ output_len), or concurrent users each sending a
+  // request every (think time + the request's own latency, taken as the think time's floor).
+  double qps = a.qps;
+  if (qps <= 0 && a.tokens_per_s > 0) {
+    if (job.output_len <= 0) {
+      return MakeError(ErrorCode::kInvalidArgument, "--tokens-per-s", "needs --output-len > 0 to convert tokens/s into requests/s");
+    }
+    qps = a.tokens_per_s / job.output_len;
+  }
+  if (qps <= 0 && a.users > 0) {
+    if (!(a.think_s > 0)) return MakeError(ErrorCode::kInvalidArgument, "--think-s", fmt::format("must be > 0, got {}", a.think_s));
+    qps = a.users / a.think_s;
+  }
+  if (a.tokens_per_s < 0) return MakeError(ErrorCode::kInvalidArgument, "--tokens-per-s", fmt::format("must be > 0, got {}", a.tokens_per_s));
+  if (a.users < 0) return MakeError(ErrorCode::kInvalidArgument, "--users", fmt::format("must be > 0, got {}", a.users));
+  if (!(qps > 0)) {
+    return MakeError(ErrorCode::kInvalidArgument, "--qps", fmt::format("must be > 0, got {}", a.qps),
+                     "give the peak load: --qps (requests/s), --tokens-per-s (output tokens/s) or --users");
+  }
+  job.qps = qps;
   if (a.input_len < 0) return MakeError(ErrorCode::kInvalidArgument, "--input-len", fmt::format("must be > 0, got {}", a.input_len));
   if (a.ttft_ms < 0 || a.tpot_ms < 0 || a.e2e_ms < 0) return MakeError(ErrorCode::kInvalidArgument, "--ttft-ms", "SLOs must be > 0");
   if (a.ttft_ms > 0) job.ttft_p99_ms = a.ttft_ms;
@@ -318,7 +339,10 @@ Result<Output> RunTco(const GlobalOptions& g, const InferArgs& a) {
 void AddServeOptions(CLI::App* c, InferArgs& a) {
   c->add_option("--model,-m", a.model, "Preset, HF id, config.json or .safetensors")->capture_default_str();
   c->add_option("-f,--file", a.file, "YAML serving job file (docs/serve-yaml.md); flags override it");
-  c->add_option("--qps", a.qps, "Peak load, requests per second (required unless the job file has it)");
+  c->add_option("--qps", a.qps, "Peak load, requests per second (or --tokens-per-s / --users)");
+  c->add_option("--tokens-per-s", a.tokens_per_s, "Peak load as output tokens per second (/ --output-len)");
+  c->add_option("--users", a.users, "Peak load as concurrent users, each sending a request every --think-s");
+  c->add_option("--think-s", a.think_s, "Seconds between a user's requests (with --users)")->capture_default_str();
   c->add_option("--input-len", a.input_len, "Prompt tokens (LLM) or sequence length (encoders)");
   c->add_option("--output-len", a.output_len, "Output tokens (LLM)");
   c->add_option("--ttft-ms", a.ttft_ms, "TTFT p99 SLO, ms");

@@ -58,6 +58,11 @@ const char* kSmallCards = R"(
 hardware: {accelerator: RTX-4090, gpus_per_node: 4, intra_link: pcie, storage: nvme, storage_gbps: 20}
 train: {model: llama-3.2-3b, micro_batch: 1, seq_len: 2048, global_batch: 64, recompute: full, zero: 3}
 )";
+// An 8 x A100-80GB node with 256 GB RAM: the default sizing wants 1.2 x 640 GiB (guide A5).
+const char* kSmallRam = R"(
+hardware: {accelerator: A100-SXM4-80GB, gpus_per_node: 8, intra_link: nvswitch, ram_gb: 256, vcpus: 128, storage: nvme, storage_gbps: 20}
+train: {model: llama-2-7b, micro_batch: 1, seq_len: 4096, global_batch: 64, zero: 3}
+)";
 // The same box on a 7B model: does not fit (guide B5).
 const char* kOverMemory = R"(
 hardware: {accelerator: RTX-4090, gpus_per_node: 4, intra_link: pcie, storage: nvme, storage_gbps: 20}
@@ -145,6 +150,8 @@ std::vector<RuleCase> Cases() {
       {"b6_ram_ok", good, "B6-ram-dataset", false, W, "guide B6"},
       {"a4_cpu", zones, "A4-host-cpu", true, W, "guide A4: GPUs x 8-12 cores"},
       {"a4_cpu_ok", good, "A4-host-cpu", false, W, "guide A4"},
+      {"a5_ram", kSmallRam, "A5-host-ram", true, W, "guide A5: RAM = GPU memory x 2-3"},
+      {"a5_ram_ok", good, "A5-host-ram", false, W, "guide A5"},
       {"b1_p4d", p4d, "B1-training-instance-serving", true, W, "guide B1: 50k vs <8k"},
       {"b1_g5", kServeSteadyAutoscaled, "B1-training-instance-serving", false, W, "guide B1"},
       {"b12_fixed", p4d, "B12-autoscaling", true, W, "guide B12: autoscaling"},

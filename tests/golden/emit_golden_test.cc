@@ -1,0 +1,66 @@
+// Emit goldens: fixed plan JSON files (tests/golden/emit/*.plan.json, frozen inputs so catalog
+// changes do not move them) and the files every target writes for them
+// (tests/golden/emit/<plan>/<target>/<file>). A change is a reviewed diff: regenerate with
+// GPUPLAN_UPDATE_GOLDEN=1 ./emit_golden_test and review `git diff`.
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "gpuplan/catalog.h"
+#include "gpuplan/emit.h"
+
+namespace gpuplan {
+namespace {
+
+namespace fs = std::filesystem;
+
+std::string Slurp(const fs::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+TEST(EmitGolden, FilesUnchanged) {
+  auto cat = LoadBuiltinCatalog();
+  ASSERT_TRUE(cat.ok());
+  const bool update = std::getenv("GPUPLAN_UPDATE_GOLDEN") &&
+                      std::string(std::getenv("GPUPLAN_UPDATE_GOLDEN")) == "1";
+  const fs::path dir = fs::path(GPUPLAN_SOURCE_DIR) / "tests/golden/emit";
+  int compared = 0;
+  std::vector<fs::path> plans;
+  for (const auto& e : fs::directory_iterator(dir)) {
+    std::string n = e.path().filename().string();
+    if (n.size() > 10 && n.substr(n.size() - 10) == ".plan.json") plans.push_back(e.path());
+  }
+  std::sort(plans.begin(), plans.end());
+  ASSERT_GE(plans.size(), 2u);
+  for (const auto& plan : plans) {
+    const std::string stem = plan.filename().string().substr(0, plan.filename().string().size() - 10);
+    const std::string json = Slurp(plan);
+    for (const auto& target : EmitTargets()) {
+      auto files = Emit(json, target, EmitOptions{}, *cat);
+      if (!files) continue;  // a target for the other plan kind: its error is tested elsewhere
+      for (const auto& f : *files) {
+        const fs::path want = dir / stem / target / f.name;
+        if (update) {
+          fs::create_directories(want.parent_path());
+          std::ofstream(want, std::ios::binary) << f.contents;
+          continue;
+        }
+        ASSERT_TRUE(fs::exists(want)) << want << " missing: regenerate with GPUPLAN_UPDATE_GOLDEN=1";
+        EXPECT_EQ(Slurp(want), f.contents) << want << " changed (review, then GPUPLAN_UPDATE_GOLDEN=1)";
+        ++compared;
+      }
+    }
+  }
+  if (!update) {
+    EXPECT_GE(compared, 10);
+  }
+}
+
+}  // namespace
+}  // namespace gpuplan
