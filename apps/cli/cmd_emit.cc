@@ -22,6 +22,7 @@ namespace fs = std::filesystem;
 struct EmitArgs {
   std::string target;
   std::string plan;
+  std::string job;  // a job file: plan it first (training or serving YAML)
   std::string out_dir;
   std::string autoscaler = "hpa";
   std::string image;
@@ -82,14 +83,38 @@ Result<Output> WriteFiles(const std::vector<EmittedFile>& files, const EmitArgs&
   return o;
 }
 
-Result<Output> RunEmit(const EmitArgs& a) {
-  std::ifstream in(a.plan, std::ios::binary);
-  if (!in) {
-    return MakeError(ErrorCode::kIo, "--plan", "cannot read \"" + a.plan + "\"",
-                     "write one with `gpuplan --json plan train|infer ... > plan.json`");
+Result<Output> RunEmit(const GlobalOptions& g, const EmitArgs& a) {
+  if (a.plan.empty() == a.job.empty()) {
+    return MakeError(ErrorCode::kInvalidArgument, "--plan",
+                     "give exactly one of --plan plan.json or --job job.yaml",
+                     "`gpuplan --json plan train|infer ... > plan.json`, or a job file");
   }
   std::stringstream ss;
-  ss << in.rdbuf();
+  if (!a.job.empty()) {
+    // Plan the job file first (a serving file has `serve:`; otherwise training), as JSON.
+    std::ifstream jf(a.job, std::ios::binary);
+    if (!jf) return MakeError(ErrorCode::kIo, "--job", "cannot read \"" + a.job + "\"", "check the path");
+    std::stringstream js;
+    js << jf.rdbuf();
+    const std::string text = js.str();
+    const bool serving = text.rfind("serve:", 0) == 0 || text.find("\nserve:") != std::string::npos;
+    GlobalOptions gj = g;
+    gj.json = true;
+    auto planned = serving ? RunPlanInferFile(gj, a.job) : RunPlanTrainFile(gj, a.job);
+    if (!planned) return planned.error();
+    if (planned->exit_code != kExitOk) {
+      return MakeError(ErrorCode::kInvalidArgument, "--job", "the job has no feasible plan",
+                       "run `gpuplan plan " + std::string(serving ? "infer" : "train") + " -f " + a.job + "` to see why");
+    }
+    ss << planned->text;
+  } else {
+    std::ifstream in(a.plan, std::ios::binary);
+    if (!in) {
+      return MakeError(ErrorCode::kIo, "--plan", "cannot read \"" + a.plan + "\"",
+                       "write one with `gpuplan --json plan train|infer ... > plan.json`");
+    }
+    ss << in.rdbuf();
+  }
   auto cat = LoadBuiltinCatalog();
   if (!cat) return cat.error();
   EmitOptions opt;
@@ -111,17 +136,17 @@ Result<Output> RunEmit(const EmitArgs& a) {
 }  // namespace
 
 void RegisterEmitCommand(CLI::App& app, GlobalOptions& g, Runner& run) {
-  (void)g;
   auto a = std::make_shared<EmitArgs>();
   auto* c = app.add_subcommand("emit", "Write deployment files for a plan: k8s, skypilot, slurm, vllm, hf, deepspeed, monitoring");
   c->add_option("target", a->target, "k8s | skypilot | slurm | vllm | hf | deepspeed | monitoring")->required();
-  c->add_option("--plan", a->plan, "JSON of `gpuplan --json plan train|infer ...`")->required();
+  c->add_option("--plan", a->plan, "JSON of `gpuplan --json plan train|infer ...`");
+  c->add_option("--job", a->job, "A training or serving job file: plan it, then emit (instead of --plan)");
   c->add_option("--rank", a->rank, "Which plan of the list (1 = top)")->capture_default_str();
   c->add_option("-o,--out-dir", a->out_dir, "Directory to write into (default: stdout)");
   c->add_flag("--force", a->force, "Overwrite existing files");
   c->add_option("--autoscaler", a->autoscaler, "k8s serving autoscaler: hpa | keda")->capture_default_str();
   c->add_option("--image", a->image, "Container image (k8s)");
-  c->callback([&run, a] { run = [a] { return RunEmit(*a); }; });
+  c->callback([&g, &run, a] { run = [&g, a] { return RunEmit(g, *a); }; });
 }
 
 }  // namespace gpuplan::cli

@@ -362,6 +362,13 @@ void AddServeOptions(CLI::App* c, InferArgs& a) {
 
 }  // namespace
 
+Result<Output> RunPlanInferFile(const GlobalOptions& g, const std::string& file) {
+  InferArgs a;
+  a.file = file;
+  if (auto st = MergeFile(a, nullptr); !st) return st.error();
+  return RunPlanInfer(g, a);
+}
+
 Result<Output> RunPlanInferDefault(const GlobalOptions& g) {
   // Guide B16 serving: the fine-tuned 13B model behind vLLM continuous batching at ~2000
   // output tokens/s (8 req/s x 256 tokens), P99 under 100 ms per token.

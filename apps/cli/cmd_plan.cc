@@ -389,6 +389,12 @@ void RegisterPlanCommand(CLI::App& app, GlobalOptions& g, Runner& run) {
   t->callback([&g, &run, a] { run = [&g, a] { return RunPlanTrain(g, *a); }; });
 }
 
+Result<Output> RunPlanTrainFile(const GlobalOptions& g, const std::string& file) {
+  PlanTrainArgs a;
+  a.file = file;
+  return RunPlanTrain(g, a);
+}
+
 Result<Output> RunPlanTrainDefault(const GlobalOptions& g) {
   // Guide B16 (NLP): a 13B-class Llama, full fine-tuning in bf16; the guide rents 8 x H100.
   // The job size is gpuplan's assumption (the guide gives none): 2B tokens, 2 epochs.

@@ -17,6 +17,9 @@ void RegisterValidateCommand(CLI::App& app, GlobalOptions& g, Runner& run);
 void RegisterPlanCommand(CLI::App& app, GlobalOptions& g, Runner& run);
 // `plan infer` (under the plan command) and `tco`. Call after RegisterPlanCommand.
 void RegisterInferCommands(CLI::App& app, GlobalOptions& g, Runner& run);
+// `plan train -f FILE` / `plan infer -f FILE` (used by `emit --job`).
+Result<Output> RunPlanTrainFile(const GlobalOptions& g, const std::string& file);
+Result<Output> RunPlanInferFile(const GlobalOptions& g, const std::string& file);
 // `plan infer` on the default scenario (guide B16 serving).
 Result<Output> RunPlanInferDefault(const GlobalOptions& g);
 // `check -f setup.yaml`: the guides' pitfalls in an intended setup (docs/check.md).
