@@ -10,6 +10,7 @@
 
 #include "gpuplan/estimate.h"
 #include "gpuplan/model.h"
+#include "gpuplan/job.h"
 #include "gpuplan/plan.h"
 #include "gpuplan/serve.h"
 #include "io/csv.h"
@@ -532,7 +533,13 @@ std::variant<double, Unsupported> PredictTrainingPerf(const ModelSpec& m, const 
     if (n < hw.gpus_per_node) hw.gpus_per_node = n;
   }
   if (job.global_batch <= 0) {
-    return Unsupported{"global_batch is needed for step time"};
+    // Unstated batch: the planner's own default for the method (DefaultGlobalBatch: ~1M tokens
+    // per step for pretraining, 128 sequences for fine-tuning, 16 for LoRA).
+    TrainJobSpec spec;
+    spec.model = m;
+    spec.method = s.opt.method;
+    spec.seq_len = s.opt.seq_len;
+    job.global_batch = DefaultGlobalBatch(spec);
   }
   if (!m.is_transformer() && job.tokens <= 0 && metric == "time_to_train_min") {
     return Unsupported{"time to train needs the number of samples or epochs to the target"};
