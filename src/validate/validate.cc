@@ -602,6 +602,8 @@ std::variant<double, Unsupported> PredictInferencePerf(const ModelSpec& m, const
     const Cpu* cpu = cat.FindCpu(gpu);
     if (!cpu) return Unsupported{"unknown CPU \"" + gpu + "\""};
     dev = DeviceFromCpu(*cpu, units, Int(w, "threads").value_or(0), cal);
+  } else if (gpu.empty() && Num(w, "peak_tflops")) {
+    dev.id = "case device";  // filled from the case's own figures below
   } else {
     const Accelerator* acc = gpu.empty() ? nullptr : cat.FindAccelerator(gpu);
     if (!acc) return Unsupported{"needs a known accelerator, got \"" + gpu + "\""};
@@ -619,11 +621,32 @@ std::variant<double, Unsupported> PredictInferencePerf(const ModelSpec& m, const
     if (!p) return Unsupported{"unknown precision \"" + prec_s + "\""};
     prec = *p;
   }
+  // Formula cases (llm-analysis, LLM-Viewer, GenZ) state the device figures and efficiencies
+  // themselves: a pure roofline device with those numbers and no size-dependent losses.
+  Calibration roof_cal;
+  if (auto pk = Num(w, "peak_tflops")) {
+    dev.peak_fp32 = dev.peak_bf16 = dev.peak_fp16 = dev.peak_fp8 = dev.peak_int8 = *pk * 1e12;
+    if (auto bw = Num(w, "hbm_gbps")) dev.mem_bw = *bw * 1e9;
+    dev.gemm_eff = Num(w, "flops_efficiency").value_or(1.0);
+    dev.mem_eff = Num(w, "hbm_efficiency").value_or(1.0);
+    dev.kernel_s = 0;
+    dev.gemm_knee = 1e-12;
+    dev.decode_knee = 0;
+    if (auto l = Num(w, "link_gbps")) dev.link_bw = BytesPerSec(*l * 1e9);
+    dev.memory = GiB(1e6);  // memory capacity is not part of these formulas
+    roof_cal.entries = {{"attention_efficiency", dev.gemm_eff, "case"},
+                        {"decode_overhead_us_per_layer", 0, "case"},
+                        {"decode_overhead_us_per_seq", 0, "case"},
+                        {"link_latency_us.intra", Num(w, "link_latency_us").value_or(0), "case"},
+                        {"hbm_efficiency", dev.mem_eff, "case"}};
+  }
+  const Calibration& pcal = Num(w, "peak_tflops") ? roof_cal : cal;
   const std::string scenario = Str(w, "scenario");
   const std::string engine_s = Str(w, "engine");
   auto batch = Int(w, "batch");
   if (m.is_decoder_llm()) {
     int in = Int(w, "input_len").value_or(-1), out = Int(w, "output_len").value_or(-1);
+    if (out < 0 && Num(w, "peak_tflops")) out = 0;  // roofline formula cases: prompt only
     if (in < 0 || out < 0) return Unsupported{"LLM serving needs input_len and output_len"};
     ServeSetup su;
     su.weight_precision = prec;
@@ -641,6 +664,21 @@ std::variant<double, Unsupported> PredictInferencePerf(const ModelSpec& m, const
     const int replicas = std::max(1, units / std::max(1, su.tp * Int(w, "pp").value_or(1)));
     int static_batch = batch.value_or(0);
     if (scenario == "single") static_batch = 1;
+    if (metric == "prefill_ms" || metric == "decode_ms_per_token" || metric == "decode_total_s" ||
+        metric == "generate_s") {
+      // One request (or the stated static batch): prefill of the prompt, decode steps after it.
+      const int b = std::max(1, batch.value_or(1));
+      ServePerf pre = EstimateLlmServing(m, su, dev, in, 1, b, pcal);
+      const double prefill = b > 1 ? pre.ttft.value() : pre.prefill.value();
+      if (metric == "prefill_ms") return prefill * 1e3;
+      // Decode at the prompt's context (one step), or summed over the output (mid context).
+      ServePerf one = EstimateLlmServing(m, su, dev, in, 2, b, pcal);
+      ServePerf mid = EstimateLlmServing(m, su, dev, in, std::max(2, out), b, pcal);
+      if (metric == "decode_ms_per_token") return one.decode_step.value() * 1e3;
+      const double dec_total = mid.decode_step.value() * std::max(0, out);
+      if (metric == "decode_total_s") return dec_total;
+      return prefill + dec_total;
+    }
     ServePerf r = EstimateLlmServing(m, su, dev, in, out, static_batch, cal);
     if (metric == "output_tokens_per_s") return r.output_tokens_per_s * replicas;
     if (metric == "ttft_ms") return r.ttft.value() * 1e3;
