@@ -98,6 +98,11 @@ Result<ServeJobSpec> BuildServeJob(const InferArgs& a, const GlobalOptions& g) {
   if (!e) return MakeError(ErrorCode::kInvalidArgument, "--engine", "unknown engine \"" + a.engine + "\"", "use vllm, trt-llm, sglang, tgi or transformers");
   job.engine = *e;
   const bool llm = m->is_decoder_llm();
+  if (m->arch == ModelArch::kEncoderDecoder) {
+    return MakeError(ErrorCode::kUnsupported, "--model",
+                     "serving encoder-decoder models (" + m->name + ") is not modelled yet",
+                     "plan a decoder LLM, an encoder, a ViT or a CNN");
+  }
   job.input_len = a.input_len > 0 ? a.input_len : (llm ? 512 : (m->arch == ModelArch::kEncoder ? 128 : 1));
   job.output_len = a.output_len >= 0 ? a.output_len : (llm ? 256 : 0);
   // The load: requests/s, or output tokens/s (/ output_len), or concurrent users each sending a

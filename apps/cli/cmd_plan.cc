@@ -134,6 +134,13 @@ Result<TrainJobSpec> BuildJob(const PlanTrainArgs& a) {
     }
     job.headroom = a.headroom;
   }
+  if ((job.method == TrainMethod::kLora || job.method == TrainMethod::kQlora) &&
+      (!job.model.is_transformer() || job.model.layers == 0)) {
+    return MakeError(ErrorCode::kUnsupported, "--method",
+                     std::string("LoRA/QLoRA needs a transformer's linear layers; ") + job.model.name +
+                         " is a " + ModelArchName(job.model.arch) + " model",
+                     "use --method full");
+  }
   if (job.seq_len <= 0) job.seq_len = EffectiveSeqLen(job);
   if (job.TotalTokens() <= 0) {
     return MakeError(ErrorCode::kInvalidArgument, "--tokens",

@@ -138,7 +138,9 @@ Result<ServePlanResult> PlanServing(const ServeJobSpec& job, const Catalog& cata
       p.perf = best;
       p.batch = best_b;
       p.capacity_qps = best_cap;
-      p.replicas = static_cast<int>(std::ceil(job.qps / best_cap - 1e-9));
+      const double replicas = std::ceil(job.qps / best_cap - 1e-9);
+      if (replicas > 100000) continue;  // beyond any single deployment; reported in the notes
+      p.replicas = static_cast<int>(replicas);
       p.instances = (p.replicas + p.replicas_per_instance - 1) / p.replicas_per_instance;
       p.utilization = job.qps / (p.replicas * best.samples_per_s);
       p.ttft_p99_ms = ttft;
@@ -177,8 +179,9 @@ Result<ServePlanResult> PlanServing(const ServeJobSpec& job, const Catalog& cata
     return a.tp < b.tp;
   });
   if (all.empty()) {
-    out.notes.push_back("no deployment meets the SLOs with the allowed hardware; relax the SLOs, "
-                        "allow more GPUs per replica, or quantize");
+    out.notes.push_back("no deployment meets the SLOs with the allowed hardware (or the load needs "
+                        "more than 100,000 replicas); relax the SLOs, allow more GPUs per replica, "
+                        "or quantize");
   }
   if (static_cast<int>(all.size()) > std::max(1, job.top)) all.resize(static_cast<size_t>(std::max(1, job.top)));
   out.plans = std::move(all);
