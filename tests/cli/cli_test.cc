@@ -451,3 +451,41 @@ TEST(CliGood, VersionAndHelp) {
 }
 
 }  // namespace
+
+namespace gpuplan {
+namespace {
+
+std::string Src(const std::string& rel) { return std::string(GPUPLAN_SOURCE_DIR) + "/" + rel; }
+
+TEST(CliJobFiles, ServingJobFilePlansAndFlagsOverride) {
+  RunResult r = RunCli({"plan", "infer", "-f", Src("examples/serve/b16-llama-13b-serving.yaml")});
+  ASSERT_EQ(r.exit_code, 0) << r.Describe();
+  EXPECT_TRUE(Has(r.out, "Llama-2-13B at 8 req/s")) << r.Describe();
+  // A flag overrides the file.
+  RunResult o = RunCli({"plan", "infer", "-f", Src("examples/serve/b16-llama-13b-serving.yaml"),
+                        "--qps", "3"});
+  ASSERT_EQ(o.exit_code, 0) << o.Describe();
+  EXPECT_TRUE(Has(o.out, "at 3 req/s")) << o.Describe();
+}
+
+TEST(CliJobFiles, LoadAsTokensPerSecond) {
+  RunResult r = RunCli({"plan", "infer", "--model", "llama-2-7b", "--tokens-per-s", "2560",
+                        "--output-len", "256", "--top", "1"});
+  ASSERT_EQ(r.exit_code, 0) << r.Describe();
+  EXPECT_TRUE(Has(r.out, "at 10 req/s")) << r.Describe();  // 2560 tokens/s / 256 per request
+}
+
+TEST(CliJobFiles, EmitFromAJobFile) {
+  RunResult r = RunCli({"emit", "deepspeed", "--job", Src("examples/llama-7b-lora.yaml")});
+  ASSERT_EQ(r.exit_code, 0) << r.Describe();
+  auto doc = nlohmann::json::parse(r.out, nullptr, false);
+  ASSERT_FALSE(doc.is_discarded()) << r.Describe();
+  EXPECT_TRUE(doc.contains("zero_optimization"));
+  RunResult both = RunCli({"emit", "k8s"});
+  EXPECT_EQ(both.exit_code, 2) << both.Describe();
+  EXPECT_TRUE(both.out.empty());
+  EXPECT_TRUE(Has(both.err, "--plan")) << both.Describe();
+}
+
+}  // namespace
+}  // namespace gpuplan
