@@ -324,8 +324,10 @@ TEST(Emit, EveryTargetParsesAndCarriesThePlan) {
       for (const auto& rule : rules["groups"][0]["rules"]) {
         if (rule["record"].as<std::string>() == "gpuplan:cost_per_hour") {
           cost = true;
-          if (!p["price_per_hour"].is_null() || !p["cost_per_hour"].is_null()) {
-            const double price = s.train ? p["price_per_hour"].get<double>() : p["cost_per_hour"].get<double>();
+          // `p` is const: look keys up with contains() (operator[] on a missing key is UB).
+          const char* key = s.train ? "price_per_hour" : "cost_per_hour";
+          if (p.contains(key) && !p[key].is_null()) {
+            const double price = p[key].get<double>();
             EXPECT_EQ(rule["expr"].as<std::string>(), "vector(" + fmt::format("{}", price) + ")");
           }
         }
