@@ -28,6 +28,9 @@ TrainEval EvaluateTraining(const ModelSpec& m, const Parallelism& par,
 // What is fixed when searching layouts; empty fields are searched.
 struct LayoutConstraints {
   std::optional<int> tp, pp, dp, cp, ep, vpp, zero_stage, micro_batch;
+  // Highest ZeRO stage the framework offers when the stage is searched (Megatron: 1, its
+  // distributed optimizer; DeepSpeed/FSDP: 3).
+  int max_zero_stage = 3;
   std::optional<Recompute> recompute;
   std::optional<bool> sequence_parallel;
 };

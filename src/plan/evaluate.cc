@@ -58,8 +58,12 @@ std::optional<LayoutChoice> BestTrainLayout(const ModelSpec& m, const TrainMemor
                                   : Divisors(std::max(1, m.heads > 0 ? m.heads : 1), hw.gpus_per_node);
   std::vector<int> pps = fixed.pp ? std::vector<int>{*fixed.pp}
                                   : Divisors(std::max(1, m.layers > 0 ? m.layers : 1), 64);
-  std::vector<int> zeros = fixed.zero_stage ? std::vector<int>{*fixed.zero_stage}
-                                            : std::vector<int>{0, 1, 2, 3};
+  std::vector<int> zeros;
+  if (fixed.zero_stage) {
+    zeros = {*fixed.zero_stage};
+  } else {
+    for (int z = 0; z <= std::clamp(fixed.max_zero_stage, 0, 3); ++z) zeros.push_back(z);
+  }
   std::vector<Recompute> rcs = fixed.recompute
                                    ? std::vector<Recompute>{*fixed.recompute}
                                    : std::vector<Recompute>{Recompute::kNone, Recompute::kSelective,

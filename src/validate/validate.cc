@@ -521,6 +521,18 @@ std::variant<double, Unsupported> PredictTrainingPerf(const ModelSpec& m, const 
   if (auto v = Int(w, "vpp")) fixed.vpp = *v;
   if (auto v = Int(w, "micro_batch")) fixed.micro_batch = *v;
   if (Child(w, "zero") || !Str(w, "fsdp").empty()) fixed.zero_stage = s.par.zero_stage;
+  // Framework capabilities. Legacy Megatron-LM (before Megatron-Core, 2023) shards at most the
+  // optimizer (its distributed optimizer, ZeRO-1) and all-reduces gradients after the backward
+  // pass (no overlap_grad_reduce), so nothing hides the data-parallel sync. Megatron-Core and
+  // NeMo overlap the reduction and also offer FSDP.
+  const std::string fw = Str(w, "framework");
+  Calibration cal = DefaultCalibration();
+  if (Contains(fw, {"megatron"}) && !Contains(fw, {"core", "mcore", "nemo"})) {
+    fixed.max_zero_stage = 1;
+    for (auto& e : cal.entries) {
+      if (e.key == "dp_overlap") e.value = 0.0;
+    }
+  }
   if (!Str(w, "recompute").empty()) fixed.recompute = s.opt.recompute;
   if (auto v = Bool(w, "sequence_parallel")) fixed.sequence_parallel = *v;
   int gpus_case = Int(hwj, "gpus").value_or(0);
@@ -547,7 +559,7 @@ std::variant<double, Unsupported> PredictTrainingPerf(const ModelSpec& m, const 
   // The case's fixed fields are honoured; what it leaves open (recompute, ZeRO stage,
   // micro-batch, interleaving) is chosen as the planner would: the fastest layout that fits.
   TrainEval ev;
-  auto best = BestTrainLayout(m, s.opt, job, hw, DefaultCalibration(), 0.95, fixed);
+  auto best = BestTrainLayout(m, s.opt, job, hw, cal, 0.95, fixed);
   if (best) {
     s.par = best->par;
     s.opt = best->opt;
@@ -560,7 +572,7 @@ std::variant<double, Unsupported> PredictTrainingPerf(const ModelSpec& m, const 
   } else {
     return Unsupported{"no layout fits memory on these GPUs"};
   }
-  ev = EvaluateTraining(m, s.par, s.opt, job, hw, DefaultCalibration(), 1.0, g_trace);
+  ev = EvaluateTraining(m, s.par, s.opt, job, hw, cal, 1.0, g_trace);
   if (!ev.step.valid) return Unsupported{ev.step.reason};
   if (g_trace) {
     g_trace->Add("layout", fmt::format("tp{} pp{} dp{} cp{} zero{} mb{} recompute {} nodes {} x {}",
