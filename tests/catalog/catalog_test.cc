@@ -4,6 +4,8 @@
 // "file:line:column"), table detection, user overrides and currency conversion.
 #include <gtest/gtest.h>
 
+#include "testing/test_util.h"
+
 #include <algorithm>
 #include <cmath>
 #include <filesystem>
@@ -35,7 +37,7 @@ namespace {
 
 namespace fs = std::filesystem;
 
-bool Has(std::string_view s, std::string_view part) { return s.find(part) != std::string_view::npos; }
+using gpuplan::test::Has;
 
 bool IsDate(const std::string& d) {
   if (d.size() != 10 || d[4] != '-' || d[7] != '-') return false;
@@ -72,36 +74,7 @@ std::map<std::string, int> RowsPerCloud(const Catalog& cat) {
   return n;
 }
 
-// A scratch directory removed at the end of the test.
-class TempDir {
- public:
-  TempDir() {
-    const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
-    std::string name = std::string("gpuplan_catalog_test_") + std::to_string(::getpid()) + "_" +
-                       (info ? std::string(info->name()) : std::string("x"));
-    std::replace(name.begin(), name.end(), '/', '_');
-    path_ = fs::temp_directory_path() / name;
-    fs::remove_all(path_);
-    fs::create_directories(path_);
-  }
-  ~TempDir() {
-    std::error_code ec;
-    fs::remove_all(path_, ec);
-  }
-  TempDir(const TempDir&) = delete;
-  TempDir& operator=(const TempDir&) = delete;
-  std::string Write(const std::string& rel, const std::string& text) const {
-    fs::path p = path_ / rel;
-    fs::create_directories(p.parent_path());
-    std::ofstream out(p, std::ios::binary);
-    out << text;
-    return p.string();
-  }
-  const fs::path& path() const { return path_; }
-
- private:
-  fs::path path_;
-};
+using gpuplan::test::TempDir;
 
 // ---------------------------------------------------------------------------------------------
 // Inline tables: the column order of data/README.md.

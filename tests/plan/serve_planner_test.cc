@@ -15,6 +15,8 @@
 //    3-year totals, the JSON shape, the day/night profile of B14).
 #include <gtest/gtest.h>
 
+#include "testing/test_util.h"
+
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -46,7 +48,6 @@
 #include "gpuplan/serve.h"
 #include "gpuplan/serve_planner.h"
 
-extern char** environ;
 
 namespace gpuplan {
 namespace {
@@ -109,9 +110,7 @@ ServeSetup LlmSetup(int tp, Precision w = Precision::kBf16, Precision kv = Preci
 
 double Ms(Seconds s) { return s.value() * 1e3; }
 
-bool Has(std::string_view s, std::string_view part) {
-  return s.find(part) != std::string_view::npos;
-}
+using gpuplan::test::Has;
 
 // ---- EstimateLlmServing: monotonicity ------------------------------------------------------
 
@@ -694,73 +693,9 @@ TEST(PlanServingBugs, CpuInstanceCoresFromVcpus) {
 
 // ---- the CLI: tco and plan infer -------------------------------------------------------------
 
-std::string Slurp(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
-
-struct RunResult {
-  int exit_code = -1;  // -1: killed by a signal or timed out
-  std::string out, err;
-  std::string Describe() const {
-    return "exit " + std::to_string(exit_code) + "\n--- stdout ---\n" + out.substr(0, 3000) +
-           "\n--- stderr ---\n" + err.substr(0, 2000);
-  }
-};
-
-// Runs the CLI with `args` (no shell), stdout/stderr to scratch files; kills it after 20 s.
-RunResult RunCli(std::vector<std::string> args) {
-  static int counter = 0;
-  const fs::path dir = fs::temp_directory_path() /
-                       fmt::format("gpuplan_serve_test_{}_{}", ::getpid(), counter++);
-  fs::create_directories(dir);
-  const std::string out_path = (dir / "stdout").string(), err_path = (dir / "stderr").string();
-  args.insert(args.begin(), GPUPLAN_BINARY);
-  std::vector<char*> argv;
-  for (auto& a : args) argv.push_back(a.data());
-  argv.push_back(nullptr);
-  posix_spawn_file_actions_t fa;
-  posix_spawn_file_actions_init(&fa);
-  posix_spawn_file_actions_addopen(&fa, STDIN_FILENO, "/dev/null", O_RDONLY, 0);
-  posix_spawn_file_actions_addopen(&fa, STDOUT_FILENO, out_path.c_str(),
-                                   O_WRONLY | O_CREAT | O_TRUNC, 0600);
-  posix_spawn_file_actions_addopen(&fa, STDERR_FILENO, err_path.c_str(),
-                                   O_WRONLY | O_CREAT | O_TRUNC, 0600);
-  pid_t pid = 0;
-  const int rc = posix_spawn(&pid, argv[0], &fa, nullptr, argv.data(), environ);
-  posix_spawn_file_actions_destroy(&fa);
-  RunResult r;
-  if (rc != 0) {
-    ADD_FAILURE() << "cannot start " << GPUPLAN_BINARY << ": error " << rc;
-    fs::remove_all(dir);
-    return r;
-  }
-  int status = 0;
-  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(20);
-  for (;;) {
-    const pid_t w = ::waitpid(pid, &status, WNOHANG);
-    if (w == pid) break;
-    if (w < 0) {
-      ADD_FAILURE() << "waitpid failed";
-      break;
-    }
-    if (std::chrono::steady_clock::now() > deadline) {
-      ::kill(pid, SIGKILL);
-      ::waitpid(pid, &status, 0);
-      ADD_FAILURE() << "gpuplan timed out";
-      break;
-    }
-    std::this_thread::sleep_for(std::chrono::milliseconds(2));
-  }
-  if (WIFEXITED(status)) r.exit_code = WEXITSTATUS(status);
-  r.out = Slurp(out_path);
-  r.err = Slurp(err_path);
-  std::error_code ec;
-  fs::remove_all(dir, ec);
-  return r;
-}
+using gpuplan::test::RunCli;
+using gpuplan::test::RunResult;
+using gpuplan::test::Slurp;
 
 const std::vector<std::string> kTcoBert = {"tco",        "--model",    "bert-base", "--qps",
                                            "300",        "--input-len", "128",      "--e2e-ms",
