@@ -4,6 +4,8 @@
 // GPUPLAN_UPDATE_GOLDEN=1 ./emit_golden_test and review `git diff`.
 #include <gtest/gtest.h>
 
+#include "testing/test_util.h"
+
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -17,12 +19,7 @@ namespace {
 
 namespace fs = std::filesystem;
 
-std::string Slurp(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
+using gpuplan::test::Slurp;
 
 TEST(EmitGolden, FilesUnchanged) {
   auto cat = LoadBuiltinCatalog();

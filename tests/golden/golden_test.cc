@@ -2,6 +2,8 @@
 // `job_file:`) and the expected best plan under `expect:`. A change of the best plan is a
 // reviewed diff: regenerate with GPUPLAN_UPDATE_GOLDEN=1 ./golden_test and review `git diff`.
 #include <gtest/gtest.h>
+
+#include "testing/test_util.h"
 #include <yaml-cpp/yaml.h>
 
 #include <cstdlib>
@@ -18,12 +20,7 @@ namespace {
 
 namespace fs = std::filesystem;
 
-std::string Slurp(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
+using gpuplan::test::Slurp;
 
 std::vector<fs::path> Scenarios() {
   std::vector<fs::path> v;

@@ -12,6 +12,8 @@
 // infer` (apps/cli/cmd_infer.cc): weights in the checkpoint's dtype (fp32 -> fp16), KV in fp8
 // when the weights are fp8, else bf16; LLM 512 in / 256 out, encoders 128, others 1.
 #include <gtest/gtest.h>
+
+#include "testing/test_util.h"
 #include <yaml-cpp/yaml.h>
 
 #include <algorithm>
@@ -33,12 +35,7 @@ namespace {
 
 namespace fs = std::filesystem;
 
-std::string Slurp(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
+using gpuplan::test::Slurp;
 
 fs::path Dir() { return fs::path(GPUPLAN_SOURCE_DIR) / "tests/golden/serve"; }
 

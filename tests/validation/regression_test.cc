@@ -4,6 +4,8 @@
 // Regenerate the baseline after an improvement: GPUPLAN_UPDATE_BASELINE=1 ./regression_test
 #include <gtest/gtest.h>
 
+#include "testing/test_util.h"
+
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -21,12 +23,7 @@ using nlohmann::json;
 
 constexpr double kSlack = 1e-9;  // float noise only: any real regression fails
 
-std::string Slurp(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
+using gpuplan::test::Slurp;
 
 std::vector<fs::path> CaseFiles() {
   std::vector<fs::path> files;

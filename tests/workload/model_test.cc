@@ -8,6 +8,8 @@
 // scratch directory.
 #include <gtest/gtest.h>
 
+#include "testing/test_util.h"
+
 #include <algorithm>
 #include <cctype>
 #include <cmath>
@@ -84,37 +86,7 @@ ModelSpec Parse(std::string_view json_text, std::string_view label = "config.jso
   return *r;
 }
 
-// A scratch directory removed at the end of the test.
-class TempDir {
- public:
-  TempDir() {
-    const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
-    std::string name = std::string("gpuplan_model_test_") + std::to_string(::getpid()) + "_" +
-                       (info ? std::string(info->test_suite_name()) + "_" + info->name() : "x");
-    for (char& c : name) {
-      if (!std::isalnum(static_cast<unsigned char>(c)) && c != '_') c = '_';
-    }
-    path_ = fs::temp_directory_path() / name;
-    fs::remove_all(path_);
-    fs::create_directories(path_);
-  }
-  ~TempDir() {
-    std::error_code ec;
-    fs::remove_all(path_, ec);
-  }
-  TempDir(const TempDir&) = delete;
-  TempDir& operator=(const TempDir&) = delete;
-  const fs::path& path() const { return path_; }
-  std::string Write(const std::string& file, const std::string& bytes) const {
-    fs::path p = path_ / file;
-    std::ofstream out(p, std::ios::binary);
-    out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
-    return p.string();
-  }
-
- private:
-  fs::path path_;
-};
+using gpuplan::test::TempDir;
 
 // A .safetensors file: 8-byte little-endian header length, the header, then `data_bytes` zero
 // bytes (formats.md section 1). `declared_len` overrides the length field when set.
