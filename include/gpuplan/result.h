@@ -64,6 +64,15 @@ class [[nodiscard]] Status {
   std::optional<Error> e_;
 };
 
+// Inside a function returning Result<U> or Status: evaluates `expr` (a Result<T>), returns its
+// Error on failure, else moves the value into `lhs`.
+#define GPUPLAN_ASSIGN_OR_RETURN(lhs, expr) \
+  do {                                      \
+    auto gpuplan_r_ = (expr);               \
+    if (!gpuplan_r_) return gpuplan_r_.error(); \
+    lhs = std::move(*gpuplan_r_);           \
+  } while (0)
+
 inline Error MakeError(ErrorCode code, std::string field, std::string message,
                        std::string hint = {}) {
   return Error{code, std::move(field), std::move(message), std::move(hint)};

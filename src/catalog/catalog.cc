@@ -282,13 +282,6 @@ std::string Catalog::PricesAsOf() const {
 
 namespace {
 
-#define GP_TRY_ASSIGN(lhs, expr)        \
-  do {                                  \
-    auto gp_r = (expr);                 \
-    if (!gp_r) return gp_r.error();     \
-    lhs = std::move(*gp_r);             \
-  } while (0)
-
 std::vector<std::string> ParseAliases(const std::string& s) {
   std::vector<std::string> out;
   if (s.empty()) return out;
@@ -344,43 +337,43 @@ Status LoadGpus(Catalog& cat, const CsvTable& t) {
   for (const auto& row : t.rows) {
     RowReader r(t, row);
     Accelerator a;
-    GP_TRY_ASSIGN(a.id, r.RequiredStr("id"));
+    GPUPLAN_ASSIGN_OR_RETURN(a.id, r.RequiredStr("id"));
     a.aliases = ParseAliases(r.Str("aliases"));
     a.vendor = r.Str("vendor");
     a.arch = r.Str("arch");
     double mem = 0, bw = 0;
-    GP_TRY_ASSIGN(mem, r.Number("memory_gib", 0.001));
-    GP_TRY_ASSIGN(bw, r.Number("memory_bw_gbps", 0.001));
+    GPUPLAN_ASSIGN_OR_RETURN(mem, r.Number("memory_gib", 0.001));
+    GPUPLAN_ASSIGN_OR_RETURN(bw, r.Number("memory_bw_gbps", 0.001));
     a.memory = GiB(mem);
     a.memory_bw = GBps(bw);
     std::optional<double> v;
-    GP_TRY_ASSIGN(v, r.OptNumber("fp32_tflops"));
+    GPUPLAN_ASSIGN_OR_RETURN(v, r.OptNumber("fp32_tflops"));
     a.fp32 = Tflops(v);
-    GP_TRY_ASSIGN(v, r.OptNumber("tf32_tflops"));
+    GPUPLAN_ASSIGN_OR_RETURN(v, r.OptNumber("tf32_tflops"));
     a.tf32 = Tflops(v);
-    GP_TRY_ASSIGN(v, r.OptNumber("bf16_tflops"));
+    GPUPLAN_ASSIGN_OR_RETURN(v, r.OptNumber("bf16_tflops"));
     a.bf16 = Tflops(v);
-    GP_TRY_ASSIGN(v, r.OptNumber("fp16_tflops"));
+    GPUPLAN_ASSIGN_OR_RETURN(v, r.OptNumber("fp16_tflops"));
     a.fp16 = Tflops(v);
-    GP_TRY_ASSIGN(v, r.OptNumber("fp8_tflops"));
+    GPUPLAN_ASSIGN_OR_RETURN(v, r.OptNumber("fp8_tflops"));
     a.fp8 = Tflops(v);
-    GP_TRY_ASSIGN(v, r.OptNumber("int8_tops"));
+    GPUPLAN_ASSIGN_OR_RETURN(v, r.OptNumber("int8_tops"));
     a.int8 = Tflops(v);
-    GP_TRY_ASSIGN(v, r.OptNumber("int4_tops"));
+    GPUPLAN_ASSIGN_OR_RETURN(v, r.OptNumber("int4_tops"));
     a.int4 = Tflops(v);
     if (!a.fp32 && !a.bf16 && !a.fp16) {
       return MakeError(ErrorCode::kParse, r.Where("fp32_tflops"),
                        "an accelerator needs at least one of fp32/bf16/fp16 peaks");
     }
     a.intra_link = r.Str("intra_link");
-    GP_TRY_ASSIGN(v, r.OptNumber("intra_link_gbps"));
+    GPUPLAN_ASSIGN_OR_RETURN(v, r.OptNumber("intra_link_gbps"));
     a.intra_link_bw = GBps(v.value_or(0));
-    GP_TRY_ASSIGN(v, r.OptNumber("pcie_gen"));
+    GPUPLAN_ASSIGN_OR_RETURN(v, r.OptNumber("pcie_gen"));
     a.pcie_gen = static_cast<int>(v.value_or(0));
-    GP_TRY_ASSIGN(v, r.OptNumber("tdp_w"));
+    GPUPLAN_ASSIGN_OR_RETURN(v, r.OptNumber("tdp_w"));
     a.tdp = Watts(v.value_or(0));
     a.form_factor = r.Str("form_factor");
-    GP_TRY_ASSIGN(a.source, r.RequiredStr("source"));
+    GPUPLAN_ASSIGN_OR_RETURN(a.source, r.RequiredStr("source"));
     if (auto s = CheckDate(r, "as_of"); !s) return s;
     a.as_of = r.Str("as_of");
     a.notes = r.Str("notes");
@@ -407,26 +400,26 @@ Status LoadCpus(Catalog& cat, const CsvTable& t) {
   for (const auto& row : t.rows) {
     RowReader r(t, row);
     Cpu c;
-    GP_TRY_ASSIGN(c.id, r.RequiredStr("id"));
+    GPUPLAN_ASSIGN_OR_RETURN(c.id, r.RequiredStr("id"));
     c.aliases = ParseAliases(r.Str("aliases"));
     c.vendor = r.Str("vendor");
     c.arch = r.Str("arch");
-    GP_TRY_ASSIGN(c.cores, r.Int("cores", 1));
+    GPUPLAN_ASSIGN_OR_RETURN(c.cores, r.Int("cores", 1));
     std::optional<double> v;
-    GP_TRY_ASSIGN(v, r.OptNumber("threads"));
+    GPUPLAN_ASSIGN_OR_RETURN(v, r.OptNumber("threads"));
     c.threads = static_cast<int>(v.value_or(c.cores));
-    GP_TRY_ASSIGN(c.base_ghz, r.Number("base_ghz", 0.1));
-    GP_TRY_ASSIGN(c.all_core_turbo_ghz, r.OptNumber("all_core_turbo_ghz"));
-    GP_TRY_ASSIGN(c.fp32_flop_per_cycle, r.Number("fp32_flop_per_cycle", 1));
-    GP_TRY_ASSIGN(c.bf16_flop_per_cycle, r.OptNumber("bf16_flop_per_cycle"));
-    GP_TRY_ASSIGN(c.int8_op_per_cycle, r.OptNumber("int8_op_per_cycle"));
+    GPUPLAN_ASSIGN_OR_RETURN(c.base_ghz, r.Number("base_ghz", 0.1));
+    GPUPLAN_ASSIGN_OR_RETURN(c.all_core_turbo_ghz, r.OptNumber("all_core_turbo_ghz"));
+    GPUPLAN_ASSIGN_OR_RETURN(c.fp32_flop_per_cycle, r.Number("fp32_flop_per_cycle", 1));
+    GPUPLAN_ASSIGN_OR_RETURN(c.bf16_flop_per_cycle, r.OptNumber("bf16_flop_per_cycle"));
+    GPUPLAN_ASSIGN_OR_RETURN(c.int8_op_per_cycle, r.OptNumber("int8_op_per_cycle"));
     c.matrix_ext = r.Str("matrix_ext");
     double bw = 0;
-    GP_TRY_ASSIGN(bw, r.Number("mem_bw_gbps", 0.001));
+    GPUPLAN_ASSIGN_OR_RETURN(bw, r.Number("mem_bw_gbps", 0.001));
     c.memory_bw = GBps(bw);
-    GP_TRY_ASSIGN(c.l3_mib, r.OptNumber("l3_mib"));
-    GP_TRY_ASSIGN(c.tdp_w, r.OptNumber("tdp_w"));
-    GP_TRY_ASSIGN(c.source, r.RequiredStr("source"));
+    GPUPLAN_ASSIGN_OR_RETURN(c.l3_mib, r.OptNumber("l3_mib"));
+    GPUPLAN_ASSIGN_OR_RETURN(c.tdp_w, r.OptNumber("tdp_w"));
+    GPUPLAN_ASSIGN_OR_RETURN(c.source, r.RequiredStr("source"));
     if (auto s = CheckDate(r, "as_of"); !s) return s;
     c.as_of = r.Str("as_of");
     c.notes = r.Str("notes");
@@ -447,12 +440,12 @@ Status LoadInstances(Catalog& cat, const CsvTable& t) {
   for (const auto& row : t.rows) {
     RowReader r(t, row);
     InstanceType it;
-    GP_TRY_ASSIGN(it.cloud, r.RequiredStr("cloud"));
+    GPUPLAN_ASSIGN_OR_RETURN(it.cloud, r.RequiredStr("cloud"));
     it.cloud = ToLower(it.cloud);
-    GP_TRY_ASSIGN(it.instance_type, r.RequiredStr("instance_type"));
+    GPUPLAN_ASSIGN_OR_RETURN(it.instance_type, r.RequiredStr("instance_type"));
     it.region = r.Str("region");
     std::string acc = r.Str("accelerator");
-    GP_TRY_ASSIGN(it.accelerator_count, r.Int("accelerator_count", 0));
+    GPUPLAN_ASSIGN_OR_RETURN(it.accelerator_count, r.Int("accelerator_count", 0));
     if (!acc.empty()) {
       const Accelerator* a = cat.FindAccelerator(acc);
       if (!a) {
@@ -476,14 +469,14 @@ Status LoadInstances(Catalog& cat, const CsvTable& t) {
       if (!c) return cat.ResolveCpu(cpu, r.Where("cpu")).error();
       it.cpu = c->id;
     }
-    GP_TRY_ASSIGN(it.vcpus, r.Int("vcpus", 1));
+    GPUPLAN_ASSIGN_OR_RETURN(it.vcpus, r.Int("vcpus", 1));
     double d = 0;
-    GP_TRY_ASSIGN(d, r.Number("ram_gib", 0.001));
+    GPUPLAN_ASSIGN_OR_RETURN(d, r.Number("ram_gib", 0.001));
     it.ram = GiB(d);
     std::optional<double> v;
-    GP_TRY_ASSIGN(v, r.OptNumber("local_nvme_gb"));
+    GPUPLAN_ASSIGN_OR_RETURN(v, r.OptNumber("local_nvme_gb"));
     it.local_nvme = GB(v.value_or(0));
-    GP_TRY_ASSIGN(v, r.OptNumber("network_gbps"));
+    GPUPLAN_ASSIGN_OR_RETURN(v, r.OptNumber("network_gbps"));
     it.network = Gbps(v.value_or(0));
     auto link = ParseIntraNodeLink(r.Str("intra_node_link"));
     if (!link) {
@@ -499,19 +492,19 @@ Status LoadInstances(Catalog& cat, const CsvTable& t) {
                        "use none, efa, infiniband, roce, erdma or gpudirect-tcpx");
     }
     it.inter_node_fabric = *fab;
-    GP_TRY_ASSIGN(v, r.OptNumber("inter_node_gbps"));
+    GPUPLAN_ASSIGN_OR_RETURN(v, r.OptNumber("inter_node_gbps"));
     if (v) it.inter_node_bw = Gbps(*v);
-    GP_TRY_ASSIGN(it.price_on_demand, r.OptNumber("price_on_demand"));
-    GP_TRY_ASSIGN(it.price_spot, r.OptNumber("price_spot"));
-    GP_TRY_ASSIGN(it.price_reserved_1y, r.OptNumber("price_reserved_1y"));
-    GP_TRY_ASSIGN(it.price_reserved_3y, r.OptNumber("price_reserved_3y"));
+    GPUPLAN_ASSIGN_OR_RETURN(it.price_on_demand, r.OptNumber("price_on_demand"));
+    GPUPLAN_ASSIGN_OR_RETURN(it.price_spot, r.OptNumber("price_spot"));
+    GPUPLAN_ASSIGN_OR_RETURN(it.price_reserved_1y, r.OptNumber("price_reserved_1y"));
+    GPUPLAN_ASSIGN_OR_RETURN(it.price_reserved_3y, r.OptNumber("price_reserved_3y"));
     auto cur = ParseCurrency(r.Str("currency"));
     if (!cur) {
       return MakeError(ErrorCode::kParse, r.Where("currency"),
                        "unknown currency \"" + r.Str("currency") + "\"", "use USD or CNY");
     }
     it.currency = *cur;
-    GP_TRY_ASSIGN(it.source, r.RequiredStr("source"));
+    GPUPLAN_ASSIGN_OR_RETURN(it.source, r.RequiredStr("source"));
     if (auto s = CheckDate(r, "as_of"); !s) return s;
     it.as_of = r.Str("as_of");
     it.notes = r.Str("notes");
@@ -531,8 +524,8 @@ Status LoadCurrency(Catalog& cat, const CsvTable& t) {
     if (!to) return MakeError(ErrorCode::kParse, r.Where("to"), "unknown currency");
     cr.from = *from;
     cr.to = *to;
-    GP_TRY_ASSIGN(cr.rate, r.Number("rate", 1e-9));
-    GP_TRY_ASSIGN(cr.source, r.RequiredStr("source"));
+    GPUPLAN_ASSIGN_OR_RETURN(cr.rate, r.Number("rate", 1e-9));
+    GPUPLAN_ASSIGN_OR_RETURN(cr.source, r.RequiredStr("source"));
     if (auto s = CheckDate(r, "as_of"); !s) return s;
     cr.as_of = r.Str("as_of");
     cat.rates.push_back(std::move(cr));

@@ -38,13 +38,6 @@ constexpr char kSkyPilotAsOf[] = "2026-04-23";
 constexpr double kMemoryMismatch = 0.10;
 constexpr char kNoNetworkNote[] = "network and local NVMe not in SkyPilot catalog";
 
-#define GP_SKY_TRY_ASSIGN(lhs, expr) \
-  do {                               \
-    auto gp_r = (expr);              \
-    if (!gp_r) return gp_r.error();  \
-    lhs = std::move(*gp_r);          \
-  } while (0)
-
 bool StartsWith(std::string_view s, std::string_view prefix) {
   return s.substr(0, prefix.size()) == prefix;
 }
@@ -341,7 +334,7 @@ Result<SkyRow> ReadRow(const CsvTable& table, const CsvRow& row) {
   s.zone = r.Str("AvailabilityZone");
   s.accelerator_name = r.Str("AcceleratorName");
   std::optional<double> count;
-  GP_SKY_TRY_ASSIGN(count, r.OptNumber("AcceleratorCount"));
+  GPUPLAN_ASSIGN_OR_RETURN(count, r.OptNumber("AcceleratorCount"));
   if (!s.accelerator_name.empty()) {
     if (!count || *count <= 0) {
       return MakeError(ErrorCode::kParse, r.Where("AcceleratorCount"),
@@ -357,26 +350,25 @@ Result<SkyRow> ReadRow(const CsvTable& table, const CsvRow& row) {
   // vCPUs and MemoryGiB describe a machine; GCP GPU rows (no InstanceType) have neither.
   if (!s.instance_type.empty()) {
     double v = 0;
-    GP_SKY_TRY_ASSIGN(v, r.Number("vCPUs", 0.0));
+    GPUPLAN_ASSIGN_OR_RETURN(v, r.Number("vCPUs", 0.0));
     if (v > 1e6) {
       return MakeError(ErrorCode::kParse, r.Where("vCPUs"), "too large: " + r.Str("vCPUs"));
     }
     // Shared-core shapes list fractions (0.25); count them as one whole vCPU and say so.
     s.fractional_vcpus = v != std::floor(v);
     s.vcpus = static_cast<int>(std::ceil(v));
-    GP_SKY_TRY_ASSIGN(s.memory_gib, r.Number("MemoryGiB", 0.0));
+    GPUPLAN_ASSIGN_OR_RETURN(s.memory_gib, r.Number("MemoryGiB", 0.0));
   } else {
     std::optional<double> unused;
-    GP_SKY_TRY_ASSIGN(unused, r.OptNumber("vCPUs"));
-    GP_SKY_TRY_ASSIGN(unused, r.OptNumber("MemoryGiB"));
+    GPUPLAN_ASSIGN_OR_RETURN(unused, r.OptNumber("vCPUs"));
+    GPUPLAN_ASSIGN_OR_RETURN(unused, r.OptNumber("MemoryGiB"));
   }
-  GP_SKY_TRY_ASSIGN(s.price, r.OptNumber("Price"));
-  GP_SKY_TRY_ASSIGN(s.spot, r.OptNumber("SpotPrice"));
+  GPUPLAN_ASSIGN_OR_RETURN(s.price, r.OptNumber("Price"));
+  GPUPLAN_ASSIGN_OR_RETURN(s.spot, r.OptNumber("SpotPrice"));
   s.gpu_memory_mib = GpuInfoMemoryMiB(r.Str("GpuInfo"));
   return s;
 }
 
-#undef GP_SKY_TRY_ASSIGN
 
 bool IsTpu(std::string_view sky_name) { return StartsWith(ToLower(sky_name), "tpu-"); }
 

@@ -202,17 +202,10 @@ class Reader {
   std::string label_;
 };
 
-#define GPUPLAN_TRY_ASSIGN(dst, expr) \
-  do {                                \
-    auto _r = (expr);                 \
-    if (!_r) return _r.error();       \
-    dst = std::move(*_r);             \
-  } while (0)
-
 Result<ModelSpec> ReadModel(const Reader& r, const YAML::Node& sec, std::string_view path,
                             std::string& arg) {
   std::optional<std::string> s;
-  GPUPLAN_TRY_ASSIGN(s, r.Str(sec, "model", std::string(path) + ".model"));
+  GPUPLAN_ASSIGN_OR_RETURN(s, r.Str(sec, "model", std::string(path) + ".model"));
   if (!s || s->empty()) {
     return r.Fail(sec, std::string(path) + ".model", "missing model",
                   "give a preset name (`gpuplan models`), a config.json or a .safetensors path");
@@ -225,12 +218,12 @@ Result<SetupHardware> ReadHardware(const Reader& r, const YAML::Node& n) {
   SetupHardware h;
   if (auto st = r.CheckMap(n, "hardware", kHardwareKeys); !st) return st.error();
   std::optional<std::string> s;
-  GPUPLAN_TRY_ASSIGN(s, r.Str(n, "instance", "hardware.instance"));
+  GPUPLAN_ASSIGN_OR_RETURN(s, r.Str(n, "instance", "hardware.instance"));
   if (s) h.instance_type = *s;
   h.instance_field = r.Field(n["instance"], "hardware.instance");
-  GPUPLAN_TRY_ASSIGN(s, r.Str(n, "region", "hardware.region"));
+  GPUPLAN_ASSIGN_OR_RETURN(s, r.Str(n, "region", "hardware.region"));
   if (s) h.region = *s;
-  GPUPLAN_TRY_ASSIGN(s, r.Str(n, "accelerator", "hardware.accelerator"));
+  GPUPLAN_ASSIGN_OR_RETURN(s, r.Str(n, "accelerator", "hardware.accelerator"));
   if (s) h.accelerator = *s;
   h.accelerator_field = r.Field(n["accelerator"], "hardware.accelerator");
   static const char* kCustomOnly[] = {"accelerator", "gpus_per_node", "intra_link",
@@ -250,34 +243,34 @@ Result<SetupHardware> ReadHardware(const Reader& r, const YAML::Node& n) {
                     "e.g. `instance: p5.48xlarge` or `accelerator: A100-PCIe-80GB`");
     }
     std::optional<int> i;
-    GPUPLAN_TRY_ASSIGN(i, r.Int(n, "gpus_per_node", "hardware.gpus_per_node", 1));
+    GPUPLAN_ASSIGN_OR_RETURN(i, r.Int(n, "gpus_per_node", "hardware.gpus_per_node", 1));
     if (!i) {
       return r.Fail(n, "hardware.gpus_per_node", "missing gpus_per_node for custom hardware");
     }
     h.gpus_per_node = *i;
     std::optional<IntraNodeLink> intra;
-    GPUPLAN_TRY_ASSIGN(intra, r.Choice<IntraNodeLink>(
+    GPUPLAN_ASSIGN_OR_RETURN(intra, r.Choice<IntraNodeLink>(
                                   n, "intra_link", "hardware.intra_link", ParseIntraNodeLink,
                                   {"none", "pcie", "nvlink", "nvswitch"}));
     h.intra = intra.value_or(h.gpus_per_node > 1 ? IntraNodeLink::kPcie : IntraNodeLink::kNone);
     std::optional<InterNodeFabric> inter;
-    GPUPLAN_TRY_ASSIGN(inter, r.Choice<InterNodeFabric>(
+    GPUPLAN_ASSIGN_OR_RETURN(inter, r.Choice<InterNodeFabric>(
                                   n, "inter_fabric", "hardware.inter_fabric",
                                   ParseInterNodeFabric,
                                   {"none", "efa", "infiniband", "roce", "erdma"}));
     h.inter = inter.value_or(InterNodeFabric::kNone);
     std::optional<double> d;
-    GPUPLAN_TRY_ASSIGN(d, r.Number(n, "network_gbps", "hardware.network_gbps", 0));
+    GPUPLAN_ASSIGN_OR_RETURN(d, r.Number(n, "network_gbps", "hardware.network_gbps", 0));
     if (d) h.network = Gbps(*d);
-    GPUPLAN_TRY_ASSIGN(d, r.Number(n, "ram_gb", "hardware.ram_gb", 0));
+    GPUPLAN_ASSIGN_OR_RETURN(d, r.Number(n, "ram_gb", "hardware.ram_gb", 0));
     if (d) h.ram = GB(*d);
-    GPUPLAN_TRY_ASSIGN(h.vcpus, r.Int(n, "vcpus", "hardware.vcpus", 1));
+    GPUPLAN_ASSIGN_OR_RETURN(h.vcpus, r.Int(n, "vcpus", "hardware.vcpus", 1));
   }
-  GPUPLAN_TRY_ASSIGN(h.storage, r.Choice<StorageKind>(n, "storage", "hardware.storage",
+  GPUPLAN_ASSIGN_OR_RETURN(h.storage, r.Choice<StorageKind>(n, "storage", "hardware.storage",
                                                       ParseStorageKind,
                                                       {"nvme", "ssd", "network", "hdd"}));
   std::optional<double> bw;
-  GPUPLAN_TRY_ASSIGN(bw, r.Number(n, "storage_gbps", "hardware.storage_gbps", 0));
+  GPUPLAN_ASSIGN_OR_RETURN(bw, r.Number(n, "storage_gbps", "hardware.storage_gbps", 0));
   if (bw) h.storage_bw = GBps(*bw);
   return h;
 }
@@ -286,38 +279,38 @@ Result<SetupTraining> ReadTraining(const Reader& r, const YAML::Node& n) {
   SetupTraining t;
   if (auto st = r.CheckMap(n, "train", kTrainKeys); !st) return st.error();
   t.field = r.Field(n, "train");
-  GPUPLAN_TRY_ASSIGN(t.model, ReadModel(r, n, "train", t.model_arg));
+  GPUPLAN_ASSIGN_OR_RETURN(t.model, ReadModel(r, n, "train", t.model_arg));
   std::optional<TrainMethod> m;
-  GPUPLAN_TRY_ASSIGN(m, r.Choice<TrainMethod>(n, "method", "train.method", ParseTrainMethod,
+  GPUPLAN_ASSIGN_OR_RETURN(m, r.Choice<TrainMethod>(n, "method", "train.method", ParseTrainMethod,
                                               {"pretrain", "full", "lora", "qlora"}));
   t.method = m.value_or(TrainMethod::kFull);
   std::optional<Precision> p;
-  GPUPLAN_TRY_ASSIGN(p, r.Choice<Precision>(n, "precision", "train.precision", ParsePrecision,
+  GPUPLAN_ASSIGN_OR_RETURN(p, r.Choice<Precision>(n, "precision", "train.precision", ParsePrecision,
                                             {"fp32", "bf16", "fp16", "fp8"}));
   t.precision = p.value_or(Precision::kBf16);
   std::optional<int> i;
-  GPUPLAN_TRY_ASSIGN(i, r.Int(n, "micro_batch", "train.micro_batch", 1));
+  GPUPLAN_ASSIGN_OR_RETURN(i, r.Int(n, "micro_batch", "train.micro_batch", 1));
   t.micro_batch = i.value_or(1);
-  GPUPLAN_TRY_ASSIGN(i, r.Int(n, "seq_len", "train.seq_len", 1));
+  GPUPLAN_ASSIGN_OR_RETURN(i, r.Int(n, "seq_len", "train.seq_len", 1));
   t.seq_len = i.value_or(0);
-  GPUPLAN_TRY_ASSIGN(t.global_batch, r.Int(n, "global_batch", "train.global_batch", 1));
-  GPUPLAN_TRY_ASSIGN(t.gradient_accumulation,
+  GPUPLAN_ASSIGN_OR_RETURN(t.global_batch, r.Int(n, "global_batch", "train.global_batch", 1));
+  GPUPLAN_ASSIGN_OR_RETURN(t.gradient_accumulation,
                      r.Int(n, "gradient_accumulation", "train.gradient_accumulation", 1));
   std::optional<Recompute> rc;
-  GPUPLAN_TRY_ASSIGN(rc, r.Choice<Recompute>(n, "recompute", "train.recompute", ParseRecompute,
+  GPUPLAN_ASSIGN_OR_RETURN(rc, r.Choice<Recompute>(n, "recompute", "train.recompute", ParseRecompute,
                                              {"none", "selective", "full"}));
   t.recompute = rc.value_or(Recompute::kNone);
-  GPUPLAN_TRY_ASSIGN(i, r.Int(n, "zero", "train.zero", 0));
+  GPUPLAN_ASSIGN_OR_RETURN(i, r.Int(n, "zero", "train.zero", 0));
   t.zero_stage = i.value_or(0);
   if (t.zero_stage > 3) {
     return r.Fail(n["zero"], "train.zero", fmt::format("must be 0-3, got {}", t.zero_stage));
   }
-  GPUPLAN_TRY_ASSIGN(i, r.Int(n, "tp", "train.tp", 1));
+  GPUPLAN_ASSIGN_OR_RETURN(i, r.Int(n, "tp", "train.tp", 1));
   t.tp = i.value_or(1);
-  GPUPLAN_TRY_ASSIGN(i, r.Int(n, "pp", "train.pp", 1));
+  GPUPLAN_ASSIGN_OR_RETURN(i, r.Int(n, "pp", "train.pp", 1));
   t.pp = i.value_or(1);
   std::optional<std::string> s;
-  GPUPLAN_TRY_ASSIGN(s, r.Str(n, "dataset_size", "train.dataset_size"));
+  GPUPLAN_ASSIGN_OR_RETURN(s, r.Str(n, "dataset_size", "train.dataset_size"));
   if (s) {
     auto b = ParseSize(*s, r.Field(n["dataset_size"], "train.dataset_size"));
     if (!b) return b.error();
@@ -329,25 +322,25 @@ Result<SetupTraining> ReadTraining(const Reader& r, const YAML::Node& n) {
 Result<SetupServing> ReadServing(const Reader& r, const YAML::Node& n) {
   SetupServing s;
   if (auto st = r.CheckMap(n, "serve", kServeKeys); !st) return st.error();
-  GPUPLAN_TRY_ASSIGN(s.model, ReadModel(r, n, "serve", s.model_arg));
+  GPUPLAN_ASSIGN_OR_RETURN(s.model, ReadModel(r, n, "serve", s.model_arg));
   std::optional<Precision> p;
-  GPUPLAN_TRY_ASSIGN(p, r.Choice<Precision>(n, "precision", "serve.precision", ParsePrecision,
+  GPUPLAN_ASSIGN_OR_RETURN(p, r.Choice<Precision>(n, "precision", "serve.precision", ParsePrecision,
                                             {"fp32", "bf16", "fp16", "fp8", "int8", "int4"}));
   s.precision = p.value_or(Precision::kBf16);
   std::optional<double> q;
-  GPUPLAN_TRY_ASSIGN(q, r.Number(n, "qps", "serve.qps", 0));
+  GPUPLAN_ASSIGN_OR_RETURN(q, r.Number(n, "qps", "serve.qps", 0));
   if (!q) return r.Fail(n, "serve.qps", "missing qps (peak requests per second)");
   s.qps = *q;
   std::optional<int> i;
-  GPUPLAN_TRY_ASSIGN(i, r.Int(n, "input_len", "serve.input_len", 1));
+  GPUPLAN_ASSIGN_OR_RETURN(i, r.Int(n, "input_len", "serve.input_len", 1));
   s.input_len = i.value_or(s.input_len);
-  GPUPLAN_TRY_ASSIGN(i, r.Int(n, "output_len", "serve.output_len", 0));
+  GPUPLAN_ASSIGN_OR_RETURN(i, r.Int(n, "output_len", "serve.output_len", 0));
   s.output_len = i.value_or(s.model.is_decoder_llm() ? s.output_len : 0);
   std::optional<bool> b;
-  GPUPLAN_TRY_ASSIGN(b, r.Bool(n, "autoscaling", "serve.autoscaling"));
+  GPUPLAN_ASSIGN_OR_RETURN(b, r.Bool(n, "autoscaling", "serve.autoscaling"));
   s.autoscaling = b.value_or(false);
   std::optional<LoadPattern> l;
-  GPUPLAN_TRY_ASSIGN(l, r.Choice<LoadPattern>(
+  GPUPLAN_ASSIGN_OR_RETURN(l, r.Choice<LoadPattern>(
                             n, "load", "serve.load",
                             [](std::string_view v) -> std::optional<LoadPattern> {
                               const std::string t = internal::ToLower(internal::Trim(v));
@@ -367,9 +360,9 @@ Result<Setup> ParseSetupNode(const Reader& r, const YAML::Node& root) {
     return r.Fail(root, "hardware", "missing hardware",
                   "add `hardware: {instance: p5.48xlarge}` or custom hardware (docs/check.md)");
   }
-  GPUPLAN_TRY_ASSIGN(s.hardware, ReadHardware(r, root["hardware"]));
+  GPUPLAN_ASSIGN_OR_RETURN(s.hardware, ReadHardware(r, root["hardware"]));
   std::optional<int> nodes;
-  GPUPLAN_TRY_ASSIGN(nodes, r.Int(root, "nodes", "nodes", 1));
+  GPUPLAN_ASSIGN_OR_RETURN(nodes, r.Int(root, "nodes", "nodes", 1));
   s.nodes = nodes.value_or(1);
   const YAML::Node z = root["zones"];
   if (z.IsDefined() && !z.IsNull()) {
@@ -388,10 +381,10 @@ Result<Setup> ParseSetupNode(const Reader& r, const YAML::Node& root) {
     }
   }
   std::optional<bool> spot;
-  GPUPLAN_TRY_ASSIGN(spot, r.Bool(root, "spot", "spot"));
+  GPUPLAN_ASSIGN_OR_RETURN(spot, r.Bool(root, "spot", "spot"));
   s.spot = spot.value_or(false);
   std::optional<std::string> ck;
-  GPUPLAN_TRY_ASSIGN(ck, r.Str(root, "checkpoint_every", "checkpoint_every"));
+  GPUPLAN_ASSIGN_OR_RETURN(ck, r.Str(root, "checkpoint_every", "checkpoint_every"));
   if (ck) {
     const std::string t = internal::ToLower(*ck);
     if (t == "none" || t == "never" || t == "0") {
@@ -403,7 +396,7 @@ Result<Setup> ParseSetupNode(const Reader& r, const YAML::Node& root) {
     }
   }
   std::optional<double> headroom;
-  GPUPLAN_TRY_ASSIGN(headroom, r.Number(root, "headroom", "headroom", 0));
+  GPUPLAN_ASSIGN_OR_RETURN(headroom, r.Number(root, "headroom", "headroom", 0));
   if (headroom) {
     if (*headroom > 1) {
       return r.Fail(root["headroom"], "headroom",
@@ -422,17 +415,16 @@ Result<Setup> ParseSetupNode(const Reader& r, const YAML::Node& root) {
   }
   if (has_train) {
     SetupTraining t;
-    GPUPLAN_TRY_ASSIGN(t, ReadTraining(r, root["train"]));
+    GPUPLAN_ASSIGN_OR_RETURN(t, ReadTraining(r, root["train"]));
     s.train = std::move(t);
   } else {
     SetupServing v;
-    GPUPLAN_TRY_ASSIGN(v, ReadServing(r, root["serve"]));
+    GPUPLAN_ASSIGN_OR_RETURN(v, ReadServing(r, root["serve"]));
     s.serve = std::move(v);
   }
   return s;
 }
 
-#undef GPUPLAN_TRY_ASSIGN
 
 }  // namespace
 

@@ -63,13 +63,6 @@ Result<std::vector<std::string>> List(const YAML::Node& n, const std::string& pa
   return out;
 }
 
-#define GP_TRY_SET(lhs, expr)        \
-  do {                               \
-    auto gp_r = (expr);              \
-    if (!gp_r) return gp_r.error();  \
-    lhs = *gp_r;                     \
-  } while (0)
-
 Result<ServeJobFile> Parse(const YAML::Node& root, const Ctx& c) {
   ServeJobFile f;
   if (auto st = CheckKeys(root, "", {"model", "serve", "slo", "constraints", "top"}, c); !st) return st.error();
@@ -80,18 +73,18 @@ Result<ServeJobFile> Parse(const YAML::Node& root, const Ctx& c) {
                                          "engine", "target_utilization"}, c); !st) {
       return st.error();
     }
-    if (s["qps"]) GP_TRY_SET(f.qps, Number(s["qps"], "serve.qps", c, 0));
+    if (s["qps"]) GPUPLAN_ASSIGN_OR_RETURN(f.qps, Number(s["qps"], "serve.qps", c, 0));
     if (s["input_len"]) {
       double v = 0;
-      GP_TRY_SET(v, Number(s["input_len"], "serve.input_len", c, 0));
+      GPUPLAN_ASSIGN_OR_RETURN(v, Number(s["input_len"], "serve.input_len", c, 0));
       f.input_len = static_cast<int>(v);
     }
     if (s["output_len"]) {
       double v = 0;
-      GP_TRY_SET(v, Number(s["output_len"], "serve.output_len", c, -1));
+      GPUPLAN_ASSIGN_OR_RETURN(v, Number(s["output_len"], "serve.output_len", c, -1));
       f.output_len = static_cast<int>(v);
     }
-    if (s["target_utilization"]) GP_TRY_SET(f.target_utilization, Number(s["target_utilization"], "serve.target_utilization", c, 0));
+    if (s["target_utilization"]) GPUPLAN_ASSIGN_OR_RETURN(f.target_utilization, Number(s["target_utilization"], "serve.target_utilization", c, 0));
     if (s["precision"]) f.precision = s["precision"].as<std::string>();
     if (s["quant"]) f.quant = s["quant"].as<std::string>();
     if (s["kv_precision"]) f.kv_precision = s["kv_precision"].as<std::string>();
@@ -99,17 +92,17 @@ Result<ServeJobFile> Parse(const YAML::Node& root, const Ctx& c) {
   }
   if (const YAML::Node s = root["slo"]) {
     if (auto st = CheckKeys(s, "slo", {"ttft_p99_ms", "tpot_p99_ms", "e2e_p99_ms"}, c); !st) return st.error();
-    if (s["ttft_p99_ms"]) GP_TRY_SET(f.ttft_p99_ms, Number(s["ttft_p99_ms"], "slo.ttft_p99_ms", c, 0));
-    if (s["tpot_p99_ms"]) GP_TRY_SET(f.tpot_p99_ms, Number(s["tpot_p99_ms"], "slo.tpot_p99_ms", c, 0));
-    if (s["e2e_p99_ms"]) GP_TRY_SET(f.e2e_p99_ms, Number(s["e2e_p99_ms"], "slo.e2e_p99_ms", c, 0));
+    if (s["ttft_p99_ms"]) GPUPLAN_ASSIGN_OR_RETURN(f.ttft_p99_ms, Number(s["ttft_p99_ms"], "slo.ttft_p99_ms", c, 0));
+    if (s["tpot_p99_ms"]) GPUPLAN_ASSIGN_OR_RETURN(f.tpot_p99_ms, Number(s["tpot_p99_ms"], "slo.tpot_p99_ms", c, 0));
+    if (s["e2e_p99_ms"]) GPUPLAN_ASSIGN_OR_RETURN(f.e2e_p99_ms, Number(s["e2e_p99_ms"], "slo.e2e_p99_ms", c, 0));
   }
   if (const YAML::Node s = root["constraints"]) {
     if (auto st = CheckKeys(s, "constraints", {"clouds", "regions", "gpus", "cpu", "cpu_only", "reserved", "currency"}, c); !st) {
       return st.error();
     }
-    if (s["clouds"]) GP_TRY_SET(f.clouds, List(s["clouds"], "constraints.clouds", c));
-    if (s["regions"]) GP_TRY_SET(f.regions, List(s["regions"], "constraints.regions", c));
-    if (s["gpus"]) GP_TRY_SET(f.gpus, List(s["gpus"], "constraints.gpus", c));
+    if (s["clouds"]) GPUPLAN_ASSIGN_OR_RETURN(f.clouds, List(s["clouds"], "constraints.clouds", c));
+    if (s["regions"]) GPUPLAN_ASSIGN_OR_RETURN(f.regions, List(s["regions"], "constraints.regions", c));
+    if (s["gpus"]) GPUPLAN_ASSIGN_OR_RETURN(f.gpus, List(s["gpus"], "constraints.gpus", c));
     for (const char* k : {"cpu", "cpu_only", "reserved"}) {
       if (!s[k]) continue;
       bool v = false;
@@ -127,7 +120,7 @@ Result<ServeJobFile> Parse(const YAML::Node& root, const Ctx& c) {
   }
   if (root["top"]) {
     double v = 0;
-    GP_TRY_SET(v, Number(root["top"], "top", c, 0));
+    GPUPLAN_ASSIGN_OR_RETURN(v, Number(root["top"], "top", c, 0));
     f.top = static_cast<int>(v);
   }
   return f;

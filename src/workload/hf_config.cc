@@ -18,13 +18,6 @@ using internal::Json;
 
 namespace {
 
-#define GP_TRY(lhs, expr)              \
-  do {                                 \
-    auto gp_r = (expr);                \
-    if (!gp_r) return gp_r.error();    \
-    lhs = *gp_r;                       \
-  } while (0)
-
 bool In(const std::string& t, std::initializer_list<const char*> set) {
   for (const char* s : set) {
     if (t == s) return true;
@@ -52,32 +45,32 @@ Result<std::optional<QuantSpec>> ParseQuant(const Json& root, std::string_view l
     return MakeError(ErrorCode::kParse, path, "expected an object, got " + q.dump());
   }
   std::optional<std::string> method;
-  GP_TRY(method, GetString(q, "quant_method", path));
+  GPUPLAN_ASSIGN_OR_RETURN(method, GetString(q, "quant_method", path));
   QuantSpec s;
   s.method = internal::ToLower(method.value_or(""));
   std::optional<std::int64_t> bits, group;
   if (s.method == "awq") {
-    GP_TRY(bits, FirstInt(q, {"bits", "w_bit"}, path));
-    GP_TRY(group, FirstInt(q, {"group_size", "q_group_size"}, path));
+    GPUPLAN_ASSIGN_OR_RETURN(bits, FirstInt(q, {"bits", "w_bit"}, path));
+    GPUPLAN_ASSIGN_OR_RETURN(group, FirstInt(q, {"group_size", "q_group_size"}, path));
     std::optional<bool> zp;
-    GP_TRY(zp, GetBool(q, "zero_point", path));
+    GPUPLAN_ASSIGN_OR_RETURN(zp, GetBool(q, "zero_point", path));
     s.bits = static_cast<double>(bits.value_or(4));
     s.group_size = static_cast<int>(group.value_or(128));
     s.zero_points = zp.value_or(true);
   } else if (s.method == "gptq") {
-    GP_TRY(bits, GetInt(q, "bits", path));
-    GP_TRY(group, GetInt(q, "group_size", path));
+    GPUPLAN_ASSIGN_OR_RETURN(bits, GetInt(q, "bits", path));
+    GPUPLAN_ASSIGN_OR_RETURN(group, GetInt(q, "group_size", path));
     std::optional<bool> sym;
-    GP_TRY(sym, GetBool(q, "sym", path));
+    GPUPLAN_ASSIGN_OR_RETURN(sym, GetBool(q, "sym", path));
     s.bits = static_cast<double>(bits.value_or(4));
     s.group_size = static_cast<int>(group.value_or(128) > 0 ? group.value_or(128) : 0);
     s.zero_points = true;  // GPTQ checkpoints store packed qzeros even when symmetric
     (void)sym;
   } else if (s.method == "bitsandbytes") {
     std::optional<bool> in4, in8, dq;
-    GP_TRY(in4, GetBool(q, "load_in_4bit", path));
-    GP_TRY(in8, GetBool(q, "load_in_8bit", path));
-    GP_TRY(dq, GetBool(q, "bnb_4bit_use_double_quant", path));
+    GPUPLAN_ASSIGN_OR_RETURN(in4, GetBool(q, "load_in_4bit", path));
+    GPUPLAN_ASSIGN_OR_RETURN(in8, GetBool(q, "load_in_8bit", path));
+    GPUPLAN_ASSIGN_OR_RETURN(dq, GetBool(q, "bnb_4bit_use_double_quant", path));
     if (in4.value_or(false)) {
       s.method = "bnb-nf4";
       s.bits = 4;
@@ -101,8 +94,8 @@ Result<std::optional<QuantSpec>> ParseQuant(const Json& root, std::string_view l
     if (auto g = q.find("config_groups"); g != q.end() && g->is_object() && !g->empty()) {
       const Json& first = g->begin().value();
       if (auto w = first.find("weights"); w != first.end() && w->is_object()) {
-        GP_TRY(bits, GetInt(*w, "num_bits", path + ".config_groups.weights"));
-        GP_TRY(group, GetInt(*w, "group_size", path + ".config_groups.weights"));
+        GPUPLAN_ASSIGN_OR_RETURN(bits, GetInt(*w, "num_bits", path + ".config_groups.weights"));
+        GPUPLAN_ASSIGN_OR_RETURN(group, GetInt(*w, "group_size", path + ".config_groups.weights"));
         s.bits = static_cast<double>(bits.value_or(8));
         s.group_size = static_cast<int>(group.value_or(0));
       }
@@ -138,36 +131,36 @@ Result<ModelSpec> ParseHfConfig(std::string_view json_text, std::string_view lab
   std::optional<std::int64_t> n;
   if (gp) {
     std::string gpath = L + ".gpuplan";
-    GP_TRY(s, GetString(*gp, "name", gpath));
+    GPUPLAN_ASSIGN_OR_RETURN(s, GetString(*gp, "name", gpath));
     m.name = s.value_or("");
-    GP_TRY(s, GetString(*gp, "hf_id", gpath));
+    GPUPLAN_ASSIGN_OR_RETURN(s, GetString(*gp, "hf_id", gpath));
     m.hf_id = s.value_or("");
-    GP_TRY(s, GetString(*gp, "family", gpath));
+    GPUPLAN_ASSIGN_OR_RETURN(s, GetString(*gp, "family", gpath));
     m.family = s.value_or("");
-    GP_TRY(s, GetString(*gp, "source", gpath));
+    GPUPLAN_ASSIGN_OR_RETURN(s, GetString(*gp, "source", gpath));
     m.source = s.value_or("");
-    GP_TRY(s, GetString(*gp, "sample", gpath));
+    GPUPLAN_ASSIGN_OR_RETURN(s, GetString(*gp, "sample", gpath));
     m.sample = s.value_or("");
     if (auto a = gp->find("aliases"); a != gp->end() && a->is_array()) {
       for (const auto& x : *a) {
         if (x.is_string()) m.aliases.push_back(x.get<std::string>());
       }
     }
-    GP_TRY(n, GetInt(*gp, "params", gpath));
+    GPUPLAN_ASSIGN_OR_RETURN(n, GetInt(*gp, "params", gpath));
     if (n) m.params_override = *n;
-    GP_TRY(n, GetInt(*gp, "active_params", gpath));
+    GPUPLAN_ASSIGN_OR_RETURN(n, GetInt(*gp, "active_params", gpath));
     if (n) m.active_params_override = *n;
-    GP_TRY(n, GetInt(*gp, "official_params", gpath));
+    GPUPLAN_ASSIGN_OR_RETURN(n, GetInt(*gp, "official_params", gpath));
     m.official_params = n;
-    GP_TRY(n, GetInt(*gp, "official_active_params", gpath));
+    GPUPLAN_ASSIGN_OR_RETURN(n, GetInt(*gp, "official_active_params", gpath));
     m.official_active_params = n;
     std::optional<double> g;
-    GP_TRY(g, GetNumber(*gp, "gflops_per_sample", gpath));
+    GPUPLAN_ASSIGN_OR_RETURN(g, GetNumber(*gp, "gflops_per_sample", gpath));
     m.gflops_per_sample = g;
   }
 
   std::string model_type;
-  GP_TRY(s, GetString(root, "model_type", L));
+  GPUPLAN_ASSIGN_OR_RETURN(s, GetString(root, "model_type", L));
   model_type = internal::ToLower(s.value_or(""));
 
   // Multimodal wrappers keep the language model under text_config.
@@ -178,22 +171,22 @@ Result<ModelSpec> ParseHfConfig(std::string_view json_text, std::string_view lab
     if (!top_has_llm || it->contains("num_hidden_layers")) {
       cfg = &*it;
       path = L + ".text_config";
-      GP_TRY(s, GetString(*cfg, "model_type", path));
+      GPUPLAN_ASSIGN_OR_RETURN(s, GetString(*cfg, "model_type", path));
       if (s) model_type = internal::ToLower(*s);
     }
   }
   const Json& c = *cfg;
 
   if (m.name.empty()) {
-    GP_TRY(s, GetString(root, "_name_or_path", L));
+    GPUPLAN_ASSIGN_OR_RETURN(s, GetString(root, "_name_or_path", L));
     m.name = s.value_or(model_type.empty() ? std::string("custom model") : model_type);
   }
   if (m.family.empty()) m.family = model_type;
 
   // Dtype: transformers writes torch_dtype (older) or dtype (newer).
-  GP_TRY(s, GetString(root, "torch_dtype", L));
-  if (!s) GP_TRY(s, GetString(root, "dtype", L));
-  if (!s) GP_TRY(s, GetString(c, "torch_dtype", path));
+  GPUPLAN_ASSIGN_OR_RETURN(s, GetString(root, "torch_dtype", L));
+  if (!s) GPUPLAN_ASSIGN_OR_RETURN(s, GetString(root, "dtype", L));
+  if (!s) GPUPLAN_ASSIGN_OR_RETURN(s, GetString(c, "torch_dtype", path));
   if (s) {
     auto p = ParsePrecision(*s);
     if (p) m.dtype = *p;
@@ -201,28 +194,28 @@ Result<ModelSpec> ParseHfConfig(std::string_view json_text, std::string_view lab
 
   std::int64_t v = 0;
   std::optional<std::int64_t> o;
-  GP_TRY(o, FirstInt(c, {"hidden_size", "n_embd", "d_model", "dim"}, path));
+  GPUPLAN_ASSIGN_OR_RETURN(o, FirstInt(c, {"hidden_size", "n_embd", "d_model", "dim"}, path));
   m.hidden = o.value_or(0);
-  GP_TRY(o, FirstInt(c, {"num_hidden_layers", "n_layer", "num_layers", "decoder_layers",
+  GPUPLAN_ASSIGN_OR_RETURN(o, FirstInt(c, {"num_hidden_layers", "n_layer", "num_layers", "decoder_layers",
                          "n_layers"}, path));
   m.layers = static_cast<int>(o.value_or(0));
-  GP_TRY(o, FirstInt(c, {"encoder_layers", "num_encoder_layers"}, path));
+  GPUPLAN_ASSIGN_OR_RETURN(o, FirstInt(c, {"encoder_layers", "num_encoder_layers"}, path));
   m.encoder_layers = static_cast<int>(o.value_or(0));
-  GP_TRY(o, FirstInt(c, {"num_attention_heads", "n_head", "num_heads", "encoder_attention_heads",
+  GPUPLAN_ASSIGN_OR_RETURN(o, FirstInt(c, {"num_attention_heads", "n_head", "num_heads", "encoder_attention_heads",
                          "n_heads"}, path));
   m.heads = static_cast<int>(o.value_or(0));
-  GP_TRY(o, FirstInt(c, {"num_key_value_heads", "num_kv_heads", "n_kv_heads"}, path));
+  GPUPLAN_ASSIGN_OR_RETURN(o, FirstInt(c, {"num_key_value_heads", "num_kv_heads", "n_kv_heads"}, path));
   std::optional<bool> mq;
-  GP_TRY(mq, GetBool(c, "multi_query", path));
+  GPUPLAN_ASSIGN_OR_RETURN(mq, GetBool(c, "multi_query", path));
   m.kv_heads = static_cast<int>(o.value_or(mq.value_or(false) ? 1 : m.heads));
-  GP_TRY(o, GetInt(c, "head_dim", path));
+  GPUPLAN_ASSIGN_OR_RETURN(o, GetInt(c, "head_dim", path));
   m.head_dim = static_cast<int>(o.value_or(m.heads > 0 ? m.hidden / m.heads : 0));
-  GP_TRY(o, FirstInt(c, {"intermediate_size", "n_inner", "ffn_dim", "d_ff",
+  GPUPLAN_ASSIGN_OR_RETURN(o, FirstInt(c, {"intermediate_size", "n_inner", "ffn_dim", "d_ff",
                          "encoder_ffn_dim", "ffn_hidden_size"}, path));
   m.ffn_hidden = o.value_or(m.hidden * 4);
-  GP_TRY(o, FirstInt(c, {"vocab_size", "padded_vocab_size"}, path));
+  GPUPLAN_ASSIGN_OR_RETURN(o, FirstInt(c, {"vocab_size", "padded_vocab_size"}, path));
   m.vocab = o.value_or(0);
-  GP_TRY(o, FirstInt(c, {"max_position_embeddings", "n_positions", "max_seq_len",
+  GPUPLAN_ASSIGN_OR_RETURN(o, FirstInt(c, {"max_position_embeddings", "n_positions", "max_seq_len",
                          "seq_length"}, path));
   m.max_positions = static_cast<int>(o.value_or(0));
 
@@ -236,7 +229,7 @@ Result<ModelSpec> ParseHfConfig(std::string_view json_text, std::string_view lab
   m.gated_mlp = !layer_norm_family;
   if (In(model_type, {"qwen2", "qwen2_moe", "qwen2_vl"})) m.qkv_bias = true;
   std::optional<bool> b;
-  GP_TRY(b, GetBool(c, "attention_bias", path));
+  GPUPLAN_ASSIGN_OR_RETURN(b, GetBool(c, "attention_bias", path));
   if (b.value_or(false)) m.qkv_bias = true, m.linear_bias = m.linear_bias || false;
   if (In(model_type, {"qwen3", "qwen3_moe", "gemma3", "gemma3_text", "olmo2"})) m.qk_norm = true;
   if (In(model_type, {"gemma2", "gemma3", "gemma3_text"})) m.norms_per_layer = 4;
@@ -245,53 +238,53 @@ Result<ModelSpec> ParseHfConfig(std::string_view json_text, std::string_view lab
   }
   if (In(model_type, {"bert", "roberta", "distilbert"})) {
     m.learned_positions = m.max_positions;
-    GP_TRY(o, GetInt(c, "type_vocab_size", path));
+    GPUPLAN_ASSIGN_OR_RETURN(o, GetInt(c, "type_vocab_size", path));
     m.type_vocab = static_cast<int>(o.value_or(model_type == "distilbert" ? 0 : 2));
     m.pooler = model_type != "distilbert";
     m.arch = ModelArch::kEncoder;
   }
   if (model_type == "vit") {
     m.arch = ModelArch::kVit;
-    GP_TRY(o, GetInt(c, "image_size", path));
+    GPUPLAN_ASSIGN_OR_RETURN(o, GetInt(c, "image_size", path));
     m.image_size = static_cast<int>(o.value_or(224));
-    GP_TRY(o, GetInt(c, "patch_size", path));
+    GPUPLAN_ASSIGN_OR_RETURN(o, GetInt(c, "patch_size", path));
     m.patch_size = static_cast<int>(o.value_or(16));
-    GP_TRY(o, GetInt(c, "num_channels", path));
+    GPUPLAN_ASSIGN_OR_RETURN(o, GetInt(c, "num_channels", path));
     m.channels = static_cast<int>(o.value_or(3));
   }
   if (In(model_type, {"t5", "whisper", "bart", "mt5"})) m.arch = ModelArch::kEncoderDecoder;
 
   // Tied embeddings: the key wins; otherwise the family's default.
-  GP_TRY(b, GetBool(root, "tie_word_embeddings", L));
-  if (!b && cfg != &root) GP_TRY(b, GetBool(c, "tie_word_embeddings", path));
+  GPUPLAN_ASSIGN_OR_RETURN(b, GetBool(root, "tie_word_embeddings", L));
+  if (!b && cfg != &root) GPUPLAN_ASSIGN_OR_RETURN(b, GetBool(c, "tie_word_embeddings", path));
   const bool tied_default = In(model_type, {"gpt2", "gemma", "gemma2", "gemma3", "gemma3_text",
                                             "bert", "t5", "whisper", "gpt_bigcode", "opt"});
   m.tied_embeddings = b.value_or(tied_default);
 
   // MoE.
   std::optional<std::int64_t> experts;
-  GP_TRY(experts, FirstInt(c, {"num_local_experts", "num_experts", "n_routed_experts",
+  GPUPLAN_ASSIGN_OR_RETURN(experts, FirstInt(c, {"num_local_experts", "num_experts", "n_routed_experts",
                                "moe_num_experts"}, path));
   if (experts && *experts > 1) {
     MoeSpec e;
     e.experts = static_cast<int>(*experts);
-    GP_TRY(o, FirstInt(c, {"num_experts_per_tok", "moe_top_k", "top_k"}, path));
+    GPUPLAN_ASSIGN_OR_RETURN(o, FirstInt(c, {"num_experts_per_tok", "moe_top_k", "top_k"}, path));
     e.top_k = static_cast<int>(o.value_or(2));
-    GP_TRY(o, GetInt(c, "moe_intermediate_size", path));
+    GPUPLAN_ASSIGN_OR_RETURN(o, GetInt(c, "moe_intermediate_size", path));
     e.expert_ffn = o.value_or(m.ffn_hidden);
-    GP_TRY(o, GetInt(c, "n_shared_experts", path));
+    GPUPLAN_ASSIGN_OR_RETURN(o, GetInt(c, "n_shared_experts", path));
     e.shared_experts = static_cast<int>(o.value_or(0));
-    GP_TRY(o, GetInt(c, "shared_expert_intermediate_size", path));
+    GPUPLAN_ASSIGN_OR_RETURN(o, GetInt(c, "shared_expert_intermediate_size", path));
     if (o && *o > 0) {
       e.shared_experts = std::max(e.shared_experts, 1);
       e.shared_ffn = *o;
     }
-    GP_TRY(o, GetInt(c, "first_k_dense_replace", path));
+    GPUPLAN_ASSIGN_OR_RETURN(o, GetInt(c, "first_k_dense_replace", path));
     e.dense_layers = static_cast<int>(o.value_or(0));
-    GP_TRY(o, FirstInt(c, {"moe_layer_freq", "decoder_sparse_step",
+    GPUPLAN_ASSIGN_OR_RETURN(o, FirstInt(c, {"moe_layer_freq", "decoder_sparse_step",
                            "interleave_moe_layer_step"}, path));
     e.moe_every = static_cast<int>(std::max<std::int64_t>(1, o.value_or(1)));
-    GP_TRY(s, GetString(c, "topk_method", path));
+    GPUPLAN_ASSIGN_OR_RETURN(s, GetString(c, "topk_method", path));
     e.router_bias = s.value_or("") == "noaux_tc";
     if (model_type == "llama4_text" || model_type == "llama4") {
       // Llama 4: routed experts and one shared expert of intermediate_size; dense layers use
@@ -299,7 +292,7 @@ Result<ModelSpec> ParseHfConfig(std::string_view json_text, std::string_view lab
       e.shared_experts = 1;
       e.shared_ffn = m.ffn_hidden;
       e.expert_ffn = m.ffn_hidden;
-      GP_TRY(o, GetInt(c, "intermediate_size_mlp", path));
+      GPUPLAN_ASSIGN_OR_RETURN(o, GetInt(c, "intermediate_size_mlp", path));
       if (o) m.ffn_hidden = *o;
     }
     // Qwen2/3-MoE list layers that keep a dense MLP.
@@ -312,17 +305,17 @@ Result<ModelSpec> ParseHfConfig(std::string_view json_text, std::string_view lab
     if (m.arch == ModelArch::kDense) m.arch = ModelArch::kMoe;
   }
   // MLA.
-  GP_TRY(o, GetInt(c, "kv_lora_rank", path));
+  GPUPLAN_ASSIGN_OR_RETURN(o, GetInt(c, "kv_lora_rank", path));
   if (o && *o > 0) {
     MlaSpec a;
     a.kv_lora_rank = static_cast<int>(*o);
-    GP_TRY(o, GetInt(c, "q_lora_rank", path));
+    GPUPLAN_ASSIGN_OR_RETURN(o, GetInt(c, "q_lora_rank", path));
     a.q_lora_rank = static_cast<int>(o.value_or(0));
-    GP_TRY(o, GetInt(c, "qk_rope_head_dim", path));
+    GPUPLAN_ASSIGN_OR_RETURN(o, GetInt(c, "qk_rope_head_dim", path));
     a.qk_rope_head_dim = static_cast<int>(o.value_or(64));
-    GP_TRY(o, GetInt(c, "qk_nope_head_dim", path));
+    GPUPLAN_ASSIGN_OR_RETURN(o, GetInt(c, "qk_nope_head_dim", path));
     a.qk_nope_head_dim = static_cast<int>(o.value_or(128));
-    GP_TRY(o, GetInt(c, "v_head_dim", path));
+    GPUPLAN_ASSIGN_OR_RETURN(o, GetInt(c, "v_head_dim", path));
     a.v_head_dim = static_cast<int>(o.value_or(128));
     m.mla = a;
     m.head_dim = a.qk_nope_head_dim + a.qk_rope_head_dim;
@@ -335,7 +328,7 @@ Result<ModelSpec> ParseHfConfig(std::string_view json_text, std::string_view lab
 
   // Explicit architecture from the gpuplan block wins (CNNs, UNets have no HF fields).
   if (gp) {
-    GP_TRY(s, GetString(*gp, "arch", L + ".gpuplan"));
+    GPUPLAN_ASSIGN_OR_RETURN(s, GetString(*gp, "arch", L + ".gpuplan"));
     if (s) {
       auto a = ParseModelArch(*s);
       if (!a) {
