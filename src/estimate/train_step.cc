@@ -280,6 +280,9 @@ StepTime EstimateTrainStep(const ModelSpec& m, const Parallelism& par,
     double one = AllReduceSeconds(bytes, tp, tp_in_node ? intra_bw : inter_bw,
                                   tp_in_node ? lat_intra : lat_inter);
     double per_layer = (4 + (opt.recompute == Recompute::kFull ? 2 : 0)) * one;
+    // Frameworks that pipeline TP collectives with the GEMMs that produce or consume them
+    // (Transformer Engine userbuffers in Megatron-Core/NeMo) hide a share of it.
+    per_layer *= 1.0 - std::clamp(cal.Get("tp_comm_overlap", 0.0), 0.0, 1.0);
     st.tp_comm = Seconds(per_layer * layers_here * mb);
   }
   if (cp > 1 && m.is_transformer()) {
@@ -332,9 +335,20 @@ StepTime EstimateTrainStep(const ModelSpec& m, const Parallelism& par,
   }
   st.dp_comm_total = Seconds(dp_time);
   double bwd_time = layers_here * per_layer_bwd;  // last micro-batch's backward hides the sync
-  double overlap = par.zero_stage >= 3 ? cal.Get("zero3_overlap", 0.7) * st.compute.value()
-                                       : cal.Get("dp_overlap", 0.8) * bwd_time;
-  st.dp_comm = Seconds(std::max(0.0, dp_time - overlap));
+  const double pg_overlap = cal.Get("param_gather_overlap", 0.0);
+  if (par.zero_stage >= 3) {
+    st.dp_comm = Seconds(std::max(0.0, dp_time - cal.Get("zero3_overlap", 0.7) * st.compute.value()));
+  } else if (par.zero_stage >= 1 && pg_overlap > 0) {
+    // Distributed optimizer (Megatron-Core overlap_grad_reduce + overlap_param_gather): the
+    // gradient reduce-scatter hides behind the last micro-batch's backward, the updated
+    // parameters' all-gather behind the next step's first forward.
+    const double half = dp_time / 2;
+    const double fwd_time = layers_here * per_layer_fwd;
+    st.dp_comm = Seconds(std::max(0.0, half - cal.Get("dp_overlap", 0.8) * bwd_time) +
+                         std::max(0.0, half - pg_overlap * fwd_time));
+  } else {
+    st.dp_comm = Seconds(std::max(0.0, dp_time - cal.Get("dp_overlap", 0.8) * bwd_time));
+  }
   // ---- optimizer step --------------------------------------------------------------------------
   double opt_params = local_params / (par.zero_stage >= 1 ? dp : 1);
   st.optimizer = Seconds(opt_params * cal.Get("optimizer_bytes_per_param", 32) / c.hbm);

@@ -76,10 +76,12 @@ std::optional<LayoutChoice> BestTrainLayout(const ModelSpec& m, const TrainMemor
       if (gpus % (tp * pp * cp) != 0) continue;
       const int dp = gpus / (tp * pp * cp);
       if (fixed.dp && *fixed.dp != dp) continue;
-      // Interleaved stages need pp > 1 and layers divisible by pp x vpp.
+      // Interleaved stages need pp > 1 and layers divisible by pp x vpp, or by pp x vpp once
+      // the embedding and the loss count as one layer each (Megatron-Core's
+      // account_for_embedding/loss_in_pipeline_split: Llama 3.1 405B's 126 layers on pp 8 x vpp 8).
       const int vpp = fixed.vpp.value_or(vpp_try);
       if (fixed.vpp && vpp_try != 1) continue;
-      if (vpp > 1 && (pp == 1 || m.layers % (pp * vpp) != 0)) continue;
+      if (vpp > 1 && (pp == 1 || (m.layers % (pp * vpp) != 0 && (m.layers + 2) % (pp * vpp) != 0))) continue;
       for (int z : zeros) {
         if (dp == 1 && z > 0) continue;
         for (Recompute rc : rcs) {

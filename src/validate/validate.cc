@@ -527,11 +527,28 @@ std::variant<double, Unsupported> PredictTrainingPerf(const ModelSpec& m, const 
   // NeMo overlap the reduction and also offer FSDP.
   const std::string fw = Str(w, "framework");
   Calibration cal = DefaultCalibration();
+  auto set_cal = [&cal](std::string_view key, double value) {
+    for (auto& e : cal.entries) {
+      if (e.key == key) {
+        e.value = value;
+        return;
+      }
+    }
+    cal.entries.push_back({std::string(key), value, "framework semantics"});
+  };
   if (Contains(fw, {"megatron"}) && !Contains(fw, {"core", "mcore", "nemo"})) {
     fixed.max_zero_stage = 1;
-    for (auto& e : cal.entries) {
-      if (e.key == "dp_overlap") e.value = 0.0;
-    }
+    set_cal("dp_overlap", 0.0);
+  }
+  // Megatron-Core (and NeMo, built on it) with Transformer Engine: TP collectives pipelined
+  // with their GEMMs (tp_comm_overlap), the distributed optimizer's parameter all-gather
+  // overlapped with the next forward (overlap_param_gather), FP8 GEMMs when the GPU has them
+  // and the case does not name a precision (the recipes' setting on Hopper and Blackwell).
+  const bool mcore = Contains(fw, {"nemo", "megatron-core", "megatron core", "mcore"});
+  if (mcore) {
+    set_cal("tp_comm_overlap", cal.Get("framework.mcore.tp_comm_overlap", 0.0));
+    set_cal("param_gather_overlap", cal.Get("framework.mcore.param_gather_overlap", 0.0));
+    if (Str(w, "precision").empty() && hw.acc->fp8) s.opt.precision = Precision::kFp8;
   }
   if (!Str(w, "recompute").empty()) fixed.recompute = s.opt.recompute;
   if (auto v = Bool(w, "sequence_parallel")) fixed.sequence_parallel = *v;
