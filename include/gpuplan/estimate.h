@@ -139,9 +139,12 @@ double OptimizerStateBytes(Optimizer o, Precision state_dtype);
 // Activation bytes stored by one transformer layer for one micro-batch on one GPU, following
 // Korthikanti et al. 2022 ("Reducing Activation Recomputation in Large Transformer Models",
 // eqs. 1-5), generalised to GQA and gated MLPs. `seq` is the sequence length on this GPU.
+// `fp8_gemm_inputs`: FP8 training (Transformer Engine) saves the inputs of the four linear
+// layers for the weight gradient in FP8, one byte each.
 Bytes ActivationBytesPerLayer(const ModelSpec& m, int micro_batch, int seq, int tp,
                               bool sequence_parallel, Recompute recompute, bool flash_attention,
-                              bool dropout, double bytes_per_element, bool fused_kernels = false);
+                              bool dropout, double bytes_per_element, bool fused_kernels = false,
+                              bool fp8_gemm_inputs = false);
 
 // LoRA adapter parameters for rank r over the chosen target modules (all layers).
 std::int64_t LoraParams(const ModelSpec& m, int rank, LoraTargets targets);

@@ -107,6 +107,10 @@ struct ModelSpec {
   std::optional<std::int64_t> official_active_params;
   // Non-transformers: forward FLOPs per sample (FLOPs, not MACs), and what a sample is.
   std::optional<double> gflops_per_sample;
+  // Non-transformers: forward feature-map elements per sample, millions (the outputs of every
+  // convolution at the stated resolution). Training reads and writes them in its element-wise
+  // passes (batch norm, ReLU, residual adds) at memory bandwidth.
+  std::optional<double> activation_melems_per_sample;
   std::string sample;
   // Bytes per dtype from a safetensors header (exact on-disk weight bytes), when known.
   std::optional<std::int64_t> checkpoint_bytes;

@@ -114,7 +114,8 @@ double OptimizerStateBytes(Optimizer o, Precision state_dtype) {
 
 Bytes ActivationBytesPerLayer(const ModelSpec& m, int micro_batch, int seq, int tp,
                               bool sequence_parallel, Recompute recompute, bool flash_attention,
-                              bool dropout, double bytes_per_element, bool fused_kernels) {
+                              bool dropout, double bytes_per_element, bool fused_kernels,
+                              bool fp8_gemm_inputs) {
   if (!m.is_transformer() || m.hidden <= 0) return Bytes(0);
   const double s = seq, b = micro_batch, h = static_cast<double>(m.hidden);
   const double t = std::max(1, tp);
@@ -161,6 +162,15 @@ Bytes ActivationBytesPerLayer(const ModelSpec& m, int micro_batch, int seq, int 
     // eager RoPE keeps the rotated q and k (2sb(q+kv)).
     replicated += 8 * sbh;
     split += 2 * s * b * (q_dim + kv_dim);
+  }
+  if (fp8_gemm_inputs && e == 2.0) {
+    // QKV and MLP inputs (replicated), output-projection and down-projection inputs (split)
+    // at one byte instead of two.
+    const double fc2_in = m.moe ? static_cast<double>(m.moe->expert_ffn) *
+                                      (m.moe->top_k + m.moe->shared_experts)
+                                : f;
+    replicated -= 2 * sbh;
+    split -= s * b * q_dim + s * b * fc2_in;
   }
   double total = sequence_parallel ? (replicated + split) / t : replicated + split / t;
   return Bytes(total * e / 2.0);
@@ -280,10 +290,11 @@ MemoryBreakdown EstimateTrainingMemory(const ModelSpec& m, const Parallelism& pa
   const int seq_local = std::max(1, opt.seq_len / cp);
   const double act_bytes = BytesPerElement(opt.precision == Precision::kFp8 ? Precision::kBf16
                                                                              : opt.precision);
+  const bool fp8_inputs = opt.precision == Precision::kFp8;
   Bytes per_layer = ActivationBytesPerLayer(m, opt.micro_batch, seq_local, tp,
                                             par.sequence_parallel, opt.recompute,
                                             opt.flash_attention, opt.dropout, act_bytes,
-                                            opt.fused_kernels);
+                                            opt.fused_kernels, fp8_inputs);
   const int layers_here = (m.layers + pp - 1) / pp;
   const int in_flight = pp > 1 ? std::min(pp, std::max(1, opt.num_microbatches)) : 1;
   double interleave = (pp > 1 && par.vpp > 1) ? 1.0 + (pp - 1.0) / (pp * par.vpp) : 1.0;
@@ -299,7 +310,7 @@ MemoryBreakdown EstimateTrainingMemory(const ModelSpec& m, const Parallelism& pa
     out.activations += ActivationBytesPerLayer(m, opt.micro_batch, seq_local, tp,
                                                par.sequence_parallel, Recompute::kNone,
                                                opt.flash_attention, opt.dropout, act_bytes,
-                                               opt.fused_kernels);
+                                               opt.fused_kernels, fp8_inputs);
   }
   if (opt.logits_buffer && m.is_decoder_llm() && m.vocab > 0) {
     out.logits = Bytes(static_cast<double>(opt.micro_batch) * seq_local *

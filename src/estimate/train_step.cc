@@ -266,6 +266,12 @@ StepTime EstimateTrainStep(const ModelSpec& m, const Parallelism& par,
     // not fill the GPU: efficiency x b / (b + knee).
     const double knee = cal.Get("cnn_batch_knee", 16);
     micro = flops / (c.peak * c.gemm_eff * cal.Get("cnn_efficiency_factor", 0.6) * b / (b + knee));
+    // Batch norm, ReLU and residual adds read and write every feature map forward and
+    // backward (fused NHWC kernels: ~8 passes of 16-bit elements), at memory bandwidth.
+    if (m.activation_melems_per_sample) {
+      micro += cal.Get("cnn_train_elementwise_passes", 8) * *m.activation_melems_per_sample * 1e6 *
+               b * e / (tp * pp) / c.hbm;
+    }
   }
   st.compute = Seconds(micro * mb);
 
@@ -323,10 +329,13 @@ StepTime EstimateTrainStep(const ModelSpec& m, const Parallelism& par,
   double dp_time = 0;
   if (dp > 1) {
     double gb = local_params * grad_bytes;
-    if (par.zero_stage >= 3 && !peft) {
+    if (par.zero_stage >= 3) {
       // FSDP/ZeRO-3: all-gather the weights for forward and again for backward of every
       // micro-batch (they are resharded in between), reduce-scatter gradients once per step.
-      double wb = local_params * 2.0;
+      // LoRA/QLoRA shard and gather the frozen base too, at its storage width.
+      double base_local = static_cast<double>(pc.total) / (tp * pp);
+      if (m.moe && ep > 1) base_local = base_local * 0.5 + base_local * 0.5 / ep;
+      double wb = peft ? base_local * opt.base_bits / 8.0 : local_params * 2.0;
       dp_time = mb * 2 * AllGatherSeconds(wb, dp, dp_bw, dp_lat) +
                 AllGatherSeconds(gb, dp, dp_bw, dp_lat);
     } else {
@@ -338,10 +347,11 @@ StepTime EstimateTrainStep(const ModelSpec& m, const Parallelism& par,
   const double pg_overlap = cal.Get("param_gather_overlap", 0.0);
   if (par.zero_stage >= 3) {
     st.dp_comm = Seconds(std::max(0.0, dp_time - cal.Get("zero3_overlap", 0.7) * st.compute.value()));
-  } else if (par.zero_stage >= 1 && pg_overlap > 0) {
-    // Distributed optimizer (Megatron-Core overlap_grad_reduce + overlap_param_gather): the
-    // gradient reduce-scatter hides behind the last micro-batch's backward, the updated
-    // parameters' all-gather behind the next step's first forward.
+  } else if (par.zero_stage >= 1) {
+    // ZeRO-1/2: the gradient reduce-scatter hides behind the last micro-batch's backward; the
+    // updated parameters' all-gather follows the optimizer step, exposed (DeepSpeed) unless the
+    // framework overlaps it with the next step's first forward (Megatron-Core
+    // overlap_param_gather: param_gather_overlap).
     const double half = dp_time / 2;
     const double fwd_time = layers_here * per_layer_fwd;
     st.dp_comm = Seconds(std::max(0.0, half - cal.Get("dp_overlap", 0.8) * bwd_time) +

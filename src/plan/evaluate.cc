@@ -85,9 +85,17 @@ std::optional<LayoutChoice> BestTrainLayout(const ModelSpec& m, const TrainMemor
       for (int z : zeros) {
         if (dp == 1 && z > 0) continue;
         for (Recompute rc : rcs) {
-          for (int b = 1; b <= 64; b *= 2) {
+          // Micro-batches: powers of two up to 64, and the whole per-rank batch (no gradient
+          // accumulation: how CNNs train, e.g. 408 images per GPU).
+          int cand[9];
+          int nc = 0;
+          for (int b = 1; b <= 64; b *= 2) cand[nc++] = b;
+          const int per_rank = job.global_batch > 0 ? job.global_batch / dp : 0;
+          if (per_rank > 64 && per_rank <= 4096 && job.global_batch % dp == 0) cand[nc++] = per_rank;
+          for (int ci = 0; ci < nc; ++ci) {
+            const int b = cand[ci];
             if (fixed.micro_batch && b != *fixed.micro_batch) continue;
-            if (job.global_batch > 0 && job.global_batch % (b * dp) != 0) break;
+            if (job.global_batch > 0 && job.global_batch % (b * dp) != 0) continue;
             Parallelism par;
             par.tp = tp;
             par.pp = pp;

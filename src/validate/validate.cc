@@ -8,6 +8,7 @@
 #include <cmath>
 #include <fmt/format.h>
 
+#include "gpuplan/benchmark.h"
 #include "gpuplan/estimate.h"
 #include "gpuplan/model.h"
 #include "gpuplan/job.h"
@@ -495,15 +496,35 @@ std::variant<HardwareView, Unsupported> CaseHardware(const Json& hw, const Catal
   return built;
 }
 
-std::variant<double, Unsupported> PredictTrainingPerf(const ModelSpec& m, const Json& w,
+// The benchmark a run-to-target case ran: `workload.train.benchmark`, or the benchmark
+// directory of an MLPerf Training results path in `source`
+// ("training_results_v4.0 : NVIDIA/results/<system>/<benchmark>/result_*.txt").
+const TrainBenchmark* CaseBenchmark(const Json& c, const Json& w) {
+  if (const auto* b = FindTrainBenchmark(Str(w, "benchmark"))) return b;
+  const std::string src = Str(c, "source");
+  if (src.find("training_results_v") == std::string::npos) return nullptr;
+  auto r = src.find("/results/");
+  if (r == std::string::npos) return nullptr;
+  auto sys_end = src.find('/', r + 9);
+  if (sys_end == std::string::npos) return nullptr;
+  auto bench_end = src.find('/', sys_end + 1);
+  if (bench_end == std::string::npos) return nullptr;
+  return FindTrainBenchmark(src.substr(sys_end + 1, bench_end - sys_end - 1));
+}
+
+std::variant<double, Unsupported> PredictTrainingPerf(ModelSpec m, const Json& w,
                                                       const Json& hwj, const std::string& metric,
-                                                      const Catalog& cat) {
+                                                      const Catalog& cat,
+                                                      const TrainBenchmark* bench) {
   auto hwv = CaseHardware(hwj, cat);
   if (auto* u = std::get_if<Unsupported>(&hwv)) return *u;
   HardwareView hw = std::get<HardwareView>(hwv);
   auto setup = BuildTrain(m, w, hwj);
   if (auto* u = std::get_if<Unsupported>(&setup)) return *u;
   TrainSetup& s = std::get<TrainSetup>(setup);
+  if (!m.is_transformer() && !m.gflops_per_sample && bench && bench->gflops_per_sample) {
+    m.gflops_per_sample = bench->gflops_per_sample;  // the benchmark's model at its resolution
+  }
   if (!m.is_transformer() && !m.gflops_per_sample) {
     return Unsupported{"non-transformer model without gflops_per_sample"};
   }
@@ -548,7 +569,9 @@ std::variant<double, Unsupported> PredictTrainingPerf(const ModelSpec& m, const 
   if (mcore) {
     set_cal("tp_comm_overlap", cal.Get("framework.mcore.tp_comm_overlap", 0.0));
     set_cal("param_gather_overlap", cal.Get("framework.mcore.param_gather_overlap", 0.0));
-    if (Str(w, "precision").empty() && hw.acc->fp8) s.opt.precision = Precision::kFp8;
+    if (Str(w, "precision").empty() && hw.acc->fp8 && m.is_decoder_llm()) {
+      s.opt.precision = Precision::kFp8;
+    }
   }
   if (!Str(w, "recompute").empty()) fixed.recompute = s.opt.recompute;
   if (auto v = Bool(w, "sequence_parallel")) fixed.sequence_parallel = *v;
@@ -569,6 +592,15 @@ std::variant<double, Unsupported> PredictTrainingPerf(const ModelSpec& m, const 
     spec.method = s.opt.method;
     spec.seq_len = s.opt.seq_len;
     job.global_batch = DefaultGlobalBatch(spec);
+  }
+  // Run to a quality target: the benchmark's samples to the target at this batch, plus its
+  // evaluation passes (forward only: a third of a training step's work, half for LoRA).
+  double eval_overhead = 0;
+  if (job.tokens <= 0 && bench && metric == "time_to_train_min") {
+    const double samples = bench->SamplesToTarget(job.global_batch);
+    job.tokens = samples * (m.is_transformer() ? s.opt.seq_len : 1);
+    const bool peft = s.opt.method == TrainMethod::kLora || s.opt.method == TrainMethod::kQlora;
+    eval_overhead = bench->EvalOverhead(peft ? 0.5 : 1.0 / 3.0);
   }
   if (!m.is_transformer() && job.tokens <= 0 && metric == "time_to_train_min") {
     return Unsupported{"time to train needs the number of samples or epochs to the target"};
@@ -609,11 +641,23 @@ std::variant<double, Unsupported> PredictTrainingPerf(const ModelSpec& m, const 
   if (metric == "iteration_s") return t;
   if (metric == "gpu_hours") {
     if (job.tokens <= 0) return Unsupported{"gpu_hours needs tokens"};
-    return job.tokens / ev.step.tokens_per_s_per_gpu / 3600.0;
+    // A whole run's GPU-hours count the time lost to failures, restarts and checkpoint
+    // stalls: the effective-training-time ratio of large pretraining runs.
+    const double goodput = cal.Get("production_goodput", 1.0);
+    if (g_trace) g_trace->Add("production goodput", "effective training time / allocated time", goodput, "");
+    return job.tokens / ev.step.tokens_per_s_per_gpu / 3600.0 / goodput;
   }
   if (metric == "time_to_train_min") {
     if (job.tokens <= 0) return Unsupported{"time to train needs tokens (or samples) to the target"};
-    return job.tokens / (ev.step.tokens_per_s_per_gpu * gpus) / 60.0;
+    if (g_trace && bench) {
+      g_trace->Add("benchmark " + bench->id, "samples to target at this batch",
+                   bench->SamplesToTarget(job.global_batch), "samples");
+      g_trace->Add("evaluation overhead", "eval samples / eval interval x forward share", eval_overhead, "");
+    }
+    const double per_sample_tokens = m.is_transformer() ? s.opt.seq_len : 1;
+    const double rate = m.is_transformer() ? ev.step.tokens_per_s_per_gpu * gpus
+                                           : ev.step.samples_per_s * per_sample_tokens;
+    return job.tokens / rate * (1 + eval_overhead) / 60.0;
   }
   return Unsupported{"metric \"" + metric + "\" is not predicted for training yet"};
 }
@@ -753,7 +797,8 @@ std::variant<double, Unsupported> Predict(const Json& c, const Catalog& cat) {
       if (auto* u = std::get_if<Unsupported>(&model0)) return *u;
       const Json* t = Child(c["workload"], "train");
       if (!t) return Unsupported{"training kind without workload.train"};
-      return PredictTrainingPerf(std::get<ModelSpec>(model0), *t, hw0, metric, cat);
+      return PredictTrainingPerf(std::get<ModelSpec>(model0), *t, hw0, metric, cat,
+                                 CaseBenchmark(c, *t));
     }
     if (kind == "infer_throughput" || kind == "infer_latency") {
       const Json& hw0 = c.contains("hardware") && c["hardware"].is_object() ? c["hardware"] : Json();

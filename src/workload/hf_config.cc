@@ -157,6 +157,8 @@ Result<ModelSpec> ParseHfConfig(std::string_view json_text, std::string_view lab
     std::optional<double> g;
     GPUPLAN_ASSIGN_OR_RETURN(g, GetNumber(*gp, "gflops_per_sample", gpath));
     m.gflops_per_sample = g;
+    GPUPLAN_ASSIGN_OR_RETURN(g, GetNumber(*gp, "activation_melems_per_sample", gpath));
+    m.activation_melems_per_sample = g;
   }
 
   std::string model_type;

@@ -1,0 +1,74 @@
+#include <algorithm>
+#include <cmath>
+
+#include "catalog/embedded.h"
+#include "gpuplan/benchmark.h"
+#include "io/csv.h"
+
+namespace gpuplan {
+
+double TrainBenchmark::SamplesToTarget(int global_batch) const {
+  double n = samples_to_target;
+  if (global_batch > ref_global_batch && ref_global_batch > 0 && batch_exponent > 0) {
+    n *= std::pow(static_cast<double>(global_batch) / ref_global_batch, batch_exponent);
+  }
+  return n;
+}
+
+double TrainBenchmark::EvalOverhead(double forward_share) const {
+  if (eval_every_samples <= 0 || eval_samples <= 0) return 0;
+  return eval_samples / eval_every_samples * forward_share;
+}
+
+Result<std::vector<TrainBenchmark>> ParseTrainBenchmarks(std::string_view csv, std::string_view label) {
+  auto t = internal::ParseCsv(csv, label, true);
+  if (!t) return t.error();
+  std::vector<TrainBenchmark> out;
+  for (const auto& row : t->rows) {
+    internal::RowReader r(*t, row);
+    TrainBenchmark b;
+    GPUPLAN_ASSIGN_OR_RETURN(b.id, r.RequiredStr("id"));
+    for (const auto& a : internal::Split(r.Str("aliases"), '|')) {
+      if (!internal::Trim(a).empty()) b.aliases.push_back(internal::ToLower(internal::Trim(a)));
+    }
+    b.dataset = r.Str("dataset");
+    GPUPLAN_ASSIGN_OR_RETURN(b.samples_per_epoch, r.Number("samples_per_epoch", 1));
+    b.target = r.Str("target");
+    GPUPLAN_ASSIGN_OR_RETURN(b.samples_to_target, r.Number("samples_to_target", 1));
+    GPUPLAN_ASSIGN_OR_RETURN(b.ref_global_batch, r.Int("ref_global_batch", 1));
+    GPUPLAN_ASSIGN_OR_RETURN(b.batch_exponent, r.Number("batch_exponent", 0));
+    std::optional<double> v;
+    GPUPLAN_ASSIGN_OR_RETURN(v, r.OptNumber("eval_every_samples"));
+    b.eval_every_samples = v.value_or(0);
+    GPUPLAN_ASSIGN_OR_RETURN(v, r.OptNumber("eval_samples"));
+    b.eval_samples = v.value_or(0);
+    GPUPLAN_ASSIGN_OR_RETURN(b.gflops_per_sample, r.OptNumber("gflops_per_sample"));
+    GPUPLAN_ASSIGN_OR_RETURN(b.source, r.RequiredStr("source"));
+    b.as_of = r.Str("as_of");
+    b.notes = r.Str("notes");
+    out.push_back(std::move(b));
+  }
+  return out;
+}
+
+const std::vector<TrainBenchmark>& TrainBenchmarks() {
+  static const std::vector<TrainBenchmark> table = [] {
+    const auto* f = internal::FindEmbeddedFile("benchmarks.csv");
+    if (!f) return std::vector<TrainBenchmark>{};
+    auto t = ParseTrainBenchmarks(f->text, f->path);
+    return t ? *t : std::vector<TrainBenchmark>{};
+  }();
+  return table;
+}
+
+const TrainBenchmark* FindTrainBenchmark(std::string_view name) {
+  const std::string n = internal::ToLower(internal::Trim(name));
+  if (n.empty()) return nullptr;
+  for (const auto& b : TrainBenchmarks()) {
+    if (internal::ToLower(b.id) == n) return &b;
+    if (std::find(b.aliases.begin(), b.aliases.end(), n) != b.aliases.end()) return &b;
+  }
+  return nullptr;
+}
+
+}  // namespace gpuplan

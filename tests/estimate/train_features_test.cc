@@ -1,0 +1,527 @@
+// Tests of recently added training features, each against the documented formula computed by
+// hand here (not values copied from a run):
+//  - the MLPerf Training benchmark table (data/benchmarks.csv): lookup by id and alias,
+//    SamplesToTarget's (batch / ref)^exponent growth above the reference batch, EvalOverhead,
+//    and the CSV parser's errors;
+//  - CNN training's element-wise term: cnn_train_elementwise_passes x feature-map elements x
+//    micro-batch x 2 bytes / (HBM bandwidth x hbm_efficiency), per micro-batch;
+//  - BestTrainLayout's whole-per-rank-batch micro-batch (ResNet-50: 3264 images on 8 GPUs ->
+//    408 per GPU, no gradient accumulation);
+//  - FP8 activation storage (Transformer Engine saves the four linear layers' inputs in FP8);
+//  - tensor-parallel communication overlap (tp_comm_overlap) and the distributed optimizer's
+//    parameter all-gather overlap (param_gather_overlap);
+//  - interleaved pipelines with the embedding and the loss counted as layers (Megatron-Core's
+//    account_for_embedding/loss_in_pipeline_split: Llama 3.1 405B, 126 layers, pp 8 x vpp 8).
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <limits>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "gpuplan/benchmark.h"
+#include "gpuplan/catalog.h"
+#include "gpuplan/estimate.h"
+#include "gpuplan/model.h"
+#include "gpuplan/perf.h"
+#include "gpuplan/plan.h"
+#include "testing/test_util.h"
+
+namespace gpuplan {
+namespace {
+
+using test::Has;
+
+// ---- fixtures ------------------------------------------------------------------------------
+
+const Catalog& Cat() {
+  static const Catalog cat = [] {
+    auto r = LoadBuiltinCatalog();
+    if (!r.ok()) {
+      ADD_FAILURE() << r.error().ToString();
+      return Catalog{};
+    }
+    return std::move(r).value();
+  }();
+  return cat;
+}
+
+const Accelerator& Acc(std::string_view id) {
+  const Accelerator* a = Cat().FindAccelerator(id);
+  if (a == nullptr) {
+    ADD_FAILURE() << "no accelerator " << id;
+    static const Accelerator none;
+    return none;
+  }
+  return *a;
+}
+
+const ModelSpec& Preset(std::string_view name) {
+  const ModelSpec* p = FindPreset(name);
+  if (p == nullptr) {
+    ADD_FAILURE() << "no preset named " << name;
+    static const ModelSpec empty;
+    return empty;
+  }
+  return *p;
+}
+
+// `nodes` machines of 8 x `acc` with NVSwitch inside and InfiniBand of `fabric_gbps` per node.
+HardwareView Hw(std::string_view acc, int nodes = 1, double fabric_gbps = 3200) {
+  InstanceType i;
+  i.cloud = "test";
+  i.instance_type = std::string(acc) + "-node";
+  i.accelerator = std::string(acc);
+  i.accelerator_count = 8;
+  i.intra_node_link = IntraNodeLink::kNvswitch;
+  i.inter_node_fabric = InterNodeFabric::kInfiniband;
+  i.network = Gbps(100);
+  i.inter_node_bw = Gbps(fabric_gbps);
+  return HardwareFromInstance(i, Acc(acc), nodes);
+}
+
+// A copy of `base` with `key` set to `value`. Calibration::Get returns the first entry with
+// the key, so an existing entry is changed in place (and any later duplicates too).
+Calibration With(const Calibration& base, std::string_view key, double value) {
+  Calibration c = base;
+  bool found = false;
+  for (auto& e : c.entries) {
+    if (e.key == key) {
+      e.value = value;
+      found = true;
+    }
+  }
+  if (!found) c.entries.push_back({std::string(key), value, "test override"});
+  return c;
+}
+
+Parallelism Layout(int tp, int pp, int dp, int zero = 0) {
+  Parallelism p;
+  p.tp = tp;
+  p.pp = pp;
+  p.dp = dp;
+  p.zero_stage = zero;
+  p.sequence_parallel = tp > 1;
+  return p;
+}
+
+void ExpectRelNear(double got, double want, double rel, const std::string& what) {
+  EXPECT_NEAR(got, want, std::abs(want) * rel) << what;
+}
+
+// ---- 1. benchmark table --------------------------------------------------------------------
+
+TEST(TrainBenchmarkTable, FindsByIdAndAliasCaseInsensitively) {
+  ASSERT_FALSE(TrainBenchmarks().empty());
+  const TrainBenchmark* by_id = FindTrainBenchmark("mlperf/resnet");
+  ASSERT_NE(by_id, nullptr);
+  EXPECT_EQ(by_id->id, "mlperf/resnet");
+  EXPECT_EQ(FindTrainBenchmark("resnet"), by_id);
+  EXPECT_EQ(FindTrainBenchmark("ResNet"), by_id);
+  EXPECT_EQ(FindTrainBenchmark("MLPerf/ResNet"), by_id);
+  EXPECT_EQ(FindTrainBenchmark("resnet50"), by_id);
+  EXPECT_EQ(FindTrainBenchmark("  RESNET-50 "), by_id);
+  const TrainBenchmark* sd = FindTrainBenchmark("stable_diffusion");
+  ASSERT_NE(sd, nullptr);
+  EXPECT_EQ(sd->id, "mlperf/stable_diffusion");
+  EXPECT_NE(sd, by_id);
+  EXPECT_EQ(FindTrainBenchmark("no-such-benchmark"), nullptr);
+  EXPECT_EQ(FindTrainBenchmark("mlperf/resnet-xl"), nullptr);
+  EXPECT_EQ(FindTrainBenchmark(""), nullptr);
+}
+
+TEST(TrainBenchmarkTable, ResnetRowMatchesTheCsv) {
+  const TrainBenchmark* b = FindTrainBenchmark("resnet");
+  ASSERT_NE(b, nullptr);
+  EXPECT_EQ(b->samples_per_epoch, 1281167);
+  EXPECT_EQ(b->samples_to_target, 46122012);
+  EXPECT_EQ(b->ref_global_batch, 3264);
+  EXPECT_DOUBLE_EQ(b->batch_exponent, 0.07);
+  EXPECT_EQ(b->eval_every_samples, 5124668);
+  EXPECT_EQ(b->eval_samples, 50000);
+  EXPECT_FALSE(b->gflops_per_sample.has_value());
+  EXPECT_FALSE(b->source.empty());
+}
+
+TEST(TrainBenchmarkTable, SamplesToTargetGrowsAboveTheReferenceBatchOnly) {
+  const TrainBenchmark* b = FindTrainBenchmark("mlperf/resnet");
+  ASSERT_NE(b, nullptr);
+  const double n = 46122012, ref = 3264, x = 0.07;
+  // At or below the reference batch (and 0 = the reference batch): the mean itself.
+  EXPECT_EQ(b->SamplesToTarget(0), n);
+  EXPECT_EQ(b->SamplesToTarget(3264), n);
+  EXPECT_EQ(b->SamplesToTarget(1024), n);
+  EXPECT_EQ(b->SamplesToTarget(1), n);
+  // Above: n x (batch / ref)^exponent.
+  for (int batch : {3265, 4096, 16384, 65536}) {
+    const double want = n * std::pow(batch / ref, x);
+    ExpectRelNear(b->SamplesToTarget(batch), want, 1e-12, "batch " + std::to_string(batch));
+    EXPECT_GT(b->SamplesToTarget(batch), n) << batch;
+  }
+  // 65536 is ~20x the reference: 20^0.07 ~ 1.23, i.e. ~23% more samples.
+  EXPECT_GT(b->SamplesToTarget(65536) / n, 1.2);
+  EXPECT_LT(b->SamplesToTarget(65536) / n, 1.3);
+  // Exponent 0 (the Stable Diffusion row): no growth at any batch.
+  const TrainBenchmark* sd = FindTrainBenchmark("sd");
+  ASSERT_NE(sd, nullptr);
+  EXPECT_EQ(sd->batch_exponent, 0);
+  EXPECT_EQ(sd->SamplesToTarget(8192), sd->samples_to_target);
+}
+
+TEST(TrainBenchmarkTable, EvalOverheadIsEvalSamplesOverIntervalTimesForwardShare) {
+  const TrainBenchmark* b = FindTrainBenchmark("resnet");
+  ASSERT_NE(b, nullptr);
+  EXPECT_NEAR(b->EvalOverhead(1.0 / 3), 50000.0 / 5124668.0 / 3.0, 1e-15);
+  EXPECT_NEAR(b->EvalOverhead(0.5), 50000.0 / 5124668.0 * 0.5, 1e-15);
+  const TrainBenchmark* lora = FindTrainBenchmark("llama2_70b_lora");
+  ASSERT_NE(lora, nullptr);
+  EXPECT_NEAR(lora->EvalOverhead(0.5), 173.0 / 384.0 * 0.5, 1e-15);
+  // Stable Diffusion: eval_samples empty -> no evaluation cost modelled.
+  const TrainBenchmark* sd = FindTrainBenchmark("stable_diffusion");
+  ASSERT_NE(sd, nullptr);
+  EXPECT_EQ(sd->eval_samples, 0);
+  EXPECT_EQ(sd->EvalOverhead(1.0 / 3), 0);
+}
+
+constexpr std::string_view kHeader =
+    "id,aliases,dataset,samples_per_epoch,target,samples_to_target,ref_global_batch,"
+    "batch_exponent,eval_every_samples,eval_samples,gflops_per_sample,source,as_of,notes\n";
+
+TEST(TrainBenchmarkTable, ParsedCustomCsvRoundTripsTheFields) {
+  const std::string csv =
+      std::string("# a comment line\n") + std::string(kHeader) +
+      "custom/cnn, Foo | BAR ,MyData,1000,90% top-1,25000,256,0.5,5000,400,4.1,"
+      "https://example.com/x,2026-01-01,\"a note, with a comma\"\n"
+      "custom/bare,,,10,,20,4,0,,,,src,,\n";
+  auto r = ParseTrainBenchmarks(csv, "custom.csv");
+  ASSERT_TRUE(r.ok()) << r.error().ToString();
+  ASSERT_EQ(r->size(), 2u);
+  const TrainBenchmark& b = (*r)[0];
+  EXPECT_EQ(b.id, "custom/cnn");
+  EXPECT_EQ(b.aliases, (std::vector<std::string>{"foo", "bar"}));
+  EXPECT_EQ(b.dataset, "MyData");
+  EXPECT_EQ(b.samples_per_epoch, 1000);
+  EXPECT_EQ(b.target, "90% top-1");
+  EXPECT_EQ(b.samples_to_target, 25000);
+  EXPECT_EQ(b.ref_global_batch, 256);
+  EXPECT_DOUBLE_EQ(b.batch_exponent, 0.5);
+  EXPECT_EQ(b.eval_every_samples, 5000);
+  EXPECT_EQ(b.eval_samples, 400);
+  ASSERT_TRUE(b.gflops_per_sample.has_value());
+  EXPECT_DOUBLE_EQ(*b.gflops_per_sample, 4.1);
+  EXPECT_EQ(b.source, "https://example.com/x");
+  EXPECT_EQ(b.as_of, "2026-01-01");
+  EXPECT_EQ(b.notes, "a note, with a comma");
+  // The parsed row's methods follow the same formulas.
+  EXPECT_DOUBLE_EQ(b.SamplesToTarget(1024), 25000 * std::pow(1024.0 / 256.0, 0.5));  // 50000
+  EXPECT_DOUBLE_EQ(b.SamplesToTarget(128), 25000);
+  EXPECT_DOUBLE_EQ(b.EvalOverhead(0.5), 400.0 / 5000.0 * 0.5);
+
+  const TrainBenchmark& c = (*r)[1];
+  EXPECT_EQ(c.id, "custom/bare");
+  EXPECT_TRUE(c.aliases.empty());
+  EXPECT_EQ(c.eval_every_samples, 0);
+  EXPECT_EQ(c.eval_samples, 0);
+  EXPECT_FALSE(c.gflops_per_sample.has_value());
+  EXPECT_EQ(c.EvalOverhead(1.0 / 3), 0);
+  EXPECT_EQ(c.SamplesToTarget(400), 20);  // exponent 0
+}
+
+TEST(TrainBenchmarkTable, ParseRejectsAMissingSource) {
+  // Line 1 header, line 2 a good row, line 3 the row without a source.
+  const std::string csv = std::string(kHeader) +
+                          "a/ok,,,10,,20,4,0,,,,src,,\n"
+                          "a/nosource,,,10,,20,4,0,,,,,,\n";
+  auto r = ParseTrainBenchmarks(csv, "bench.csv");
+  ASSERT_FALSE(r.ok());
+  const std::string msg = r.error().ToString();
+  EXPECT_TRUE(Has(msg, "source")) << msg;
+  EXPECT_TRUE(Has(r.error().field, "source")) << r.error().field;
+  EXPECT_TRUE(Has(msg, "bench.csv:3")) << msg;
+}
+
+TEST(TrainBenchmarkTable, ParseRejectsANonNumericSamplesToTarget) {
+  const std::string csv = std::string(kHeader) + "a/bad,,,10,,lots,4,0,,,,src,,\n";
+  auto r = ParseTrainBenchmarks(csv, "bench.csv");
+  ASSERT_FALSE(r.ok());
+  const std::string msg = r.error().ToString();
+  EXPECT_TRUE(Has(msg, "samples_to_target")) << msg;
+  EXPECT_TRUE(Has(msg, "bench.csv:2")) << msg;
+  EXPECT_TRUE(Has(msg, "lots")) << msg;  // says what it got
+}
+
+// ---- 2. CNN training: element-wise passes at memory bandwidth -------------------------------
+
+TEST(CnnTraining, ResnetPresetHasFeatureMapElements) {
+  const ModelSpec& m = Preset("resnet-50");
+  EXPECT_EQ(m.arch, ModelArch::kCnn);
+  EXPECT_FALSE(m.is_transformer());
+  ASSERT_TRUE(m.gflops_per_sample.has_value());
+  ASSERT_TRUE(m.activation_melems_per_sample.has_value());
+  EXPECT_NEAR(*m.activation_melems_per_sample, 11.31, 1e-9);
+}
+
+TEST(CnnTraining, ElementwiseTermIsPassesTimesFeatureMapsAtHbmBandwidth) {
+  const ModelSpec& with = Preset("resnet-50");
+  ASSERT_TRUE(with.activation_melems_per_sample.has_value());
+  ModelSpec without = with;
+  without.activation_melems_per_sample = std::nullopt;
+
+  const Calibration& cal = DefaultCalibration();
+  const double passes = cal.Get("cnn_train_elementwise_passes", -1);
+  const double hbm_eff = cal.Get("hbm_efficiency", -1);
+  ASSERT_GT(passes, 0) << "calibration key cnn_train_elementwise_passes missing";
+  ASSERT_GT(hbm_eff, 0) << "calibration key hbm_efficiency missing";
+
+  const Accelerator& a100 = Acc("A100-SXM4-80GB");
+  ASSERT_NEAR(a100.memory_bw.value(), 2039e9, 1e9);
+  const HardwareView hw = Hw(a100.id, 1);
+
+  for (int b : {32, 256}) {
+    for (int dp : {1, 8}) {
+      const int micro_batches = 3;
+      const int global_batch = b * dp * micro_batches;
+      TrainMemoryOptions opt;
+      opt.micro_batch = b;
+      const Parallelism par = Layout(1, 1, dp);
+      const StepTime s1 = EstimateTrainStep(with, par, opt, global_batch, hw, cal);
+      const StepTime s0 = EstimateTrainStep(without, par, opt, global_batch, hw, cal);
+      ASSERT_TRUE(s1.valid) << s1.reason;
+      ASSERT_TRUE(s0.valid) << s0.reason;
+      ASSERT_EQ(s1.num_microbatches, micro_batches);
+      EXPECT_GT(s1.compute.value(), s0.compute.value());
+      EXPECT_GT(s1.total.value(), s0.total.value());
+      const double want =
+          passes * 11.31e6 * b * 2.0 / (a100.memory_bw.value() * hbm_eff) * micro_batches;
+      const std::string what = "b " + std::to_string(b) + " dp " + std::to_string(dp);
+      ExpectRelNear(s1.compute.value() - s0.compute.value(), want, 1e-6, what);
+      // Nothing else moves: the element-wise work is part of compute only.
+      ExpectRelNear(s1.total.value() - s0.total.value(), want, 1e-6, what + " (total)");
+      EXPECT_EQ(s1.model_flops.value(), s0.model_flops.value());
+    }
+  }
+}
+
+// ---- 3. whole per-rank batch as the micro-batch ---------------------------------------------
+
+TEST(CnnTraining, BestLayoutUsesTheWholePerRankBatch) {
+  const ModelSpec& m = Preset("resnet-50");
+  const HardwareView hw = Hw("A100-SXM4-80GB", 1);
+  ASSERT_EQ(hw.gpus(), 8);
+  TrainJob job;
+  job.global_batch = 3264;  // MLPerf ResNet reference batch; 408 per GPU, not a power of two
+  job.samples = 46122012;
+  auto best = BestTrainLayout(m, TrainMemoryOptions{}, job, hw, DefaultCalibration(), 0.9,
+                              LayoutConstraints{});
+  ASSERT_TRUE(best.has_value());
+  EXPECT_EQ(best->par.dp, 8);
+  EXPECT_EQ(best->par.tp, 1);
+  EXPECT_EQ(best->par.pp, 1);
+  EXPECT_EQ(best->opt.micro_batch, 408);
+  EXPECT_EQ(best->eval.step.num_microbatches, 1);
+  EXPECT_TRUE(best->eval.fits) << best->eval.why;
+}
+
+// ---- 4. FP8 activation storage ---------------------------------------------------------------
+
+TEST(Fp8Activations, LinearInputsAreStoredInOneByte) {
+  const ModelSpec& m = Preset("Llama-2-7B");
+  ASSERT_EQ(m.hidden, 4096);
+  ASSERT_EQ(m.heads * m.head_dim, 4096);
+  ASSERT_EQ(m.ffn_hidden, 11008);
+  ASSERT_TRUE(m.gated_mlp);
+  const double s = 4096, h = 4096, q = 4096, f = 11008;
+  struct Case {
+    int b, tp;
+    bool sp, fused;
+  };
+  for (const Case c : {Case{1, 1, false, false}, Case{1, 1, false, true}, Case{2, 1, false, false},
+                       Case{1, 2, false, false}, Case{1, 2, true, false}, Case{2, 4, true, true}}) {
+    const double b = c.b, t = c.tp;
+    auto per_layer = [&](bool fp8) {
+      return ActivationBytesPerLayer(m, c.b, 4096, c.tp, c.sp, Recompute::kNone,
+                                     /*flash_attention=*/true, /*dropout=*/false, 2.0, c.fused,
+                                     fp8)
+          .value();
+    };
+    const double bf16 = per_layer(false), fp8 = per_layer(true);
+    // QKV and MLP inputs (2sbh, replicated: divided by t only under sequence parallelism);
+    // output-projection input sbq and down-projection input sbf (split over t) lose one byte
+    // per element each.
+    const double replicated = 2 * s * b * h, split = s * b * q + s * b * f;
+    const double want = c.sp ? (replicated + split) / t : replicated + split / t;
+    const std::string what = "b " + std::to_string(c.b) + " tp " + std::to_string(c.tp) +
+                             (c.sp ? " sp" : "") + (c.fused ? " fused" : "");
+    EXPECT_LT(fp8, bf16) << what;
+    ExpectRelNear(bf16 - fp8, want, 1e-12, what);
+  }
+  // The tp 1, b 1 case in numbers: 2 x 4096 x 4096 + 4096 x 4096 + 4096 x 11008 bytes.
+  const double d = ActivationBytesPerLayer(m, 1, 4096, 1, false, Recompute::kNone, true, false,
+                                           2.0, false, false).value() -
+                   ActivationBytesPerLayer(m, 1, 4096, 1, false, Recompute::kNone, true, false,
+                                           2.0, false, true).value();
+  EXPECT_DOUBLE_EQ(d, 2.0 * 4096 * 4096 + 4096.0 * 4096 + 4096.0 * 11008);
+}
+
+TEST(Fp8Activations, TrainingMemoryWithFp8HoldsFewerActivationBytes) {
+  const ModelSpec& m = Preset("Llama-2-7B");
+  TrainMemoryOptions bf16;
+  bf16.seq_len = 4096;
+  bf16.micro_batch = 1;
+  bf16.precision = Precision::kBf16;
+  TrainMemoryOptions fp8 = bf16;
+  fp8.precision = Precision::kFp8;
+  const Parallelism par = Layout(1, 1, 1);
+  const MemoryBreakdown a = EstimateTrainingMemory(m, par, bf16);
+  const MemoryBreakdown b = EstimateTrainingMemory(m, par, fp8);
+  EXPECT_LT(b.activations.value(), a.activations.value());
+  // One stage of all 32 layers, one micro-batch in flight: 32 x the per-layer saving.
+  const double per_layer_saving = 2.0 * 4096 * 4096 + 4096.0 * 4096 + 4096.0 * 11008;
+  ExpectRelNear(a.activations.value() - b.activations.value(), m.layers * per_layer_saving, 1e-12,
+                "32 layers");
+  // Weights stay 16-bit for the optimizer; only activations shrink.
+  EXPECT_EQ(a.weights.value(), b.weights.value());
+  EXPECT_EQ(a.logits.value(), b.logits.value());
+
+  // Under full recompute the layer being recomputed holds FP8 inputs too.
+  TrainMemoryOptions bf16_rc = bf16, fp8_rc = fp8;
+  bf16_rc.recompute = fp8_rc.recompute = Recompute::kFull;
+  const MemoryBreakdown c = EstimateTrainingMemory(m, par, bf16_rc);
+  const MemoryBreakdown d = EstimateTrainingMemory(m, par, fp8_rc);
+  ExpectRelNear(c.activations.value() - d.activations.value(), per_layer_saving, 1e-12,
+                "full recompute");
+}
+
+// ---- 5. TP communication overlap --------------------------------------------------------------
+
+TEST(TpCommOverlap, HidesThatShareOfTpCommunication) {
+  const ModelSpec& m = Preset("Llama-2-13B");
+  const HardwareView hw = Hw("H100-SXM5-80GB", 1);
+  TrainMemoryOptions opt;
+  opt.seq_len = 4096;
+  opt.micro_batch = 1;
+  const Parallelism par = Layout(8, 1, 1);
+  const Calibration c0 = With(DefaultCalibration(), "tp_comm_overlap", 0.0);
+  const Calibration c5 = With(DefaultCalibration(), "tp_comm_overlap", 0.5);
+  const Calibration c10 = With(DefaultCalibration(), "tp_comm_overlap", 1.0);
+  ASSERT_EQ(c5.Get("tp_comm_overlap", -1), 0.5);
+  for (Recompute rc : {Recompute::kNone, Recompute::kFull}) {
+    opt.recompute = rc;
+    const StepTime s0 = EstimateTrainStep(m, par, opt, 8, hw, c0);
+    const StepTime s5 = EstimateTrainStep(m, par, opt, 8, hw, c5);
+    const StepTime s10 = EstimateTrainStep(m, par, opt, 8, hw, c10);
+    ASSERT_TRUE(s0.valid && s5.valid && s10.valid) << s0.reason << s5.reason;
+    ASSERT_GT(s0.tp_comm.value(), 0);
+    ExpectRelNear(s5.tp_comm.value(), 0.5 * s0.tp_comm.value(), 1e-9, RecomputeName(rc));
+    EXPECT_EQ(s10.tp_comm.value(), 0) << RecomputeName(rc);
+    EXPECT_EQ(s5.compute.value(), s0.compute.value());
+    EXPECT_EQ(s5.bubble.value(), s0.bubble.value());
+    EXPECT_EQ(s5.dp_comm.value(), s0.dp_comm.value());
+    ExpectRelNear(s0.total.value() - s5.total.value(), 0.5 * s0.tp_comm.value(), 1e-6,
+                  "total drops by the hidden half");
+  }
+}
+
+// ---- 6. parameter all-gather overlap (distributed optimizer) ----------------------------------
+
+TEST(ParamGatherOverlap, NeverIncreasesExposedDpCommWithZero1AcrossNodes) {
+  const Calibration c0 = With(DefaultCalibration(), "param_gather_overlap", 0.0);
+  const Calibration c8 = With(DefaultCalibration(), "param_gather_overlap", 0.8);
+  int lowered = 0, cases = 0;
+  for (std::string_view model : {"Llama-2-7B", "Llama-2-13B"}) {
+    const ModelSpec& m = Preset(model);
+    for (double fabric : {400.0, 1600.0, 3200.0}) {
+      for (int nodes : {2, 4}) {
+        const HardwareView hw = Hw("H100-SXM5-80GB", nodes, fabric);
+        for (int tp : {1, 2, 8}) {
+          const int dp = hw.gpus() / tp;
+          ASSERT_GT(tp * dp, 8);  // the data-parallel group spans nodes
+          for (int seq : {2048, 8192}) {
+            for (int b : {1, 4}) {
+              TrainMemoryOptions opt;
+              opt.seq_len = seq;
+              opt.micro_batch = b;
+              const int global_batch = b * dp * 4;
+              const std::string what = std::string(model) + " fabric " +
+                                       std::to_string(fabric) + " nodes " +
+                                       std::to_string(nodes) + " tp " + std::to_string(tp) +
+                                       " seq " + std::to_string(seq) + " b " +
+                                       std::to_string(b);
+              const Parallelism z1 = Layout(tp, 1, dp, 1);
+              const StepTime s0 = EstimateTrainStep(m, z1, opt, global_batch, hw, c0);
+              const StepTime s8 = EstimateTrainStep(m, z1, opt, global_batch, hw, c8);
+              ASSERT_TRUE(s0.valid && s8.valid) << what;
+              ++cases;
+              EXPECT_GT(s0.dp_comm_total.value(), 0) << what;
+              EXPECT_EQ(s8.dp_comm_total.value(), s0.dp_comm_total.value()) << what;
+              EXPECT_LE(s8.dp_comm.value(), s0.dp_comm.value() * (1 + 1e-12)) << what;
+              if (s8.dp_comm.value() < s0.dp_comm.value()) ++lowered;
+              EXPECT_EQ(s8.compute.value(), s0.compute.value()) << what;
+
+              // ZeRO stage 0 (plain DDP all-reduce): the setting has no effect.
+              const Parallelism z0 = Layout(tp, 1, dp, 0);
+              const StepTime d0 = EstimateTrainStep(m, z0, opt, global_batch, hw, c0);
+              const StepTime d8 = EstimateTrainStep(m, z0, opt, global_batch, hw, c8);
+              EXPECT_EQ(d8.dp_comm.value(), d0.dp_comm.value()) << what;
+              EXPECT_EQ(d8.dp_comm_total.value(), d0.dp_comm_total.value()) << what;
+              EXPECT_EQ(d8.total.value(), d0.total.value()) << what;
+            }
+          }
+        }
+      }
+    }
+  }
+  // Where the gradient sync is exposed at all, overlapping the gather lowers it.
+  EXPECT_GT(lowered, 0) << "of " << cases;
+}
+
+// ---- 7. interleaving with the embedding and the loss counted as layers ------------------------
+
+TEST(InterleavedPipeline, Llama405bOn126LayersTakesPp8Vpp8) {
+  const ModelSpec& m = Preset("Llama-3.1-405B");
+  ASSERT_EQ(m.layers, 126);  // 126 % 64 != 0, (126 + 2) % 64 == 0
+  const HardwareView hw = Hw("H100-SXM5-80GB", 64);
+  ASSERT_EQ(hw.gpus(), 512);
+  TrainMemoryOptions base;
+  base.seq_len = 8192;
+  TrainJob job;
+  job.global_batch = 1152;
+  LayoutConstraints fixed;
+  fixed.tp = 8;
+  fixed.pp = 8;
+  fixed.cp = 2;
+  fixed.vpp = 8;
+  fixed.micro_batch = 1;
+  fixed.recompute = Recompute::kFull;
+  auto best = BestTrainLayout(m, base, job, hw, DefaultCalibration(), 0.95, fixed);
+  ASSERT_TRUE(best.has_value());
+  EXPECT_EQ(best->par.vpp, 8);
+  EXPECT_EQ(best->par.pp, 8);
+  EXPECT_EQ(best->par.tp, 8);
+  EXPECT_EQ(best->par.cp, 2);
+  EXPECT_EQ(best->par.dp, 4);  // 512 / (8 x 8 x 2)
+  EXPECT_EQ(best->opt.micro_batch, 1);
+  EXPECT_TRUE(best->eval.fits) << best->eval.why;
+
+  // 125 layers: neither 125 nor 127 divides by pp x vpp = 64, so a fixed vpp 8 has no layout...
+  ModelSpec odd = m;
+  odd.layers = 125;
+  EXPECT_FALSE(BestTrainLayout(odd, base, job, hw, DefaultCalibration(), 0.95, fixed).has_value());
+  // ...while without interleaving the same model has one (the divisibility rule, not memory).
+  LayoutConstraints plain = fixed;
+  plain.vpp = 1;
+  auto no_vpp = BestTrainLayout(odd, base, job, hw, DefaultCalibration(), 0.95, plain);
+  ASSERT_TRUE(no_vpp.has_value());
+  EXPECT_EQ(no_vpp->par.vpp, 1);
+  // 128 layers divide by 64 directly.
+  ModelSpec even = m;
+  even.layers = 128;
+  auto even_best = BestTrainLayout(even, base, job, hw, DefaultCalibration(), 0.95, fixed);
+  ASSERT_TRUE(even_best.has_value());
+  EXPECT_EQ(even_best->par.vpp, 8);
+}
+
+}  // namespace
+}  // namespace gpuplan
