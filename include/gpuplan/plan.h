@@ -33,13 +33,17 @@ struct LayoutConstraints {
   int max_zero_stage = 3;
   std::optional<Recompute> recompute;
   std::optional<bool> sequence_parallel;
+  // The job's global batch is a default, not a requirement: round it to the nearest multiple
+  // of micro-batch x dp for each layout instead of rejecting layouts it does not divide.
+  bool round_global_batch = false;
 };
 
 struct LayoutChoice {
   Parallelism par;
   TrainMemoryOptions opt;
   TrainEval eval;
-  long evaluated = 0;  // layouts evaluated
+  int global_batch = 0;  // the job's, or its rounding (LayoutConstraints::round_global_batch)
+  long evaluated = 0;    // layouts evaluated
 };
 
 // The fastest layout on `hw` (all of its GPUs) that fits memory, honouring `fixed`. Searches

@@ -1,4 +1,5 @@
 #include <algorithm>
+#include <cmath>
 #include <fmt/format.h>
 
 #include "gpuplan/plan.h"
@@ -95,7 +96,13 @@ std::optional<LayoutChoice> BestTrainLayout(const ModelSpec& m, const TrainMemor
           for (int ci = 0; ci < nc; ++ci) {
             const int b = cand[ci];
             if (fixed.micro_batch && b != *fixed.micro_batch) continue;
-            if (job.global_batch > 0 && job.global_batch % (b * dp) != 0) continue;
+            TrainJob lj = job;
+            if (fixed.round_global_batch && job.global_batch > 0) {
+              const long unit = static_cast<long>(b) * dp;
+              lj.global_batch = static_cast<int>(
+                  std::max(1L, std::lround(static_cast<double>(job.global_batch) / unit)) * unit);
+            }
+            if (lj.global_batch > 0 && lj.global_batch % (b * dp) != 0) continue;
             Parallelism par;
             par.tp = tp;
             par.pp = pp;
@@ -108,11 +115,15 @@ std::optional<LayoutChoice> BestTrainLayout(const ModelSpec& m, const TrainMemor
             TrainMemoryOptions o = base;
             o.micro_batch = b;
             o.recompute = rc;
-            TrainEval ev = EvaluateTraining(m, par, o, job, hw, cal, headroom);
+            TrainEval ev = EvaluateTraining(m, par, o, lj, hw, cal, headroom);
             ++evaluated;
             if (!ev.fits) break;  // larger micro-batches need more memory
-            if (!best || ev.step.total < best->eval.step.total) {
-              best = LayoutChoice{par, o, ev, 0};
+            // Rounded batches differ per layout: compare time per sample.
+            auto per_sample = [](const TrainEval& e, int gb) {
+              return e.step.total.value() / std::max(1, gb);
+            };
+            if (!best || per_sample(ev, lj.global_batch) < per_sample(best->eval, best->global_batch)) {
+              best = LayoutChoice{par, o, ev, lj.global_batch, 0};
             }
           }
         }

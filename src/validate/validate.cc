@@ -113,6 +113,21 @@ std::variant<ModelSpec, Unsupported> CaseModel(const Json& mj) {
   if (m.layers == 0 && !m.params_override) {
     return Unsupported{"the case gives neither an architecture nor a parameter count"};
   }
+  if (m.layers == 0 && m.hidden <= 0 && (m.arch == ModelArch::kDense || arch.empty()) &&
+      !m.gflops_per_sample && !m.moe) {
+    // Only a parameter count: the GPT-3 family's shape (Brown et al. 2020, Table 2.1: hidden /
+    // layers = 128, head dim 128, 4h GELU MLP, GPT-2 vocabulary), P = 12 L h^2 = 12 h^3 / 128.
+    const double p = static_cast<double>(*m.params_override);
+    const double h = std::max(1.0, std::round(std::cbrt(p * 128.0 / 12.0) / 128.0)) * 128.0;
+    m.hidden = static_cast<std::int64_t>(h);
+    m.layers = std::max(1, static_cast<int>(std::lround(h / 128.0)));
+    m.heads = m.kv_heads = m.layers;
+    m.head_dim = 128;
+    m.ffn_hidden = 4 * m.hidden;
+    m.vocab = m.vocab > 0 ? m.vocab : 50257;
+    m.arch = ModelArch::kDense;
+    m.norm = NormKind::kLayerNorm;
+  }
   return m;
 }
 
@@ -561,6 +576,8 @@ std::variant<double, Unsupported> PredictTrainingPerf(ModelSpec m, const Json& w
     fixed.max_zero_stage = 1;
     set_cal("dp_overlap", 0.0);
   }
+  // DeepSpeed runs pipeline parallelism only with ZeRO stage 0 or 1.
+  if (Contains(fw, {"deepspeed"}) && s.par.zero_stage >= 2 && !fixed.pp) fixed.pp = 1;
   // Megatron-Core (and NeMo, built on it) with Transformer Engine: TP collectives pipelined
   // with their GEMMs (tp_comm_overlap), the distributed optimizer's parameter all-gather
   // overlapped with the next forward (overlap_param_gather), FP8 GEMMs when the GPU has them
@@ -569,9 +586,13 @@ std::variant<double, Unsupported> PredictTrainingPerf(ModelSpec m, const Json& w
   if (mcore) {
     set_cal("tp_comm_overlap", cal.Get("framework.mcore.tp_comm_overlap", 0.0));
     set_cal("param_gather_overlap", cal.Get("framework.mcore.param_gather_overlap", 0.0));
-    if (Str(w, "precision").empty() && hw.acc->fp8 && m.is_decoder_llm()) {
-      s.opt.precision = Precision::kFp8;
-    }
+  }
+  // An unstated precision is chosen like the other open fields when the framework or the
+  // benchmark run makes FP8 the fast path: Transformer Engine recipes, and LLM submissions to
+  // a run-to-target benchmark (every MLPerf LLM submission since v4.0 trains in FP8 where the
+  // GPU has it). Otherwise the generic default, bf16.
+  if (Str(w, "precision").empty() && hw.acc->fp8 && m.is_decoder_llm() && (mcore || bench)) {
+    s.opt.precision = Precision::kFp8;
   }
   if (!Str(w, "recompute").empty()) fixed.recompute = s.opt.recompute;
   if (auto v = Bool(w, "sequence_parallel")) fixed.sequence_parallel = *v;
@@ -592,6 +613,7 @@ std::variant<double, Unsupported> PredictTrainingPerf(ModelSpec m, const Json& w
     spec.method = s.opt.method;
     spec.seq_len = s.opt.seq_len;
     job.global_batch = DefaultGlobalBatch(spec);
+    fixed.round_global_batch = true;
   }
   // Run to a quality target: the benchmark's samples to the target at this batch, plus its
   // evaluation passes (forward only: a third of a training step's work, half for LoRA).
@@ -609,9 +631,16 @@ std::variant<double, Unsupported> PredictTrainingPerf(ModelSpec m, const Json& w
   // micro-batch, interleaving) is chosen as the planner would: the fastest layout that fits.
   TrainEval ev;
   auto best = BestTrainLayout(m, s.opt, job, hw, cal, 0.95, fixed);
+  // Unstated cluster size: the 64-GPU slice, or the smallest doubling of it that holds the
+  // model (a 405B model needs more than 64 80-GB GPUs).
+  while (!best && gpus_case <= 0 && !(fixed.tp && fixed.pp && fixed.dp) && hw.gpus() < 16384) {
+    hw.nodes *= 2;
+    best = BestTrainLayout(m, s.opt, job, hw, cal, 0.95, fixed);
+  }
   if (best) {
     s.par = best->par;
     s.opt = best->opt;
+    job.global_batch = best->global_batch;
   } else if (fixed.tp && fixed.pp && fixed.dp) {
     // Nothing fits our memory model; the run happened, so predict its speed anyway.
     s.par.tp = *fixed.tp;
