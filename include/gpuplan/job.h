@@ -32,6 +32,7 @@ struct TrainJobSpec {
   int seq_len = 0;         // 0 = model family default (LLM 4096 capped by max positions)
   int global_batch = 0;    // sequences per step; 0 = family default (see DefaultGlobalBatch)
   Bytes dataset;           // dataset size on disk; 0 = unknown
+  std::string benchmark;   // run-to-target benchmark that set `samples` ("mlperf/resnet"), or empty
   // Constraints.
   std::optional<double> deadline_hours;
   std::optional<double> budget;           // in `currency`, whole job

@@ -344,6 +344,11 @@ StepTime EstimateTrainStep(const ModelSpec& m, const Parallelism& par,
   }
   st.dp_comm_total = Seconds(dp_time);
   double bwd_time = layers_here * per_layer_bwd;  // last micro-batch's backward hides the sync
+  double fwd_time = layers_here * per_layer_fwd;
+  if (!m.is_transformer() || m.layers == 0) {
+    bwd_time = micro * 2.0 / 3.0;  // per-sample models: backward is two thirds of a step
+    fwd_time = micro / 3.0;
+  }
   const double pg_overlap = cal.Get("param_gather_overlap", 0.0);
   if (par.zero_stage >= 3) {
     st.dp_comm = Seconds(std::max(0.0, dp_time - cal.Get("zero3_overlap", 0.7) * st.compute.value()));
@@ -353,7 +358,6 @@ StepTime EstimateTrainStep(const ModelSpec& m, const Parallelism& par,
     // framework overlaps it with the next step's first forward (Megatron-Core
     // overlap_param_gather: param_gather_overlap).
     const double half = dp_time / 2;
-    const double fwd_time = layers_here * per_layer_fwd;
     st.dp_comm = Seconds(std::max(0.0, half - cal.Get("dp_overlap", 0.8) * bwd_time) +
                          std::max(0.0, half - pg_overlap * fwd_time));
   } else {

@@ -17,6 +17,7 @@
 #include <utility>
 #include <vector>
 
+#include "gpuplan/benchmark.h"
 #include "gpuplan/job.h"
 #include "io/csv.h"
 
@@ -167,7 +168,7 @@ constexpr std::string_view kTopKeys[] = {"model",     "train",       "constraint
 constexpr std::string_view kTrainKeys[] = {"method",    "precision",       "optimizer",
                                            "lora_rank", "seq_len",         "global_batch",
                                            "data",      "checkpoint_every"};
-constexpr std::string_view kDataKeys[] = {"tokens", "samples", "epochs", "dataset_size"};
+constexpr std::string_view kDataKeys[] = {"tokens", "samples", "epochs", "dataset_size", "benchmark"};
 constexpr std::string_view kConstraintKeys[] = {
     "deadline", "budget", "currency", "clouds", "regions", "gpus", "spot", "max_nodes", "headroom"};
 
@@ -668,7 +669,26 @@ Result<TrainJobSpec> ParseJob(const YAML::Node& root, const Reader& r) {
   // --- train.data
   const Entry* tokens = data ? data->Get("tokens") : nullptr;
   const Entry* samples = data ? data->Get("samples") : nullptr;
-  if (tokens == nullptr && samples == nullptr) {
+  const Entry* bench = data ? data->Get("benchmark") : nullptr;
+  if (bench != nullptr) {
+    // A run to a quality target: the benchmark's samples to the target at this batch, plus
+    // its evaluation passes as training-sample equivalents (data/benchmarks.csv).
+    if (tokens != nullptr || samples != nullptr || data->Get("epochs") != nullptr) {
+      return r.Fail(*bench, "give benchmark or tokens/samples/epochs, not both",
+                    "a benchmark fixes the data its runs process to the target");
+    }
+    auto name = r.Str(*bench);
+    if (!name) return name.error();
+    const TrainBenchmark* b = FindTrainBenchmark(*name);
+    if (b == nullptr) {
+      std::string known;
+      for (const auto& t : TrainBenchmarks()) known += (known.empty() ? "" : ", ") + t.id;
+      return r.Fail(*bench, "unknown benchmark \"" + *name + "\"", "known: " + known);
+    }
+    const bool peft = job.method == TrainMethod::kLora || job.method == TrainMethod::kQlora;
+    job.samples = b->SamplesToTarget(job.global_batch) * (1 + b->EvalOverhead(peft ? 0.5 : 1.0 / 3.0));
+    job.benchmark = b->id;
+  } else if (tokens == nullptr && samples == nullptr) {
     // Point at the deepest thing the user wrote: train.data, train, or the file.
     const Entry* at = train ? train->Raw("data") : nullptr;
     if (at == nullptr && top->Raw("train") != nullptr) at = top->Raw("train");

@@ -53,7 +53,7 @@ std::optional<LayoutChoice> BestTrainLayout(const ModelSpec& m, const TrainMemor
                                             const Calibration& cal, double headroom,
                                             const LayoutConstraints& fixed) {
   const int gpus = hw.gpus();
-  std::optional<LayoutChoice> best;
+  std::optional<LayoutChoice> best, fastest;
   long evaluated = 0;
   std::vector<int> tps = fixed.tp ? std::vector<int>{*fixed.tp}
                                   : Divisors(std::max(1, m.heads > 0 ? m.heads : 1), hw.gpus_per_node);
@@ -122,14 +122,35 @@ std::optional<LayoutChoice> BestTrainLayout(const ModelSpec& m, const TrainMemor
             auto per_sample = [](const TrainEval& e, int gb) {
               return e.step.total.value() / std::max(1, gb);
             };
-            if (!best || per_sample(ev, lj.global_batch) < per_sample(best->eval, best->global_batch)) {
-              best = LayoutChoice{par, o, ev, lj.global_batch, 0};
+            // Within 1% of the fastest, the simpler layout wins (lower ZeRO stage, less
+            // recompute, no interleaving): what users run, and the same speed.
+            auto simplicity = [](const Parallelism& p, const TrainMemoryOptions& x) {
+              return p.zero_stage * 100 + static_cast<int>(x.recompute) * 10 + (p.vpp > 1 ? 1 : 0);
+            };
+            const double t_new = per_sample(ev, lj.global_batch);
+            if (!fastest || t_new < per_sample(fastest->eval, fastest->global_batch)) {
+              fastest = LayoutChoice{par, o, ev, lj.global_batch, 0};
             }
+            bool take = !best;
+            if (best) {
+              const double t_best = per_sample(best->eval, best->global_batch);
+              const double t_fast = per_sample(fastest->eval, fastest->global_batch);
+              const int s_new = simplicity(par, o), s_best = simplicity(best->par, best->opt);
+              take = t_new < t_best * 0.99 || (t_new <= t_fast * 1.01 && s_new < s_best) ||
+                     (t_new < t_best && s_new <= s_best);
+            }
+            if (take) best = LayoutChoice{par, o, ev, lj.global_batch, 0};
           }
         }
       }
     }
    }
+  }
+  // The simplicity preference never costs more than 1% against the fastest layout.
+  if (best && fastest &&
+      best->eval.step.total.value() / std::max(1, best->global_batch) >
+          1.01 * fastest->eval.step.total.value() / std::max(1, fastest->global_batch)) {
+    best = fastest;
   }
   if (best) best->evaluated = evaluated;
   return best;

@@ -324,6 +324,49 @@ TEST(CnnTraining, BestLayoutUsesTheWholePerRankBatch) {
   EXPECT_TRUE(best->eval.fits) << best->eval.why;
 }
 
+TEST(CnnTraining, ActivationMemoryIsTwoTensorsPerFeatureMap) {
+  const ModelSpec& m = Preset("resnet-50");
+  ASSERT_TRUE(m.activation_melems_per_sample.has_value());
+  Parallelism par;
+  TrainMemoryOptions o;
+  o.micro_batch = 256;
+  o.precision = Precision::kBf16;
+  MemoryBreakdown mem = EstimateTrainingMemory(m, par, o);
+  EXPECT_NEAR(mem.activations.value(), 2.0 * 11.31e6 * 256 * 2.0, 1.0);
+  o.micro_batch = 128;
+  EXPECT_NEAR(EstimateTrainingMemory(m, par, o).activations.value(), mem.activations.value() / 2, 1.0);
+}
+
+// Within 1% of the fastest layout, the search prefers the lower ZeRO stage; it never returns
+// a layout more than 1% slower than the fastest.
+TEST(LayoutSearch, SimplerLayoutWithinOnePercentOfTheFastest) {
+  const ModelSpec& m = Preset("resnet-50");
+  const HardwareView hw = Hw("A100-SXM4-80GB", 1);
+  TrainJob job;
+  job.global_batch = 3264;
+  auto best = BestTrainLayout(m, TrainMemoryOptions{}, job, hw, DefaultCalibration(), 0.9,
+                              LayoutConstraints{});
+  ASSERT_TRUE(best.has_value());
+  double fastest = std::numeric_limits<double>::infinity();
+  int lowest_zero_near = 4;
+  std::vector<double> per_zero(4, std::numeric_limits<double>::infinity());
+  for (int z = 0; z <= 3; ++z) {
+    LayoutConstraints c;
+    c.zero_stage = z;
+    auto b = BestTrainLayout(m, TrainMemoryOptions{}, job, hw, DefaultCalibration(), 0.9, c);
+    if (b) per_zero[z] = b->eval.step.total.value();
+    fastest = std::min(fastest, per_zero[z]);
+  }
+  for (int z = 0; z <= 3; ++z) {
+    if (per_zero[z] <= fastest * 1.01) {
+      lowest_zero_near = z;
+      break;
+    }
+  }
+  EXPECT_LE(best->eval.step.total.value(), fastest * 1.01 + 1e-12);
+  EXPECT_EQ(best->par.zero_stage, lowest_zero_near);
+}
+
 // ---- 4. FP8 activation storage ---------------------------------------------------------------
 
 TEST(Fp8Activations, LinearInputsAreStoredInOneByte) {

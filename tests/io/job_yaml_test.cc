@@ -22,6 +22,7 @@
 #include <string_view>
 #include <vector>
 
+#include "gpuplan/benchmark.h"
 #include "gpuplan/job.h"
 
 #ifndef GPUPLAN_SOURCE_DIR
@@ -811,4 +812,47 @@ TEST(Objective, NamesRoundTrip) {
 }
 
 }  // namespace
+}  // namespace gpuplan
+
+namespace gpuplan {
+
+// train.data.benchmark: the run-to-target data of data/benchmarks.csv, with evaluation passes
+// as training-sample equivalents.
+TEST(JobYaml, BenchmarkSetsSamplesToTarget) {
+  const TrainBenchmark* b = FindTrainBenchmark("mlperf/resnet");
+  ASSERT_NE(b, nullptr);
+  auto job = ParseTrainJobYaml(
+      "model: resnet-50\ntrain:\n  global_batch: 3264\n  data: {benchmark: mlperf/resnet}\n", "b.yaml");
+  ASSERT_TRUE(job.ok()) << job.error().ToString();
+  EXPECT_EQ(job->benchmark, "mlperf/resnet");
+  const double want = b->samples_to_target * (1 + b->eval_samples / b->eval_every_samples / 3.0);
+  EXPECT_NEAR(job->samples, want, want * 1e-12);
+  EXPECT_DOUBLE_EQ(job->epochs, 1);
+  // A larger batch needs more samples (batch_exponent > 0).
+  auto big = ParseTrainJobYaml(
+      "model: resnet-50\ntrain:\n  global_batch: 65536\n  data: {benchmark: resnet}\n", "b.yaml");
+  ASSERT_TRUE(big.ok()) << big.error().ToString();
+  EXPECT_GT(big->samples, job->samples * 1.2);
+  // LoRA evaluates at half a training step's work per sample.
+  const TrainBenchmark* l = FindTrainBenchmark("llama2_70b_lora");
+  ASSERT_NE(l, nullptr);
+  auto lora = ParseTrainJobYaml(
+      "model: llama-2-70b\ntrain:\n  method: lora\n  seq_len: 4096\n  global_batch: 8\n"
+      "  data: {benchmark: mlperf/llama2_70b_lora}\n",
+      "l.yaml");
+  ASSERT_TRUE(lora.ok()) << lora.error().ToString();
+  EXPECT_NEAR(lora->samples, l->samples_to_target * (1 + 173.0 / 384.0 * 0.5), 1e-6);
+}
+
+TEST(JobYaml, BenchmarkErrorsNameTheFieldAndTheFix) {
+  auto unknown = ParseTrainJobYaml("model: resnet-50\ntrain:\n  data: {benchmark: mlperf/nope}\n", "u.yaml");
+  ASSERT_FALSE(unknown.ok());
+  EXPECT_NE(unknown.error().ToString().find("train.data.benchmark"), std::string::npos) << unknown.error().ToString();
+  EXPECT_NE(unknown.error().ToString().find("mlperf/resnet"), std::string::npos) << unknown.error().ToString();
+  auto both = ParseTrainJobYaml(
+      "model: resnet-50\ntrain:\n  data: {benchmark: mlperf/resnet, samples: 1M}\n", "b.yaml");
+  ASSERT_FALSE(both.ok());
+  EXPECT_NE(both.error().ToString().find("not both"), std::string::npos) << both.error().ToString();
+}
+
 }  // namespace gpuplan
