@@ -16,7 +16,7 @@ using nlohmann::json;
 
 struct PlanTrainArgs {
   std::string file;
-  std::string model, method, precision, optimizer;
+  std::string model, method, precision, optimizer, framework;
   std::string tokens, samples, dataset_size, deadline, budget, checkpoint_every;
   double epochs = 0;
   int seq_len = 0, global_batch = 0, lora_rank = 0, max_nodes = 0, top = 0;
@@ -61,6 +61,11 @@ Result<TrainJobSpec> BuildJob(const PlanTrainArgs& a) {
       return MakeError(ErrorCode::kInvalidArgument, "--precision", "unknown training precision \"" + a.precision + "\"", "use bf16, fp16, fp8 or fp32");
     }
     job.precision = *v;
+  }
+  if (!a.framework.empty()) {
+    auto v = ParseTrainFramework(a.framework);
+    if (!v) return MakeError(ErrorCode::kInvalidArgument, "--framework", "unknown framework \"" + a.framework + "\"", "use generic, megatron, megatron-core (nemo) or deepspeed");
+    job.framework = *v;
   }
   if (!a.optimizer.empty()) {
     auto v = ParseOptimizer(a.optimizer);
@@ -370,6 +375,8 @@ void RegisterPlanCommand(CLI::App& app, GlobalOptions& g, Runner& run) {
   t->add_option("--method", a->method, "pretrain | full | lora | qlora");
   t->add_option("--precision", a->precision, "bf16 | fp16 | fp8 | fp32");
   t->add_option("--optimizer", a->optimizer, "adamw | adam | sgd | lion | adamw-8bit");
+  t->add_option("--framework", a->framework,
+                "generic | megatron | megatron-core (nemo) | deepspeed: its overlap and sharding capabilities");
   t->add_option("--tokens", a->tokens, "Tokens per epoch, e.g. 2B");
   t->add_option("--samples", a->samples, "Samples per epoch (with --seq-len)");
   t->add_option("--epochs", a->epochs, "Epochs");

@@ -30,6 +30,22 @@ const char* EngineName(Engine e);
 std::optional<TrainMethod> ParseTrainMethod(std::string_view s);
 std::optional<Optimizer> ParseOptimizer(std::string_view s);
 std::optional<Recompute> ParseRecompute(std::string_view s);
+
+// Training frameworks differ in what they can overlap and shard; the planner and `validate`
+// apply the same capabilities (docs/model.md section 7.3).
+enum class TrainFramework : std::uint8_t {
+  kGeneric,         // PyTorch DDP/FSDP-style defaults: nothing beyond the calibration table
+  kMegatronLegacy,  // Megatron-LM before Megatron-Core: ZeRO <= 1, gradient all-reduce after backward
+  kMegatronCore,    // Megatron-Core / NeMo with Transformer Engine: TP and parameter-gather overlap
+  kDeepSpeed,       // DeepSpeed: pipeline parallelism only with ZeRO 0-1
+};
+const char* TrainFrameworkName(TrainFramework f);
+// "generic", "megatron", "megatron-core" (also "mcore", "nemo"), "deepspeed".
+std::optional<TrainFramework> ParseTrainFramework(std::string_view s);
+// From a free-text description ("NVIDIA NeMo Framework Release 24.04", "Megatron-LM (2021)",
+// "DeepSpeed ZeRO-100B"); kGeneric when none is named.
+TrainFramework TrainFrameworkFromText(std::string_view text);
+
 std::optional<LoraTargets> ParseLoraTargets(std::string_view s);
 std::optional<Engine> ParseEngine(std::string_view s);
 

@@ -24,6 +24,7 @@ struct TrainJobSpec {
   TrainMethod method = TrainMethod::kFull;
   Precision precision = Precision::kBf16;
   Optimizer optimizer = Optimizer::kAdamW;
+  TrainFramework framework = TrainFramework::kGeneric;  // its overlap and sharding capabilities
   int lora_rank = 16;
   // Data: tokens, or samples x seq_len; times epochs.
   double tokens = 0;       // total tokens per epoch (0 = from samples)

@@ -3,8 +3,10 @@
 // fills in what a user (or a validation case) leaves open.
 #pragma once
 
+#include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 
 #include "gpuplan/estimate.h"
 #include "gpuplan/perf.h"
@@ -36,7 +38,12 @@ struct LayoutConstraints {
   // The job's global batch is a default, not a requirement: round it to the nearest multiple
   // of micro-batch x dp for each layout instead of rejecting layouts it does not divide.
   bool round_global_batch = false;
+  // DeepSpeed: ZeRO stages 2-3 cannot be combined with pipeline parallelism.
+  bool pipeline_needs_zero01 = false;
 };
+
+// Applies the framework's capabilities: search constraints and calibration overrides.
+void ApplyFramework(TrainFramework f, Calibration& cal, LayoutConstraints& fixed);
 
 struct LayoutChoice {
   Parallelism par;

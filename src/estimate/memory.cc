@@ -80,6 +80,38 @@ std::optional<Recompute> ParseRecompute(std::string_view s) {
   if (t == "full" || t == "on" || t == "gradient-checkpointing") return Recompute::kFull;
   return std::nullopt;
 }
+
+const char* TrainFrameworkName(TrainFramework f) {
+  switch (f) {
+    case TrainFramework::kGeneric: return "generic";
+    case TrainFramework::kMegatronLegacy: return "megatron";
+    case TrainFramework::kMegatronCore: return "megatron-core";
+    case TrainFramework::kDeepSpeed: return "deepspeed";
+  }
+  return "generic";
+}
+
+std::optional<TrainFramework> ParseTrainFramework(std::string_view s) {
+  std::string v(s);
+  std::transform(v.begin(), v.end(), v.begin(), [](unsigned char c) { return std::tolower(c); });
+  if (v == "generic" || v == "pytorch" || v == "fsdp") return TrainFramework::kGeneric;
+  if (v == "megatron" || v == "megatron-lm") return TrainFramework::kMegatronLegacy;
+  if (v == "megatron-core" || v == "mcore" || v == "nemo") return TrainFramework::kMegatronCore;
+  if (v == "deepspeed") return TrainFramework::kDeepSpeed;
+  return std::nullopt;
+}
+
+TrainFramework TrainFrameworkFromText(std::string_view text) {
+  std::string v(text);
+  std::transform(v.begin(), v.end(), v.begin(), [](unsigned char c) { return std::tolower(c); });
+  auto has = [&v](const char* n) { return v.find(n) != std::string::npos; };
+  if (has("nemo") || has("megatron-core") || has("megatron core") || has("mcore")) {
+    return TrainFramework::kMegatronCore;
+  }
+  if (has("megatron")) return TrainFramework::kMegatronLegacy;
+  if (has("deepspeed")) return TrainFramework::kDeepSpeed;
+  return TrainFramework::kGeneric;
+}
 std::optional<LoraTargets> ParseLoraTargets(std::string_view s) {
   std::string t = internal::ToLower(s);
   if (t == "qv" || t == "q,v") return LoraTargets::kQv;

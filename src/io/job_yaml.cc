@@ -167,7 +167,7 @@ constexpr std::string_view kTopKeys[] = {"model",     "train",       "constraint
                                          "objective", "host_policy", "top"};
 constexpr std::string_view kTrainKeys[] = {"method",    "precision",       "optimizer",
                                            "lora_rank", "seq_len",         "global_batch",
-                                           "data",      "checkpoint_every"};
+                                           "data",      "checkpoint_every", "framework"};
 constexpr std::string_view kDataKeys[] = {"tokens", "samples", "epochs", "dataset_size", "benchmark"};
 constexpr std::string_view kConstraintKeys[] = {
     "deadline", "budget", "currency", "clouds", "regions", "gpus", "spot", "max_nodes", "headroom"};
@@ -605,6 +605,16 @@ Result<TrainJobSpec> ParseJob(const YAML::Node& root, const Reader& r) {
                         : "for a 4-bit frozen base model use method: qlora with precision: bf16");
     }
     job.precision = *p;
+  }
+  if (const Entry* e = get_train("framework")) {
+    auto s = r.Str(*e);
+    if (!s) return s.error();
+    auto f = ParseTrainFramework(*s);
+    if (!f) {
+      return r.Fail(*e, "unknown framework \"" + *s + "\"",
+                    ChoiceHint(*s, {"generic", "megatron", "megatron-core", "nemo", "deepspeed"}));
+    }
+    job.framework = *f;
   }
   if (const Entry* e = get_train("optimizer")) {
     auto s = r.Str(*e);

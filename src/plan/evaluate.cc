@@ -85,6 +85,7 @@ std::optional<LayoutChoice> BestTrainLayout(const ModelSpec& m, const TrainMemor
       if (vpp > 1 && (pp == 1 || (m.layers % (pp * vpp) != 0 && (m.layers + 2) % (pp * vpp) != 0))) continue;
       for (int z : zeros) {
         if (dp == 1 && z > 0) continue;
+        if (fixed.pipeline_needs_zero01 && pp > 1 && z >= 2) continue;
         for (Recompute rc : rcs) {
           // Micro-batches: powers of two up to 64, and the whole per-rank batch (no gradient
           // accumulation: how CNNs train, e.g. 408 images per GPU).
@@ -154,6 +155,37 @@ std::optional<LayoutChoice> BestTrainLayout(const ModelSpec& m, const TrainMemor
   }
   if (best) best->evaluated = evaluated;
   return best;
+}
+
+}  // namespace gpuplan
+
+namespace gpuplan {
+
+void ApplyFramework(TrainFramework f, Calibration& cal, LayoutConstraints& fixed) {
+  auto set = [&cal](std::string_view key, double value) {
+    for (auto& e : cal.entries) {
+      if (e.key == key) {
+        e.value = value;
+        return;
+      }
+    }
+    cal.entries.push_back({std::string(key), value, "framework capability"});
+  };
+  switch (f) {
+    case TrainFramework::kGeneric: break;
+    case TrainFramework::kMegatronLegacy:
+      // Its distributed optimizer is ZeRO-1; gradients are all-reduced after the backward pass.
+      fixed.max_zero_stage = std::min(fixed.max_zero_stage, 1);
+      set("dp_overlap", 0.0);
+      break;
+    case TrainFramework::kMegatronCore:
+      set("tp_comm_overlap", cal.Get("framework.mcore.tp_comm_overlap", 0.0));
+      set("param_gather_overlap", cal.Get("framework.mcore.param_gather_overlap", 0.0));
+      break;
+    case TrainFramework::kDeepSpeed:
+      fixed.pipeline_needs_zero01 = true;
+      break;
+  }
 }
 
 }  // namespace gpuplan

@@ -280,6 +280,10 @@ Result<TrainPlanResult> PlanTrainingImpl(const TrainJobSpec& job, const Catalog&
                                          bool with_guide) {
   TrainPlanResult out;
   out.prices_as_of = catalog.PricesAsOf();
+  // The framework's capabilities (what it overlaps, which ZeRO stages and pipelines it offers).
+  Calibration fw_cal = cal;
+  LayoutConstraints fw_fixed;
+  ApplyFramework(job.framework, fw_cal, fw_fixed);
   // ---- resolve filters ---------------------------------------------------------------------
   std::vector<std::string> gpu_ids;
   for (size_t k = 0; k < job.gpus.size(); ++k) {
@@ -375,7 +379,7 @@ Result<TrainPlanResult> PlanTrainingImpl(const TrainJobSpec& job, const Catalog&
     const Accelerator& acc = *catalog.FindAccelerator(proto.accelerator);
     HardwareView hw = HardwareFromInstance(proto, acc, v.nodes);
     ++out.shapes;
-    auto choice = BestTrainLayout(job.model, base, tj, hw, cal, job.headroom, LayoutConstraints{});
+    auto choice = BestTrainLayout(job.model, base, tj, hw, fw_cal, job.headroom, fw_fixed);
     if (!choice) {
       ++dropped_memory;
       continue;
@@ -469,7 +473,10 @@ Trace ExplainTrainPlan(const TrainJobSpec& job, const TrainPlan& plan, const Cat
         TrainingFlopsPerToken(job.model, plan.opt.seq_len, job.method, Recompute::kNone, false).value(), "FLOP");
   TrainMemoryOptions o = plan.opt;
   o.notes = true;
-  EvaluateTraining(job.model, plan.par, o, tj, hw, cal, job.headroom, &t);
+  Calibration fw_cal = cal;
+  LayoutConstraints unused;
+  ApplyFramework(job.framework, fw_cal, unused);
+  EvaluateTraining(job.model, plan.par, o, tj, hw, fw_cal, job.headroom, &t);
   t.Add("job hours", "total tokens / (tokens/s/GPU x GPUs) / 3600", plan.hours, "h");
   if (plan.price_per_hour) t.Add("price per hour", "instance on-demand x nodes", *plan.price_per_hour, CurrencyCode(job.currency));
   if (plan.cost_on_demand) t.Add("cost on-demand", "hours x price", *plan.cost_on_demand, CurrencyCode(job.currency));

@@ -557,36 +557,16 @@ std::variant<double, Unsupported> PredictTrainingPerf(ModelSpec m, const Json& w
   if (auto v = Int(w, "vpp")) fixed.vpp = *v;
   if (auto v = Int(w, "micro_batch")) fixed.micro_batch = *v;
   if (Child(w, "zero") || !Str(w, "fsdp").empty()) fixed.zero_stage = s.par.zero_stage;
-  // Framework capabilities. Legacy Megatron-LM (before Megatron-Core, 2023) shards at most the
-  // optimizer (its distributed optimizer, ZeRO-1) and all-reduces gradients after the backward
-  // pass (no overlap_grad_reduce), so nothing hides the data-parallel sync. Megatron-Core and
-  // NeMo overlap the reduction and also offer FSDP.
   const std::string fw = Str(w, "framework");
   Calibration cal = DefaultCalibration();
-  auto set_cal = [&cal](std::string_view key, double value) {
-    for (auto& e : cal.entries) {
-      if (e.key == key) {
-        e.value = value;
-        return;
-      }
-    }
-    cal.entries.push_back({std::string(key), value, "framework semantics"});
-  };
-  if (Contains(fw, {"megatron"}) && !Contains(fw, {"core", "mcore", "nemo"})) {
-    fixed.max_zero_stage = 1;
-    set_cal("dp_overlap", 0.0);
-  }
-  // DeepSpeed runs pipeline parallelism only with ZeRO stage 0 or 1.
-  if (Contains(fw, {"deepspeed"}) && s.par.zero_stage >= 2 && !fixed.pp) fixed.pp = 1;
-  // Megatron-Core (and NeMo, built on it) with Transformer Engine: TP collectives pipelined
-  // with their GEMMs (tp_comm_overlap), the distributed optimizer's parameter all-gather
-  // overlapped with the next forward (overlap_param_gather), FP8 GEMMs when the GPU has them
-  // and the case does not name a precision (the recipes' setting on Hopper and Blackwell).
-  const bool mcore = Contains(fw, {"nemo", "megatron-core", "megatron core", "mcore"});
-  if (mcore) {
-    set_cal("tp_comm_overlap", cal.Get("framework.mcore.tp_comm_overlap", 0.0));
-    set_cal("param_gather_overlap", cal.Get("framework.mcore.param_gather_overlap", 0.0));
-  }
+  // Framework capabilities (the planner applies the same: ApplyFramework). Legacy Megatron-LM
+  // (before Megatron-Core, 2023) shards at most the optimizer and all-reduces gradients after
+  // the backward pass; Megatron-Core/NeMo overlap TP collectives with their GEMMs and the
+  // distributed optimizer's parameter all-gather with the next forward; DeepSpeed pipelines
+  // only with ZeRO 0-1.
+  const TrainFramework tfw = TrainFrameworkFromText(fw);
+  ApplyFramework(tfw, cal, fixed);
+  const bool mcore = tfw == TrainFramework::kMegatronCore;
   // An unstated precision is chosen like the other open fields when the framework or the
   // benchmark run makes FP8 the fast path: Transformer Engine recipes, and LLM submissions to
   // a run-to-target benchmark (every MLPerf LLM submission since v4.0 trains in FP8 where the

@@ -367,6 +367,50 @@ TEST(LayoutSearch, SimplerLayoutWithinOnePercentOfTheFastest) {
   EXPECT_EQ(best->par.zero_stage, lowest_zero_near);
 }
 
+// ---- framework capabilities (ApplyFramework, shared by the planner and validate) -------------
+
+TEST(Frameworks, ParseAndDetectFromText) {
+  EXPECT_EQ(ParseTrainFramework("NeMo"), TrainFramework::kMegatronCore);
+  EXPECT_EQ(ParseTrainFramework("megatron"), TrainFramework::kMegatronLegacy);
+  EXPECT_EQ(ParseTrainFramework("deepspeed"), TrainFramework::kDeepSpeed);
+  EXPECT_FALSE(ParseTrainFramework("jax").has_value());
+  EXPECT_EQ(TrainFrameworkFromText("NVIDIA NeMo Framework Release 24.04"), TrainFramework::kMegatronCore);
+  EXPECT_EQ(TrainFrameworkFromText("Megatron-LM (Narayanan et al. 2021)"), TrainFramework::kMegatronLegacy);
+  EXPECT_EQ(TrainFrameworkFromText("Megatron-Core 0.9"), TrainFramework::kMegatronCore);
+  EXPECT_EQ(TrainFrameworkFromText("DeepSpeed ZeRO-100B"), TrainFramework::kDeepSpeed);
+  EXPECT_EQ(TrainFrameworkFromText("MosaicML llm-foundry"), TrainFramework::kGeneric);
+}
+
+TEST(Frameworks, CapabilitiesBecomeConstraintsAndCalibration) {
+  Calibration cal = DefaultCalibration();
+  LayoutConstraints c;
+  ApplyFramework(TrainFramework::kMegatronCore, cal, c);
+  EXPECT_DOUBLE_EQ(cal.Get("tp_comm_overlap", -1), DefaultCalibration().Get("framework.mcore.tp_comm_overlap", -2));
+  EXPECT_GT(cal.Get("param_gather_overlap", -1), 0.0);
+  EXPECT_EQ(c.max_zero_stage, 3);
+
+  Calibration legacy = DefaultCalibration();
+  LayoutConstraints lc;
+  ApplyFramework(TrainFramework::kMegatronLegacy, legacy, lc);
+  EXPECT_EQ(lc.max_zero_stage, 1);
+  EXPECT_DOUBLE_EQ(legacy.Get("dp_overlap", -1), 0.0);
+
+  Calibration ds = DefaultCalibration();
+  LayoutConstraints dc;
+  ApplyFramework(TrainFramework::kDeepSpeed, ds, dc);
+  EXPECT_TRUE(dc.pipeline_needs_zero01);
+  // DeepSpeed: a ZeRO-2 search on a model that needs pipelining returns pp 1 layouts only.
+  const ModelSpec& m = Preset("Llama-2-13B");
+  const HardwareView hw = Hw("H100-SXM5-80GB", 2);
+  TrainJob job;
+  job.global_batch = 256;
+  TrainMemoryOptions o;
+  o.seq_len = 4096;
+  dc.zero_stage = 2;
+  auto best = BestTrainLayout(m, o, job, hw, ds, 0.95, dc);
+  if (best) EXPECT_EQ(best->par.pp, 1);
+}
+
 // ---- 4. FP8 activation storage ---------------------------------------------------------------
 
 TEST(Fp8Activations, LinearInputsAreStoredInOneByte) {

@@ -859,3 +859,20 @@ TEST(JobYaml, BenchmarkErrorsNameTheFieldAndTheFix) {
 }
 
 }  // namespace gpuplan
+
+namespace gpuplan {
+
+TEST(JobYaml, FrameworkKey) {
+  auto job = ParseTrainJobYaml("model: llama-2-7b\ntrain:\n  framework: nemo\n  data: {tokens: 1B}\n", "f.yaml");
+  ASSERT_TRUE(job.ok()) << job.error().ToString();
+  EXPECT_EQ(job->framework, TrainFramework::kMegatronCore);
+  auto d = ParseTrainJobYaml("model: llama-2-7b\ntrain:\n  data: {tokens: 1B}\n", "f.yaml");
+  ASSERT_TRUE(d.ok());
+  EXPECT_EQ(d->framework, TrainFramework::kGeneric);
+  auto bad = ParseTrainJobYaml("model: llama-2-7b\ntrain:\n  framework: jax\n  data: {tokens: 1B}\n", "f.yaml");
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.error().ToString().find("train.framework"), std::string::npos) << bad.error().ToString();
+  EXPECT_NE(bad.error().ToString().find("deepspeed"), std::string::npos) << bad.error().ToString();
+}
+
+}  // namespace gpuplan
