@@ -266,8 +266,9 @@ Result<Output> RunPlanTrain(const GlobalOptions& g, const PlanTrainArgs& a) {
       PrecisionName(job->precision),
       job->model.is_transformer() && job->model.arch != ModelArch::kVit
           ? Params(job->TotalTokens()) + " tokens"
-          : Params(job->samples * job->epochs) + " samples",
-      job->epochs > 1 ? fmt::format("{} epochs", job->epochs) : "1 epoch",
+          : Params(job->samples * job->epochs) + " samples" +
+                (job->benchmark.empty() ? "" : " to the " + job->benchmark + " target"),
+      job->epochs > 1 ? fmt::format("{:.4g} epochs", job->epochs) : "1 epoch",
       job->seq_len, job->global_batch > 0 ? job->global_batch : DefaultGlobalBatch(*job), ObjectiveName(job->objective),
       job->deadline_hours ? fmt::format(", deadline {:.0f} h", *job->deadline_hours) : "",
       job->budget ? fmt::format(", budget {:.0f} {}", *job->budget, CurrencyCode(cur)) : "",

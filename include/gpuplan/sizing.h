@@ -29,6 +29,9 @@ struct SizingInput {
   Bytes model_files;     // checkpoint size on disk (weights; training checkpoints add states)
   Bytes checkpoint;      // one full training checkpoint (weights + optimizer), 0 if unknown
   Bytes dataset;         // training data on disk, 0 if unknown
+  // What the plan's GPUs read per second on one node: bytes per sample (dataset / samples per
+  // epoch) x the plan's samples per second / nodes; 0 if unknown.
+  BytesPerSec data_feed;
 };
 
 // Needs of ONE node.

@@ -696,7 +696,11 @@ Result<TrainJobSpec> ParseJob(const YAML::Node& root, const Reader& r) {
       return r.Fail(*bench, "unknown benchmark \"" + *name + "\"", "known: " + known);
     }
     const bool peft = job.method == TrainMethod::kLora || job.method == TrainMethod::kQlora;
-    job.samples = b->SamplesToTarget(job.global_batch) * (1 + b->EvalOverhead(peft ? 0.5 : 1.0 / 3.0));
+    // samples per epoch x epochs, so that dataset_size / samples is the bytes of one sample.
+    const double total =
+        b->SamplesToTarget(job.global_batch) * (1 + b->EvalOverhead(peft ? 0.5 : 1.0 / 3.0));
+    job.samples = b->samples_per_epoch;
+    job.epochs = total / b->samples_per_epoch;
     job.benchmark = b->id;
   } else if (tokens == nullptr && samples == nullptr) {
     // Point at the deepest thing the user wrote: train.data, train, or the file.

@@ -121,6 +121,15 @@ void PriceAndCheck(const TrainJobSpec& job, const Catalog& cat, const Calibratio
   in.model_files = Bytes(static_cast<double>(CountParams(job.model).total) * 2.0);
   in.checkpoint = CheckpointBytes(job);
   in.dataset = job.dataset;
+  // Input rate: bytes per sample (or token) of the dataset on disk times the plan's rate.
+  if (job.dataset.value() > 0 && p.eval.step.valid) {
+    if (job.tokens > 0) {
+      in.data_feed = BytesPerSec(job.dataset.value() / job.tokens *
+                                 p.eval.step.tokens_per_s_per_gpu * p.par.gpus() / p.nodes);
+    } else if (job.samples > 0) {
+      in.data_feed = BytesPerSec(job.dataset.value() / job.samples * p.eval.step.samples_per_s / p.nodes);
+    }
+  }
   p.host = SizeHost(job.host_policy, in);
   p.host_findings = CheckHost(p.host, i);
   // Warnings (guides A3, A12, A13, A15, B5, B6, B8).

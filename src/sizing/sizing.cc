@@ -481,12 +481,22 @@ std::optional<SizingPolicy> ParseSizingPolicy(std::string_view s) {
 }
 
 HostNeeds SizeHost(SizingPolicy policy, const SizingInput& in) {
+  HostNeeds n;
   switch (policy) {
-    case SizingPolicy::kGuideA: return SizeGuideA(in);
-    case SizingPolicy::kGuideB: return SizeGuideB(in);
-    case SizingPolicy::kDefault: return SizeDefault(in);
+    case SizingPolicy::kGuideA: n = SizeGuideA(in); break;
+    case SizingPolicy::kGuideB: n = SizeGuideB(in); break;
+    case SizingPolicy::kDefault: n = SizeDefault(in); break;
   }
-  return SizeDefault(in);
+  // Every policy: storage must at least feed what the plan's GPUs read (guide: GPU utilisation
+  // under 70% means check data loading).
+  if (in.training && in.data_feed > n.storage_bw) {
+    n.storage_bw = in.data_feed;
+    n.rationale.push_back(fmt::format(
+        "storage raised to the plan's input rate {} per node (dataset bytes per sample x samples "
+        "per second): slower storage starves the GPUs",
+        Bw(in.data_feed)));
+  }
+  return n;
 }
 
 std::vector<HostFinding> CheckHost(const HostNeeds& needs, const InstanceType& inst) {
@@ -576,7 +586,8 @@ std::vector<HostFinding> CheckHost(const HostNeeds& needs, const InstanceType& i
         "needs {} storage read, instance has about {} ({}): {}", Bw(needs.storage_bw), Bw(has),
         how,
         f.ok ? "ok"
-             : "too slow; pick a local-NVMe instance, more drives or a parallel file system");
+             : "too slow: input will starve the GPUs (guides: GPU utilisation under 70%, check "
+               "data loading); pick a local-NVMe instance, more drives or a parallel file system");
     out.push_back(f);
   }
   {  // Inter-node network: RDMA (B8) at the needed rate.

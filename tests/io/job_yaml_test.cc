@@ -829,13 +829,13 @@ TEST(JobYaml, BenchmarkSetsSamplesToTarget) {
   ASSERT_TRUE(job.ok()) << job.error().ToString();
   EXPECT_EQ(job->benchmark, "mlperf/resnet");
   const double want = b->samples_to_target * (1 + b->eval_samples / b->eval_every_samples / 3.0);
-  EXPECT_NEAR(job->samples, want, want * 1e-12);
-  EXPECT_DOUBLE_EQ(job->epochs, 1);
+  EXPECT_DOUBLE_EQ(job->samples, b->samples_per_epoch);
+  EXPECT_NEAR(job->samples * job->epochs, want, want * 1e-12);
   // A larger batch needs more samples (batch_exponent > 0).
   auto big = ParseTrainJobYaml(
       "model: resnet-50\ntrain:\n  global_batch: 65536\n  data: {benchmark: resnet}\n", "b.yaml");
   ASSERT_TRUE(big.ok()) << big.error().ToString();
-  EXPECT_GT(big->samples, job->samples * 1.2);
+  EXPECT_GT(big->samples * big->epochs, job->samples * job->epochs * 1.2);
   // LoRA evaluates at half a training step's work per sample.
   const TrainBenchmark* l = FindTrainBenchmark("llama2_70b_lora");
   ASSERT_NE(l, nullptr);
@@ -844,7 +844,7 @@ TEST(JobYaml, BenchmarkSetsSamplesToTarget) {
       "  data: {benchmark: mlperf/llama2_70b_lora}\n",
       "l.yaml");
   ASSERT_TRUE(lora.ok()) << lora.error().ToString();
-  EXPECT_NEAR(lora->samples, l->samples_to_target * (1 + 173.0 / 384.0 * 0.5), 1e-6);
+  EXPECT_NEAR(lora->samples * lora->epochs, l->samples_to_target * (1 + 173.0 / 384.0 * 0.5), 1e-6);
 }
 
 TEST(JobYaml, BenchmarkErrorsNameTheFieldAndTheFix) {

@@ -229,6 +229,19 @@ bool Balanced(const DimmConfig& c) {
   return per_socket == 8 || per_socket == 12 || per_socket == 16 || per_socket == 24;
 }
 
+// The plan's own input rate raises storage above any policy's rule, never lowers it.
+TEST(SizeHostTest, DataFeedRaisesStorage) {
+  for (SizingPolicy pol : {SizingPolicy::kGuideA, SizingPolicy::kGuideB, SizingPolicy::kDefault}) {
+    SizingInput in = A7Input();
+    const HostNeeds base = SizeHost(pol, in);
+    in.data_feed = BytesPerSec(base.storage_bw.value() * 3);
+    const HostNeeds fed = SizeHost(pol, in);
+    EXPECT_DOUBLE_EQ(fed.storage_bw.value(), base.storage_bw.value() * 3) << SizingPolicyName(pol);
+    in.data_feed = BytesPerSec(base.storage_bw.value() / 3);
+    EXPECT_DOUBLE_EQ(SizeHost(pol, in).storage_bw.value(), base.storage_bw.value()) << SizingPolicyName(pol);
+  }
+}
+
 TEST(RoundRamToDimmsTest, Table) {
   struct DimmCase {
     double need_gib;
