@@ -96,11 +96,25 @@ struct StepTime {
 Flop TrainingFlopsPerToken(const ModelSpec& m, int seq_len, TrainMethod method, Recompute rc,
                            bool include_recompute);
 
+// The calibration values one training step reads, looked up once per hardware shape (the
+// layout search evaluates thousands of layouts on one shape; a table lookup per term would
+// dominate its time).
+struct StepConstants {
+  double gemm_eff = 0, gemm_knee = 0, hbm_eff = 0, attn_eff = 0, kernel_s = 0, fp8_factor = 0;
+  double passes_fused = 0, passes_eager = 0, kernels_per_layer = 0, attn_bwd_factor = 0;
+  double cnn_knee = 0, cnn_factor = 0, cnn_train_passes = 0;
+  double intra_link_eff = 0, inter_link_eff = 0, lat_intra_s = 0, lat_inter_s = 0;
+  double tp_overlap = 0, param_gather_overlap = 0, zero3_overlap = 0, dp_overlap = 0;
+  double optimizer_bytes_per_param = 0;
+  static StepConstants From(const Calibration& cal, const HardwareView& hw);
+};
+
 // One training step (one global batch) on `hw` with layout `par` and options `opt`
-// (micro_batch, seq_len, recompute, precision, method). Pure.
+// (micro_batch, seq_len, recompute, precision, method). Pure. `k`: the constants of `cal` for
+// `hw`, when the caller has them (StepConstants::From), else looked up here.
 StepTime EstimateTrainStep(const ModelSpec& m, const Parallelism& par,
                            const TrainMemoryOptions& opt, int global_batch,
                            const HardwareView& hw, const Calibration& cal,
-                           Trace* trace = nullptr);
+                           Trace* trace = nullptr, const StepConstants* k = nullptr);
 
 }  // namespace gpuplan

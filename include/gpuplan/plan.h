@@ -25,7 +25,7 @@ struct TrainEval {
 TrainEval EvaluateTraining(const ModelSpec& m, const Parallelism& par,
                            const TrainMemoryOptions& opt, const TrainJob& job,
                            const HardwareView& hw, const Calibration& cal, double headroom,
-                           Trace* trace = nullptr);
+                           Trace* trace = nullptr, const StepConstants* k = nullptr);
 
 // What is fixed when searching layouts; empty fields are searched.
 struct LayoutConstraints {

@@ -6,9 +6,18 @@
 
 namespace gpuplan {
 
+namespace {
+// Key equality for the search loop: length, then the last and first characters (keys share
+// prefixes such as "link_efficiency."), then the bytes; most entries fail the cheap checks.
+inline bool SameKey(std::string_view a, std::string_view b) {
+  return a.size() == b.size() && (a.empty() || (a.back() == b.back() && a.front() == b.front())) &&
+         a == b;
+}
+}  // namespace
+
 double Calibration::Get(std::string_view key, double fallback) const {
   for (const auto& e : entries) {
-    if (e.key == key) return e.value;
+    if (SameKey(e.key, key)) return e.value;
   }
   return fallback;
 }

@@ -136,10 +136,39 @@ Flop TrainingFlopsPerToken(const ModelSpec& m, int seq_len, TrainMethod method, 
   return Flop(total);
 }
 
+StepConstants StepConstants::From(const Calibration& cal, const HardwareView& hw) {
+  StepConstants k;
+  k.gemm_eff = cal.GemmEfficiency(*hw.acc);
+  k.gemm_knee = cal.Get("gemm_knee_flops_per_byte", 160);
+  k.hbm_eff = cal.Get("hbm_efficiency", 0.8);
+  k.attn_eff = cal.Get("attention_efficiency", 0.55);
+  k.kernel_s = cal.Get("kernel_overhead_us", 4) * 1e-6;
+  k.fp8_factor = cal.Get("fp8_gemm_efficiency_factor", 0.7);
+  k.passes_fused = cal.Get("elementwise_passes_fused", 10);
+  k.passes_eager = cal.Get("elementwise_passes_eager", 24);
+  k.kernels_per_layer = cal.Get("kernels_per_layer", 24);
+  k.attn_bwd_factor = cal.Get("attention_backward_factor", 2.5);
+  k.cnn_knee = cal.Get("cnn_batch_knee", 16);
+  k.cnn_factor = cal.Get("cnn_efficiency_factor", 0.6);
+  k.cnn_train_passes = cal.Get("cnn_train_elementwise_passes", 8);
+  k.intra_link_eff = cal.Get(LinkKey(hw.intra), 0.7);
+  k.inter_link_eff = cal.Get(FabricKey(hw.inter), 0.7);
+  k.lat_intra_s = cal.Get("link_latency_us.intra", 5) * 1e-6;
+  k.lat_inter_s = cal.Get("link_latency_us.inter", 15) * 1e-6;
+  k.tp_overlap = std::clamp(cal.Get("tp_comm_overlap", 0.0), 0.0, 1.0);
+  k.param_gather_overlap = cal.Get("param_gather_overlap", 0.0);
+  k.zero3_overlap = cal.Get("zero3_overlap", 0.7);
+  k.dp_overlap = cal.Get("dp_overlap", 0.8);
+  k.optimizer_bytes_per_param = cal.Get("optimizer_bytes_per_param", 32);
+  return k;
+}
+
 StepTime EstimateTrainStep(const ModelSpec& m, const Parallelism& par,
                            const TrainMemoryOptions& opt, int global_batch,
-                           const HardwareView& hw, const Calibration& cal, Trace* trace) {
+                           const HardwareView& hw, const Calibration& cal, Trace* trace,
+                           const StepConstants* kp) {
   StepTime st;
+  const StepConstants K = kp ? *kp : StepConstants::From(cal, hw);
   const Accelerator& acc = *hw.acc;
   const int tp = std::max(1, par.tp), pp = std::max(1, par.pp), dp = std::max(1, par.dp);
   const int cp = std::max(1, par.cp), ep = std::max(1, par.ep);
@@ -159,11 +188,10 @@ StepTime EstimateTrainStep(const ModelSpec& m, const Parallelism& par,
     return st;
   }
   // fp8 training keeps attention and element-wise work in bf16; GEMMs run at the fp8 rate.
-  Ctx c{acc, peak_opt->value(), cal.GemmEfficiency(acc), cal.Get("gemm_knee_flops_per_byte", 160),
-        acc.memory_bw.value() * cal.Get("hbm_efficiency", 0.8), cal.Get("attention_efficiency", 0.55),
-        cal.Get("kernel_overhead_us", 4) * 1e-6};
+  Ctx c{acc, peak_opt->value(), K.gemm_eff, K.gemm_knee, acc.memory_bw.value() * K.hbm_eff,
+        K.attn_eff, K.kernel_s};
   const double bf16_peak = acc.PeakFor(Precision::kBf16).value_or(*peak_opt).value();
-  if (math == Precision::kFp8 && acc.fp8) c.gemm_eff *= cal.Get("fp8_gemm_efficiency_factor", 0.7);
+  if (math == Precision::kFp8 && acc.fp8) c.gemm_eff *= K.fp8_factor;
   const double e = math == Precision::kFp32 ? 4.0 : 2.0;  // activation bytes
   const double gemm_e = math == Precision::kFp8 ? 1.0 : e;
 
@@ -236,15 +264,14 @@ StepTime EstimateTrainStep(const ModelSpec& m, const Parallelism& par,
     }
     // Element-wise passes (norms, residuals, activation, rotary, dropout) over token x hidden,
     // plus the MLP activation over token x ffn.
-    const double passes = opt.fused_kernels ? cal.Get("elementwise_passes_fused", 10)
-                                            : cal.Get("elementwise_passes_eager", 24);
+    const double passes = opt.fused_kernels ? K.passes_fused : K.passes_eager;
     const double hidden_here = par.sequence_parallel ? h / tp : h;
     double mlp_act = m.moe ? static_cast<double>(m.moe->expert_ffn) * (m.moe->top_k + m.moe->shared_experts) : f;
     elem_fwd = (passes * T * hidden_here + 5.0 * T * mlp_act / tp) * e / c.hbm +
-               cal.Get("kernels_per_layer", 24) * c.kernel_s * 0.5;
+               K.kernels_per_layer * c.kernel_s * 0.5;
   }
   double per_layer_fwd = layer_fwd + attn_fwd + elem_fwd;
-  double per_layer_bwd = bwd_factor * layer_fwd + cal.Get("attention_backward_factor", 2.5) * attn_fwd +
+  double per_layer_bwd = bwd_factor * layer_fwd + K.attn_bwd_factor * attn_fwd +
                          2.0 * elem_fwd;
   double per_layer_recompute = 0;
   if (opt.recompute == Recompute::kFull) per_layer_recompute = per_layer_fwd;
@@ -264,12 +291,12 @@ StepTime EstimateTrainStep(const ModelSpec& m, const Parallelism& par,
     double flops = 3.0 * *m.gflops_per_sample * 1e9 * b / (tp * pp);
     // Convolutions (implicit GEMM) run below GEMM efficiency, and a small per-GPU batch does
     // not fill the GPU: efficiency x b / (b + knee).
-    const double knee = cal.Get("cnn_batch_knee", 16);
-    micro = flops / (c.peak * c.gemm_eff * cal.Get("cnn_efficiency_factor", 0.6) * b / (b + knee));
+    const double knee = K.cnn_knee;
+    micro = flops / (c.peak * c.gemm_eff * K.cnn_factor * b / (b + knee));
     // Batch norm, ReLU and residual adds read and write every feature map forward and
     // backward (fused NHWC kernels: ~8 passes of 16-bit elements), at memory bandwidth.
     if (m.activation_melems_per_sample) {
-      micro += cal.Get("cnn_train_elementwise_passes", 8) * *m.activation_melems_per_sample * 1e6 *
+      micro += K.cnn_train_passes * *m.activation_melems_per_sample * 1e6 *
                b * e / (tp * pp) / c.hbm;
     }
   }
@@ -277,10 +304,10 @@ StepTime EstimateTrainStep(const ModelSpec& m, const Parallelism& par,
 
   // ---- tensor parallel: 2 all-reduces per layer forward, 2 backward (+2 recompute) -------------
   const bool tp_in_node = tp <= hw.gpus_per_node;
-  const double intra_bw = hw.intra_bw.value() * cal.Get(LinkKey(hw.intra), 0.7);
-  const double inter_bw = hw.inter_bw.value() * cal.Get(FabricKey(hw.inter), 0.7);
-  const double lat_intra = cal.Get("link_latency_us.intra", 5) * 1e-6;
-  const double lat_inter = cal.Get("link_latency_us.inter", 15) * 1e-6;
+  const double intra_bw = hw.intra_bw.value() * K.intra_link_eff;
+  const double inter_bw = hw.inter_bw.value() * K.inter_link_eff;
+  const double lat_intra = K.lat_intra_s;
+  const double lat_inter = K.lat_inter_s;
   if (tp > 1 && m.is_transformer()) {
     double bytes = T * h * e;
     double one = AllReduceSeconds(bytes, tp, tp_in_node ? intra_bw : inter_bw,
@@ -288,7 +315,7 @@ StepTime EstimateTrainStep(const ModelSpec& m, const Parallelism& par,
     double per_layer = (4 + (opt.recompute == Recompute::kFull ? 2 : 0)) * one;
     // Frameworks that pipeline TP collectives with the GEMMs that produce or consume them
     // (Transformer Engine userbuffers in Megatron-Core/NeMo) hide a share of it.
-    per_layer *= 1.0 - std::clamp(cal.Get("tp_comm_overlap", 0.0), 0.0, 1.0);
+    per_layer *= 1.0 - K.tp_overlap;
     st.tp_comm = Seconds(per_layer * layers_here * mb);
   }
   if (cp > 1 && m.is_transformer()) {
@@ -349,23 +376,23 @@ StepTime EstimateTrainStep(const ModelSpec& m, const Parallelism& par,
     bwd_time = micro * 2.0 / 3.0;  // per-sample models: backward is two thirds of a step
     fwd_time = micro / 3.0;
   }
-  const double pg_overlap = cal.Get("param_gather_overlap", 0.0);
+  const double pg_overlap = K.param_gather_overlap;
   if (par.zero_stage >= 3) {
-    st.dp_comm = Seconds(std::max(0.0, dp_time - cal.Get("zero3_overlap", 0.7) * st.compute.value()));
+    st.dp_comm = Seconds(std::max(0.0, dp_time - K.zero3_overlap * st.compute.value()));
   } else if (par.zero_stage >= 1) {
     // ZeRO-1/2: the gradient reduce-scatter hides behind the last micro-batch's backward; the
     // updated parameters' all-gather follows the optimizer step, exposed (DeepSpeed) unless the
     // framework overlaps it with the next step's first forward (Megatron-Core
     // overlap_param_gather: param_gather_overlap).
     const double half = dp_time / 2;
-    st.dp_comm = Seconds(std::max(0.0, half - cal.Get("dp_overlap", 0.8) * bwd_time) +
+    st.dp_comm = Seconds(std::max(0.0, half - K.dp_overlap * bwd_time) +
                          std::max(0.0, half - pg_overlap * fwd_time));
   } else {
-    st.dp_comm = Seconds(std::max(0.0, dp_time - cal.Get("dp_overlap", 0.8) * bwd_time));
+    st.dp_comm = Seconds(std::max(0.0, dp_time - K.dp_overlap * bwd_time));
   }
   // ---- optimizer step --------------------------------------------------------------------------
   double opt_params = local_params / (par.zero_stage >= 1 ? dp : 1);
-  st.optimizer = Seconds(opt_params * cal.Get("optimizer_bytes_per_param", 32) / c.hbm);
+  st.optimizer = Seconds(opt_params * K.optimizer_bytes_per_param / c.hbm);
 
   st.total = st.compute + st.tp_comm + st.dp_comm + st.pp_comm + st.ep_comm + st.bubble + st.optimizer;
   // ---- throughput and MFU ----------------------------------------------------------------------

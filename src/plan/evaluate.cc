@@ -9,7 +9,7 @@ namespace gpuplan {
 TrainEval EvaluateTraining(const ModelSpec& m, const Parallelism& par,
                            const TrainMemoryOptions& opt, const TrainJob& job,
                            const HardwareView& hw, const Calibration& cal, double headroom,
-                           Trace* trace) {
+                           Trace* trace, const StepConstants* k) {
   TrainEval ev;
   TrainMemoryOptions o = opt;
   const int dp = std::max(1, par.dp);
@@ -22,7 +22,7 @@ TrainEval EvaluateTraining(const ModelSpec& m, const Parallelism& par,
                          ToGiB(ev.memory.Total()), headroom * 100, ToGiB(hw.acc->memory),
                          limit / kBytesPerGiB);
   }
-  ev.step = EstimateTrainStep(m, par, o, job.global_batch, hw, cal, trace);
+  ev.step = EstimateTrainStep(m, par, o, job.global_batch, hw, cal, trace, k);
   if (!ev.step.valid && ev.why.empty()) ev.why = ev.step.reason;
   ev.fits = ev.why.empty();
   if (ev.step.valid) {
@@ -53,6 +53,7 @@ std::optional<LayoutChoice> BestTrainLayout(const ModelSpec& m, const TrainMemor
                                             const Calibration& cal, double headroom,
                                             const LayoutConstraints& fixed) {
   const int gpus = hw.gpus();
+  const StepConstants k = StepConstants::From(cal, hw);  // one lookup per shape, not per layout
   std::optional<LayoutChoice> best, fastest;
   long evaluated = 0;
   std::vector<int> tps = fixed.tp ? std::vector<int>{*fixed.tp}
@@ -116,7 +117,7 @@ std::optional<LayoutChoice> BestTrainLayout(const ModelSpec& m, const TrainMemor
             TrainMemoryOptions o = base;
             o.micro_batch = b;
             o.recompute = rc;
-            TrainEval ev = EvaluateTraining(m, par, o, lj, hw, cal, headroom);
+            TrainEval ev = EvaluateTraining(m, par, o, lj, hw, cal, headroom, nullptr, &k);
             ++evaluated;
             if (!ev.fits) break;  // larger micro-batches need more memory
             // Rounded batches differ per layout: compare time per sample.
