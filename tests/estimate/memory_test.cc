@@ -31,6 +31,7 @@
 
 #include "gpuplan/estimate.h"
 #include "gpuplan/model.h"
+#include "testing/fixtures.h"
 
 #ifndef GPUPLAN_SHARED_DIR
 #define GPUPLAN_SHARED_DIR ""
@@ -67,15 +68,7 @@ std::map<std::string, json> FormulaCases() {
   return out;
 }
 
-const ModelSpec& Preset(std::string_view name) {
-  const ModelSpec* p = FindPreset(name);
-  if (p == nullptr) {
-    ADD_FAILURE() << "no preset named " << name;
-    static const ModelSpec empty;
-    return empty;
-  }
-  return *p;
-}
+using test::Preset;
 
 // A model known only by its parameter count (no breakdown): the ZeRO paper's Psi.
 ModelSpec ParamsOnly(std::int64_t params) {

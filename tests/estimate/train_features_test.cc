@@ -28,6 +28,7 @@
 #include "gpuplan/perf.h"
 #include "gpuplan/plan.h"
 #include "testing/test_util.h"
+#include "testing/fixtures.h"
 
 namespace gpuplan {
 namespace {
@@ -36,37 +37,11 @@ using test::Has;
 
 // ---- fixtures ------------------------------------------------------------------------------
 
-const Catalog& Cat() {
-  static const Catalog cat = [] {
-    auto r = LoadBuiltinCatalog();
-    if (!r.ok()) {
-      ADD_FAILURE() << r.error().ToString();
-      return Catalog{};
-    }
-    return std::move(r).value();
-  }();
-  return cat;
-}
+using test::Cat;
 
-const Accelerator& Acc(std::string_view id) {
-  const Accelerator* a = Cat().FindAccelerator(id);
-  if (a == nullptr) {
-    ADD_FAILURE() << "no accelerator " << id;
-    static const Accelerator none;
-    return none;
-  }
-  return *a;
-}
+using test::Acc;
 
-const ModelSpec& Preset(std::string_view name) {
-  const ModelSpec* p = FindPreset(name);
-  if (p == nullptr) {
-    ADD_FAILURE() << "no preset named " << name;
-    static const ModelSpec empty;
-    return empty;
-  }
-  return *p;
-}
+using test::Preset;
 
 // `nodes` machines of 8 x `acc` with NVSwitch inside and InfiniBand of `fabric_gbps` per node.
 HardwareView Hw(std::string_view acc, int nodes = 1, double fabric_gbps = 3200) {

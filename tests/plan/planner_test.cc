@@ -28,6 +28,7 @@
 #include "gpuplan/perf.h"
 #include "gpuplan/plan.h"
 #include "gpuplan/planner.h"
+#include "testing/fixtures.h"
 
 namespace gpuplan {
 namespace {
@@ -35,37 +36,11 @@ namespace {
 // ---- fixtures ------------------------------------------------------------------------------
 
 // The built-in catalog, loaded once (plans point into it).
-const Catalog& Cat() {
-  static const Catalog cat = [] {
-    auto r = LoadBuiltinCatalog();
-    if (!r.ok()) {
-      ADD_FAILURE() << r.error().ToString();
-      return Catalog{};
-    }
-    return std::move(r).value();
-  }();
-  return cat;
-}
+using test::Cat;
 
-const Accelerator& Acc(std::string_view id) {
-  const Accelerator* a = Cat().FindAccelerator(id);
-  if (a == nullptr) {
-    ADD_FAILURE() << "no accelerator " << id;
-    static const Accelerator none;
-    return none;
-  }
-  return *a;
-}
+using test::Acc;
 
-const ModelSpec& Preset(std::string_view name) {
-  const ModelSpec* p = FindPreset(name);
-  if (p == nullptr) {
-    ADD_FAILURE() << "no preset named " << name;
-    static const ModelSpec empty;
-    return empty;
-  }
-  return *p;
-}
+using test::Preset;
 
 // GPT-3 6.7B (Brown et al. 2020, Table 2.1: n_layers 32, d_model 4096, n_heads 32, d_head 128,
 // context 2048; GPT-2 vocabulary 50257, tied embeddings, learned positions, LayerNorm, biases).

@@ -47,6 +47,7 @@
 #include "gpuplan/perf.h"
 #include "gpuplan/serve.h"
 #include "gpuplan/serve_planner.h"
+#include "testing/fixtures.h"
 
 
 namespace gpuplan {
@@ -56,29 +57,11 @@ namespace fs = std::filesystem;
 
 // ---- fixtures ------------------------------------------------------------------------------
 
-const Catalog& Cat() {
-  static const Catalog cat = [] {
-    auto r = LoadBuiltinCatalog();
-    if (!r.ok()) {
-      ADD_FAILURE() << r.error().ToString();
-      return Catalog{};
-    }
-    return std::move(r).value();
-  }();
-  return cat;
-}
+using test::Cat;
 
 const Calibration& Cal() { return DefaultCalibration(); }
 
-const ModelSpec& Preset(std::string_view name) {
-  const ModelSpec* p = FindPreset(name);
-  if (p == nullptr) {
-    ADD_FAILURE() << "no preset named " << name;
-    static const ModelSpec empty;
-    return empty;
-  }
-  return *p;
-}
+using test::Preset;
 
 // A catalog GPU as the serving model sees it (SXM parts on NVLink/NVSwitch, others on PCIe).
 ComputeDevice Gpu(std::string_view id, IntraNodeLink link = IntraNodeLink::kNvswitch) {

@@ -29,6 +29,7 @@
 #include <unistd.h>
 
 #include "gpuplan/model.h"
+#include "testing/fixtures.h"
 
 #ifndef GPUPLAN_SHARED_DIR
 #define GPUPLAN_SHARED_DIR ""
@@ -67,15 +68,7 @@ const json* ModelsJsonEntry(const json& root, std::string_view name) {
   return nullptr;
 }
 
-const ModelSpec& Preset(std::string_view name) {
-  const ModelSpec* p = FindPreset(name);
-  if (p == nullptr) {
-    ADD_FAILURE() << "no preset named " << name;
-    static const ModelSpec empty;
-    return empty;
-  }
-  return *p;
-}
+using test::Preset;
 
 ModelSpec Parse(std::string_view json_text, std::string_view label = "config.json") {
   auto r = ParseHfConfig(json_text, label);
