@@ -175,7 +175,8 @@ json PlanJson(const TrainPlan& p, Currency cur) {
           {"layout", {{"tp", p.par.tp}, {"pp", p.par.pp}, {"dp", p.par.dp}, {"cp", p.par.cp}, {"vpp", p.par.vpp},
                       {"zero_stage", p.par.zero_stage}, {"sequence_parallel", p.par.sequence_parallel},
                       {"micro_batch", p.opt.micro_batch}, {"num_microbatches", st.num_microbatches},
-                      {"recompute", RecomputeName(p.opt.recompute)}}},
+                      {"recompute", RecomputeName(p.opt.recompute)},
+                      {"recompute_layers", p.opt.recompute_layers}}},
           {"memory_per_gpu_bytes", p.eval.memory.Total().value()},
           {"memory", {{"weights_bytes", p.eval.memory.weights.value()}, {"master_weights_bytes", p.eval.memory.master_weights.value()},
                       {"gradients_bytes", p.eval.memory.gradients.value()}, {"optimizer_bytes", p.eval.memory.optimizer.value()},
@@ -288,7 +289,7 @@ Result<Output> RunPlanTrain(const GlobalOptions& g, const PlanTrainArgs& a) {
     t.Row({std::to_string(rank++), i.cloud, i.instance_type, i.region,
            fmt::format("{}x{}{}", p.nodes, i.accelerator_count, " " + i.accelerator),
            fmt::format("tp{} pp{} dp{} z{} mb{} rc:{}", p.par.tp, p.par.pp, p.par.dp, p.par.zero_stage,
-                       p.opt.micro_batch, RecomputeName(p.opt.recompute)),
+                       p.opt.micro_batch, RecomputeLabel(p.opt.recompute, p.opt.recompute_layers)),
            Gib(p.eval.memory.Total().value()), fmt::format("{:.0f}", p.eval.step.tokens_per_s_per_gpu),
            fmt::format("{:.0f}%", 100 * p.eval.step.mfu), fmt::format("{:.1f}", p.hours),
            Price(p.cost_on_demand, cur),
@@ -302,7 +303,10 @@ Result<Output> RunPlanTrain(const GlobalOptions& g, const PlanTrainArgs& a) {
   s += fmt::format("  layout: tp {} x pp {} (vpp {}) x dp {}, ZeRO {}, sequence parallel {}, micro-batch {} x {} micro-batches, recompute {}\n",
                    top.par.tp, top.par.pp, top.par.vpp, top.par.dp, top.par.zero_stage,
                    top.par.sequence_parallel ? "on" : "off", top.opt.micro_batch, top.eval.step.num_microbatches,
-                   RecomputeName(top.opt.recompute));
+                   top.opt.recompute_layers > 0
+                       ? fmt::format("full on {} of {} layers per stage (block)", top.opt.recompute_layers,
+                                     (job->model.layers + top.par.pp - 1) / top.par.pp)
+                       : std::string(RecomputeName(top.opt.recompute)));
   const auto& m = top.eval.memory;
   s += fmt::format("  memory/GPU {} = weights {} + master {} + grads {} + optimizer {} + adapter {} + activations {} + logits {} + runtime {}\n",
                    Gib(m.Total().value()), Gib(m.weights.value()), Gib(m.master_weights.value()), Gib(m.gradients.value()),

@@ -26,6 +26,8 @@ enum class Engine : std::uint8_t { kTransformers, kVllm, kTrtLlm, kSglang, kTgi 
 const char* TrainMethodName(TrainMethod m);
 const char* OptimizerName(Optimizer o);
 const char* RecomputeName(Recompute r);
+// "none", "selective", "full", or "full:12" for block recompute of 12 layers per stage.
+std::string RecomputeLabel(Recompute r, int recompute_layers);
 const char* EngineName(Engine e);
 std::optional<TrainMethod> ParseTrainMethod(std::string_view s);
 std::optional<Optimizer> ParseOptimizer(std::string_view s);
@@ -98,6 +100,10 @@ struct TrainMemoryOptions {
   // Micro-batches per step per pipeline (gradient accumulation); bounds the in-flight count.
   int num_microbatches = 1;
   Recompute recompute = Recompute::kNone;
+  // With full recompute: how many of the most loaded stage's layers are recomputed (Megatron's
+  // recompute_method=block, recompute_num_layers); the rest keep all their activations.
+  // 0 = every layer.
+  int recompute_layers = 0;
   bool flash_attention = true;
   // Dropout masks are stored when the model trains with dropout (BERT/GPT-2 era); modern LLMs
   // train without.

@@ -73,6 +73,11 @@ std::optional<Optimizer> ParseOptimizer(std::string_view s) {
   }
   return std::nullopt;
 }
+std::string RecomputeLabel(Recompute r, int recompute_layers) {
+  if (r == Recompute::kFull && recompute_layers > 0) return fmt::format("full:{}", recompute_layers);
+  return RecomputeName(r);
+}
+
 std::optional<Recompute> ParseRecompute(std::string_view s) {
   std::string t = internal::ToLower(s);
   if (t == "none" || t == "off" || t == "no") return Recompute::kNone;
@@ -331,6 +336,17 @@ MemoryBreakdown EstimateTrainingMemory(const ModelSpec& m, const Parallelism& pa
   const int in_flight = pp > 1 ? std::min(pp, std::max(1, opt.num_microbatches)) : 1;
   double interleave = (pp > 1 && par.vpp > 1) ? 1.0 + (pp - 1.0) / (pp * par.vpp) : 1.0;
   out.activations = per_layer * (static_cast<double>(layers_here) * in_flight * interleave);
+  if (opt.recompute == Recompute::kFull && opt.recompute_layers > 0 &&
+      opt.recompute_layers < layers_here && m.is_transformer()) {
+    // Partial (block) recompute: the other layers keep everything.
+    const Bytes kept = ActivationBytesPerLayer(m, opt.micro_batch, seq_local, tp,
+                                               par.sequence_parallel, Recompute::kNone,
+                                               opt.flash_attention, opt.dropout, act_bytes,
+                                               opt.fused_kernels, fp8_inputs);
+    out.activations = (per_layer * static_cast<double>(opt.recompute_layers) +
+                       kept * static_cast<double>(layers_here - opt.recompute_layers)) *
+                      (in_flight * interleave);
+  }
   if (opt.activation_offload) {
     // Checkpoints live in host RAM; one layer's input is on the GPU while it is computed.
     out.activations = ActivationBytesPerLayer(m, opt.micro_batch, seq_local, tp,

@@ -282,7 +282,11 @@ StepTime EstimateTrainStep(const ModelSpec& m, const Parallelism& par,
     head = (1 + bwd_factor) * GemmSeconds(c, T, static_cast<double>(m.vocab) / tp, h, gemm_e) +
            3.0 * T * static_cast<double>(m.vocab) / tp * 4.0 / c.hbm;  // softmax/CE in fp32
   }
-  double micro = layers_here * (per_layer_fwd + per_layer_bwd + per_layer_recompute) + head;
+  // Partial (block) recompute: only `recompute_layers` of the stage's layers run forward twice.
+  const int rc_layers = opt.recompute == Recompute::kFull && opt.recompute_layers > 0
+                            ? std::min(opt.recompute_layers, layers_here)
+                            : layers_here;
+  double micro = layers_here * (per_layer_fwd + per_layer_bwd) + rc_layers * per_layer_recompute + head;
   if (!m.is_transformer() || m.layers == 0) {
     if (!m.gflops_per_sample) {
       st.reason = "model has neither a transformer shape nor FLOPs per sample";
@@ -312,11 +316,10 @@ StepTime EstimateTrainStep(const ModelSpec& m, const Parallelism& par,
     double bytes = T * h * e;
     double one = AllReduceSeconds(bytes, tp, tp_in_node ? intra_bw : inter_bw,
                                   tp_in_node ? lat_intra : lat_inter);
-    double per_layer = (4 + (opt.recompute == Recompute::kFull ? 2 : 0)) * one;
     // Frameworks that pipeline TP collectives with the GEMMs that produce or consume them
     // (Transformer Engine userbuffers in Megatron-Core/NeMo) hide a share of it.
-    per_layer *= 1.0 - K.tp_overlap;
-    st.tp_comm = Seconds(per_layer * layers_here * mb);
+    const double rc_ar = opt.recompute == Recompute::kFull ? 2.0 * rc_layers : 0.0;
+    st.tp_comm = Seconds((4.0 * layers_here + rc_ar) * one * (1.0 - K.tp_overlap) * mb);
   }
   if (cp > 1 && m.is_transformer()) {
     // Ring attention passes K and V around the CP group, partly hidden behind attention.
@@ -400,6 +403,11 @@ StepTime EstimateTrainStep(const ModelSpec& m, const Parallelism& par,
   if (m.is_transformer() && m.layers > 0) {
     st.model_flops = TrainingFlopsPerToken(m, opt.seq_len, opt.method, opt.recompute, false) * tokens_step;
     st.hardware_flops = TrainingFlopsPerToken(m, opt.seq_len, opt.method, opt.recompute, true) * tokens_step;
+    if (rc_layers < layers_here && layers_here > 0) {
+      // Partial recompute: only that share of the recomputed forward is extra work.
+      const double share = static_cast<double>(rc_layers) / layers_here;
+      st.hardware_flops = st.model_flops + (st.hardware_flops - st.model_flops) * share;
+    }
   } else if (m.gflops_per_sample) {
     st.model_flops = Flop(3.0 * *m.gflops_per_sample * 1e9 * global_batch);
     st.hardware_flops = st.model_flops;

@@ -87,7 +87,24 @@ std::optional<LayoutChoice> BestTrainLayout(const ModelSpec& m, const TrainMemor
       for (int z : zeros) {
         if (dp == 1 && z > 0) continue;
         if (fixed.pipeline_needs_zero01 && pp > 1 && z >= 2) continue;
+        // Recompute options: the searched levels, and when full recompute is searched (not
+        // fixed by the caller) also block recompute of 1/4, 1/2 and 3/4 of the stage's layers
+        // (Megatron's recompute_num_layers): the least recompute that fits.
+        const int stage_layers = m.layers > 0 ? (m.layers + pp - 1) / pp : 0;
+        struct RcOption {
+          Recompute rc;
+          int layers;
+        };
+        RcOption rc_opts[8];
+        int n_rc = 0;
         for (Recompute rc : rcs) {
+          if (rc == Recompute::kFull && !fixed.recompute && stage_layers >= 4 && m.is_transformer()) {
+            for (int q = 1; q <= 3; ++q) rc_opts[n_rc++] = {rc, stage_layers * q / 4};
+          }
+          rc_opts[n_rc++] = {rc, 0};
+        }
+        for (int ri = 0; ri < n_rc; ++ri) {
+          const Recompute rc = rc_opts[ri].rc;
           // Micro-batches: powers of two up to 64, and the whole per-rank batch (no gradient
           // accumulation: how CNNs train, e.g. 408 images per GPU).
           int cand[9];
@@ -117,6 +134,7 @@ std::optional<LayoutChoice> BestTrainLayout(const ModelSpec& m, const TrainMemor
             TrainMemoryOptions o = base;
             o.micro_batch = b;
             o.recompute = rc;
+            o.recompute_layers = rc_opts[ri].layers;
             TrainEval ev = EvaluateTraining(m, par, o, lj, hw, cal, headroom, nullptr, &k);
             ++evaluated;
             if (!ev.fits) break;  // larger micro-batches need more memory

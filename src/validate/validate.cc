@@ -635,7 +635,7 @@ std::variant<double, Unsupported> PredictTrainingPerf(ModelSpec m, const Json& w
   if (g_trace) {
     g_trace->Add("layout", fmt::format("tp{} pp{} dp{} cp{} zero{} mb{} recompute {} nodes {} x {}",
                                        s.par.tp, s.par.pp, s.par.dp, s.par.cp, s.par.zero_stage,
-                                       s.opt.micro_batch, RecomputeName(s.opt.recompute), hw.nodes,
+                                       s.opt.micro_batch, RecomputeLabel(s.opt.recompute, s.opt.recompute_layers), hw.nodes,
                                        hw.gpus_per_node), 0, "");
     g_trace->Add("memory per GPU", "GiB", ToGiB(ev.memory.Total()), "GiB");
     g_trace->Add("intra bw per GPU", "GB/s per direction", hw.intra_bw.value() / 1e9, "GB/s");

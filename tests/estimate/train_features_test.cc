@@ -386,6 +386,69 @@ TEST(Frameworks, CapabilitiesBecomeConstraintsAndCalibration) {
   if (best) EXPECT_EQ(best->par.pp, 1);
 }
 
+// ---- block (partial) recompute: Megatron's recompute_num_layers ----------------------------
+
+TEST(PartialRecompute, MemoryAndTimeLieBetweenNoneAndFull) {
+  const ModelSpec& m = Preset("Llama-2-13B");
+  const HardwareView hw = Hw("H100-SXM5-80GB", 1);
+  Parallelism par;
+  par.tp = 8;
+  par.sequence_parallel = true;
+  TrainMemoryOptions o;
+  o.seq_len = 4096;
+  o.micro_batch = 2;
+  auto at = [&](Recompute rc, int layers) {
+    TrainMemoryOptions x = o;
+    x.recompute = rc;
+    x.recompute_layers = layers;
+    return std::make_pair(EstimateTrainingMemory(m, par, x).activations.value(),
+                          EstimateTrainStep(m, par, x, 16, hw, DefaultCalibration()).compute.value());
+  };
+  const auto none = at(Recompute::kNone, 0);
+  const auto full = at(Recompute::kFull, 0);
+  const auto half = at(Recompute::kFull, 20);  // 20 of 40 layers
+  EXPECT_LT(full.first, half.first);
+  EXPECT_LT(half.first, none.first);
+  EXPECT_LT(none.second, half.second);
+  EXPECT_LT(half.second, full.second);
+  // Half the layers recomputed: half the extra forward time, within float noise.
+  EXPECT_NEAR(half.second - none.second, (full.second - none.second) / 2, 1e-9 * full.second);
+  // recompute_layers >= the stage's layers is plain full recompute.
+  EXPECT_DOUBLE_EQ(at(Recompute::kFull, 40).second, full.second);
+}
+
+TEST(PartialRecompute, SearchTakesTheLeastRecomputeThatFits) {
+  // Llama 3.1 405B on 512 H100s, tp 8 pp 8 cp 2 vpp 8 (NVIDIA's MLPerf layout): no recompute
+  // does not fit 80 GB; block recompute of part of each stage does, and beats full recompute.
+  const ModelSpec& m = Preset("Llama-3.1-405B");
+  const HardwareView hw = Hw("H100-SXM5-80GB", 64);
+  TrainJob job;
+  job.global_batch = 1152;
+  TrainMemoryOptions o;
+  o.seq_len = 8192;
+  o.precision = Precision::kFp8;
+  o.flash_attention = true;
+  o.fused_kernels = true;
+  LayoutConstraints c;
+  c.tp = 8;
+  c.pp = 8;
+  c.cp = 2;
+  c.vpp = 8;
+  c.micro_batch = 1;
+  c.zero_stage = 1;
+  auto best = BestTrainLayout(m, o, job, hw, DefaultCalibration(), 0.95, c);
+  ASSERT_TRUE(best.has_value());
+  EXPECT_EQ(best->opt.recompute, Recompute::kFull);
+  EXPECT_GT(best->opt.recompute_layers, 0);
+  EXPECT_LT(best->opt.recompute_layers, 16);
+  LayoutConstraints all = c;
+  all.recompute = Recompute::kFull;  // fixed full recompute: every layer
+  auto full = BestTrainLayout(m, o, job, hw, DefaultCalibration(), 0.95, all);
+  ASSERT_TRUE(full.has_value());
+  EXPECT_EQ(full->opt.recompute_layers, 0);
+  EXPECT_LT(best->eval.step.total.value(), full->eval.step.total.value());
+}
+
 // ---- 4. FP8 activation storage ---------------------------------------------------------------
 
 TEST(Fp8Activations, LinearInputsAreStoredInOneByte) {
