@@ -103,8 +103,14 @@ std::optional<LayoutChoice> BestTrainLayout(const ModelSpec& m, const TrainMemor
           }
           rc_opts[n_rc++] = {rc, 0};
         }
+        // Dominance: at a micro-batch where no recompute fits, any recompute is slower; where
+        // block recompute of k layers fits, recomputing more layers is slower. Those are skipped.
+        int none_fit_b = 0, full_fit_b = 0;
         for (int ri = 0; ri < n_rc; ++ri) {
           const Recompute rc = rc_opts[ri].rc;
+          const int dominated_upto = rc == Recompute::kSelective ? none_fit_b
+                                     : rc == Recompute::kFull    ? std::max(none_fit_b, full_fit_b)
+                                                                 : 0;
           // Micro-batches: powers of two up to 64, and the whole per-rank batch (no gradient
           // accumulation: how CNNs train, e.g. 408 images per GPU).
           int cand[9];
@@ -115,6 +121,7 @@ std::optional<LayoutChoice> BestTrainLayout(const ModelSpec& m, const TrainMemor
           for (int ci = 0; ci < nc; ++ci) {
             const int b = cand[ci];
             if (fixed.micro_batch && b != *fixed.micro_batch) continue;
+            if (b <= dominated_upto) continue;
             TrainJob lj = job;
             if (fixed.round_global_batch && job.global_batch > 0) {
               const long unit = static_cast<long>(b) * dp;
@@ -138,6 +145,8 @@ std::optional<LayoutChoice> BestTrainLayout(const ModelSpec& m, const TrainMemor
             TrainEval ev = EvaluateTraining(m, par, o, lj, hw, cal, headroom, nullptr, &k);
             ++evaluated;
             if (!ev.fits) break;  // larger micro-batches need more memory
+            if (rc == Recompute::kNone) none_fit_b = std::max(none_fit_b, b);
+            if (rc == Recompute::kFull) full_fit_b = std::max(full_fit_b, b);
             // Rounded batches differ per layout: compare time per sample.
             auto per_sample = [](const TrainEval& e, int gb) {
               return e.step.total.value() / std::max(1, gb);
