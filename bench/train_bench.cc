@@ -96,8 +96,10 @@ void BM_Calculon530BFullSpace(benchmark::State& state) {
   for (auto _ : state) {
     double best = 1e300;
     fits = 0;
+    // As the planner's search loop does: the step's calibration values once per shape.
+    const StepConstants k = StepConstants::From(cal, hw);
     for (size_t i = 0; i < space.pars.size(); ++i) {
-      TrainEval ev = EvaluateTraining(m, space.pars[i], space.opts[i], job, hw, cal, 1.0);
+      TrainEval ev = EvaluateTraining(m, space.pars[i], space.opts[i], job, hw, cal, 1.0, nullptr, &k);
       if (ev.fits) {
         ++fits;
         if (ev.step.total.value() < best) best = ev.step.total.value();

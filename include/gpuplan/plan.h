@@ -21,7 +21,9 @@ struct TrainEval {
   double job_seconds = 0;  // whole job when the job's size is known
 };
 
-// Evaluates one layout. `headroom` is the usable fraction of device memory (B5: 0.8).
+// Evaluates one layout. `headroom` is the usable fraction of device memory (B5: 0.8). `k`:
+// the step constants of `cal` for `hw` (StepConstants::From), given by search loops; with it
+// the reason a layout does not fit is terse ("over memory") instead of formatted.
 TrainEval EvaluateTraining(const ModelSpec& m, const Parallelism& par,
                            const TrainMemoryOptions& opt, const TrainJob& job,
                            const HardwareView& hw, const Calibration& cal, double headroom,

@@ -18,9 +18,11 @@ TrainEval EvaluateTraining(const ModelSpec& m, const Parallelism& par,
   ev.memory = EstimateTrainingMemory(m, par, o);
   const double limit = hw.acc->memory.value() * headroom;
   if (ev.memory.Total().value() > limit) {
-    ev.why = fmt::format("needs {:.1f} GiB per GPU, {:.0f}% of {:.0f} GiB is {:.1f} GiB",
-                         ToGiB(ev.memory.Total()), headroom * 100, ToGiB(hw.acc->memory),
-                         limit / kBytesPerGiB);
+    // In the search loop (constants given) the reason is never shown: no formatting there.
+    ev.why = k != nullptr ? "over memory"
+                          : fmt::format("needs {:.1f} GiB per GPU, {:.0f}% of {:.0f} GiB is {:.1f} GiB",
+                                        ToGiB(ev.memory.Total()), headroom * 100,
+                                        ToGiB(hw.acc->memory), limit / kBytesPerGiB);
   }
   ev.step = EstimateTrainStep(m, par, o, job.global_batch, hw, cal, trace, k);
   if (!ev.step.valid && ev.why.empty()) ev.why = ev.step.reason;
