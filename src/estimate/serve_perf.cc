@@ -187,7 +187,8 @@ ServePerf EstimateLlmServing(const ModelSpec& m, const ServeSetup& setup, const 
       t += GemmSeconds(seqs, static_cast<double>(m.vocab) / tp, s.h, 2.0, peak, dev.gemm_eff,
                        knee, bw, ks);
     }
-    t += L * AllReduceSeconds(2 * tokens * s.h * 2.0, tp, link, lat) + L * per_layer_overhead;
+    // Two all-reduces per layer (after attention and after the MLP), each with its latency.
+    t += 2 * L * AllReduceSeconds(tokens * s.h * 2.0, tp, link, lat) + L * per_layer_overhead;
     return t;
   };
   // One decode step of B sequences at average context c.
@@ -200,7 +201,7 @@ ServePerf EstimateLlmServing(const ModelSpec& m, const ServeSetup& setup, const 
     const double t_attn = std::max(B * c * kv_tok / bw, B * 4.0 * L * c * s.q / tp / (bf16 * cal.Get("attention_efficiency", 0.45)));
     // Per-sequence work outside the layers: sampling over the vocabulary, scheduling.
     const double t_seq = B * cal.Get("decode_overhead_us_per_seq", 8) * 1e-6;
-    return t_gemm + t_attn + t_seq + L * AllReduceSeconds(2 * B * s.h * 2.0, tp, link, lat) +
+    return t_gemm + t_attn + t_seq + 2 * L * AllReduceSeconds(B * s.h * 2.0, tp, link, lat) +
            L * per_layer_overhead;
   };
   const double in = std::max(0, input_len), out = std::max(0, output_len);
