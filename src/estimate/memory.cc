@@ -97,8 +97,7 @@ const char* TrainFrameworkName(TrainFramework f) {
 }
 
 std::optional<TrainFramework> ParseTrainFramework(std::string_view s) {
-  std::string v(s);
-  std::transform(v.begin(), v.end(), v.begin(), [](unsigned char c) { return std::tolower(c); });
+  const std::string v = internal::ToLower(s);
   if (v == "generic" || v == "pytorch" || v == "fsdp") return TrainFramework::kGeneric;
   if (v == "megatron" || v == "megatron-lm") return TrainFramework::kMegatronLegacy;
   if (v == "megatron-core" || v == "mcore" || v == "nemo") return TrainFramework::kMegatronCore;
@@ -107,8 +106,7 @@ std::optional<TrainFramework> ParseTrainFramework(std::string_view s) {
 }
 
 TrainFramework TrainFrameworkFromText(std::string_view text) {
-  std::string v(text);
-  std::transform(v.begin(), v.end(), v.begin(), [](unsigned char c) { return std::tolower(c); });
+  const std::string v = internal::ToLower(text);
   auto has = [&v](const char* n) { return v.find(n) != std::string::npos; };
   if (has("nemo") || has("megatron-core") || has("megatron core") || has("mcore")) {
     return TrainFramework::kMegatronCore;
@@ -336,15 +334,18 @@ MemoryBreakdown EstimateTrainingMemory(const ModelSpec& m, const Parallelism& pa
   const int in_flight = pp > 1 ? std::min(pp, std::max(1, opt.num_microbatches)) : 1;
   double interleave = (pp > 1 && par.vpp > 1) ? 1.0 + (pp - 1.0) / (pp * par.vpp) : 1.0;
   out.activations = per_layer * (static_cast<double>(layers_here) * in_flight * interleave);
-  if (opt.recompute == Recompute::kFull && opt.recompute_layers > 0 &&
-      opt.recompute_layers < layers_here && m.is_transformer()) {
+  // Under full recompute, one layer's complete activations (no recompute) matter twice: the
+  // layers block recompute leaves alone, and the working set of the layer being recomputed.
+  const bool full_rc = opt.recompute == Recompute::kFull && m.is_transformer() && m.layers > 0;
+  const Bytes whole_layer =
+      full_rc ? ActivationBytesPerLayer(m, opt.micro_batch, seq_local, tp, par.sequence_parallel,
+                                        Recompute::kNone, opt.flash_attention, opt.dropout,
+                                        act_bytes, opt.fused_kernels, fp8_inputs)
+              : Bytes(0);
+  if (full_rc && opt.recompute_layers > 0 && opt.recompute_layers < layers_here) {
     // Partial (block) recompute: the other layers keep everything.
-    const Bytes kept = ActivationBytesPerLayer(m, opt.micro_batch, seq_local, tp,
-                                               par.sequence_parallel, Recompute::kNone,
-                                               opt.flash_attention, opt.dropout, act_bytes,
-                                               opt.fused_kernels, fp8_inputs);
     out.activations = (per_layer * static_cast<double>(opt.recompute_layers) +
-                       kept * static_cast<double>(layers_here - opt.recompute_layers)) *
+                       whole_layer * static_cast<double>(layers_here - opt.recompute_layers)) *
                       (in_flight * interleave);
   }
   if (opt.activation_offload) {
@@ -353,13 +354,7 @@ MemoryBreakdown EstimateTrainingMemory(const ModelSpec& m, const Parallelism& pa
                                               par.sequence_parallel, Recompute::kFull,
                                               opt.flash_attention, opt.dropout, act_bytes);
   }
-  if (opt.recompute == Recompute::kFull && m.is_transformer() && m.layers > 0) {
-    // One layer's full activations are live while it is recomputed.
-    out.activations += ActivationBytesPerLayer(m, opt.micro_batch, seq_local, tp,
-                                               par.sequence_parallel, Recompute::kNone,
-                                               opt.flash_attention, opt.dropout, act_bytes,
-                                               opt.fused_kernels, fp8_inputs);
-  }
+  if (full_rc) out.activations += whole_layer;  // live while a layer is recomputed
   if (opt.logits_buffer && m.is_decoder_llm() && m.vocab > 0) {
     out.logits = Bytes(static_cast<double>(opt.micro_batch) * seq_local *
                        static_cast<double>(m.vocab) / tp * opt.logits_bytes_per_element);

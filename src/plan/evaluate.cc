@@ -86,6 +86,13 @@ std::optional<LayoutChoice> BestTrainLayout(const ModelSpec& m, const TrainMemor
       const int vpp = fixed.vpp.value_or(vpp_try);
       if (fixed.vpp && vpp_try != 1) continue;
       if (vpp > 1 && (pp == 1 || (m.layers % (pp * vpp) != 0 && (m.layers + 2) % (pp * vpp) != 0))) continue;
+      // Micro-batches: powers of two up to 64, and the whole per-rank batch (no gradient
+      // accumulation: how CNNs train, e.g. 408 images per GPU).
+      int cand[9];
+      int nc = 0;
+      for (int b = 1; b <= 64; b *= 2) cand[nc++] = b;
+      const int per_rank = job.global_batch > 0 ? job.global_batch / dp : 0;
+      if (per_rank > 64 && per_rank <= 4096 && job.global_batch % dp == 0) cand[nc++] = per_rank;
       for (int z : zeros) {
         if (dp == 1 && z > 0) continue;
         if (fixed.pipeline_needs_zero01 && pp > 1 && z >= 2) continue;
@@ -113,22 +120,14 @@ std::optional<LayoutChoice> BestTrainLayout(const ModelSpec& m, const TrainMemor
           const int dominated_upto = rc == Recompute::kSelective ? none_fit_b
                                      : rc == Recompute::kFull    ? std::max(none_fit_b, full_fit_b)
                                                                  : 0;
-          // Micro-batches: powers of two up to 64, and the whole per-rank batch (no gradient
-          // accumulation: how CNNs train, e.g. 408 images per GPU).
-          int cand[9];
-          int nc = 0;
-          for (int b = 1; b <= 64; b *= 2) cand[nc++] = b;
-          const int per_rank = job.global_batch > 0 ? job.global_batch / dp : 0;
-          if (per_rank > 64 && per_rank <= 4096 && job.global_batch % dp == 0) cand[nc++] = per_rank;
           for (int ci = 0; ci < nc; ++ci) {
             const int b = cand[ci];
             if (fixed.micro_batch && b != *fixed.micro_batch) continue;
             if (b <= dominated_upto) continue;
             TrainJob lj = job;
             if (fixed.round_global_batch && job.global_batch > 0) {
-              const long unit = static_cast<long>(b) * dp;
-              lj.global_batch = static_cast<int>(
-                  std::max(1L, std::lround(static_cast<double>(job.global_batch) / unit)) * unit);
+              const long unit = static_cast<long>(b) * dp;  // nearest multiple, at least one
+              lj.global_batch = static_cast<int>(std::max(1L, (job.global_batch + unit / 2) / unit) * unit);
             }
             if (lj.global_batch > 0 && lj.global_batch % (b * dp) != 0) continue;
             Parallelism par;
