@@ -383,7 +383,15 @@ TEST(Frameworks, CapabilitiesBecomeConstraintsAndCalibration) {
   o.seq_len = 4096;
   dc.zero_stage = 2;
   auto best = BestTrainLayout(m, o, job, hw, ds, 0.95, dc);
-  if (best) EXPECT_EQ(best->par.pp, 1);
+  ASSERT_TRUE(best.has_value());
+  EXPECT_EQ(best->par.pp, 1);
+  // Without the DeepSpeed rule the same search may pipeline; with it, never.
+  LayoutConstraints free_pp;
+  free_pp.zero_stage = 2;
+  free_pp.pp = 2;
+  EXPECT_TRUE(BestTrainLayout(m, o, job, hw, DefaultCalibration(), 0.95, free_pp).has_value());
+  dc.pp = 2;
+  EXPECT_FALSE(BestTrainLayout(m, o, job, hw, ds, 0.95, dc).has_value());
 }
 
 // ---- block (partial) recompute: Megatron's recompute_num_layers ----------------------------
