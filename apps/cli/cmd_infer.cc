@@ -5,6 +5,7 @@
 #include <sstream>
 
 #include "commands.h"
+#include "gpuplan/plan_document.h"
 #include "gpuplan/serve_planner.h"
 
 namespace gpuplan::cli {
@@ -146,23 +147,6 @@ Result<ServeJobSpec> BuildServeJob(const InferArgs& a, const GlobalOptions& g) {
   return job;
 }
 
-json ServePlanJson(const ServePlan& p, Currency cur) {
-  const auto& i = *p.instance;
-  return {{"cloud", i.cloud}, {"region", i.region}, {"instance_type", i.instance_type},
-          {"accelerator", i.is_cpu_only() ? json(nullptr) : json(i.accelerator)},
-          {"cpu", i.cpu}, {"gpus_per_replica", p.tp}, {"replicas", p.replicas},
-          {"replicas_per_instance", p.replicas_per_instance}, {"instances", p.instances},
-          {"batch", p.batch}, {"capacity_qps_per_replica", p.capacity_qps}, {"utilization", p.utilization},
-          {"ttft_p99_ms", p.ttft_p99_ms}, {"tpot_p99_ms", p.tpot_p99_ms}, {"e2e_p99_ms", p.e2e_p99_ms},
-          {"throughput_per_replica_output_tokens_per_s", p.perf.output_tokens_per_s},
-          {"throughput_per_replica_requests_per_s", p.perf.samples_per_s},
-          {"kv_tokens_per_replica", p.perf.kv_tokens}, {"currency", CurrencyCode(cur)},
-          {"cost_per_hour", PriceJson(p.cost_per_hour)}, {"cost_per_hour_reserved_1y", PriceJson(p.cost_per_hour_reserved)},
-          {"cost_per_month", p.cost_per_month}, {"cost_per_1k_requests", p.cost_per_1k_requests},
-          {"cost_per_1m_output_tokens", p.cost_per_1m_output_tokens}, {"warnings", p.warnings},
-          {"price_as_of", i.as_of}};
-}
-
 std::string PlansTable(const std::vector<ServePlan>& plans, Currency cur) {
   Table t({"#", "cloud", "instance", "region", "hardware", "replicas", "batch", "TTFT p99", "TPOT p99",
            "e2e p99", "util", "$/h", "$/month", "per 1k req", "per 1M tok"});
@@ -190,13 +174,7 @@ Result<Output> RunPlanInfer(const GlobalOptions& g, const InferArgs& a) {
   Output out;
   out.exit_code = res->plans.empty() ? kExitNothingFits : kExitOk;
   if (g.json) {
-    json j = {{"schema_version", kSchemaVersion}, {"catalog_as_of", res->prices_as_of},
-              {"currency", CurrencyCode(job->currency)},
-              {"job", {{"model", job->model.name}, {"qps", job->qps}, {"input_len", job->input_len},
-                       {"output_len", job->output_len}, {"engine", EngineName(job->engine)},
-                       {"target_utilization", job->target_utilization}}},
-              {"plans", json::array()}, {"notes", res->notes}};
-    for (const auto& p : res->plans) j["plans"].push_back(ServePlanJson(p, job->currency));
+    json j = ServePlanDocument(*job, a.model, *res);
     out.text = j.dump(2) + "\n";
     return out;
   }

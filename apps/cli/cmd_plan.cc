@@ -6,6 +6,7 @@
 
 #include "commands.h"
 #include "gpuplan/job.h"
+#include "gpuplan/plan_document.h"
 #include "gpuplan/planner.h"
 
 namespace gpuplan::cli {
@@ -162,44 +163,6 @@ std::string StepSplit(const StepTime& s) {
                      pct(s.ep_comm), pct(s.optimizer));
 }
 
-json PlanJson(const TrainPlan& p, Currency cur) {
-  const auto& i = *p.instance;
-  json host = json::array();
-  for (const auto& f : p.host_findings) {
-    host.push_back({{"item", f.item}, {"needed", f.needed}, {"has", f.has}, {"unit", f.unit}, {"ok", f.ok}, {"text", f.text}});
-  }
-  const auto& st = p.eval.step;
-  return {{"cloud", i.cloud}, {"region", i.region}, {"instance_type", i.instance_type},
-          {"accelerator", i.accelerator}, {"gpus_per_node", i.accelerator_count}, {"nodes", p.nodes},
-          {"gpus", i.accelerator_count * p.nodes},
-          {"layout", {{"tp", p.par.tp}, {"pp", p.par.pp}, {"dp", p.par.dp}, {"cp", p.par.cp}, {"vpp", p.par.vpp},
-                      {"zero_stage", p.par.zero_stage}, {"sequence_parallel", p.par.sequence_parallel},
-                      {"micro_batch", p.opt.micro_batch}, {"num_microbatches", st.num_microbatches},
-                      {"recompute", RecomputeName(p.opt.recompute)},
-                      {"recompute_layers", p.opt.recompute_layers}}},
-          {"memory_per_gpu_bytes", p.eval.memory.Total().value()},
-          {"memory", {{"weights_bytes", p.eval.memory.weights.value()}, {"master_weights_bytes", p.eval.memory.master_weights.value()},
-                      {"gradients_bytes", p.eval.memory.gradients.value()}, {"optimizer_bytes", p.eval.memory.optimizer.value()},
-                      {"adapter_bytes", p.eval.memory.adapter.value()}, {"activations_bytes", p.eval.memory.activations.value()},
-                      {"logits_bytes", p.eval.memory.logits.value()}, {"runtime_bytes", (p.eval.memory.cuda_context + p.eval.memory.nccl_buffers + p.eval.memory.allocator_slack).value()}}},
-          {"step_time_s", st.total.value()},
-          {"step", {{"compute_s", st.compute.value()}, {"tp_comm_s", st.tp_comm.value()}, {"dp_comm_s", st.dp_comm.value()},
-                    {"pp_comm_s", st.pp_comm.value()}, {"bubble_s", st.bubble.value()}, {"ep_comm_s", st.ep_comm.value()},
-                    {"optimizer_s", st.optimizer.value()}}},
-          {"tokens_per_s_per_gpu", st.tokens_per_s_per_gpu}, {"mfu", st.mfu},
-          {"job_hours", p.hours}, {"spot_job_hours", p.spot.hours},
-          {"spot", {{"interruptions", p.spot.interruptions}, {"lost_hours", p.spot.lost_hours}, {"checkpoint_hours", p.spot.checkpoint_hours}}},
-          {"currency", CurrencyCode(cur)},
-          {"price_per_hour", PriceJson(p.price_per_hour)},
-          {"cost_on_demand", PriceJson(p.cost_on_demand)}, {"cost_spot", PriceJson(p.cost_spot)},
-          {"cost_reserved_1y", PriceJson(p.cost_reserved_1y)}, {"cost_reserved_3y", PriceJson(p.cost_reserved_3y)},
-          {"host", {{"policy", SizingPolicyName(p.host.policy)}, {"cpu_cores", p.host.cpu_cores},
-                    {"ram_bytes", p.host.ram.value()}, {"system_disk_bytes", p.host.system_disk.value()},
-                    {"data_disk_bytes", p.host.data_disk.value()}, {"storage_bw_bytes_per_s", p.host.storage_bw.value()},
-                    {"network_bits_per_s", p.host.network.value()}, {"rationale", p.host.rationale}, {"checks", host}}},
-          {"warnings", p.warnings}, {"price_as_of", i.as_of}};
-}
-
 Result<Output> RunPlanTrain(const GlobalOptions& g, const PlanTrainArgs& a) {
   auto cat = LoadCatalog(g);
   if (!cat) return cat.error();
@@ -233,30 +196,7 @@ Result<Output> RunPlanTrain(const GlobalOptions& g, const PlanTrainArgs& a) {
   out.exit_code = res->plans.empty() ? kExitNothingFits : kExitOk;
   ParamCounts pc = CountParams(job->model);
   if (g.json) {
-    json j = {{"schema_version", kSchemaVersion}, {"catalog_as_of", res->prices_as_of},
-              {"currency", CurrencyCode(cur)},
-              {"job", {{"model", job->model.name}, {"params", pc.total}, {"method", TrainMethodName(job->method)},
-                       {"precision", PrecisionName(job->precision)}, {"tokens", job->TotalTokens()},
-                       {"seq_len", job->seq_len}, {"global_batch", job->global_batch > 0 ? job->global_batch : DefaultGlobalBatch(*job)},
-                       {"objective", ObjectiveName(job->objective)}, {"spot_allowed", job->spot_allowed}}},
-              {"search", {{"shapes", res->shapes}, {"layouts_evaluated", res->evaluated},
-                          {"instances_considered", res->instances_considered}, {"exhaustive", res->exhaustive}}},
-              {"plans", json::array()}, {"pareto", json::array()}, {"notes", res->notes},
-              {"guide", {{"rule", res->guide_rule}, {"comparison", res->guide_comparison},
-                         {"plan", res->guide_plans.empty() ? json(nullptr) : PlanJson(res->guide_plans.front(), cur)}}}};
-    for (const auto& p : res->plans) j["plans"].push_back(PlanJson(p, cur));
-    for (const auto& p : res->pareto) {
-      j["pareto"].push_back({{"cloud", p.instance->cloud}, {"instance_type", p.instance->instance_type},
-                             {"region", p.instance->region}, {"nodes", p.nodes},
-                             {"hours", p.RankHours()}, {"cost", p.RankCost()}});
-    }
-    if (a.explain && !res->plans.empty()) {
-      Trace t = ExplainTrainPlan(*job, res->plans.front(), *cat, cal);
-      j["explain"] = json::array();
-      for (const auto& term : t.terms) {
-        j["explain"].push_back({{"name", term.name}, {"formula", term.formula}, {"value", term.value}, {"unit", term.unit}});
-      }
-    }
+    json j = TrainPlanDocument(*job, *res, *cat, cal, a.explain);
     out.text = j.dump(2) + "\n";
     return out;
   }

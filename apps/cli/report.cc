@@ -84,9 +84,5 @@ Result<Currency> DisplayCurrency(const GlobalOptions& g) {
   return *c;
 }
 
-nlohmann::json PriceJson(std::optional<double> v) {
-  if (!v) return nullptr;
-  return std::round(*v * 10000.0) / 10000.0;
-}
 
 }  // namespace gpuplan::cli

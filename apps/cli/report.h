@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "gpuplan/catalog.h"
+#include "gpuplan/plan_document.h"
 #include "gpuplan/result.h"
 
 namespace gpuplan::cli {
@@ -17,7 +18,7 @@ inline constexpr int kExitOk = 0;
 inline constexpr int kExitNothingFits = 1;
 inline constexpr int kExitBadInput = 2;
 inline constexpr int kExitInternal = 70;
-inline constexpr const char* kSchemaVersion = "1";
+inline constexpr const char* kSchemaVersion = kPlanSchemaVersion;
 
 // A command's outcome: text for stdout and an exit code; or an Error.
 struct Output {
@@ -54,7 +55,7 @@ struct GlobalOptions {
 Result<Catalog> LoadCatalog(const GlobalOptions& g);
 Result<Currency> DisplayCurrency(const GlobalOptions& g);
 
-// JSON helpers.
-nlohmann::json PriceJson(std::optional<double> v);
+// JSON helpers (the plan document's, so every output rounds prices the same way).
+using gpuplan::PriceJson;
 
 }  // namespace gpuplan::cli

@@ -3,6 +3,7 @@
 // rendered as YAML or JSON, so each file is well-formed by construction.
 #include "gpuplan/emit.h"
 
+#include <filesystem>
 #include <fmt/format.h>
 #include <yaml-cpp/yaml.h>
 
@@ -86,6 +87,7 @@ struct Plan {
   Kind kind = Kind::kServe;
   std::string path;  // "plans[0]"
   std::string model, cloud, region, instance_type, accelerator, currency;
+  std::string model_ref;  // what resolves to the planned model: preset name or absolute path
   int gpus_per_node = 0, nodes = 1;  // training
   int gpus_per_replica = 0, replicas = 1, batch = 1, input_len = 0, output_len = 0;  // serving
   std::int64_t kv_tokens = 0;
@@ -133,6 +135,9 @@ Plan ReadPlan(const json& doc, int rank) {
   p.path = fmt::format("plans[{}]", rank - 1);
   const json& j = plans.at(static_cast<std::size_t>(rank - 1));
   p.model = Str(job, "model", "job");
+  p.model_ref = job.contains("model_ref") && job["model_ref"].is_string() && !job["model_ref"].get<std::string>().empty()
+                    ? job["model_ref"].get<std::string>()
+                    : p.model;
   p.cloud = Str(j, "cloud", p.path);
   p.region = j.contains("region") && j["region"].is_string() ? j["region"].get<std::string>() : "";
   p.instance_type = Str(j, "instance_type", p.path);
@@ -345,7 +350,7 @@ Result<VllmConfig> ResolveVllm(const Plan& p, const Catalog& catalog) {
   VllmConfig c;
   c.planner_tokens = p.kv_tokens;
   VllmFlags f;
-  f.model = p.model;
+  f.model = p.model_ref;
   f.accelerator = p.accelerator;
   f.tensor_parallel_size = p.gpus_per_replica;
   f.gpu_memory_utilization = kVllmDefaultUtilization;
@@ -391,9 +396,14 @@ Result<VllmConfig> ResolveVllm(const Plan& p, const Catalog& catalog) {
   return c;
 }
 
+// What `vllm serve` / `from_pretrained` take: the preset's Hugging Face id, or the local model
+// directory for a model planned from a config.json, a directory or a .safetensors file.
 std::string HfModelId(const std::string& model) {
   auto m = ResolveModel(model, "job.model");
   if (m && !m->hf_id.empty()) return m->hf_id;
+  std::error_code ec;
+  const std::filesystem::path path(model);
+  if (std::filesystem::is_regular_file(path, ec)) return path.parent_path().string();
   return model;
 }
 
@@ -417,7 +427,7 @@ std::vector<std::string> VllmArgs(const VllmConfig& c) {
 }
 
 std::string VllmCommand(const Plan& p, const VllmConfig& c, const std::string& sep) {
-  std::string s = "vllm serve " + HfModelId(p.model);
+  std::string s = "vllm serve " + HfModelId(p.model_ref);
   auto a = VllmArgs(c);
   for (std::size_t i = 0; i + 1 < a.size(); i += 2) s += sep + a[i] + " " + a[i + 1];
   return s;
@@ -473,7 +483,7 @@ std::vector<EmittedFile> EmitK8sServe(const Plan& p, const EmitOptions& opt, con
   if (gpu && p.engine == "vllm") {
     auto c = ResolveVllm(p, catalog);
     if (c) {
-      ojson args = ojson::array({HfModelId(p.model)});
+      ojson args = ojson::array({HfModelId(p.model_ref)});
       for (const auto& a : VllmArgs(*c)) args.push_back(a);
       container["args"] = args;
     } else {
