@@ -92,7 +92,8 @@ struct InstanceType {
   std::string cpu;            // Cpu::id when known
   int vcpus = 0;
   Bytes ram;
-  Bytes local_nvme;
+  Bytes local_nvme;           // 0 when none, or when not recorded (see local_nvme_known)
+  bool local_nvme_known = false;  // the source states the local NVMe (0 = none, for real)
   BitsPerSec network;
   IntraNodeLink intra_node_link = IntraNodeLink::kNone;
   InterNodeFabric inter_node_fabric = InterNodeFabric::kNone;
@@ -103,6 +104,9 @@ struct InstanceType {
   std::string source;
   std::string as_of;
   std::string notes;
+  // Non-empty when the row's own source marks it doubtful (a suspect SKU mapping, spot above
+  // on-demand): excluded from ranking unless the user asks for suspect rows.
+  std::string suspect_reason;
 
   bool is_cpu_only() const { return accelerator.empty() || accelerator_count == 0; }
 };

@@ -428,6 +428,18 @@ Status LoadCpus(Catalog& cat, const CsvTable& t) {
   return {};
 }
 
+// Why a row's own data says not to trust its price: its source note flags the SKU mapping as
+// suspect, or its spot price is above on-demand (a source anomaly). Empty when neither.
+std::string SuspectReason(const InstanceType& it) {
+  if (ToLower(it.notes).find("suspect") != std::string::npos) {
+    return "the row's source note marks its price as suspect";
+  }
+  if (it.price_spot && it.price_on_demand && *it.price_spot > *it.price_on_demand) {
+    return "spot price above on-demand (source anomaly)";
+  }
+  return "";
+}
+
 Status LoadInstances(Catalog& cat, const CsvTable& t) {
   if (auto s = RequireColumns(
           t, {"cloud", "instance_type", "region", "accelerator", "accelerator_count", "vcpus",
@@ -476,6 +488,7 @@ Status LoadInstances(Catalog& cat, const CsvTable& t) {
     std::optional<double> v;
     GPUPLAN_ASSIGN_OR_RETURN(v, r.OptNumber("local_nvme_gb"));
     it.local_nvme = GB(v.value_or(0));
+    it.local_nvme_known = v.has_value();
     GPUPLAN_ASSIGN_OR_RETURN(v, r.OptNumber("network_gbps"));
     it.network = Gbps(v.value_or(0));
     auto link = ParseIntraNodeLink(r.Str("intra_node_link"));
@@ -508,6 +521,7 @@ Status LoadInstances(Catalog& cat, const CsvTable& t) {
     if (auto s = CheckDate(r, "as_of"); !s) return s;
     it.as_of = r.Str("as_of");
     it.notes = r.Str("notes");
+    it.suspect_reason = SuspectReason(it);
     cat.instances.push_back(std::move(it));
   }
   return {};
