@@ -91,6 +91,24 @@ Result<Output> RunGpus(const GlobalOptions& g) {
   return out;
 }
 
+// "Coverage per cloud" block: shapes, priced, suspect, reserved and skipped-with-reason.
+std::string CoverageText(const std::vector<CloudCoverage>& coverage) {
+  if (coverage.empty()) return "";
+  Table t({"cloud", "shapes", "GPU shapes", "priced", "suspect", "reserved 1y/3y", "skipped"});
+  for (const auto& c : coverage) {
+    std::string skipped;
+    for (const auto& [reason, n] : c.skipped) {
+      skipped += fmt::format("{}{} {}", skipped.empty() ? "" : ", ", n, reason);
+    }
+    t.Row({c.cloud, std::to_string(c.shapes), std::to_string(c.gpu_shapes),
+           std::to_string(c.priced), std::to_string(c.suspect), std::to_string(c.reserved),
+           skipped.empty() ? "0" : skipped});
+  }
+  return "\nCatalog coverage per cloud (shapes = instance types; a shape in several regions counts"
+         " once; priced = an on-demand price in a row not flagged suspect):\n\n" +
+         t.Render();
+}
+
 struct InstanceFilter {
   std::string gpu;
   std::string cloud;
@@ -156,6 +174,10 @@ Result<Output> RunInstances(const GlobalOptions& g, const InstanceFilter& f) {
     return a.second->region < b.second->region;
   });
   if (f.limit > 0 && rows.size() > static_cast<size_t>(f.limit)) rows.resize(static_cast<size_t>(f.limit));
+  std::vector<CloudCoverage> coverage;
+  for (auto& c : CatalogCoverage(*cat)) {
+    if (f.cloud.empty() || c.cloud == f.cloud) coverage.push_back(std::move(c));
+  }
   Output out;
   auto conv = [&](const InstanceType& i, std::optional<double> v) -> std::optional<double> {
     if (!v) return std::nullopt;
@@ -171,7 +193,8 @@ Result<Output> RunInstances(const GlobalOptions& g, const InstanceFilter& f) {
            {"accelerator", i->accelerator.empty() ? json(nullptr) : json(i->accelerator)},
            {"accelerator_count", i->accelerator_count}, {"cpu", i->cpu}, {"vcpus", i->vcpus},
            {"ram_gib", i->ram.value() / 1073741824.0},
-           {"local_nvme_gb", i->local_nvme.value() / 1e9},
+           {"local_nvme_gb",
+            i->local_nvme_known ? json(i->local_nvme.value() / 1e9) : json(nullptr)},
            {"network_gbps", i->network.value() / 1e9},
            {"intra_node_link", IntraNodeLinkName(i->intra_node_link)},
            {"inter_node_fabric", InterNodeFabricName(i->inter_node_fabric)},
@@ -180,29 +203,46 @@ Result<Output> RunInstances(const GlobalOptions& g, const InstanceFilter& f) {
            {"price_reserved_1y_per_hour", PriceJson(conv(*i, i->price_reserved_1y))},
            {"price_reserved_3y_per_hour", PriceJson(conv(*i, i->price_reserved_3y))},
            {"source_currency", CurrencyCode(i->currency)}, {"as_of", i->as_of},
-           {"source", i->source}});
+           {"source", i->source}, {"flags", i->flags},
+           {"suspect_reason", i->suspect_reason.empty() ? json(nullptr) : json(i->suspect_reason)},
+           {"reserved_source",
+            i->reserved_source.empty() ? json(nullptr) : json(i->reserved_source)}});
+    }
+    j["coverage"] = json::array();
+    for (const auto& c : coverage) {
+      json skipped = json::object();
+      for (const auto& [reason, n] : c.skipped) skipped[reason] = n;
+      j["coverage"].push_back({{"cloud", c.cloud}, {"shapes", c.shapes},
+                               {"gpu_shapes", c.gpu_shapes}, {"priced_shapes", c.priced},
+                               {"suspect_shapes", c.suspect}, {"reserved_shapes", c.reserved},
+                               {"skipped_shapes", skipped}});
     }
     out.text = j.dump(2) + "\n";
     return out;
   }
   Table t({"cloud", "instance", "region", "accelerators", "vCPU", "RAM GiB", "NVMe GB", "net Gb/s",
-           "intra", "fabric", "on-demand/h", "spot/h", "1y/h", "3y/h", "as of"});
+           "intra", "fabric", "on-demand/h", "spot/h", "1y/h", "3y/h", "as of", "flags"});
   for (const auto& [p, i] : rows) {
     t.Row({i->cloud, i->instance_type, i->region.empty() ? "-" : i->region,
            i->is_cpu_only() ? (i->cpu.empty() ? "CPU" : "CPU " + i->cpu)
                             : fmt::format("{}x {}", i->accelerator_count, i->accelerator),
            std::to_string(i->vcpus), fmt::format("{:.0f}", i->ram.value() / 1073741824.0),
-           fmt::format("{:.0f}", i->local_nvme.value() / 1e9),
+           i->local_nvme_known ? fmt::format("{:.0f}", i->local_nvme.value() / 1e9) : "?",
            fmt::format("{:g}", i->network.value() / 1e9), IntraNodeLinkName(i->intra_node_link),
            InterNodeFabricName(i->inter_node_fabric), Price(conv(*i, i->price_on_demand), *cur),
            Price(conv(*i, i->price_spot), *cur), Price(conv(*i, i->price_reserved_1y), *cur),
-           Price(conv(*i, i->price_reserved_3y), *cur), i->as_of});
+           Price(conv(*i, i->price_reserved_3y), *cur), i->as_of.empty() ? "-" : i->as_of,
+           i->flags.empty() ? (i->suspect_reason.empty() ? "-" : "suspect")
+                            : fmt::format("{}", fmt::join(i->flags, ";"))});
   }
   out.text = fmt::format("{} instances, sorted by on-demand price in {} (catalog prices as of {};"
                          " CNY rows converted at {:.4g} CNY/USD); '-' = no public price\n\n",
                          rows.size(), CurrencyCode(*cur), cat->PricesAsOf(),
                          g.cny_per_usd.value_or(cat->CnyPerUsd()));
   out.text += t.Render();
+  out.text += "\nNVMe '?' = local disk not recorded for the shape; flags = a source anomaly found"
+              " by review (data/README.md): such rows are suspect and not ranked by default\n";
+  out.text += CoverageText(coverage);
   if (rows.empty()) out.exit_code = kExitNothingFits;
   return out;
 }

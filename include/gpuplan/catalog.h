@@ -7,6 +7,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "gpuplan/result.h"
@@ -104,12 +105,31 @@ struct InstanceType {
   std::string source;
   std::string as_of;
   std::string notes;
-  // Non-empty when the row's own source marks it doubtful (a suspect SKU mapping, spot above
-  // on-demand): excluded from ranking unless the user asks for suspect rows.
+  // Source-anomaly flags from the optional `flags` column (`;`-separated, see
+  // KnownInstanceFlags()), e.g. "suspect-sku", "spot-above-on-demand". Reviewable in the CSV.
+  std::vector<std::string> flags;
+  // Where the 1y/3y reserved prices come from (optional `reserved_source` column); empty when
+  // the row has none or they share `source`.
+  std::string reserved_source;
+  // Non-empty when the row's own data marks it doubtful (a flag, or spot above on-demand):
+  // excluded from ranking unless the user asks for suspect rows. Set by SuspectReason.
   std::string suspect_reason;
 
   bool is_cpu_only() const { return accelerator.empty() || accelerator_count == 0; }
 };
+
+// One source-anomaly flag an instance row may carry in its `flags` column.
+struct InstanceFlag {
+  const char* name;     // "suspect-sku"
+  const char* meaning;  // the suspect reason shown to users
+};
+// Every flag the loader accepts; an unknown flag is a parse error naming the cell.
+const std::vector<InstanceFlag>& KnownInstanceFlags();
+
+// Why a row should not be trusted for ranking, or empty. The single place deciding: a flag from
+// the `flags` column (its meaning), else spot above on-demand (a source anomaly the loader sees
+// even in files without flags, e.g. SkyPilot imports).
+std::string SuspectReason(const InstanceType& it);
 
 // A conversion rate between currencies.
 struct CurrencyRate {
@@ -147,6 +167,23 @@ struct Catalog {
   std::string PricesAsOf() const;
 };
 
+// How much of one cloud's catalog a planner can use. Counts are of shapes (distinct
+// instance_type names; a shape listed in several regions counts once).
+struct CloudCoverage {
+  std::string cloud;
+  int shapes = 0;          // every shape of the cloud
+  int gpu_shapes = 0;      // shapes with an accelerator
+  int priced = 0;          // shapes with an on-demand price in at least one row not suspect
+  int suspect = 0;         // shapes with at least one suspect row
+  int reserved = 0;        // shapes with a 1-year or 3-year reserved price in some row
+  // Shapes a planner skips, by reason ("no public price", "only suspect rows"); sorted by reason.
+  std::vector<std::pair<std::string, int>> skipped;
+  int Skipped() const;
+};
+
+// Coverage per cloud, sorted by cloud name. Deterministic; pure.
+std::vector<CloudCoverage> CatalogCoverage(const Catalog& catalog);
+
 // Which table a text holds. Detected from the header line when loading user files.
 enum class TableKind : std::uint8_t { kGpus, kCpus, kInstances, kCurrency, kSkyPilotVms };
 
@@ -165,9 +202,18 @@ Result<TableKind> DetectTableKind(std::string_view label, std::string_view text)
 
 // Applies a user override: `spec` is "PATH" or "CLOUD=PATH" (CLOUD for SkyPilot vms.csv, whose
 // rows do not name their cloud; default: the name of PATH's parent directory). A gpus/cpus/
-// currency table replaces the built-in one; an instance table replaces the built-in rows of the
-// clouds it contains.
+// currency table replaces the built-in one; an instance table in gpuplan's own format replaces
+// the built-in rows of the clouds it contains. A SkyPilot vms.csv is merged: see
+// MergeImportedInstances. Imported rows are dated by the file (its modification date, UTC).
 Status ApplyCatalogOverride(Catalog& catalog, std::string_view spec);
+
+// Merges `imported` rows of `cloud` (e.g. from a SkyPilot vms.csv) into `catalog`: for each shape
+// the import lists, its rows replace the built-in rows of that shape (the import's prices and
+// regions win), and specs the import lacks (local NVMe, network, fabric and its bandwidth, host
+// CPU, intra-node link) are taken from a built-in row of the same shape and accelerators.
+// Built-in shapes the import does not list are kept. Returns how many rows took built-in specs.
+int MergeImportedInstances(Catalog& catalog, std::string_view cloud,
+                           std::vector<InstanceType> imported);
 
 // Summary of a SkyPilot import, for tests and the CLI.
 struct SkyPilotImportStats {
@@ -182,8 +228,15 @@ struct SkyPilotImportStats {
 // Imports a SkyPilot catalog `vms.csv` (schema v6-v8) for `cloud` into `catalog`. Handles
 // GCP's separate host-VM and GPU rows (a GPU row's price is added to a compatible host),
 // blank prices (kept as unknown), CRLF/LF mixes and the Python-literal GpuInfo column.
+// Rows are dated by a date column when the file has one (`Date`, `as_of`, YYYY-MM-DD...),
+// else by `as_of` (the caller passes the file's date); with neither, `as_of` stays empty and
+// the notes say the snapshot is undated.
 Status ImportSkyPilotVms(Catalog& catalog, std::string_view cloud, std::string_view label,
-                         std::string_view text, SkyPilotImportStats* stats = nullptr);
+                         std::string_view text, SkyPilotImportStats* stats = nullptr,
+                         std::string_view as_of = {});
+
+// The modification date of a file as YYYY-MM-DD (UTC), or empty when it cannot be read.
+std::string FileDate(const std::string& path);
 
 // Case-insensitive edit distance helper used for did-you-mean hints. Returns the closest
 // candidate, or empty when nothing is reasonably close.

@@ -2,8 +2,11 @@
 
 #include <algorithm>
 #include <cctype>
+#include <chrono>
+#include <ctime>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <set>
 #include <sstream>
 
@@ -156,6 +159,71 @@ std::optional<Currency> ParseCurrency(std::string_view s) {
   if (t == "usd" || t == "$") return Currency::kUsd;
   if (t == "cny" || t == "rmb" || t == "yuan") return Currency::kCny;
   return std::nullopt;
+}
+
+const std::vector<InstanceFlag>& KnownInstanceFlags() {
+  static const std::vector<InstanceFlag> flags = {
+      {"suspect-sku", "the source's SKU-to-price mapping is doubtful (the row's notes say why)"},
+      {"suspect-price",
+       "price far from the same shape in the same cloud's other regions (source anomaly)"},
+      {"spot-above-on-demand", "spot price above on-demand (source anomaly)"},
+  };
+  return flags;
+}
+
+std::string SuspectReason(const InstanceType& it) {
+  for (const auto& f : it.flags) {
+    for (const auto& k : KnownInstanceFlags()) {
+      if (f == k.name) return k.meaning;
+    }
+  }
+  if (it.price_spot && it.price_on_demand && *it.price_spot > *it.price_on_demand) {
+    return "spot price above on-demand (source anomaly)";
+  }
+  return "";
+}
+
+int CloudCoverage::Skipped() const {
+  int n = 0;
+  for (const auto& [reason, count] : skipped) n += count;
+  return n;
+}
+
+std::vector<CloudCoverage> CatalogCoverage(const Catalog& catalog) {
+  struct Shape {
+    bool gpu = false, priced = false, any_price = false, suspect = false, reserved = false;
+  };
+  std::map<std::string, std::map<std::string, Shape>> clouds;
+  for (const auto& i : catalog.instances) {
+    Shape& s = clouds[i.cloud][i.instance_type];
+    s.gpu = s.gpu || !i.is_cpu_only();
+    bool suspect = !i.suspect_reason.empty();
+    s.suspect = s.suspect || suspect;
+    s.any_price = s.any_price || i.price_on_demand.has_value();
+    s.priced = s.priced || (i.price_on_demand.has_value() && !suspect);
+    s.reserved = s.reserved || i.price_reserved_1y.has_value() || i.price_reserved_3y.has_value();
+  }
+  std::vector<CloudCoverage> out;
+  for (const auto& [cloud, shapes] : clouds) {
+    CloudCoverage c;
+    c.cloud = cloud;
+    std::map<std::string, int> skipped;
+    for (const auto& [name, s] : shapes) {
+      ++c.shapes;
+      if (s.gpu) ++c.gpu_shapes;
+      if (s.priced) ++c.priced;
+      if (s.suspect) ++c.suspect;
+      if (s.reserved) ++c.reserved;
+      if (!s.any_price) {
+        ++skipped["no public price"];
+      } else if (!s.priced) {
+        ++skipped["only suspect rows"];
+      }
+    }
+    c.skipped.assign(skipped.begin(), skipped.end());
+    out.push_back(std::move(c));
+  }
+  return out;
 }
 
 namespace {
@@ -428,16 +496,27 @@ Status LoadCpus(Catalog& cat, const CsvTable& t) {
   return {};
 }
 
-// Why a row's own data says not to trust its price: its source note flags the SKU mapping as
-// suspect, or its spot price is above on-demand (a source anomaly). Empty when neither.
-std::string SuspectReason(const InstanceType& it) {
-  if (ToLower(it.notes).find("suspect") != std::string::npos) {
-    return "the row's source note marks its price as suspect";
+// Reads the optional `flags` column: `;`-separated names of KnownInstanceFlags().
+Status ReadFlags(const RowReader& r, InstanceType& it) {
+  for (const auto& part : internal::Split(r.Str("flags"), ';')) {
+    std::string f = ToLower(internal::Trim(part));
+    if (f.empty()) continue;
+    bool known = false;
+    std::vector<std::string> names;
+    for (const auto& k : KnownInstanceFlags()) {
+      names.emplace_back(k.name);
+      known = known || f == k.name;
+    }
+    if (!known) {
+      std::string best = ClosestMatch(f, names);
+      std::string all;
+      for (const auto& n : names) all += (all.empty() ? "" : ", ") + n;
+      return MakeError(ErrorCode::kParse, r.Where("flags"), "unknown flag \"" + f + "\"",
+                       best.empty() ? "use one of " + all : "did you mean \"" + best + "\"?");
+    }
+    if (std::find(it.flags.begin(), it.flags.end(), f) == it.flags.end()) it.flags.push_back(f);
   }
-  if (it.price_spot && it.price_on_demand && *it.price_spot > *it.price_on_demand) {
-    return "spot price above on-demand (source anomaly)";
-  }
-  return "";
+  return {};
 }
 
 Status LoadInstances(Catalog& cat, const CsvTable& t) {
@@ -521,6 +600,8 @@ Status LoadInstances(Catalog& cat, const CsvTable& t) {
     if (auto s = CheckDate(r, "as_of"); !s) return s;
     it.as_of = r.Str("as_of");
     it.notes = r.Str("notes");
+    if (auto st = ReadFlags(r, it); !st) return st;
+    it.reserved_source = r.Str("reserved_source");
     it.suspect_reason = SuspectReason(it);
     cat.instances.push_back(std::move(it));
   }
@@ -630,6 +711,20 @@ Result<std::string> ReadWholeFile(const std::string& path, std::string_view fiel
 
 }  // namespace
 
+std::string FileDate(const std::string& path) {
+  std::error_code ec;
+  auto t = std::filesystem::last_write_time(path, ec);
+  if (ec) return "";
+  auto sys = std::chrono::file_clock::to_sys(t);
+  std::time_t tt = std::chrono::system_clock::to_time_t(
+      std::chrono::time_point_cast<std::chrono::system_clock::duration>(sys));
+  std::tm tm{};
+  if (!gmtime_r(&tt, &tm)) return "";
+  char buf[16];
+  if (std::strftime(buf, sizeof buf, "%Y-%m-%d", &tm) != 10) return "";
+  return buf;
+}
+
 Status ApplyCatalogOverride(Catalog& catalog, std::string_view spec) {
   std::string s(spec);
   std::string cloud;
@@ -670,6 +765,14 @@ Status ApplyCatalogOverride(Catalog& catalog, std::string_view spec) {
                            "cannot tell the cloud of SkyPilot file \"" + s + "\"",
                            "write --catalog CLOUD=PATH, e.g. --catalog aws=vms.csv");
         }
+      }
+      if (*kind == TableKind::kSkyPilotVms) {
+        // Merged into the known specs, dated by the file.
+        if (auto st = ImportSkyPilotVms(fresh, cloud, s, *text, nullptr, FileDate(s)); !st) {
+          return st;
+        }
+        MergeImportedInstances(catalog, cloud, std::move(fresh.instances));
+        return {};
       }
       if (auto st = LoadTable(fresh, *kind, s, *text, cloud); !st) return st;
       std::set<std::string> clouds;

@@ -8,12 +8,16 @@
 //    the device memory in `GpuInfo` (a Python-literal dict, not JSON);
 //  * rows with unknown accelerators and TPU rows are skipped and counted; rows without any
 //    price are kept with unknown prices (so SkyPilotImportStats::skipped_no_price stays 0);
-//  * SkyPilot does not record network or local disks: those stay 0 and the notes say so.
+//  * SkyPilot does not record network or local disks: those stay unknown (0, local_nvme_known
+//    false) and the notes say so; MergeImportedInstances fills them from built-in rows;
+//  * SkyPilot files carry no date: rows take a date column when a file has one, else the date
+//    the caller gives (the file's modification date), else none ("undated" in the notes).
 #include <algorithm>
 #include <cctype>
 #include <cmath>
 #include <map>
 #include <optional>
+#include <set>
 #include <string>
 #include <string_view>
 #include <tuple>
@@ -31,9 +35,9 @@ using internal::CsvTable;
 using internal::RowReader;
 using internal::ToLower;
 
-// SkyPilot's files carry no date. This is the date of the SkyPilot client source that names
-// schema v8 (see ../shared/catalogs/skypilot/SOURCE.md); the prices are a snapshot near it.
-constexpr char kSkyPilotAsOf[] = "2026-04-23";
+// Columns that may carry a row's date in a SkyPilot-format file (upstream files have none;
+// refreshed or hand-made files sometimes add one). The first present column wins.
+constexpr std::string_view kDateColumns[] = {"as_of", "AsOf", "Date", "date", "UpdatedAt"};
 // A GpuInfo memory size this far from the matched accelerator's picks another variant.
 constexpr double kMemoryMismatch = 0.10;
 constexpr char kNoNetworkNote[] = "network and local NVMe not in SkyPilot catalog";
@@ -316,7 +320,20 @@ struct SkyRow {
   std::optional<double> gpu_memory_mib;
   std::optional<double> price;
   std::optional<double> spot;
+  std::string date;  // YYYY-MM-DD from a date column, or empty
 };
+
+// "2026-05-01", "2026-05-01T07:00:00Z" -> "2026-05-01"; anything else -> empty.
+std::string DatePrefix(std::string_view cell) {
+  std::string t = internal::Trim(cell);
+  if (t.size() < 10 || t[4] != '-' || t[7] != '-') return "";
+  for (size_t i = 0; i < 10; ++i) {
+    if (i == 4 || i == 7) continue;
+    if (!std::isdigit(static_cast<unsigned char>(t[i]))) return "";
+  }
+  if (t.size() > 10 && t[10] != 'T' && t[10] != ' ') return "";
+  return t.substr(0, 10);
+}
 
 Status RequireColumn(const CsvTable& t, std::string_view column) {
   if (t.Column(column) >= 0) return {};
@@ -366,6 +383,18 @@ Result<SkyRow> ReadRow(const CsvTable& table, const CsvRow& row) {
   GPUPLAN_ASSIGN_OR_RETURN(s.price, r.OptNumber("Price"));
   GPUPLAN_ASSIGN_OR_RETURN(s.spot, r.OptNumber("SpotPrice"));
   s.gpu_memory_mib = GpuInfoMemoryMiB(r.Str("GpuInfo"));
+  for (std::string_view col : kDateColumns) {
+    if (table.Column(col) < 0) continue;
+    std::string cell = r.Str(col);
+    if (!cell.empty()) {
+      s.date = DatePrefix(cell);
+      if (s.date.empty()) {
+        return MakeError(ErrorCode::kParse, r.Where(col),
+                         "expected a date YYYY-MM-DD, got \"" + cell + "\"");
+      }
+    }
+    break;
+  }
   return s;
 }
 
@@ -392,7 +421,10 @@ class InstanceSet {
   }
 
   void MoveTo(std::vector<InstanceType>& out) {
-    for (auto& [key, it] : items_) out.push_back(std::move(it));
+    for (auto& [key, it] : items_) {
+      it.suspect_reason = SuspectReason(it);
+      out.push_back(std::move(it));
+    }
     items_.clear();
   }
 
@@ -405,6 +437,7 @@ class InstanceSet {
 struct Importer {
   std::string cloud;
   std::string source;
+  std::string as_of;  // the file's date, or empty
   AcceleratorResolver resolver;
   SkyPilotImportStats stats;
   InstanceSet instances;
@@ -419,8 +452,9 @@ struct Importer {
     // Not in SkyPilot files: local_nvme and network stay 0, inter_node_bw unknown.
     it.currency = Currency::kUsd;  // SkyPilot prices are USD per hour
     it.source = source;
-    it.as_of = kSkyPilotAsOf;
+    it.as_of = row.date.empty() ? as_of : row.date;
     it.notes = kNoNetworkNote;
+    if (it.as_of.empty()) AppendNote(it.notes, "undated SkyPilot snapshot");
     if (row.fractional_vcpus) AppendNote(it.notes, "fractional vCPUs in SkyPilot, rounded up");
     it.inter_node_fabric = FabricFor(cloud, row.instance_type);
     return it;
@@ -540,7 +574,8 @@ struct Importer {
 }  // namespace
 
 Status ImportSkyPilotVms(Catalog& catalog, std::string_view cloud, std::string_view label,
-                         std::string_view text, SkyPilotImportStats* stats) {
+                         std::string_view text, SkyPilotImportStats* stats,
+                         std::string_view as_of) {
   const std::string cloud_id = ToLower(internal::Trim(cloud));
   if (cloud_id.empty()) {
     return MakeError(ErrorCode::kInvalidArgument, std::string(label),
@@ -567,7 +602,7 @@ Status ImportSkyPilotVms(Catalog& catalog, std::string_view cloud, std::string_v
   }
 
   const std::string source = "SkyPilot catalog (" + std::string(label) + ")";
-  Importer imp{cloud_id, source, AcceleratorResolver(catalog), {}, {}};
+  Importer imp{cloud_id, source, std::string(as_of), AcceleratorResolver(catalog), {}, {}};
   imp.stats.rows_read = static_cast<int>(rows.size());
   if (cloud_id == "gcp") {
     imp.ImportGcp(rows);
@@ -579,6 +614,77 @@ Status ImportSkyPilotVms(Catalog& catalog, std::string_view cloud, std::string_v
   imp.instances.MoveTo(catalog.instances);
   if (stats) *stats = imp.stats;
   return {};
+}
+
+int MergeImportedInstances(Catalog& catalog, std::string_view cloud,
+                           std::vector<InstanceType> imported) {
+  const std::string cloud_id = ToLower(cloud);
+  // Built-in rows of this cloud by shape, in table order (the first row of a shape in a
+  // matching region is preferred below).
+  std::map<std::string, std::vector<const InstanceType*>> known;
+  for (const auto& i : catalog.instances) {
+    if (i.cloud == cloud_id) known[i.instance_type].push_back(&i);
+  }
+  int filled = 0;
+  for (auto& it : imported) {
+    auto found = known.find(it.instance_type);
+    if (found == known.end()) continue;
+    const InstanceType* spec = nullptr;
+    for (const InstanceType* k : found->second) {
+      if (k->accelerator != it.accelerator || k->accelerator_count != it.accelerator_count) {
+        continue;
+      }
+      if (!spec || (k->region == it.region && spec->region != it.region)) spec = k;
+    }
+    if (!spec) continue;  // same name, other hardware: the import's own view stands
+    bool used = false;
+    if (!it.local_nvme_known && spec->local_nvme_known) {
+      it.local_nvme = spec->local_nvme;
+      it.local_nvme_known = true;
+      used = true;
+    }
+    if (it.network.value() <= 0 && spec->network.value() > 0) {
+      it.network = spec->network;
+      used = true;
+    }
+    if (spec->inter_node_fabric != InterNodeFabric::kNone &&
+        (it.inter_node_fabric == InterNodeFabric::kNone ||
+         it.inter_node_fabric == spec->inter_node_fabric)) {
+      it.inter_node_fabric = spec->inter_node_fabric;
+      if (!it.inter_node_bw && spec->inter_node_bw) it.inter_node_bw = spec->inter_node_bw;
+      used = true;
+    }
+    // The built-in intra-node link is reviewed per shape; the import's is inferred from the
+    // device's form factor.
+    if (it.intra_node_link != spec->intra_node_link) {
+      it.intra_node_link = spec->intra_node_link;
+      used = true;
+    }
+    if (it.cpu.empty() && !spec->cpu.empty()) {
+      it.cpu = spec->cpu;
+      used = true;
+    }
+    if (used) {
+      ++filled;
+      std::string note = "specs the import lacks (local NVMe, network, fabric, link, CPU) from "
+                         "the built-in row: " + spec->source;
+      std::string kept;
+      for (const auto& part : internal::Split(it.notes, ';')) {
+        std::string p = internal::Trim(part);
+        if (p != kNoNetworkNote) AppendNote(kept, p);
+      }
+      it.notes = kept;
+      AppendNote(it.notes, note);
+    }
+    it.suspect_reason = SuspectReason(it);
+  }
+  std::set<std::string> shapes;
+  for (const auto& it : imported) shapes.insert(it.instance_type);
+  std::erase_if(catalog.instances, [&](const InstanceType& i) {
+    return i.cloud == cloud_id && shapes.count(i.instance_type) > 0;
+  });
+  for (auto& it : imported) catalog.instances.push_back(std::move(it));
+  return filled;
 }
 
 }  // namespace gpuplan

@@ -982,5 +982,239 @@ TEST(Currency, Parse) {
   EXPECT_STREQ(CurrencyCode(Currency::kCny), "CNY");
 }
 
+// ---------------------------------------------------------------------------------------------
+// Issue 12: suspect rows, unknown local NVMe, reserved prices, coverage.
+
+// kInstanceHeader plus the optional columns, and a row with them.
+std::string FlaggedTable(const std::vector<std::pair<std::map<std::string, std::string>,
+                                                     std::string>>& rows) {
+  std::string text = std::string(kInstanceHeader) + ",flags,reserved_source\n";
+  for (const auto& [cells, flags] : rows) text += InstanceRow(cells) + "," + flags + ",\n";
+  return text;
+}
+
+TEST(Suspect, FlagsColumnMakesARowSuspect) {
+  Catalog cat = NamesOnly();
+  std::string text = FlaggedTable({{{{"instance_type", "a"}}, ""},
+                                   {{{"instance_type", "b"}}, "suspect-price"},
+                                   {{{"instance_type", "c"}}, " Suspect-SKU ; spot-above-on-demand "},
+                                   {{{"instance_type", "d"}, {"price_spot", "60"}}, ""}});
+  Status s = LoadTable(cat, TableKind::kInstances, "instances/test.csv", text);
+  ASSERT_TRUE(s.ok()) << s.error().ToString();
+  ASSERT_EQ(cat.instances.size(), 4u);
+  EXPECT_EQ(cat.instances[0].suspect_reason, "");
+  EXPECT_TRUE(cat.instances[0].flags.empty());
+  EXPECT_EQ(cat.instances[1].flags, std::vector<std::string>{"suspect-price"});
+  EXPECT_TRUE(Has(cat.instances[1].suspect_reason, "other regions"));
+  EXPECT_EQ(cat.instances[2].flags,
+            (std::vector<std::string>{"suspect-sku", "spot-above-on-demand"}));
+  EXPECT_TRUE(Has(cat.instances[2].suspect_reason, "SKU"));
+  // No flag, but spot 60 > on-demand 55.04: SuspectReason still sees the anomaly.
+  EXPECT_TRUE(cat.instances[3].flags.empty());
+  EXPECT_TRUE(Has(cat.instances[3].suspect_reason, "spot price above on-demand"));
+  // Notes alone no longer decide: the word "suspect" in a note is not a flag.
+  InstanceType it = cat.instances[0];
+  it.notes = "fetcher SKU mapping suspect, verify";
+  EXPECT_EQ(SuspectReason(it), "");
+}
+
+TEST(Suspect, UnknownFlagIsAnErrorWithAHint) {
+  Catalog cat = NamesOnly();
+  std::string text = FlaggedTable({{{{"instance_type", "a"}}, ""},
+                                   {{{"instance_type", "b"}}, "suspect-prise"}});
+  Status s = LoadTable(cat, TableKind::kInstances, "instances/test.csv", text);
+  ASSERT_FALSE(s.ok());
+  EXPECT_EQ(s.error().code, ErrorCode::kParse);
+  EXPECT_EQ(s.error().field,
+            "instances/test.csv:3:" + std::to_string(InstanceColumns().size() + 1) + " (flags)");
+  EXPECT_TRUE(Has(s.error().message, "suspect-prise")) << s.error().message;
+  EXPECT_TRUE(Has(s.error().hint, "suspect-price")) << s.error().hint;
+}
+
+// The reviewed audit of data/instances/*.csv is the `flags` column; SuspectReason is the only
+// place that turns data into "suspect". The built-in rows it calls suspect must be exactly the
+// flagged ones: an unflagged anomaly (spot above on-demand) fails here until someone reviews it.
+TEST(Suspect, BuiltinSuspectRowsAreExactlyTheFlaggedOnes) {
+  const Catalog& cat = Builtin();
+  int flagged = 0;
+  for (const auto& i : cat.instances) {
+    SCOPED_TRACE(i.cloud + " " + i.instance_type + " " + i.region);
+    EXPECT_EQ(!i.suspect_reason.empty(), !i.flags.empty()) << i.suspect_reason;
+    flagged += i.flags.empty() ? 0 : 1;
+    for (const auto& f : i.flags) {
+      // A flag is explained in the row's own notes (the audit's reason).
+      EXPECT_TRUE(Has(i.notes, "flagged") && Has(i.notes, f)) << f << ": " << i.notes;
+    }
+  }
+  EXPECT_GT(flagged, 0);
+}
+
+// An independent check of the audit: within one cloud, a shape whose on-demand price differs by
+// more than 1.3x between regions has at least one flagged row (the issue's GCP a3-highgpu-8g:
+// 43.07 in us-central1, 87.83 in us-east4).
+TEST(Suspect, RegionalPriceOutliersAreFlagged) {
+  const Catalog& cat = Builtin();
+  std::map<std::pair<std::string, std::string>, std::vector<const InstanceType*>> shapes;
+  for (const auto& i : cat.instances) {
+    if (i.price_on_demand && i.currency == Currency::kUsd) {
+      shapes[{i.cloud, i.instance_type}].push_back(&i);
+    }
+  }
+  int checked = 0;
+  for (const auto& [key, rows] : shapes) {
+    double lo = 1e300, hi = 0;
+    bool any_flag = false;
+    for (const InstanceType* r : rows) {
+      lo = std::min(lo, *r->price_on_demand);
+      hi = std::max(hi, *r->price_on_demand);
+      any_flag = any_flag || !r->flags.empty();
+    }
+    if (rows.size() < 2 || hi <= 1.3 * lo) continue;
+    ++checked;
+    EXPECT_TRUE(any_flag) << key.first << " " << key.second << ": " << lo << " .. " << hi;
+  }
+  EXPECT_GE(checked, 2);  // a3-highgpu-8g and a4-highgpu-8g at least
+  const InstanceType* a3 = nullptr;
+  for (const auto& i : cat.instances) {
+    if (i.instance_type == "a3-highgpu-8g" && i.region == "us-central1") a3 = &i;
+  }
+  ASSERT_NE(a3, nullptr);
+  EXPECT_FALSE(a3->suspect_reason.empty());
+}
+
+TEST(LocalNvme, EmptyIsUnknownZeroIsKnown) {
+  Catalog cat = NamesOnly();
+  std::string text = std::string(kInstanceHeader) + "\n" +
+                     InstanceRow({{"instance_type", "unknown"}, {"local_nvme_gb", ""}}) + "\n" +
+                     InstanceRow({{"instance_type", "none"}, {"local_nvme_gb", "0"}}) + "\n" +
+                     InstanceRow({{"instance_type", "some"}, {"local_nvme_gb", "3840"}}) + "\n";
+  ASSERT_TRUE(LoadTable(cat, TableKind::kInstances, "instances/test.csv", text).ok());
+  ASSERT_EQ(cat.instances.size(), 3u);
+  EXPECT_FALSE(cat.instances[0].local_nvme_known);
+  EXPECT_TRUE(cat.instances[1].local_nvme_known);
+  EXPECT_EQ(cat.instances[1].local_nvme.value(), 0.0);
+  EXPECT_TRUE(cat.instances[2].local_nvme_known);
+  EXPECT_DOUBLE_EQ(cat.instances[2].local_nvme.value(), 3840e9);
+}
+
+// "0" must be a statement of the source, not a guess: every built-in row with a known zero says
+// in its notes that the shape has no local disk. Known sizes of GCP shapes with bundled Local SSD
+// (Cyclenerd pricing.yml, local-ssd field): a3-highgpu-8g 6000 GB, a2-ultragpu-1g 375 GB.
+TEST(LocalNvme, BuiltinZerosAreStatedAndKnownSizesFilled) {
+  const Catalog& cat = Builtin();
+  const char* kStated[] = {"no instance store", "EBS only", "no local SSD", "no local disk"};
+  int zeros = 0;
+  for (const auto& i : cat.instances) {
+    if (!i.local_nvme_known || i.local_nvme.value() > 0) continue;
+    ++zeros;
+    bool stated = false;
+    for (const char* k : kStated) stated = stated || Has(i.notes, k);
+    EXPECT_TRUE(stated) << i.cloud << " " << i.instance_type << ": " << i.notes;
+  }
+  EXPECT_GT(zeros, 0);
+  struct Want {
+    const char* type;
+    const char* region;
+    double gb;
+  } wants[] = {{"a3-highgpu-8g", "us-east4", 6000},
+               {"a3-megagpu-8g", "us-east4", 6000},
+               {"a2-ultragpu-1g", "us-central1", 375},
+               {"p5.48xlarge", "us-east-1", 30720}};
+  for (const auto& w : wants) {
+    SCOPED_TRACE(w.type);
+    bool found = false;
+    for (const auto& i : cat.instances) {
+      if (i.instance_type != w.type || i.region != w.region) continue;
+      found = true;
+      EXPECT_TRUE(i.local_nvme_known);
+      EXPECT_DOUBLE_EQ(i.local_nvme.value(), w.gb * 1e9);
+    }
+    EXPECT_TRUE(found);
+  }
+}
+
+// Reserved / committed-use prices: each has a source, and 3y < 1y < on-demand.
+TEST(Reserved, BuiltinReservedPricesAreSourcedAndOrdered) {
+  const Catalog& cat = Builtin();
+  std::set<std::pair<std::string, std::string>> gpu_shapes;
+  for (const auto& i : cat.instances) {
+    if (!i.price_reserved_1y && !i.price_reserved_3y) continue;
+    SCOPED_TRACE(i.cloud + " " + i.instance_type + " " + i.region);
+    EXPECT_FALSE(i.reserved_source.empty());
+    EXPECT_TRUE(Has(i.notes, "reserved"));
+    ASSERT_TRUE(i.price_on_demand.has_value());
+    if (i.price_reserved_1y) {
+      EXPECT_LT(*i.price_reserved_1y, *i.price_on_demand);
+    }
+    if (i.price_reserved_1y && i.price_reserved_3y) {
+      EXPECT_LT(*i.price_reserved_3y, *i.price_reserved_1y);
+    }
+    EXPECT_TRUE(i.flags.empty()) << "a suspect row should not carry reserved prices";
+    if (!i.is_cpu_only()) gpu_shapes.insert({i.cloud, i.instance_type});
+  }
+  // GCP committed-use prices from Cyclenerd pricing.yml (2026-08-20): a2-highgpu-8g in
+  // us-central1 is 13514.9691136 USD per 730 h (1y) and 7508.53662384 (3y).
+  for (const auto& i : cat.instances) {
+    if (i.instance_type == "a2-highgpu-8g" && i.region == "us-central1") {
+      ASSERT_TRUE(i.price_reserved_1y && i.price_reserved_3y);
+      EXPECT_NEAR(*i.price_reserved_1y, 13514.9691136 / 730, 1e-5);
+      EXPECT_NEAR(*i.price_reserved_3y, 7508.53662384 / 730, 1e-5);
+    }
+  }
+  // The issue asks for 30 shapes over AWS, GCP and Azure; the stored sources give 12 (GCP).
+  EXPECT_GE(gpu_shapes.size(), 12u);
+}
+
+TEST(Coverage, CountsShapesPricesSuspectsAndSkips) {
+  Catalog cat = NamesOnly();
+  std::string text = FlaggedTable(
+      {{{{"cloud", "c1"}, {"instance_type", "priced"}, {"region", "r1"}}, ""},
+       {{{"cloud", "c1"}, {"instance_type", "priced"}, {"region", "r2"}}, "suspect-price"},
+       {{{"cloud", "c1"}, {"instance_type", "only-suspect"}}, "suspect-sku"},
+       {{{"cloud", "c1"}, {"instance_type", "unpriced"}, {"price_on_demand", ""},
+         {"price_spot", ""}},
+        ""},
+       {{{"cloud", "c1"}, {"instance_type", "cpu"}, {"accelerator", ""},
+         {"accelerator_count", "0"}, {"price_reserved_1y", "1"}},
+        ""},
+       {{{"cloud", "c0"}, {"instance_type", "x"}}, ""}});
+  ASSERT_TRUE(LoadTable(cat, TableKind::kInstances, "instances/test.csv", text).ok());
+  auto cov = CatalogCoverage(cat);
+  ASSERT_EQ(cov.size(), 2u);
+  EXPECT_EQ(cov[0].cloud, "c0");  // sorted by cloud
+  const CloudCoverage& c = cov[1];
+  EXPECT_EQ(c.cloud, "c1");
+  EXPECT_EQ(c.shapes, 4);  // "priced" counts once over its two regions
+  EXPECT_EQ(c.gpu_shapes, 3);
+  EXPECT_EQ(c.priced, 2);  // priced (r1) and cpu
+  EXPECT_EQ(c.suspect, 2);
+  EXPECT_EQ(c.reserved, 1);
+  const std::vector<std::pair<std::string, int>> skipped = {{"no public price", 1},
+                                                             {"only suspect rows", 1}};
+  EXPECT_EQ(c.skipped, skipped);
+  EXPECT_EQ(c.Skipped(), 2);
+  EXPECT_EQ(c.priced + c.Skipped(), c.shapes);
+}
+
+TEST(Coverage, BuiltinCatalogAddsUp) {
+  const Catalog& cat = Builtin();
+  auto cov = CatalogCoverage(cat);
+  std::set<std::string> clouds;
+  for (const auto& i : cat.instances) clouds.insert(i.cloud);
+  ASSERT_EQ(cov.size(), clouds.size());
+  for (const auto& c : cov) {
+    SCOPED_TRACE(c.cloud);
+    EXPECT_EQ(c.priced + c.Skipped(), c.shapes);
+    EXPECT_LE(c.gpu_shapes, c.shapes);
+    EXPECT_LE(c.suspect, c.shapes);
+  }
+  // Alibaba: 27 shapes, none with a verified public price (the one seed-guide price is flagged).
+  auto ali = std::find_if(cov.begin(), cov.end(), [](const auto& c) { return c.cloud == "alibaba"; });
+  ASSERT_NE(ali, cov.end());
+  EXPECT_EQ(ali->shapes, 27);
+  EXPECT_EQ(ali->priced, 0);
+}
+
 }  // namespace
 }  // namespace gpuplan
+

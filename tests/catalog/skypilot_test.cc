@@ -112,11 +112,14 @@ TEST_P(SkyPilotFixtureTest, ImportsCleanSortedUniqueRows) {
     EXPECT_EQ(i.cloud, c.cloud);
     EXPECT_FALSE(i.instance_type.empty());
     EXPECT_EQ(i.source, "SkyPilot catalog (" + std::string(c.cloud) + "/vms.csv)");
-    EXPECT_EQ(i.as_of, "2026-04-23");
+    // SkyPilot files carry no date and none was passed: undated, and the notes say so.
+    EXPECT_EQ(i.as_of, "");
+    EXPECT_NE(i.notes.find("undated SkyPilot snapshot"), std::string::npos);
     EXPECT_EQ(i.currency, Currency::kUsd);
     EXPECT_NE(i.notes.find("not in SkyPilot catalog"), std::string::npos);
     EXPECT_EQ(i.network.value(), 0.0);
     EXPECT_EQ(i.local_nvme.value(), 0.0);
+    EXPECT_FALSE(i.local_nvme_known);  // SkyPilot does not record local disks: unknown, not 0
     EXPECT_GT(i.ram.value(), 0.0);
     if (!i.accelerator.empty()) {
       EXPECT_NE(cat.FindAccelerator(i.accelerator), nullptr);
@@ -649,6 +652,160 @@ TEST(SkyPilotInline, LoadTableDelegatesAndAppends) {
   auto kind = DetectTableKind("x.csv", text);
   ASSERT_TRUE(kind.ok());
   EXPECT_EQ(*kind, TableKind::kSkyPilotVms);
+}
+
+// ---- Dates, suspect rows and merging into the built-in specs (issue 12) ----------------------
+
+TEST(SkyPilotDate, CallerDateIsUsedWhenTheFileHasNone) {
+  Catalog cat = AcceleratorsOnly();
+  const std::string text =
+      "InstanceType,AcceleratorName,AcceleratorCount,vCPUs,MemoryGiB,Price,Region,SpotPrice\n"
+      "x.large,,,4,16,0.5,r-1,0.2\n";
+  ASSERT_TRUE(ImportSkyPilotVms(cat, "testcloud", "inline.csv", text, nullptr, "2026-05-04").ok());
+  ASSERT_EQ(cat.instances.size(), 1u);
+  EXPECT_EQ(cat.instances[0].as_of, "2026-05-04");
+  EXPECT_EQ(cat.instances[0].notes.find("undated"), std::string::npos);
+}
+
+TEST(SkyPilotDate, DateColumnWinsOverTheCallerDate) {
+  Catalog cat = AcceleratorsOnly();
+  const std::string text =
+      "InstanceType,AcceleratorName,AcceleratorCount,vCPUs,MemoryGiB,Price,Region,Date\n"
+      "x.large,,,4,16,0.5,r-1,2026-03-01T07:00:00Z\n"
+      "x.large,,,4,16,0.5,r-2,\n";
+  ASSERT_TRUE(ImportSkyPilotVms(cat, "testcloud", "inline.csv", text, nullptr, "2026-05-04").ok());
+  const InstanceType* r1 = Find(cat, "x.large", "r-1");
+  const InstanceType* r2 = Find(cat, "x.large", "r-2");
+  ASSERT_NE(r1, nullptr);
+  ASSERT_NE(r2, nullptr);
+  EXPECT_EQ(r1->as_of, "2026-03-01");
+  EXPECT_EQ(r2->as_of, "2026-05-04");  // an empty date cell falls back to the file's date
+}
+
+TEST(SkyPilotDate, BadDateCellNamesLineAndColumn) {
+  Catalog cat = AcceleratorsOnly();
+  const std::string text =
+      "InstanceType,AcceleratorName,AcceleratorCount,vCPUs,MemoryGiB,Price,Region,as_of\n"
+      "x.large,,,4,16,0.5,r-1,yesterday\n";
+  Status s = ImportSkyPilotVms(cat, "testcloud", "inline.csv", text);
+  ASSERT_FALSE(s.ok());
+  EXPECT_EQ(s.error().code, ErrorCode::kParse);
+  EXPECT_EQ(s.error().field, "inline.csv:2:8 (as_of)");
+  EXPECT_NE(s.error().message.find("yesterday"), std::string::npos);
+}
+
+TEST(SkyPilotSuspect, SpotAboveOnDemandIsSuspectOnImport) {
+  Catalog cat = ImportOk("testcloud",
+                         "InstanceType,AcceleratorName,AcceleratorCount,vCPUs,MemoryGiB,Price,"
+                         "Region,SpotPrice\n"
+                         "odd.large,,,4,16,1.0,r-1,1.5\n"
+                         "fine.large,,,4,16,1.0,r-1,0.3\n");
+  const InstanceType* odd = Find(cat, "odd.large", "r-1");
+  const InstanceType* fine = Find(cat, "fine.large", "r-1");
+  ASSERT_NE(odd, nullptr);
+  ASSERT_NE(fine, nullptr);
+  EXPECT_NE(odd->suspect_reason.find("spot price above on-demand"), std::string::npos);
+  EXPECT_EQ(fine->suspect_reason, "");
+}
+
+// The shared AWS excerpt lists p5.48xlarge; SkyPilot records neither its local NVMe nor its EFA
+// bandwidth, which data/instances/aws.csv has (8 x 3840 GB, 3200 Gbps, AWS P5 page).
+TEST(SkyPilotMerge, AwsFixtureKeepsBuiltinSpecsAndTakesTheFileDate) {
+  const auto path = FixturePath("aws");
+  if (!std::filesystem::is_regular_file(path)) GTEST_SKIP() << "no fixture " << path;
+  Catalog cat = Builtin();
+  const InstanceType* before = Find(cat, "p5.48xlarge", "us-east-1");
+  ASSERT_NE(before, nullptr);
+  ASSERT_TRUE(before->local_nvme_known);
+  const double nvme = before->local_nvme.value();
+  const double net = before->network.value();
+  ASSERT_TRUE(before->inter_node_bw.has_value());
+  const double fabric_bw = before->inter_node_bw->value();
+  std::size_t c7i_before = 0;
+  for (const auto& i : cat.instances) c7i_before += i.instance_type == "c7i.xlarge" ? 1 : 0;
+
+  Status s = ApplyCatalogOverride(cat, "aws=" + path.string());
+  ASSERT_TRUE(s.ok()) << s.error().ToString();
+  const std::string file_date = FileDate(path.string());
+  ASSERT_EQ(file_date.size(), 10u);
+
+  int p5 = 0;
+  for (const auto& i : cat.instances) {
+    if (i.cloud != "aws" || i.instance_type != "p5.48xlarge") continue;
+    ++p5;
+    SCOPED_TRACE(i.region);
+    EXPECT_NE(i.source.find("SkyPilot"), std::string::npos);  // prices from the file
+    EXPECT_EQ(i.as_of, file_date);                            // dated by the file
+    EXPECT_TRUE(i.local_nvme_known);
+    EXPECT_DOUBLE_EQ(i.local_nvme.value(), nvme);  // kept from the built-in row
+    EXPECT_DOUBLE_EQ(i.network.value(), net);
+    EXPECT_EQ(i.inter_node_fabric, InterNodeFabric::kEfa);
+    ASSERT_TRUE(i.inter_node_bw.has_value());
+    EXPECT_DOUBLE_EQ(i.inter_node_bw->value(), fabric_bw);
+    EXPECT_EQ(i.intra_node_link, IntraNodeLink::kNvswitch);
+    EXPECT_NE(i.notes.find("from the built-in row"), std::string::npos);
+    EXPECT_EQ(i.notes.find("network and local NVMe not in SkyPilot catalog"), std::string::npos);
+  }
+  EXPECT_GT(p5, 0);
+  // Built-in shapes the excerpt does not list stay (the excerpt holds GPU shapes only).
+  std::size_t c7i_after = 0;
+  for (const auto& i : cat.instances) c7i_after += i.instance_type == "c7i.xlarge" ? 1 : 0;
+  EXPECT_EQ(c7i_after, c7i_before);
+}
+
+TEST(SkyPilotMerge, InlineImportReplacesListedShapesOnly) {
+  Catalog cat = AcceleratorsOnly();
+  InstanceType known;
+  known.cloud = "testcloud";
+  known.instance_type = "gpu.8x";
+  known.region = "old-region";
+  known.accelerator = "H100-SXM5-80GB";
+  known.accelerator_count = 8;
+  known.vcpus = 192;
+  known.ram = GiB(2048);
+  known.local_nvme = GB(30720);
+  known.local_nvme_known = true;
+  known.network = Gbps(3200);
+  known.intra_node_link = IntraNodeLink::kNvswitch;
+  known.inter_node_fabric = InterNodeFabric::kInfiniband;
+  known.inter_node_bw = Gbps(3200);
+  known.price_on_demand = 99.0;
+  known.flags = {"suspect-price"};
+  known.source = "https://example.com/specs";
+  known.as_of = "2026-01-01";
+  InstanceType other = known;
+  other.instance_type = "cpu.small";
+  other.accelerator.clear();
+  other.accelerator_count = 0;
+  cat.instances = {known, other};
+
+  std::vector<InstanceType> imported(1);
+  imported[0].cloud = "testcloud";
+  imported[0].instance_type = "gpu.8x";
+  imported[0].region = "new-region";
+  imported[0].accelerator = "H100-SXM5-80GB";
+  imported[0].accelerator_count = 8;
+  imported[0].vcpus = 192;
+  imported[0].ram = GiB(2048);
+  imported[0].intra_node_link = IntraNodeLink::kNvlink;
+  imported[0].price_on_demand = 40.0;
+  imported[0].source = "SkyPilot catalog (x)";
+  imported[0].as_of = "2026-06-01";
+  EXPECT_EQ(MergeImportedInstances(cat, "testcloud", imported), 1);
+
+  ASSERT_EQ(cat.instances.size(), 2u);  // cpu.small kept, gpu.8x replaced by the import's row
+  const InstanceType* g = Find(cat, "gpu.8x", "new-region");
+  ASSERT_NE(g, nullptr);
+  EXPECT_EQ(Find(cat, "gpu.8x", "old-region"), nullptr);  // availability comes from the file
+  EXPECT_DOUBLE_EQ(*g->price_on_demand, 40.0);
+  EXPECT_EQ(g->as_of, "2026-06-01");
+  EXPECT_TRUE(g->local_nvme_known);
+  EXPECT_DOUBLE_EQ(g->local_nvme.value(), 30720e9);
+  EXPECT_EQ(g->inter_node_fabric, InterNodeFabric::kInfiniband);
+  EXPECT_EQ(g->intra_node_link, IntraNodeLink::kNvswitch);
+  EXPECT_TRUE(g->flags.empty());  // the built-in row's price flags do not travel to new prices
+  EXPECT_EQ(g->suspect_reason, "");
+  EXPECT_NE(Find(cat, "cpu.small", "old-region"), nullptr);
 }
 
 }  // namespace
