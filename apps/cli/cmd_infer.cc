@@ -27,6 +27,7 @@ struct InferArgs {
   double util = 0.6;
   std::vector<std::string> clouds, regions, gpus;
   bool cpu = false, cpu_only = false, reserved = false;
+  bool include_suspect = false, by_region = false;
   int top = 5;
   bool explain = false;
   // tco
@@ -139,6 +140,8 @@ Result<ServeJobSpec> BuildServeJob(const InferArgs& a, const GlobalOptions& g) {
   job.allow_cpu = a.cpu || a.cpu_only;
   job.allow_gpu = !a.cpu_only;
   job.reserved = a.reserved;
+  job.include_suspect = a.include_suspect;
+  job.by_region = a.by_region;
   job.top = a.top > 0 ? a.top : 5;
   std::string cur = a.currency.empty() ? g.currency : a.currency;
   auto c = ParseCurrency(cur);
@@ -191,11 +194,12 @@ Result<Output> RunPlanInfer(const GlobalOptions& g, const InferArgs& a) {
   } else {
     s += PlansTable(res->plans, job->currency);
     const auto& p = res->plans.front();
-    s += fmt::format("\nTop: {} replica(s) of {} on {} x {} {}; per replica {:.1f} req/s max ({:.0f} output tok/s), "
+    s += fmt::format("\nTop: {} replica(s) of {} on {} x {} {}{}; runtime {}; per replica {:.1f} req/s max ({:.0f} output tok/s), "
                      "KV capacity {} tokens\n",
                      p.replicas, p.instance->is_cpu_only() ? "CPU " + p.instance->cpu : fmt::format("{} x {}", p.tp, p.instance->accelerator),
-                     p.instances, p.instance->cloud, p.instance->instance_type, p.perf.samples_per_s,
-                     p.perf.output_tokens_per_s, p.perf.kv_tokens);
+                     p.instances, p.instance->cloud, p.instance->instance_type,
+                     p.also_regions.empty() ? "" : fmt::format(" (also in {})", fmt::join(p.also_regions, ", ")),
+                     p.runtime, p.perf.samples_per_s, p.perf.output_tokens_per_s, p.perf.kv_tokens);
     for (const auto& w : p.warnings) s += "  warning: " + w + "\n";
     if (a.explain) {
       s += "\nExplain (top plan, per replica):\n";
@@ -212,6 +216,16 @@ Result<Output> RunPlanInfer(const GlobalOptions& g, const InferArgs& a) {
       line("TTFT p99", p.ttft_p99_ms, "ms", "prefill + M/M/c p99 wait");
     }
   }
+  if (!res->guide_rule.empty()) {
+    s += "\nGuide's rule of thumb: " + res->guide_rule + "\n";
+    if (!res->guide_plans.empty()) {
+      const ServePlan& gp = res->guide_plans.front();
+      s += fmt::format("  cheapest deployment following it: {} replica(s) of {} x {} on {} {}, {}/month\n",
+                       gp.replicas, gp.tp, gp.instance->accelerator, gp.instance->cloud,
+                       gp.instance->instance_type, Price(gp.cost_per_month, job->currency));
+    }
+    if (!res->guide_comparison.empty()) s += "  " + res->guide_comparison + "\n";
+  }
   for (const auto& n : res->notes) s += "note: " + n + "\n";
   out.text = s;
   return out;
@@ -225,6 +239,7 @@ std::optional<ServePlan> Cheapest(const ServeJobSpec& base, const Catalog& cat, 
   j.allow_cpu = cpu;
   j.allow_gpu = !cpu;
   j.top = 1;
+  j.with_guide = false;
   auto r = PlanServing(j, cat, DefaultCalibration(), rate);
   if (!r || r->plans.empty()) return std::nullopt;
   return r->plans.front();
@@ -374,6 +389,9 @@ void RegisterInferCommands(CLI::App& app, GlobalOptions& g, Runner& run) {
   c->add_flag("--cpu", a->cpu, "Also consider CPU instances");
   c->add_flag("--cpu-only", a->cpu_only, "Only CPU instances");
   c->add_flag("--reserved", a->reserved, "Rank by 1-year reserved prices where the catalog has them");
+  c->add_flag("--include-suspect", a->include_suspect,
+              "Also rank catalog rows whose source marks the price suspect or anomalous");
+  c->add_flag("--by-region", a->by_region, "List each region of an instance as its own plan");
   c->add_flag("--explain", a->explain, "Print the top plan's terms with their formulas");
   c->callback([&g, &run, a, c] {
     Status st = MergeFile(*a, c);

@@ -3,6 +3,7 @@
 #include <fstream>
 #include <memory>
 #include <sstream>
+#include <tuple>
 
 #include "commands.h"
 #include "gpuplan/job.h"
@@ -23,6 +24,7 @@ struct PlanTrainArgs {
   int seq_len = 0, global_batch = 0, lora_rank = 0, max_nodes = 0, top = 0;
   std::vector<std::string> clouds, regions, gpus;
   bool spot = false;
+  bool include_suspect = false, by_region = false;
   std::string objective, host_policy, currency;
   double headroom = 0;
   bool explain = false;
@@ -124,6 +126,8 @@ Result<TrainJobSpec> BuildJob(const PlanTrainArgs& a) {
   if (!a.regions.empty()) job.regions = a.regions;
   if (!a.gpus.empty()) job.gpus = a.gpus;
   if (a.spot) job.spot_allowed = true;
+  if (a.include_suspect) job.include_suspect = true;
+  if (a.by_region) job.by_region = true;
   if (!a.objective.empty()) {
     auto o = ParseObjective(a.objective);
     if (!o) return MakeError(ErrorCode::kInvalidArgument, "--objective", "unknown objective \"" + a.objective + "\"", "use cost, time or pareto");
@@ -190,7 +194,15 @@ Result<Output> RunPlanTrain(const GlobalOptions& g, const PlanTrainArgs& a) {
     if (!found) cal.entries.push_back({"spot_interruptions_per_node_hour", a.spot_rate, "--spot-rate"});
   }
   auto res = PlanTraining(*job, *cat, cal, g.cny_per_usd);
-  if (!res) return res.error();
+  if (!res) {
+    // Name the flag the user typed, not the job file's path, when the value came from a flag.
+    Error e = res.error();
+    for (const auto& [prefix, flag, given] : {std::tuple{"constraints.clouds", "--clouds", !a.clouds.empty()},
+                                             std::tuple{"constraints.gpus", "--gpus", !a.gpus.empty()}}) {
+      if (given && e.field.rfind(prefix, 0) == 0) e.field = flag + e.field.substr(std::string(prefix).size());
+    }
+    return e;
+  }
   const Currency cur = job->currency;
   Output out;
   out.exit_code = res->plans.empty() ? kExitNothingFits : kExitOk;
@@ -218,6 +230,10 @@ Result<Output> RunPlanTrain(const GlobalOptions& g, const PlanTrainArgs& a) {
   if (res->plans.empty()) {
     s += "No plan fits the constraints.\n";
     for (const auto& n : res->notes) s += "  - " + n + "\n";
+    if (!res->nearest_misses.empty()) {
+      s += "Nearest misses:\n";
+      for (const auto& n : res->nearest_misses) s += "  - " + n + "\n";
+    }
     out.text = s;
     return out;
   }
@@ -226,7 +242,8 @@ Result<Output> RunPlanTrain(const GlobalOptions& g, const PlanTrainArgs& a) {
   int rank = 1;
   for (const auto& p : res->plans) {
     const auto& i = *p.instance;
-    t.Row({std::to_string(rank++), i.cloud, i.instance_type, i.region,
+    t.Row({std::to_string(rank++), i.cloud, i.instance_type,
+           p.also_regions.empty() ? i.region : fmt::format("{} +{}", i.region, p.also_regions.size()),
            fmt::format("{}x{}{}", p.nodes, i.accelerator_count, " " + i.accelerator),
            fmt::format("tp{} pp{} dp{} z{} mb{} rc:{}", p.par.tp, p.par.pp, p.par.dp, p.par.zero_stage,
                        p.opt.micro_batch, RecomputeLabel(p.opt.recompute, p.opt.recompute_layers)),
@@ -238,8 +255,10 @@ Result<Output> RunPlanTrain(const GlobalOptions& g, const PlanTrainArgs& a) {
   }
   s += t.Render();
   const TrainPlan& top = res->plans.front();
-  s += fmt::format("\nTop plan: {} {} x {} in {} ({} GPUs of {})\n", top.instance->cloud, top.instance->instance_type,
-                   top.nodes, top.instance->region, top.nodes * top.instance->accelerator_count, top.instance->accelerator);
+  s += fmt::format("\nTop plan: {} {} x {} in {}{} ({} GPUs of {})\n", top.instance->cloud, top.instance->instance_type,
+                   top.nodes, top.instance->region,
+                   top.also_regions.empty() ? "" : fmt::format(" (also {})", fmt::join(top.also_regions, ", ")),
+                   top.nodes * top.instance->accelerator_count, top.instance->accelerator);
   s += fmt::format("  layout: tp {} x pp {} (vpp {}) x dp {}, ZeRO {}, sequence parallel {}, micro-batch {} x {} micro-batches, recompute {}\n",
                    top.par.tp, top.par.pp, top.par.vpp, top.par.dp, top.par.zero_stage,
                    top.par.sequence_parallel ? "on" : "off", top.opt.micro_batch, top.eval.step.num_microbatches,
@@ -262,7 +281,10 @@ Result<Output> RunPlanTrain(const GlobalOptions& g, const PlanTrainArgs& a) {
                    top.cost_reserved_1y ? ", 1y reserved " + Price(top.cost_reserved_1y, cur) : ", reserved: no public price in the catalog");
   s += fmt::format("  host ({}):\n", SizingPolicyName(top.host.policy));
   for (const auto& r : top.host.rationale) s += "    " + r + "\n";
-  for (const auto& f : top.host_findings) s += fmt::format("    [{}] {}\n", f.ok ? "ok" : "!!", f.text);
+  for (const auto& f : top.host_findings) {
+    s += fmt::format("    [{}] {}{}\n", f.waived ? "--" : f.ok ? "ok" : "!!", f.text,
+                     f.waived ? " (a rule no candidate meets: see the notes)" : "");
+  }
   if (a.bom) {
     if (const Accelerator* acc = cat->FindAccelerator(top.instance->accelerator)) {
       BillOfMaterials b = BuildBom(top.host, *acc, top.instance->accelerator_count);
@@ -284,6 +306,8 @@ Result<Output> RunPlanTrain(const GlobalOptions& g, const PlanTrainArgs& a) {
     }
     if (!res->guide_comparison.empty()) s += "  " + res->guide_comparison + "\n";
   }
+  if (res->guide_rule.empty() && !res->guide_notes.empty()) s += "\nGuide claims:\n";
+  for (const auto& n : res->guide_notes) s += "  " + n + "\n";
   if (res->pareto.size() > 1) {
     s += "\nCost/time Pareto front:\n";
     Table pt({"cloud", "instance", "nodes", "hours", "cost"});
@@ -335,6 +359,9 @@ void RegisterPlanCommand(CLI::App& app, GlobalOptions& g, Runner& run) {
   t->add_option("--regions", a->regions, "Allowed regions")->delimiter(',');
   t->add_option("--gpus", a->gpus, "Allowed accelerators (ids or aliases)")->delimiter(',');
   t->add_flag("--spot", a->spot, "Allow spot/preemptible instances");
+  t->add_flag("--include-suspect", a->include_suspect,
+              "Also rank catalog rows whose source marks the price suspect or anomalous");
+  t->add_flag("--by-region", a->by_region, "List each region of an instance as its own plan");
   t->add_option("--checkpoint-every", a->checkpoint_every, "Checkpoint interval, e.g. 1h (0 = none)");
   t->add_option("--objective", a->objective, "cost | time | pareto");
   t->add_option("--host-policy", a->host_policy, "guide-a | guide-b | default");

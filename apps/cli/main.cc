@@ -2,12 +2,66 @@
 // it succeeds, and maps outcomes to exit codes: 0 answer, 1 nothing fits, 2 bad input,
 // 70 internal error.
 #include <CLI/CLI.hpp>
+#include <algorithm>
+#include <string>
+#include <vector>
 #include <cstdio>
 #include <exception>
 #include <iostream>
 
 #include "commands.h"
 #include "report.h"
+
+namespace {
+
+// "did you mean" for a mistyped subcommand or flag: walks argv along the subcommand chain and
+// returns a hint for the first token CLI11 cannot place, or "" when none is close.
+std::string DidYouMean(const CLI::App& app, int argc, char** argv) {
+  const CLI::App* cur = &app;
+  for (int i = 1; i < argc; ++i) {
+    const std::string t = argv[i];
+    if (t.rfind("--", 0) == 0 && t.size() > 2) {
+      const std::string name = t.substr(2, t.find('=') == std::string::npos ? std::string::npos : t.find('=') - 2);
+      std::vector<std::string> names;
+      for (const CLI::App* a = cur; a != nullptr; a = a->get_parent()) {
+        for (const CLI::Option* o : a->get_options()) {
+          for (const auto& l : o->get_lnames()) names.push_back(l);
+        }
+      }
+      if (std::find(names.begin(), names.end(), name) != names.end()) continue;
+      const std::string best = gpuplan::ClosestMatch(name, names);
+      if (!best.empty()) return "unknown flag \"" + t + "\": did you mean \"--" + best + "\"?";
+      continue;
+    }
+    if (t.empty() || t[0] == '-') continue;
+    if (i > 1) {  // the value of the previous flag
+      const std::string prev = argv[i - 1];
+      if (prev.rfind("-", 0) == 0 && prev.find('=') == std::string::npos) {
+        const CLI::Option* o = nullptr;
+        for (const CLI::App* a = cur; a != nullptr && o == nullptr; a = a->get_parent()) {
+          o = a->get_option_no_throw(prev);
+        }
+        if (o != nullptr && o->get_expected_max() > 0) continue;
+      }
+    }
+    std::vector<std::string> subs;
+    const CLI::App* next = nullptr;
+    for (const CLI::App* s : cur->get_subcommands([](const CLI::App*) { return true; })) {
+      subs.push_back(s->get_name());
+      if (s->get_name() == t) next = s;
+    }
+    if (next != nullptr) {
+      cur = next;
+      continue;
+    }
+    if (subs.empty()) continue;
+    const std::string best = gpuplan::ClosestMatch(t, subs);
+    if (!best.empty()) return "unknown command \"" + t + "\": did you mean \"" + best + "\"?";
+  }
+  return "";
+}
+
+}  // namespace
 
 int main(int argc, char** argv) {
   using namespace gpuplan::cli;  // NOLINT(google-build-using-namespace): entry point only
@@ -45,7 +99,9 @@ int main(int argc, char** argv) {
     } catch (const CLI::CallForVersion& e) {
       return app.exit(e);
     } catch (const CLI::ParseError& e) {
-      std::cerr << "error: " << e.what() << " (run `gpuplan --help` for usage)\n";
+      const std::string hint = DidYouMean(app, argc, argv);
+      std::cerr << "error: " << (hint.empty() ? std::string(e.what()) : hint)
+                << " (run `gpuplan --help` for usage)\n";
       return kExitBadInput;
     }
     if (g.cny_per_usd && !(*g.cny_per_usd > 0)) {

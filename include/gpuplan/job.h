@@ -50,6 +50,8 @@ struct TrainJobSpec {
   int min_gpus = 0;                       // GPUs per plan bounds; 0 = no bound
   int max_gpus = 0;
   int top = 5;                            // plans to print
+  bool include_suspect = false;           // rank catalog rows whose source marks them suspect
+  bool by_region = false;                 // keep rows that differ only by region apart
 
   double TotalTokens() const;             // tokens x epochs (or samples x seq_len x epochs)
 };

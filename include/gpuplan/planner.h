@@ -36,6 +36,9 @@ struct TrainPlan {
   HostNeeds host;
   std::vector<HostFinding> host_findings;
   std::vector<std::string> warnings;
+  // Other regions offering the same instance at a cost no better than this plan's (rows that
+  // differ only by region are shown once unless the job asks for `by_region`).
+  std::vector<std::string> also_regions;
   // The cost the objective ranks by: spot when allowed and cheaper, else on-demand.
   double RankCost() const;
   double RankHours() const;
@@ -58,6 +61,13 @@ struct TrainPlanResult {
   std::string guide_rule;
   std::vector<TrainPlan> guide_plans;  // at most one
   std::string guide_comparison;       // why gpuplan agrees or disagrees
+  // When nothing fits: the nearest misses (the cheapest plan that meets the deadline and how far
+  // over budget it is; the fastest within budget and how far past the deadline; the knob that
+  // closes a memory shortfall), one sentence each.
+  std::vector<std::string> nearest_misses;
+  // Other guide claims that bear on this job, each with gpuplan's verdict in one line (A1's
+  // TFLOPS figures for the chosen GPU; B3's ResNet-152 and ViT-Large claims on the RTX 4090).
+  std::vector<std::string> guide_notes;
 };
 
 // Plans a training job over `catalog`. Errors only for inputs that cannot be planned at all

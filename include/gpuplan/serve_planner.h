@@ -32,6 +32,9 @@ struct ServeJobSpec {
   bool reserved = false;    // rank by the 1-year reserved price where one exists
   Currency currency = Currency::kUsd;
   int top = 5;
+  bool include_suspect = false;  // rank catalog rows whose source marks them suspect
+  bool by_region = false;        // keep rows that differ only by region apart
+  bool with_guide = true;        // compare with the guides' serving rule (ServePlanResult::guide_*)
 };
 
 struct ServePlan {
@@ -48,11 +51,27 @@ struct ServePlan {
   std::optional<double> cost_per_hour, cost_per_hour_reserved;
   double cost_per_month = 0, cost_per_1k_requests = 0, cost_per_1m_output_tokens = 0;
   std::vector<std::string> warnings;
+  // What runs the model on this hardware: the requested engine for LLMs on CUDA/ROCm GPUs, the
+  // Neuron build on Inferentia/Trainium, Triton + TensorRT for encoders and CNNs on GPUs, ONNX
+  // Runtime / OpenVINO on CPUs (see ServingRuntime).
+  std::string runtime;
+  // The host's RAM cannot stage the replica's weights plus the engine workers (default sizing
+  // policy, docs/sizing.md): such plans rank after every plan whose host is adequate.
+  bool host_inadequate = false;
+  std::vector<std::string> also_regions;  // same deployment, same or higher price elsewhere
 };
+
+// The serving runtime for `model` on `inst` when the job asked for `engine`.
+std::string ServingRuntime(const ModelSpec& model, const InstanceType& inst, Engine engine);
 
 struct ServePlanResult {
   std::vector<ServePlan> plans;  // cheapest first
   std::vector<std::string> notes;
+  // The guides' serving rule for this model and load (A2 for 7B at low QPS and 70B at high
+  // concurrency, B16 for a 13B-class model), the cheapest plan that follows it, and the verdict.
+  std::string guide_rule;
+  std::vector<ServePlan> guide_plans;  // at most one
+  std::string guide_comparison;
   std::string prices_as_of;
   long evaluated = 0;
 };

@@ -30,8 +30,11 @@ struct SizingInput {
   Bytes checkpoint;      // one full training checkpoint (weights + optimizer), 0 if unknown
   Bytes dataset;         // training data on disk, 0 if unknown
   // What the plan's GPUs read per second on one node: bytes per sample (dataset / samples per
-  // epoch) x the plan's samples per second / nodes; 0 if unknown.
+  // epoch, or the data's form: token ids, JPEG images) x the plan's samples per second / nodes;
+  // 0 if unknown. When known, every policy sizes training storage from it (x2 for the loaders'
+  // bursts), and a policy's fixed rule (A9's NVMe speed, B7's 2 GB/s per GPU) is shown beside it.
   BytesPerSec data_feed;
+  std::string data_feed_basis;  // how data_feed was obtained, for the rationale
 };
 
 // Needs of ONE node.
@@ -55,6 +58,9 @@ struct HostFinding {
   double has = 0;
   std::string unit;      // "cores", "GB", "GB/s", "Gbit/s"
   bool ok = true;
+  // Set by a planner when no candidate instance meets this policy rule: the check is reported
+  // (text unchanged) but neither warns nor ranks (`ok` is then true).
+  bool waived = false;
   std::string text;      // human sentence with the numbers
 };
 

@@ -170,7 +170,8 @@ constexpr std::string_view kTrainKeys[] = {"method",    "precision",       "opti
                                            "data",      "checkpoint_every", "framework"};
 constexpr std::string_view kDataKeys[] = {"tokens", "samples", "epochs", "dataset_size", "benchmark"};
 constexpr std::string_view kConstraintKeys[] = {
-    "deadline", "budget", "currency", "clouds", "regions", "gpus", "spot", "max_nodes", "headroom"};
+    "deadline", "budget", "currency", "clouds", "regions", "gpus", "spot", "max_nodes", "headroom",
+    "include_suspect"};
 
 struct SectionKeys {
   std::string_view path;  // "" = top level
@@ -804,6 +805,11 @@ Result<TrainJobSpec> ParseJob(const YAML::Node& root, const Reader& r) {
       auto v = r.Bool(*e);
       if (!v) return v.error();
       job.spot_allowed = *v;
+    }
+    if (const Entry* e = c.Get("include_suspect")) {
+      auto v = r.Bool(*e);
+      if (!v) return v.error();
+      job.include_suspect = *v;
     }
     if (const Entry* e = c.Get("max_nodes")) {
       auto v = r.Int(*e, 1);

@@ -10,6 +10,7 @@
 #include <tuple>
 
 #include "gpuplan/planner.h"
+#include "io/csv.h"
 
 namespace gpuplan {
 
@@ -83,6 +84,48 @@ Bytes CheckpointBytes(const TrainJobSpec& job) {
   return Bytes(static_cast<double>(pc.total) * 16.0);  // bf16 weights + fp32 master + m + v + grads-free
 }
 
+// Exposed communication below this share of the step is not worth a warning (A12 fires on the
+// plan's numbers: a PCIe box whose communication hides behind compute is not a pitfall).
+constexpr double kMaterialCommShare = 0.10;
+
+// What one token or sample of the job's input occupies on disk, and how that is known.
+struct InputForm {
+  double bytes = 0;
+  bool per_token = true;
+  std::string basis;
+};
+
+// Tokenised text is read as token ids: Megatron's indexed datasets store uint16 ids for
+// vocabularies under 65,500 and int32 otherwise (megatron/core/datasets/indexed_dataset.py,
+// DType.optimal_dtype). Images are read as JPEG: ImageNet-1k's 1,281,167 training images take
+// about 140 GB, ~110 KB each (the ILSVRC2012 train tar).
+constexpr double kJpegBytesPerImage = 110e3;
+
+InputForm InputFormFor(const TrainJobSpec& job) {
+  InputForm f;
+  if (job.dataset.value() > 0 && job.tokens > 0) {
+    f.bytes = job.dataset.value() / job.tokens;
+    f.basis = fmt::format("dataset {:.0f} GB / {:.3g} tokens = {:.3g} B per token", ToGB(job.dataset), job.tokens, f.bytes);
+    return f;
+  }
+  if (job.dataset.value() > 0 && job.samples > 0) {
+    f.bytes = job.dataset.value() / job.samples;
+    f.per_token = false;
+    f.basis = fmt::format("dataset {:.0f} GB / {:.3g} samples = {:.3g} KB per sample", ToGB(job.dataset), job.samples, f.bytes / 1e3);
+    return f;
+  }
+  if (job.model.is_transformer() && job.model.arch != ModelArch::kVit) {
+    const bool small = job.model.vocab > 0 && job.model.vocab < 65500;
+    f.bytes = small ? 2 : 4;
+    f.basis = fmt::format("tokenised text, {} B token ids (vocabulary {})", small ? 2 : 4, job.model.vocab);
+    return f;
+  }
+  f.bytes = kJpegBytesPerImage;
+  f.per_token = false;
+  f.basis = "JPEG images, ~110 KB each (ImageNet-1k average)";
+  return f;
+}
+
 void PriceAndCheck(const TrainJobSpec& job, const Catalog& cat, const Calibration& cal,
                    std::optional<double> rate, TrainPlan& p) {
   const InstanceType& i = *p.instance;
@@ -121,24 +164,29 @@ void PriceAndCheck(const TrainJobSpec& job, const Catalog& cat, const Calibratio
   in.model_files = Bytes(static_cast<double>(CountParams(job.model).total) * 2.0);
   in.checkpoint = CheckpointBytes(job);
   in.dataset = job.dataset;
-  // Input rate: bytes per sample (or token) of the dataset on disk times the plan's rate.
-  if (job.dataset.value() > 0 && p.eval.step.valid) {
-    if (job.tokens > 0) {
-      in.data_feed = BytesPerSec(job.dataset.value() / job.tokens *
-                                 p.eval.step.tokens_per_s_per_gpu * p.par.gpus() / p.nodes);
-    } else if (job.samples > 0) {
-      in.data_feed = BytesPerSec(job.dataset.value() / job.samples * p.eval.step.samples_per_s / p.nodes);
+  // Input rate: bytes per sample (or token) of the dataset on disk, or of the data's form when
+  // the job does not give its size, times the plan's rate.
+  if (p.eval.step.valid) {
+    const InputForm form = InputFormFor(job);
+    if (form.per_token) {
+      in.data_feed = BytesPerSec(form.bytes * p.eval.step.tokens_per_s_per_gpu * p.par.gpus() / p.nodes);
+    } else {
+      in.data_feed = BytesPerSec(form.bytes * p.eval.step.samples_per_s / p.nodes);
     }
+    in.data_feed_basis = form.basis;
   }
   p.host = SizeHost(job.host_policy, in);
   p.host_findings = CheckHost(p.host, i);
   // Warnings (guides A3, A12, A13, A15, B5, B6, B8).
   const int gpn = i.accelerator_count;
-  if (gpn > 1 && i.intra_node_link == IntraNodeLink::kPcie && (p.par.tp > 1 || p.par.dp > 1)) {
+  const double pcie_share =
+      (p.eval.step.tp_comm + p.eval.step.dp_comm).value() / p.eval.step.total.value();
+  if (gpn > 1 && i.intra_node_link == IntraNodeLink::kPcie && (p.par.tp > 1 || p.par.dp > 1) &&
+      pcie_share >= kMaterialCommShare) {
     p.warnings.push_back(fmt::format(
         "multi-GPU training over PCIe only: exposed communication is {:.0f}% of the step; NVLink "
         "machines cut it (guide A12, B8)",
-        100 * (p.eval.step.tp_comm + p.eval.step.dp_comm).value() / p.eval.step.total.value()));
+        100 * pcie_share));
   }
   if (p.nodes > 1 && i.inter_node_fabric == InterNodeFabric::kNone) {
     p.warnings.push_back(fmt::format(
@@ -180,6 +228,64 @@ void PriceAndCheck(const TrainJobSpec& job, const Catalog& cat, const Calibratio
   }
 }
 
+// A host rule (CPU cores, RAM) that no candidate instance meets is the policy's, not the
+// plan's: it is said once in the notes and neither warns on nor demotes every plan.
+void WaiveUnmeetableHostRules(const TrainJobSpec& job, std::vector<TrainPlan>& plans,
+                              std::vector<std::string>& notes) {
+  if (plans.empty()) return;
+  for (const char* item : {"cpu", "ram"}) {
+    double least = 1e300, most = 0, most_has = 0;
+    std::string unit;
+    bool all_fail = true;
+    for (const TrainPlan& p : plans) {
+      for (const HostFinding& f : p.host_findings) {
+        if (f.item != item) continue;
+        if (f.ok) all_fail = false;
+        least = std::min(least, f.needed);
+        most = std::max(most, f.needed);
+        most_has = std::max(most_has, f.has);
+        unit = f.unit;
+      }
+      if (!all_fail) break;
+    }
+    if (!all_fail) continue;
+    for (TrainPlan& p : plans) {
+      for (HostFinding& f : p.host_findings) {
+        if (f.item != item || f.ok) continue;
+        std::erase(p.warnings, f.text);
+        f.ok = true;
+        f.waived = true;
+      }
+    }
+    notes.push_back(fmt::format(
+        "the {} host policy asks for {} {} of {} per node for these GPUs; none of the {} candidate "
+        "plans' instances has that much for its GPUs (most offered: {:.0f} {}): plans are ranked "
+        "without this rule",
+        SizingPolicyName(job.host_policy),
+        least == most ? fmt::format("{:.0f}", least) : fmt::format("{:.0f}-{:.0f}", least, most), unit,
+        item == std::string("cpu") ? "CPU" : "RAM", plans.size(), most_has, unit));
+  }
+}
+
+// Keeps the best-ranked of the plans that differ only by region (same cloud, instance type,
+// node count); the others' regions are listed on it. `plans` is sorted best first.
+void CollapseRegions(std::vector<TrainPlan>& plans) {
+  std::vector<TrainPlan> kept;
+  std::map<std::tuple<std::string, std::string, int>, std::size_t> index;
+  for (auto& p : plans) {
+    auto key = std::make_tuple(p.instance->cloud, p.instance->instance_type, p.nodes);
+    auto it = index.find(key);
+    if (it == index.end()) {
+      index.emplace(key, kept.size());
+      kept.push_back(std::move(p));
+    } else if (!p.instance->region.empty() && !Contains(kept[it->second].also_regions, p.instance->region) &&
+               p.instance->region != kept[it->second].instance->region) {
+      kept[it->second].also_regions.push_back(p.instance->region);
+    }
+  }
+  plans = std::move(kept);
+}
+
 bool Dominates(const TrainPlan& a, const TrainPlan& b) {
   return a.RankCost() <= b.RankCost() && a.RankHours() <= b.RankHours() &&
          (a.RankCost() < b.RankCost() || a.RankHours() < b.RankHours());
@@ -205,83 +311,267 @@ bool Better(const TrainPlan& a, const TrainPlan& b, Objective obj) {
 
 namespace {
 
-// The guides' decision tree (A2) for training: what they would rent for this job.
+// The guides' decision tree (A2) for training, as written: each branch is one alternative
+// ("4-8 x A100 or 2-4 x H100" is two branches, each with its own GPU count).
+struct GuideBranch {
+  std::vector<std::string> gpus;
+  int min_gpus = 0, max_gpus = 0;  // 0 = no bound
+};
 struct GuideRule {
   std::string text;
-  std::vector<std::string> gpus;
-  int min_gpus = 0, max_gpus = 0;
+  std::vector<GuideBranch> branches;
 };
+
+const std::vector<std::string> kA100s = {"A100-SXM4-80GB", "A100-PCIe-80GB", "A100-SXM4-40GB", "A100-PCIe-40GB"};
 
 std::optional<GuideRule> GuideRuleFor(const TrainJobSpec& job) {
   const double b = static_cast<double>(CountParams(job.model).total) / 1e9;
   const bool peft = job.method == TrainMethod::kLora || job.method == TrainMethod::kQlora;
   if (peft && b >= 5 && b <= 15) {
-    return GuideRule{"guide A2: LoRA on a 7B-13B model -> 1 x L40S or 1 x A100",
-                     {"L40S", "A100-SXM4-80GB", "A100-PCIe-80GB", "A100-SXM4-40GB", "A100-PCIe-40GB"}, 1, 1};
+    GuideRule r{"guide A2: LoRA on a 7B-13B model -> 1 x L40S or 1 x A100", {}};
+    r.branches.push_back({{"L40S"}, 1, 1});
+    r.branches.push_back({kA100s, 1, 1});
+    return r;
   }
   if (!peft && b > 70) {
     return GuideRule{"guide A2: training a >70B model -> 8 x H100 with NVLink (per node)",
-                     {"H100-SXM5-80GB"}, 8, 0};
+                     {{{"H100-SXM5-80GB"}, 8, 0}}};
   }
   if (!peft && b >= 7 && b <= 70) {
-    return GuideRule{"guide A2: training a 7B-70B model -> 4-8 x A100 or 2-4 x H100",
-                     {"A100-SXM4-80GB", "A100-SXM4-40GB", "H100-SXM5-80GB"}, 2, 8};
+    GuideRule r{"guide A2: training a 7B-70B model -> 4-8 x A100 or 2-4 x H100", {}};
+    r.branches.push_back({kA100s, 4, 8});
+    r.branches.push_back({{"H100-SXM5-80GB", "H100-PCIe-80GB"}, 2, 4});
+    return r;
   }
   return std::nullopt;
+}
+
+bool FollowsBranch(const TrainPlan& p, const GuideBranch& br) {
+  const int gpus = p.nodes * p.instance->accelerator_count;
+  return Contains(br.gpus, p.instance->accelerator) && gpus >= br.min_gpus &&
+         (br.max_gpus == 0 || gpus <= br.max_gpus);
+}
+
+// Guide A1's GPU table (FP16 tensor TFLOPS as the guide prints them).
+struct A1Figure {
+  const char* accelerator;
+  const char* label;
+  double tflops;
+};
+constexpr A1Figure kGuideA1[] = {{"A100-SXM4-80GB", "A100 80GB", 624},
+                                 {"H100-SXM5-80GB", "H100 80GB", 990},
+                                 {"L40S", "L40S 48GB", 362},
+                                 {"RTX-4090", "RTX 4090 24GB", 330}};
+
+// A1's figure for the plan's GPU beside the dense datasheet figure gpuplan uses.
+std::optional<std::string> GuideA1Note(const Accelerator& acc) {
+  for (const A1Figure& f : kGuideA1) {
+    if (acc.id != f.accelerator) continue;
+    auto dense = acc.PeakFor(Precision::kFp16);
+    if (!dense) return std::nullopt;
+    const double d = dense->value() / 1e12;
+    const double ratio = f.tflops / d;
+    return fmt::format(
+        "guide A1 lists the {} at {:.0f} TFLOPS FP16; its dense datasheet figure is {:.0f}: {}",
+        f.label, f.tflops, d,
+        ratio > 1.8 ? "the guide's figure is the 2:4-sparse one, which dense training never reaches; "
+                      "gpuplan uses the dense figure"
+        : std::abs(ratio - 1) < 0.05 ? "agrees"
+                                     : fmt::format("the guide's figure is {:.0f}% off", 100 * (ratio - 1)));
+  }
+  return std::nullopt;
+}
+
+// Guide B3's claims, checked with the same model on the guide's own hardware (a 4 x RTX 4090
+// PCIe box, a 2 x A100 80GB NVLink box, one RTX 4090), whether or not the catalog rents it:
+// 4 x RTX 4090 train ResNet-152 47% slower than 2 x A100 80GB; ViT-Large does not fit on a 4090.
+std::optional<LayoutChoice> BestOnBox(const TrainJobSpec& job, const Catalog& catalog,
+                                      const Calibration& cal, const char* acc_id, int gpus,
+                                      IntraNodeLink link) {
+  const Accelerator* acc = catalog.FindAccelerator(acc_id);
+  if (acc == nullptr) return std::nullopt;
+  InstanceType box;
+  box.accelerator = acc->id;
+  box.accelerator_count = gpus;
+  box.intra_node_link = link;
+  TrainJob tj;
+  tj.global_batch = job.global_batch > 0 ? job.global_batch : DefaultGlobalBatch(job);
+  tj.tokens = job.TotalTokens();
+  tj.samples = job.samples * job.epochs;
+  Calibration fw_cal = cal;
+  LayoutConstraints fixed;
+  ApplyFramework(job.framework, fw_cal, fixed);
+  return BestTrainLayout(job.model, BaseOptions(job), tj, HardwareFromInstance(box, *acc, 1), fw_cal,
+                         job.headroom, fixed);
+}
+
+void AddGuideB3Notes(const TrainJobSpec& job, const Catalog& catalog, const Calibration& cal,
+                     TrainPlanResult& out) {
+  const std::string name = internal::ToLower(job.model.name);
+  if (name.find("resnet-152") != std::string::npos) {
+    auto g4090 = BestOnBox(job, catalog, cal, "RTX-4090", 4, IntraNodeLink::kPcie);
+    auto a100 = BestOnBox(job, catalog, cal, "A100-SXM4-80GB", 2, IntraNodeLink::kNvlink);
+    if (g4090 && a100) {
+      const double slower = g4090->eval.job_seconds / a100->eval.job_seconds - 1;
+      out.guide_notes.push_back(fmt::format(
+          "guide B3: 4 x RTX 4090 trained ResNet-152 47% slower than 2 x A100 80GB; gpuplan's model "
+          "gives {:.0f}% {} ({:.1f} h vs {:.1f} h): {}",
+          100 * std::abs(slower), slower >= 0 ? "slower" : "faster", g4090->eval.job_seconds / 3600,
+          a100->eval.job_seconds / 3600,
+          std::abs(slower - 0.47) < 0.15 ? "agrees"
+                                         : "differs: the guide's figure is one measurement with its "
+                                           "own input pipeline and PCIe topology"));
+    }
+  }
+  if (name.find("vit-l") != std::string::npos) {
+    auto one = BestOnBox(job, catalog, cal, "RTX-4090", 1, IntraNodeLink::kNone);
+    out.guide_notes.push_back(
+        one ? fmt::format("guide B3: ViT-Large did not fit on an RTX 4090; gpuplan fits it at "
+                          "micro-batch {} ({:.1f} GiB of 24): differs: the guide's run used a larger "
+                          "micro-batch or no mixed precision",
+                          one->opt.micro_batch, ToGiB(one->eval.memory.Total()))
+            : "guide B3: ViT-Large did not fit on an RTX 4090; gpuplan agrees (no layout fits in "
+              "its memory)");
+  }
 }
 
 }  // namespace
 
 void AddGuideComparison(const TrainJobSpec& job, const Catalog& catalog, const Calibration& cal,
                         std::optional<double> rate, TrainPlanResult& out) {
+  if (!out.plans.empty()) {
+    if (const Accelerator* acc = catalog.FindAccelerator(out.plans.front().instance->accelerator)) {
+      if (auto a1 = GuideA1Note(*acc)) out.guide_notes.push_back(*a1);
+    }
+  }
+  AddGuideB3Notes(job, catalog, cal, out);
   auto rule = GuideRuleFor(job);
   if (!rule) return;
   out.guide_rule = rule->text;
-  TrainJobSpec g = job;
-  g.gpus = rule->gpus;
-  g.min_gpus = rule->min_gpus;
-  g.max_gpus = rule->max_gpus;
-  g.top = 1;
-  g.objective = job.objective == Objective::kPareto ? Objective::kCost : job.objective;
-  g.deadline_hours.reset();
-  g.budget.reset();
-  auto filtered = [&] {
-    // Keep the user's cloud/region filters; drop accelerators the catalog lacks.
-    std::vector<std::string> ids;
-    for (const auto& id : g.gpus) {
-      if (catalog.FindAccelerator(id)) ids.push_back(id);
+  std::optional<TrainPlan> best;
+  for (const GuideBranch& br : rule->branches) {
+    TrainJobSpec g = job;
+    g.gpus.clear();
+    for (const auto& id : br.gpus) {
+      if (catalog.FindAccelerator(id)) g.gpus.push_back(id);
     }
-    g.gpus = ids;
-    return !ids.empty();
-  }();
-  if (!filtered) return;
-  auto res = PlanTrainingImpl(g, catalog, cal, rate, /*with_guide=*/false);
-  if (!res || res->plans.empty()) {
+    if (g.gpus.empty()) continue;
+    g.min_gpus = br.min_gpus;
+    g.max_gpus = br.max_gpus;
+    g.top = 1;
+    g.objective = job.objective == Objective::kPareto ? Objective::kCost : job.objective;
+    g.deadline_hours.reset();
+    g.budget.reset();
+    auto res = PlanTrainingImpl(g, catalog, cal, rate, /*with_guide=*/false);
+    if (!res || res->plans.empty()) continue;
+    const TrainPlan& gp = res->plans.front();
+    if (!best || Better(gp, *best, g.objective)) best = gp;
+  }
+  if (!best) {
     out.guide_comparison = "no plan following the guide's rule fits this job in the catalog "
                            "(memory, filters or prices)";
     return;
   }
-  const TrainPlan& gp = res->plans.front();
+  const TrainPlan& gp = *best;
   out.guide_plans.push_back(gp);
   if (out.plans.empty()) return;
   const TrainPlan& top = out.plans.front();
+  const bool follows = std::any_of(rule->branches.begin(), rule->branches.end(),
+                                   [&](const GuideBranch& br) { return FollowsBranch(top, br); });
   const double dc = gp.RankCost() / top.RankCost() - 1, dh = gp.RankHours() / top.RankHours() - 1;
-  if (gp.instance == top.instance && gp.nodes == top.nodes) {
-    out.guide_comparison = "gpuplan's best plan follows the guide";
+  if (follows) {
+    out.guide_comparison = "verdict: agrees: gpuplan's best plan is one of the rule's own choices";
   } else {
     out.guide_comparison = fmt::format(
-        "the guide's choice {} x {} ({} {}) costs {:+.0f}% and takes {:+.0f}% time vs gpuplan's "
-        "best; gpuplan ranks by modelled cost per job at {} TFLOP/s-class speed and current "
-        "catalog prices, which the rule of thumb predates",
+        "verdict: differs: the rule's best choice {} x {} ({} {}) costs {:+.0f}% and takes {:+.0f}% "
+        "time vs gpuplan's best, by gpuplan's memory and step-time model at current catalog "
+        "prices",
         gp.nodes * gp.instance->accelerator_count, gp.instance->accelerator, gp.instance->cloud,
-        gp.instance->instance_type, 100 * dc, 100 * dh,
-        static_cast<int>(catalog.FindAccelerator(top.instance->accelerator)->PeakFor(job.precision).value_or(FlopPerSec(0)).value() / 1e12));
+        gp.instance->instance_type, 100 * dc, 100 * dh);
   }
 }
 
+namespace {
+
+std::string PlanLabel(const TrainPlan& p) {
+  return fmt::format("{} x {} {} ({} x {})", p.nodes, p.instance->cloud, p.instance->instance_type,
+                     p.nodes * p.instance->accelerator_count, p.instance->accelerator);
+}
+
+// Re-plans `job` with one constraint relaxed at a time and says how far each nearest plan
+// misses, so "nothing fits" comes with what would.
+void AddNearestMisses(const TrainJobSpec& job, const Catalog& catalog, const Calibration& cal,
+                      std::optional<double> rate, TrainPlanResult& out) {
+  if (!out.plans.empty()) return;
+  const char* cur = CurrencyCode(job.currency);
+  auto replan = [&](auto&& edit) -> std::optional<TrainPlan> {
+    TrainJobSpec j = job;
+    j.top = 1;
+    edit(j);
+    auto r = PlanTrainingImpl(j, catalog, cal, rate, /*with_guide=*/false);
+    if (!r || r->plans.empty()) return std::nullopt;
+    return r->plans.front();
+  };
+  if (job.budget) {
+    if (auto p = replan([](TrainJobSpec& j) { j.budget.reset(); j.objective = Objective::kCost; })) {
+      out.nearest_misses.push_back(fmt::format(
+          "cheapest plan{}: {} at {:.0f} {}, {:.0f} {} ({:.0f}%) over the budget of {:.0f} {}",
+          job.deadline_hours ? " that meets the deadline" : "", PlanLabel(*p), p->RankCost(), cur,
+          p->RankCost() - *job.budget, cur, 100 * (p->RankCost() / *job.budget - 1), *job.budget, cur));
+    }
+  }
+  if (job.deadline_hours) {
+    if (auto p = replan([](TrainJobSpec& j) { j.deadline_hours.reset(); j.objective = Objective::kTime; })) {
+      out.nearest_misses.push_back(fmt::format(
+          "fastest plan{}: {} in {:.1f} h, {:.1f} h ({:.0f}%) past the {:.1f} h deadline",
+          job.budget ? " within the budget" : "", PlanLabel(*p), p->RankHours(),
+          p->RankHours() - *job.deadline_hours, 100 * (p->RankHours() / *job.deadline_hours - 1),
+          *job.deadline_hours));
+    }
+  }
+  if (out.nearest_misses.empty() && (job.budget || job.deadline_hours)) {
+    if (auto p = replan([](TrainJobSpec& j) { j.budget.reset(); j.deadline_hours.reset(); })) {
+      out.nearest_misses.push_back(fmt::format(
+          "without the deadline and budget the cheapest plan is {}: {:.1f} h, {:.0f} {}",
+          PlanLabel(*p), p->RankHours(), p->RankCost(), cur));
+    }
+  }
+  if (!out.nearest_misses.empty()) return;
+  // Memory: what relaxing the memory knobs one at a time would make fit.
+  struct Knob {
+    const char* text;
+    void (*edit)(TrainJobSpec&);
+    bool changes_method;  // not offered for pretraining or non-transformers
+  };
+  const Knob knobs[] = {
+      {"--headroom 0.95 (fill GPU memory to 95% instead of the 80% rule, B5)",
+       [](TrainJobSpec& j) { j.headroom = std::max(j.headroom, 0.95); }, false},
+      {"--max-nodes 4x larger (shard over more GPUs)",
+       [](TrainJobSpec& j) { j.max_nodes *= 4; j.max_gpus = j.max_gpus > 0 ? j.max_gpus * 4 : 0; }, false},
+      {"--method lora (train adapters, freeze the base weights)",
+       [](TrainJobSpec& j) { if (j.method == TrainMethod::kFull) j.method = TrainMethod::kLora; }, true},
+      {"--method qlora (4-bit base weights)",
+       [](TrainJobSpec& j) {
+         if (j.method == TrainMethod::kFull || j.method == TrainMethod::kLora) j.method = TrainMethod::kQlora;
+       }, true},
+  };
+  for (const Knob& k : knobs) {
+    if (k.changes_method && (job.method == TrainMethod::kPretrain || !job.model.is_transformer())) continue;
+    if (auto p = replan([&](TrainJobSpec& j) { k.edit(j); j.budget.reset(); j.deadline_hours.reset(); })) {
+      out.nearest_misses.push_back(fmt::format("{} makes it fit: {} in {:.1f} h, {:.0f} {}", k.text,
+                                               PlanLabel(*p), p->RankHours(), p->RankCost(), cur));
+      break;
+    }
+  }
+}
+
+}  // namespace
+
 Result<TrainPlanResult> PlanTraining(const TrainJobSpec& job, const Catalog& catalog,
                                      const Calibration& cal, std::optional<double> rate) {
-  return PlanTrainingImpl(job, catalog, cal, rate, /*with_guide=*/true);
+  auto res = PlanTrainingImpl(job, catalog, cal, rate, /*with_guide=*/true);
+  if (res) AddNearestMisses(job, catalog, cal, rate, *res);
+  return res;
 }
 
 Result<TrainPlanResult> PlanTrainingImpl(const TrainJobSpec& job, const Catalog& catalog,
@@ -315,6 +605,7 @@ Result<TrainPlanResult> PlanTrainingImpl(const TrainJobSpec& job, const Catalog&
   }
   // ---- group instances into shapes ---------------------------------------------------------
   std::map<ShapeKey, std::vector<const InstanceType*>> shapes;
+  int skipped_suspect = 0;
   for (const auto& i : catalog.instances) {
     if (i.is_cpu_only()) continue;
     // Inferentia is an inference chip (AWS directs training to Trainium).
@@ -323,6 +614,10 @@ Result<TrainPlanResult> PlanTrainingImpl(const TrainJobSpec& job, const Catalog&
     if (!job.regions.empty() && !Contains(job.regions, i.region)) continue;
     if (!gpu_ids.empty() && !Contains(gpu_ids, i.accelerator)) continue;
     if (!i.price_on_demand && !(job.spot_allowed && i.price_spot)) continue;
+    if (!i.suspect_reason.empty() && !job.include_suspect) {
+      ++skipped_suspect;
+      continue;
+    }
     ++out.instances_considered;
     ShapeKey k{i.accelerator, i.accelerator_count, i.intra_node_link, i.inter_node_fabric,
                i.inter_node_bw ? i.inter_node_bw->value() : 0, i.network.value()};
@@ -331,7 +626,11 @@ Result<TrainPlanResult> PlanTrainingImpl(const TrainJobSpec& job, const Catalog&
   if (shapes.empty()) {
     return MakeError(ErrorCode::kNotFound, "constraints",
                      "no priced GPU instance matches the clouds/regions/gpus filters",
-                     "widen the filters (`gpuplan instances` lists what the catalog has)");
+                     skipped_suspect > 0
+                         ? fmt::format("{} matching row(s) have a price their source marks suspect: "
+                                       "--include-suspect ranks them",
+                                       skipped_suspect)
+                         : "widen the filters (`gpuplan instances` lists what the catalog has)");
   }
   // ---- per shape and node count: the fastest layout that fits, then price every instance ----
   const TrainMemoryOptions base = BaseOptions(job);
@@ -425,8 +724,10 @@ Result<TrainPlanResult> PlanTrainingImpl(const TrainJobSpec& job, const Catalog&
     }
   }
   // ---- rank, top-k, Pareto front -----------------------------------------------------------
+  WaiveUnmeetableHostRules(job, all, out.notes);
   std::sort(all.begin(), all.end(),
             [&](const TrainPlan& a, const TrainPlan& b) { return Better(a, b, job.objective); });
+  if (!job.by_region) CollapseRegions(all);
   const bool any_adequate = std::any_of(all.begin(), all.end(),
                                         [](const TrainPlan& p) { return !p.HostInadequate(); });
   for (const auto& p : all) {
@@ -455,6 +756,12 @@ Result<TrainPlanResult> PlanTrainingImpl(const TrainJobSpec& job, const Catalog&
   if (dropped_memory) out.notes.push_back(fmt::format("{} shape x node-count combinations cannot hold the job in {:.0f}% of GPU memory", dropped_memory, job.headroom * 100));
   if (dropped_deadline) out.notes.push_back(fmt::format("{} plans miss the {:.1f} h deadline", dropped_deadline, *job.deadline_hours));
   if (dropped_budget) out.notes.push_back(fmt::format("{} plans exceed the budget of {:.0f} {}", dropped_budget, *job.budget, CurrencyCode(job.currency)));
+  if (skipped_suspect) {
+    out.notes.push_back(fmt::format(
+        "{} catalog row(s) skipped: their source marks the price as suspect or anomalous "
+        "(--include-suspect ranks them)",
+        skipped_suspect));
+  }
   if (skipped_bound) out.notes.push_back(fmt::format("{} shape x node-count combinations skipped: their lower-bound cost cannot reach the top {}", skipped_bound, keep));
   if (with_guide) AddGuideComparison(job, catalog, cal, rate, out);
   return out;

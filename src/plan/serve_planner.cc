@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 
 #include "gpuplan/serve_planner.h"
+#include "gpuplan/sizing.h"
 
 namespace gpuplan {
 
@@ -23,10 +24,127 @@ double QueueP99(double service_s, double rho, int servers) {
   return -std::log(0.01) * service_s * rho / (std::max(1, servers) * (1 - rho));
 }
 
+bool IsNeuron(const std::string& acc) {
+  return acc.rfind("Inferentia", 0) == 0 || acc.rfind("Trainium", 0) == 0;
+}
+
+// Keeps the cheapest of the plans that differ only by region; lists the others' regions.
+void CollapseRegions(std::vector<ServePlan>& plans) {
+  std::vector<ServePlan> kept;
+  for (auto& p : plans) {
+    auto same = std::find_if(kept.begin(), kept.end(), [&](const ServePlan& k) {
+      return k.instance->cloud == p.instance->cloud &&
+             k.instance->instance_type == p.instance->instance_type && k.tp == p.tp;
+    });
+    if (same == kept.end()) {
+      kept.push_back(std::move(p));
+    } else if (p.instance->region != same->instance->region && !In(same->also_regions, p.instance->region)) {
+      same->also_regions.push_back(p.instance->region);
+    }
+  }
+  plans = std::move(kept);
+}
+
+}  // namespace
+
+std::string ServingRuntime(const ModelSpec& model, const InstanceType& inst, Engine engine) {
+  if (inst.is_cpu_only()) {
+    return model.is_decoder_llm() ? "llama.cpp" : "ONNX Runtime / OpenVINO";
+  }
+  if (IsNeuron(inst.accelerator)) {
+    return model.is_decoder_llm() ? "vLLM on AWS Neuron (NxD Inference)" : "AWS Neuron (torch-neuronx)";
+  }
+  if (!model.is_decoder_llm()) return "Triton + TensorRT";
+  return EngineName(engine);
+}
+
+namespace {
+
+Result<ServePlanResult> PlanServingImpl(const ServeJobSpec& job, const Catalog& catalog,
+                                        const Calibration& cal, std::optional<double> rate);
+
+struct ServeGuideRule {
+  std::string text;
+  std::vector<std::string> gpus;
+  int tp = 0;  // GPUs per replica the rule names; 0 = any
+};
+
+std::optional<ServeGuideRule> ServeGuideRuleFor(const ServeJobSpec& job) {
+  if (!job.model.is_decoder_llm()) return std::nullopt;
+  const double b = static_cast<double>(CountParams(job.model).total) / 1e9;
+  if (b >= 5 && b < 10 && job.qps < 10) {
+    return ServeGuideRule{"guide A2: serving a 7B model at under 10 QPS -> L40S or RTX 4090",
+                          {"L40S", "RTX-4090"}, 0};
+  }
+  if (b >= 10 && b < 20) {
+    return ServeGuideRule{"guide B16: serving a 13B-class model -> A10G at peak (CPUs for the "
+                          "baseline), vLLM continuous batching",
+                          {"A10G"}, 0};
+  }
+  if (b >= 60 && b < 100) {
+    return ServeGuideRule{"guide A2: serving a 70B model at high concurrency -> 2 x A100 + vLLM "
+                          "(PagedAttention)",
+                          {"A100-SXM4-80GB", "A100-PCIe-80GB", "A100-SXM4-40GB", "A100-PCIe-40GB"}, 2};
+  }
+  return std::nullopt;
+}
+
+void AddServeGuideComparison(const ServeJobSpec& job, const Catalog& catalog, const Calibration& cal,
+                             std::optional<double> rate, ServePlanResult& out) {
+  auto rule = ServeGuideRuleFor(job);
+  if (!rule) return;
+  out.guide_rule = rule->text;
+  ServeJobSpec g = job;
+  g.gpus.clear();
+  for (const auto& id : rule->gpus) {
+    if (catalog.FindAccelerator(id)) g.gpus.push_back(id);
+  }
+  g.allow_cpu = false;
+  g.allow_gpu = true;
+  g.top = 50;
+  auto res = PlanServingImpl(g, catalog, cal, rate);
+  const ServePlan* gp = nullptr;
+  if (res) {
+    for (const ServePlan& p : res->plans) {
+      if (rule->tp == 0 || p.tp == rule->tp) {
+        gp = &p;
+        break;
+      }
+    }
+  }
+  if (gp == nullptr) {
+    out.guide_comparison = "verdict: no deployment following the guide's rule meets this load and "
+                           "these SLOs in the catalog";
+    return;
+  }
+  out.guide_plans.push_back(*gp);
+  if (out.plans.empty()) return;
+  const ServePlan& top = out.plans.front();
+  if (std::find(rule->gpus.begin(), rule->gpus.end(), top.instance->accelerator) != rule->gpus.end() &&
+      (rule->tp == 0 || top.tp == rule->tp)) {
+    out.guide_comparison = "verdict: agrees: gpuplan's cheapest deployment is the rule's choice";
+    return;
+  }
+  out.guide_comparison = fmt::format(
+      "verdict: differs: the rule's cheapest deployment ({} replica(s) of {} x {} on {} {}) costs "
+      "{:.1f}x gpuplan's per month, by the same serving model at current catalog prices",
+      gp->replicas, gp->tp, gp->instance->accelerator, gp->instance->cloud, gp->instance->instance_type,
+      gp->cost_per_month / top.cost_per_month);
+}
+
 }  // namespace
 
 Result<ServePlanResult> PlanServing(const ServeJobSpec& job, const Catalog& catalog,
                                     const Calibration& cal, std::optional<double> rate) {
+  auto res = PlanServingImpl(job, catalog, cal, rate);
+  if (res && job.with_guide && job.allow_gpu) AddServeGuideComparison(job, catalog, cal, rate, *res);
+  return res;
+}
+
+namespace {
+
+Result<ServePlanResult> PlanServingImpl(const ServeJobSpec& job, const Catalog& catalog,
+                                        const Calibration& cal, std::optional<double> rate) {
   ServePlanResult out;
   out.prices_as_of = catalog.PricesAsOf();
   if (!(job.qps > 0)) {
@@ -41,6 +159,7 @@ Result<ServePlanResult> PlanServing(const ServeJobSpec& job, const Catalog& cata
   const ModelSpec& m = job.model;
   const bool llm = m.is_decoder_llm();
   std::vector<ServePlan> all;
+  int skipped_suspect = 0;
   for (const auto& inst : catalog.instances) {
     if (!job.clouds.empty() && !In(job.clouds, inst.cloud)) continue;
     if (!job.regions.empty() && !In(job.regions, inst.region)) continue;
@@ -49,6 +168,10 @@ Result<ServePlanResult> PlanServing(const ServeJobSpec& job, const Catalog& cata
     if (!cpu_inst && (!job.allow_gpu || (!gpu_ids.empty() && !In(gpu_ids, inst.accelerator)))) continue;
     std::optional<double> price = inst.price_on_demand;
     if (!price) continue;
+    if (!inst.suspect_reason.empty() && !job.include_suspect) {
+      ++skipped_suspect;
+      continue;
+    }
     std::vector<int> tps;
     ComputeDevice dev;
     if (cpu_inst) {
@@ -163,6 +286,30 @@ Result<ServePlanResult> PlanServing(const ServeJobSpec& job, const Catalog& cata
             "only {} tokens of KV cache per replica: consider fp8/int8 weights, --kv-precision fp8, "
             "or more GPUs per replica", best.kv_tokens));
       }
+      p.runtime = ServingRuntime(m, inst, job.engine);
+      if (!cpu_inst && IsNeuron(inst.accelerator)) {
+        p.warnings.push_back("Inferentia/Trainium run the AWS Neuron SDK, not CUDA: the model is "
+                             "compiled for Neuron first (" + p.runtime + "), and only the "
+                             "architectures Neuron supports run");
+      }
+      {  // Host: RAM stages the instance's weights when loading, plus one engine worker per GPU.
+        const double bits = job.quant ? job.quant->EffectiveBits() : 8 * BytesPerElement(job.weight_precision);
+        SizingInput hin;
+        hin.training = false;
+        hin.gpus_per_node = cpu_inst ? 0 : p.replicas_per_instance * tp;
+        hin.nodes = 1;
+        if (const Accelerator* a = catalog.FindAccelerator(inst.accelerator)) hin.gpu_memory = a->memory;
+        hin.model_files = Bytes(static_cast<double>(CountParams(m).total) * bits / 8 *
+                                (cpu_inst ? 1 : p.replicas_per_instance));
+        const HostNeeds needs = SizeHost(SizingPolicy::kDefault, hin);
+        for (const HostFinding& f : CheckHost(needs, inst)) {
+          if (f.item == "ram" && !f.ok) {
+            p.host_inadequate = true;
+            p.warnings.push_back("host " + f.text + " (weights staged in RAM while loading, plus "
+                                 "the engine workers)");
+          }
+        }
+      }
       if (!cpu_inst && inst.inter_node_fabric != InterNodeFabric::kNone && inst.accelerator_count >= 8 &&
           p.instances == 1 && p.utilization < 0.3) {
         p.warnings.push_back("a training-class instance (8 GPUs + RDMA fabric) serving a light load: "
@@ -172,6 +319,7 @@ Result<ServePlanResult> PlanServing(const ServeJobSpec& job, const Catalog& cata
     }
   }
   std::sort(all.begin(), all.end(), [](const ServePlan& a, const ServePlan& b) {
+    if (a.host_inadequate != b.host_inadequate) return !a.host_inadequate;
     if (a.cost_per_month != b.cost_per_month) return a.cost_per_month < b.cost_per_month;
     if (a.instance->cloud != b.instance->cloud) return a.instance->cloud < b.instance->cloud;
     if (a.instance->instance_type != b.instance->instance_type) return a.instance->instance_type < b.instance->instance_type;
@@ -183,9 +331,26 @@ Result<ServePlanResult> PlanServing(const ServeJobSpec& job, const Catalog& cata
                         "more than 100,000 replicas); relax the SLOs, allow more GPUs per replica, "
                         "or quantize");
   }
+  if (!job.by_region) CollapseRegions(all);
+  if (job.reserved) {
+    const auto without = std::count_if(all.begin(), all.end(), [](const ServePlan& p) { return !p.cost_per_hour_reserved; });
+    if (without > 0) {
+      out.notes.push_back(fmt::format(
+          "--reserved: {} of {} plans have no 1-year reserved price in the catalog and are ranked "
+          "by their on-demand price",
+          without, all.size()));
+    }
+  }
+  if (skipped_suspect) {
+    out.notes.push_back(fmt::format(
+        "{} catalog row(s) skipped: their source marks the price as suspect or anomalous "
+        "(--include-suspect ranks them)",
+        skipped_suspect));
+  }
   if (static_cast<int>(all.size()) > std::max(1, job.top)) all.resize(static_cast<size_t>(std::max(1, job.top)));
   out.plans = std::move(all);
   return out;
 }
 
+}  // namespace
 }  // namespace gpuplan

@@ -30,7 +30,7 @@ json TrainPlanJson(const TrainPlan& p, Currency cur) {
   const auto& i = *p.instance;
   json host = json::array();
   for (const auto& f : p.host_findings) {
-    host.push_back({{"item", f.item}, {"needed", f.needed}, {"has", f.has}, {"unit", f.unit}, {"ok", f.ok}, {"text", f.text}});
+    host.push_back({{"item", f.item}, {"needed", f.needed}, {"has", f.has}, {"unit", f.unit}, {"ok", f.ok}, {"waived", f.waived}, {"text", f.text}});
   }
   const auto& st = p.eval.step;
   return {{"cloud", i.cloud}, {"region", i.region}, {"instance_type", i.instance_type},
@@ -61,7 +61,7 @@ json TrainPlanJson(const TrainPlan& p, Currency cur) {
                     {"ram_bytes", p.host.ram.value()}, {"system_disk_bytes", p.host.system_disk.value()},
                     {"data_disk_bytes", p.host.data_disk.value()}, {"storage_bw_bytes_per_s", p.host.storage_bw.value()},
                     {"network_bits_per_s", p.host.network.value()}, {"rationale", p.host.rationale}, {"checks", host}}},
-          {"warnings", p.warnings}, {"price_as_of", i.as_of}};
+          {"warnings", p.warnings}, {"also_regions", p.also_regions}, {"price_as_of", i.as_of}};
 }
 
 json ServePlanJson(const ServePlan& p, Currency cur) {
@@ -78,7 +78,8 @@ json ServePlanJson(const ServePlan& p, Currency cur) {
           {"cost_per_hour", PriceJson(p.cost_per_hour)}, {"cost_per_hour_reserved_1y", PriceJson(p.cost_per_hour_reserved)},
           {"cost_per_month", p.cost_per_month}, {"cost_per_1k_requests", p.cost_per_1k_requests},
           {"cost_per_1m_output_tokens", p.cost_per_1m_output_tokens}, {"warnings", p.warnings},
-          {"price_as_of", i.as_of}};
+          {"runtime", p.runtime}, {"host_inadequate", p.host_inadequate},
+          {"also_regions", p.also_regions}, {"price_as_of", i.as_of}};
 }
 
 json TrainPlanDocument(const TrainJobSpec& job, const TrainPlanResult& res, const Catalog& catalog,
@@ -97,6 +98,7 @@ json TrainPlanDocument(const TrainJobSpec& job, const TrainPlanResult& res, cons
             {"search", {{"shapes", res.shapes}, {"layouts_evaluated", res.evaluated},
                         {"instances_considered", res.instances_considered}, {"exhaustive", res.exhaustive}}},
             {"plans", json::array()}, {"pareto", json::array()}, {"notes", res.notes},
+            {"nearest_misses", res.nearest_misses}, {"guide_notes", res.guide_notes},
             {"guide", {{"rule", res.guide_rule}, {"comparison", res.guide_comparison},
                        {"plan", res.guide_plans.empty() ? json(nullptr) : TrainPlanJson(res.guide_plans.front(), cur)}}}};
   for (const auto& p : res.plans) j["plans"].push_back(TrainPlanJson(p, cur));
@@ -122,7 +124,9 @@ json ServePlanDocument(const ServeJobSpec& job, const std::string& model_arg, co
                      {"qps", job.qps}, {"input_len", job.input_len},
                      {"output_len", job.output_len}, {"engine", EngineName(job.engine)},
                      {"target_utilization", job.target_utilization}}},
-            {"plans", json::array()}, {"notes", res.notes}};
+            {"plans", json::array()}, {"notes", res.notes},
+            {"guide", {{"rule", res.guide_rule}, {"comparison", res.guide_comparison},
+                       {"plan", res.guide_plans.empty() ? json(nullptr) : ServePlanJson(res.guide_plans.front(), job.currency)}}}};
   for (const auto& p : res.plans) j["plans"].push_back(ServePlanJson(p, job.currency));
   return j;
 }

@@ -70,6 +70,9 @@ constexpr double kDefaultSystemModelCopies = 2;
 // Training read bandwidth per GPU: ImageNet-class vision at A100/H100 rates reads ~0.3 GB/s per
 // GPU (3000 images/s x ~110 KB); tokenized text needs well under 1 MB/s. 1 GB/s covers both.
 constexpr BytesPerSec kDefaultStorageBwPerGpu = GBps(1);
+// When the plan's input rate is known: data loaders read ahead in bursts (prefetch, shuffle
+// buffers refilled per worker), so storage is sized at twice the mean rate.
+constexpr double kInputBurstFactor = 2;
 // Restart after a preemption (spot, A15): read the node's checkpoint share in 5 minutes.
 constexpr Seconds kDefaultCheckpointRestoreTime = Seconds(300);
 // Inference cold start (autoscaling, B12): load the node's weights in one minute.
@@ -118,6 +121,13 @@ std::string Disk(Bytes b) {
   return Num(gb, 0) + " GB";
 }
 std::string Bw(BytesPerSec r) { return Num(r.value() / 1e9, 2) + " GB/s"; }
+// A read rate in the unit that keeps it readable: KB/s for token streams, GB/s for images.
+std::string Rate(BytesPerSec r) {
+  const double v = r.value();
+  if (v >= 1e9) return Num(v / 1e9, 2) + " GB/s";
+  if (v >= 1e6) return Num(v / 1e6, 1) + " MB/s";
+  return Num(v / 1e3, 1) + " KB/s";
+}
 std::string Net(BitsPerSec r) { return Num(r.value() / 1e9, 0) + " Gbit/s"; }
 constexpr Bytes TB(double x) { return GB(x * 1000); }
 
@@ -487,14 +497,34 @@ HostNeeds SizeHost(SizingPolicy policy, const SizingInput& in) {
     case SizingPolicy::kGuideB: n = SizeGuideB(in); break;
     case SizingPolicy::kDefault: n = SizeDefault(in); break;
   }
-  // Every policy: storage must at least feed what the plan's GPUs read (guide: GPU utilisation
-  // under 70% means check data loading).
-  if (in.training && in.data_feed > n.storage_bw) {
-    n.storage_bw = in.data_feed;
-    n.rationale.push_back(fmt::format(
-        "storage raised to the plan's input rate {} per node (dataset bytes per sample x samples "
-        "per second): slower storage starves the GPUs",
-        Bw(in.data_feed)));
+  // Every policy, training: when the plan's own input rate is known, storage is sized from it
+  // (a fixed per-GPU rule is a rule of thumb for vision-class input and over-sizes text jobs by
+  // orders of magnitude); the default policy keeps its checkpoint-restore term.
+  if (in.training && in.data_feed.value() > 0) {
+    const BytesPerSec rule = n.storage_bw;
+    const BytesPerSec feed = in.data_feed * kInputBurstFactor;
+    BytesPerSec restore(0);
+    if (policy == SizingPolicy::kDefault) {
+      const Basis b = MakeBasis(in);
+      restore = BytesPerSec(b.checkpoint.value() / b.nodes / kDefaultCheckpointRestoreTime.value());
+    }
+    n.storage_bw = std::max(feed, restore);
+    const double ratio = rule.value() / n.storage_bw.value();
+    std::string line = fmt::format(
+        "storage: the plan reads {} per node ({}) x {} for loader bursts = {}", Rate(in.data_feed),
+        in.data_feed_basis.empty() ? "dataset bytes per sample x samples per second"
+                                   : in.data_feed_basis,
+        Num(kInputBurstFactor, 0), Rate(feed));
+    if (restore.value() > 0) {
+      line += fmt::format("; checkpoint restore in {} s needs {}", Num(kDefaultCheckpointRestoreTime.value(), 0),
+                          Rate(restore));
+    }
+    line += fmt::format(" -> {} (the policy's fixed figure was {}{})", Rate(n.storage_bw), Bw(rule),
+                        ratio > 2 ? fmt::format(", {}x this plan's need", Num(ratio, ratio < 10 ? 1 : 0))
+                                  : "");
+    for (auto& r : n.rationale) {
+      if (r.rfind("storage:", 0) == 0) r = line;
+    }
   }
   return n;
 }
@@ -546,6 +576,12 @@ std::vector<HostFinding> CheckHost(const HostNeeds& needs, const InstanceType& i
       f.ok = true;
       f.text = fmt::format("no data disk needed, instance has {} local NVMe: ok",
                            Disk(inst.local_nvme));
+    } else if (inst.local_nvme.value() <= 0 && !inst.local_nvme_known) {
+      f.ok = true;  // unknown is not a failure
+      f.text = fmt::format(
+          "data disk {} needed; local NVMe not recorded for this shape: check the provider's "
+          "spec, or attach network storage of that size",
+          Disk(needs.data_disk));
     } else if (inst.local_nvme.value() <= 0) {
       f.ok = false;
       f.text = fmt::format(
@@ -577,17 +613,25 @@ std::vector<HostFinding> CheckHost(const HostNeeds& needs, const InstanceType& i
     } else {
       has = kNetworkStorageBw;
       if (inst.network.value() > 0) has = std::min(has, ToBytesPerSec(inst.network));
-      how = "no local NVMe: network storage, typically 1-2 GB/s per guide A9";
+      how = inst.local_nvme_known
+                ? "no local NVMe: network storage, typically 1-2 GB/s per guide A9"
+                : "local NVMe not recorded for this shape: network storage, typically 1-2 GB/s "
+                  "per guide A9";
     }
     HostFinding f =
         MakeFinding("storage_bw", needs.storage_bw.value() / 1e9, has.value() / 1e9, "GB/s");
     f.ok = has >= needs.storage_bw;
+    // Unknown is unknown: the shape may have local NVMe that the catalog does not record.
+    const bool unknown = !f.ok && inst.local_nvme.value() <= 0 && !inst.local_nvme_known;
+    if (unknown) f.ok = true;
     f.text = fmt::format(
-        "needs {} storage read, instance has about {} ({}): {}", Bw(needs.storage_bw), Bw(has),
+        "needs {} storage read, instance has about {} ({}): {}", Rate(needs.storage_bw), Bw(has),
         how,
-        f.ok ? "ok"
-             : "too slow: input will starve the GPUs (guides: GPU utilisation under 70%, check "
-               "data loading); pick a local-NVMe instance, more drives or a parallel file system");
+        unknown ? "unknown, check the provider's spec or use a parallel file system"
+        : f.ok  ? "ok"
+                : "too slow: input will starve the GPUs (guides: GPU utilisation under 70%, "
+                  "check data loading); pick a local-NVMe instance, more drives or a parallel "
+                  "file system");
     out.push_back(f);
   }
   {  // Inter-node network: RDMA (B8) at the needed rate.

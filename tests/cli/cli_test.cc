@@ -162,6 +162,23 @@ TEST(CliBadInput, ParseErrorsExitTwo) {
   }
 }
 
+// Mistyped subcommands and flags get a did-you-mean; a bad flag value is named by its flag.
+TEST(CliBadInput, DidYouMeanAndFlagNames) {
+  const std::vector<std::pair<std::vector<std::string>, std::string>> cases = {
+      {{"memroy"}, "did you mean \"memory\""},
+      {{"plan", "trian"}, "did you mean \"train\""},
+      {{"plan", "train", "--methd", "full"}, "did you mean \"--method\""},
+      {{"plan", "train", "--tokens", "1B", "--clouds", "awz"}, "--clouds"},
+  };
+  for (const auto& [args, part] : cases) {
+    SCOPED_TRACE("gpuplan " + Join(args));
+    RunResult r = RunCli(args);
+    EXPECT_EQ(r.exit_code, kExitBadInput) << r.Describe();
+    EXPECT_TRUE(Has(r.err, part)) << r.Describe();
+    EXPECT_FALSE(Has(r.err, "constraints.clouds")) << r.Describe();
+  }
+}
+
 TEST(CliBadInput, JsonErrorOnStderr) {
   struct Case {
     std::vector<std::string> args;

@@ -118,6 +118,7 @@ Result<ServeJobSpec> BuildJob(const YAML::Node& y, const std::string& label) {
   if (y["allow_cpu"]) job.allow_cpu = y["allow_cpu"].as<bool>();
   if (y["allow_gpu"]) job.allow_gpu = y["allow_gpu"].as<bool>();
   if (y["reserved"]) job.reserved = y["reserved"].as<bool>();
+  if (y["include_suspect"]) job.include_suspect = y["include_suspect"].as<bool>();
   if (y["currency"]) {
     auto c = ParseCurrency(y["currency"].as<std::string>());
     if (!c) return bad("currency", "unknown currency " + y["currency"].as<std::string>());
@@ -163,6 +164,9 @@ TEST(ServeGolden, BestPlanUnchanged) {
     ASSERT_TRUE(res.ok()) << res.error().ToString();
     ASSERT_FALSE(res->plans.empty()) << "no plan";
     const ServePlan& top = res->plans.front();
+    // Issue 12: never a suspect row first, never a host that cannot stage the weights.
+    if (!job->include_suspect) EXPECT_EQ(top.instance->suspect_reason, "") << top.instance->instance_type;
+    EXPECT_FALSE(top.host_inadequate) << top.instance->instance_type;
     const std::string cur = CurrencyCode(job->currency);
     fmt::print("[{}] {} {} {} {} tp {} x{} on {}, batch {}: {:.3f} {}/h, {:.4f} {}/1k req, "
                "{:.3f} {}/1M out tok, TTFT {:.0f} ms, TPOT {:.1f} ms, e2e {:.0f} ms\n",

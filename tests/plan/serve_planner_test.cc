@@ -434,7 +434,10 @@ TEST(PlanServing, A2SeventyBHighConcurrencyNeedsMultiGpuReplica) {
     const ServePlan& top = r->plans.front();
     fmt::print("[A2] {} at 20 req/s (1000/300): {}; KV {} tokens per replica\n", name,
                Describe(top), top.perf.kv_tokens);
-    EXPECT_GE(top.tp, 2) << Describe(top);
+    // 140 GB of bf16 weights need 2+ GPUs per replica unless one GPU holds them (B200: 180 GB).
+    const Accelerator* acc = Cat().FindAccelerator(top.instance->accelerator);
+    ASSERT_NE(acc, nullptr);
+    EXPECT_TRUE(top.tp >= 2 || acc->memory.value() > 150e9) << Describe(top);
     // The guide's own answer (A100s with vLLM) is feasible too.
     ServeJobSpec a100 = j;
     a100.gpus = {"A100-SXM4-80GB"};
