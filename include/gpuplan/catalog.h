@@ -143,12 +143,22 @@ struct CurrencyRate {
 const char* CurrencyCode(Currency c);
 std::optional<Currency> ParseCurrency(std::string_view s);
 
+// Rows of one cloud an import skipped, and why.
+struct ImportSkip {
+  std::string cloud;
+  std::string reason;
+  int rows = 0;
+};
+
 // The whole catalog. Lookups by name are case-insensitive over ids and aliases.
 struct Catalog {
   std::vector<Accelerator> accelerators;
   std::vector<Cpu> cpus;
   std::vector<InstanceType> instances;
   std::vector<CurrencyRate> rates;
+  // Rows an import (SkyPilot vms.csv) read but did not turn into instances, per cloud and
+  // reason ("unknown accelerator", "TPU (not modelled)"); CatalogCoverage reports them.
+  std::vector<ImportSkip> import_skips;
 
   const Accelerator* FindAccelerator(std::string_view name) const;
   const Cpu* FindCpu(std::string_view name) const;
@@ -176,7 +186,8 @@ struct CloudCoverage {
   int priced = 0;          // shapes with an on-demand price in at least one row not suspect
   int suspect = 0;         // shapes with at least one suspect row
   int reserved = 0;        // shapes with a 1-year or 3-year reserved price in some row
-  // Shapes a planner skips, by reason ("no public price", "only suspect rows"); sorted by reason.
+  // Shapes a planner skips, by reason ("no public price", "only suspect rows"), plus rows an
+  // import skipped (Catalog::import_skips, counted in rows); sorted by reason.
   std::vector<std::pair<std::string, int>> skipped;
   int Skipped() const;
 };

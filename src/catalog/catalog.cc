@@ -220,6 +220,9 @@ std::vector<CloudCoverage> CatalogCoverage(const Catalog& catalog) {
         ++skipped["only suspect rows"];
       }
     }
+    for (const auto& skip : catalog.import_skips) {
+      if (skip.cloud == cloud && skip.rows > 0) skipped[skip.reason] += skip.rows;
+    }
     c.skipped.assign(skipped.begin(), skipped.end());
     out.push_back(std::move(c));
   }
@@ -768,10 +771,16 @@ Status ApplyCatalogOverride(Catalog& catalog, std::string_view spec) {
       }
       if (*kind == TableKind::kSkyPilotVms) {
         // Merged into the known specs, dated by the file.
-        if (auto st = ImportSkyPilotVms(fresh, cloud, s, *text, nullptr, FileDate(s)); !st) {
+        SkyPilotImportStats stats;
+        if (auto st = ImportSkyPilotVms(fresh, cloud, s, *text, &stats, FileDate(s)); !st) {
           return st;
         }
         MergeImportedInstances(catalog, cloud, std::move(fresh.instances));
+        const std::string id = ToLower(cloud);
+        std::erase_if(catalog.import_skips, [&](const ImportSkip& k) { return k.cloud == id; });
+        catalog.import_skips.push_back(
+            {id, "unknown accelerator or fractional GPU (import)", stats.skipped_unknown_accelerator});
+        catalog.import_skips.push_back({id, "TPU (not modelled, import)", stats.tpu_rows_skipped});
         return {};
       }
       if (auto st = LoadTable(fresh, *kind, s, *text, cloud); !st) return st;

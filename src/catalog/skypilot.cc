@@ -41,6 +41,8 @@ constexpr std::string_view kDateColumns[] = {"as_of", "AsOf", "Date", "date", "U
 // A GpuInfo memory size this far from the matched accelerator's picks another variant.
 constexpr double kMemoryMismatch = 0.10;
 constexpr char kNoNetworkNote[] = "network and local NVMe not in SkyPilot catalog";
+// Two on-demand prices this close (relative) are the same quote.
+constexpr double kSamePriceTolerance = 0.01;
 
 bool StartsWith(std::string_view s, std::string_view prefix) {
   return s.substr(0, prefix.size()) == prefix;
@@ -663,6 +665,26 @@ int MergeImportedInstances(Catalog& catalog, std::string_view cloud,
     if (it.cpu.empty() && !spec->cpu.empty()) {
       it.cpu = spec->cpu;
       used = true;
+    }
+    // Flags and reserved prices describe the built-in row's price. They carry over only when the
+    // import quotes the same on-demand price (within 1%) in the same region: the same data keeps
+    // its review, a new price starts clean.
+    if (spec->region == it.region && spec->price_on_demand && it.price_on_demand &&
+        std::abs(*spec->price_on_demand - *it.price_on_demand) <=
+            kSamePriceTolerance * *spec->price_on_demand) {
+      it.flags = spec->flags;
+      if (!it.price_reserved_1y && !it.price_reserved_3y) {
+        it.price_reserved_1y = spec->price_reserved_1y;
+        it.price_reserved_3y = spec->price_reserved_3y;
+        it.reserved_source = spec->reserved_source.empty() && (spec->price_reserved_1y ||
+                                                               spec->price_reserved_3y)
+                                 ? spec->source
+                                 : spec->reserved_source;
+      }
+      if (!it.flags.empty() || it.price_reserved_1y || it.price_reserved_3y) {
+        AppendNote(it.notes, "flags and reserved prices kept from the built-in row (same "
+                             "on-demand price)");
+      }
     }
     if (used) {
       ++filled;

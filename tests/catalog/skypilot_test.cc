@@ -808,5 +808,88 @@ TEST(SkyPilotMerge, InlineImportReplacesListedShapesOnly) {
   EXPECT_NE(Find(cat, "cpu.small", "old-region"), nullptr);
 }
 
+// Rows an import leaves out (unknown accelerators, TPUs) show in the coverage of their cloud.
+TEST(SkyPilotMerge, ImportSkipsShowInCoverage) {
+  const auto path = FixturePath("gcp");
+  auto text = ReadFile(path);
+  if (!text) GTEST_SKIP() << "no fixture " << path;
+  SkyPilotImportStats stats;
+  {
+    Catalog direct = AcceleratorsOnly();
+    ASSERT_TRUE(ImportSkyPilotVms(direct, "gcp", "gcp/vms.csv", *text, &stats).ok());
+  }
+  ASSERT_GT(stats.tpu_rows_skipped + stats.skipped_unknown_accelerator, 0);
+  Catalog cat = Builtin();
+  Status s = ApplyCatalogOverride(cat, "gcp=" + path.string());
+  ASSERT_TRUE(s.ok()) << s.error().ToString();
+  auto cov = CatalogCoverage(cat);
+  auto gcp = std::find_if(cov.begin(), cov.end(), [](const auto& c) { return c.cloud == "gcp"; });
+  ASSERT_NE(gcp, cov.end());
+  int tpu = 0, unknown = 0;
+  for (const auto& [reason, n] : gcp->skipped) {
+    if (reason.find("TPU") != std::string::npos) tpu = n;
+    if (reason.find("unknown accelerator") != std::string::npos) unknown = n;
+  }
+  EXPECT_EQ(tpu, stats.tpu_rows_skipped);
+  EXPECT_EQ(unknown, stats.skipped_unknown_accelerator);
+  // A second import of the same cloud replaces the counts rather than adding to them.
+  ASSERT_TRUE(ApplyCatalogOverride(cat, "gcp=" + path.string()).ok());
+  int entries = 0;
+  for (const auto& k : cat.import_skips) entries += k.cloud == "gcp" ? 1 : 0;
+  EXPECT_EQ(entries, 2);
+}
+
+// The same quote keeps its review: an import of the same on-demand price in the same region keeps
+// the built-in row's flags (still suspect) and reserved prices; another price starts clean.
+TEST(SkyPilotMerge, SamePriceKeepsFlagsAndReservedPrices) {
+  Catalog cat = AcceleratorsOnly();
+  InstanceType known;
+  known.cloud = "testcloud";
+  known.instance_type = "gpu.8x";
+  known.region = "r-1";
+  known.accelerator = "H100-SXM5-80GB";
+  known.accelerator_count = 8;
+  known.vcpus = 192;
+  known.ram = GiB(2048);
+  known.price_on_demand = 40.0;
+  known.price_reserved_1y = 30.0;
+  known.price_reserved_3y = 20.0;
+  known.reserved_source = "https://example.com/cud";
+  known.flags = {"suspect-price"};
+  known.source = "https://example.com/specs";
+  known.as_of = "2026-01-01";
+  InstanceType known2 = known;
+  known2.region = "r-2";
+  cat.instances = {known, known2};
+
+  std::vector<InstanceType> imported(2, InstanceType{});
+  for (auto& i : imported) {
+    i.cloud = "testcloud";
+    i.instance_type = "gpu.8x";
+    i.accelerator = "H100-SXM5-80GB";
+    i.accelerator_count = 8;
+    i.vcpus = 192;
+    i.ram = GiB(2048);
+    i.source = "SkyPilot catalog (x)";
+  }
+  imported[0].region = "r-1";
+  imported[0].price_on_demand = 40.2;  // within 1%: the same quote
+  imported[1].region = "r-2";
+  imported[1].price_on_demand = 50.0;  // a new price
+  MergeImportedInstances(cat, "testcloud", imported);
+  const InstanceType* same = Find(cat, "gpu.8x", "r-1");
+  const InstanceType* other = Find(cat, "gpu.8x", "r-2");
+  ASSERT_NE(same, nullptr);
+  ASSERT_NE(other, nullptr);
+  EXPECT_EQ(same->flags, std::vector<std::string>{"suspect-price"});
+  EXPECT_FALSE(same->suspect_reason.empty());
+  ASSERT_TRUE(same->price_reserved_1y.has_value());
+  EXPECT_DOUBLE_EQ(*same->price_reserved_1y, 30.0);
+  EXPECT_EQ(same->reserved_source, "https://example.com/cud");
+  EXPECT_TRUE(other->flags.empty());
+  EXPECT_EQ(other->suspect_reason, "");
+  EXPECT_FALSE(other->price_reserved_1y.has_value());
+}
+
 }  // namespace
 }  // namespace gpuplan
