@@ -1,6 +1,8 @@
 // gpuplan simulate (issue #16): a serving plan over a real or synthetic day, under Kubernetes
 // autoscaling policies, with cost, replicas, latency and SLO violations per interval. The
 // simulation lives in the library (gpuplan/simulate.h); this file maps flags and renders.
+#include <algorithm>
+#include <cmath>
 #include <fmt/format.h>
 #include <fstream>
 #include <memory>
@@ -204,8 +206,35 @@ Result<Output> RunSimulate(const GlobalOptions& g, SimArgs a) {
         beh[name] = {{"stabilization_window_s", rules->stabilization_window_s}, {"select_policy", HpaSelectName(rules->select)},
                      {"policies", pol}};
       }
+      // The timeline by hour (means; the per-interval rows are in --csv).
+      json hourly = json::array();
+      const auto per_hour = static_cast<size_t>(std::max(1.0, std::round(3600.0 / trace.interval_s)));
+      for (size_t k = 0; k < r.timeline.size(); k += per_hour) {
+        double rps = 0, rg = 0, rc = 0, bg = 0, bc = 0, util = 0, q = 0, ttft = 0, tpot = 0, cost = 0;
+        int miss = 0;
+        const size_t e = std::min(r.timeline.size(), k + per_hour);
+        for (size_t i = k; i < e; ++i) {
+          const auto& iv = r.timeline[i];
+          rps += iv.rps;
+          rg += iv.ready_gpu;
+          rc += iv.ready_cpu;
+          bg += iv.billed_gpu;
+          bc += iv.billed_cpu;
+          util += iv.utilization;
+          q += iv.queue_delay_s;
+          ttft = std::max(ttft, iv.ttft_p99_ms);
+          tpot = std::max(tpot, iv.tpot_p99_ms);
+          cost += iv.cost;
+          miss += iv.slo_violation ? 1 : 0;
+        }
+        const double n = static_cast<double>(e - k);
+        hourly.push_back({{"t_s", r.timeline[k].t_s}, {"rps", rps / n}, {"ready_gpu", rg / n}, {"ready_cpu", rc / n},
+                          {"billed_gpu", bg / n}, {"billed_cpu", bc / n}, {"utilization", util / n},
+                          {"queue_delay_s", q / n}, {"ttft_p99_ms_max", ttft}, {"tpot_p99_ms_max", tpot},
+                          {"slo_violation_intervals", miss}, {"cost", cost}});
+      }
       j["policies"].push_back(
-          {{"policy", ScalingPolicyName(r.policy)}, {"cost_total", r.cost_total}, {"cost_per_day", r.cost_per_day},
+          {{"policy", ScalingPolicyName(r.policy)}, {"timeline_hourly", hourly}, {"cost_total", r.cost_total}, {"cost_per_day", r.cost_per_day},
            {"cost_per_month", r.cost_per_month}, {"cost_per_1k_requests", r.cost_per_1k_requests},
            {"cost_per_1m_tokens", r.cost_per_1m_tokens}, {"requests", r.requests}, {"tokens", r.tokens},
            {"gpu_replica_hours", r.gpu_replica_hours}, {"cpu_replica_hours", r.cpu_replica_hours},

@@ -438,6 +438,24 @@ TEST(CliSimulate, SyntheticRunPrintsPoliciesAndClaims) {
   EXPECT_EQ(doc["policies"][0]["policy"], "hpa");
   EXPECT_EQ(doc["policies"][0]["autoscaling"]["behavior"]["scale_down"]["stabilization_window_s"], 300);
   EXPECT_TRUE(doc["cold_start_s"]["total"].get<double>() > 0);
+  EXPECT_EQ(doc["policies"][0]["timeline_hourly"].size(), 24u);
+}
+
+TEST(CliSimulate, FromAPlanDocument) {
+  test::TempDir d;
+  RunResult p = RunCli({"plan", "infer", "--model", "llama-3.1-8b", "--qps", "5", "--clouds", "aws", "--json"});
+  ASSERT_EQ(p.exit_code, 0) << p.Describe();
+  const std::string plan = d.Write("plan.json", p.out);
+  const auto pj = nlohmann::json::parse(p.out);
+  RunResult r = RunCli({"simulate", "--plan", plan, "--policy", "hpa", "--json"});
+  ASSERT_EQ(r.exit_code, 0) << r.Describe();
+  const auto j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j["plan"]["cloud"], pj["plans"][0]["cloud"]);
+  EXPECT_EQ(j["plan"]["accelerator"], pj["plans"][0]["accelerator"]);
+  const std::string bad = d.Write("bad.json", "{\"plans\": []}");
+  RunResult b = RunCli({"simulate", "--plan", bad});
+  EXPECT_EQ(b.exit_code, 2) << b.Describe();
+  EXPECT_TRUE(Has(b.err, "--plan")) << b.Describe();
 }
 
 TEST(CliSimulate, TraceFixturesRun) {
