@@ -239,7 +239,9 @@ Result<Output> RunSimulate(const GlobalOptions& g, SimArgs a) {
            {"cost_per_1m_tokens", r.cost_per_1m_tokens}, {"requests", r.requests}, {"tokens", r.tokens},
            {"gpu_replica_hours", r.gpu_replica_hours}, {"cpu_replica_hours", r.cpu_replica_hours},
            {"peak_billed_replicas", r.peak_billed}, {"slo_violation_intervals", r.slo_violation_intervals},
-           {"slo_violation_requests", r.slo_violation_requests}, {"max_queue_delay_s", r.max_queue_delay_s},
+           {"slo_violation_requests", r.slo_violation_requests},
+           {"slo_violation_intervals_while_starting", r.slo_violation_while_starting},
+           {"max_queue_delay_s", r.max_queue_delay_s},
            {"scale_ups", r.scale_ups}, {"scale_downs", r.scale_downs},
            {"saving_vs_static", r.saving_vs_static},
            {"saving_breakdown", {{"demand_below_peak", r.saving_scale_down}, {"over_provisioning", -r.overshoot_cost},
@@ -290,10 +292,11 @@ Result<Output> RunSimulate(const GlobalOptions& g, SimArgs a) {
   for (const auto& r : res->policies) {
     if (r.policy == ScalingPolicyKind::kStatic) continue;
     s += fmt::format("  {:<10} saves {}/day = demand below the peak {} - ready replicas beyond the need {} (negative: below the need, or cheaper CPU replicas) - cold starts {}; "
-                     "{} interval(s) missed the SLOs ({:.0f} requests), {} scale-up(s)\n",
+                     "{} interval(s) missed the SLOs ({:.0f} requests; {} while replicas were still starting), "
+                     "{} scale-up(s)\n",
                      ScalingPolicyName(r.policy), Price(r.saving_vs_static / days, cur), Price(r.saving_scale_down / days, cur),
                      Price(r.overshoot_cost / days, cur), Price(r.cold_start_overhead / days, cur), r.slo_violation_intervals,
-                     r.slo_violation_requests, r.scale_ups);
+                     r.slo_violation_requests, r.slo_violation_while_starting, r.scale_ups);
     if (r.policy == ScalingPolicyKind::kSchedule) {
       if (r.cpu_hours.empty()) {
         s += "             no hour ran on CPU (a CPU deployment is never cheaper or cannot meet the SLOs)\n";

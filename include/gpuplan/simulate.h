@@ -226,6 +226,7 @@ struct SimInterval {
   double queue_delay_s = 0;               // mean wait of the backlog (requests over capacity)
   double ttft_p99_ms = 0, tpot_p99_ms = 0, e2e_p99_ms = 0;
   bool slo_violation = false;
+  bool violation_while_starting = false;  // a violating step had replicas still starting
   double cost = 0;
 };
 
@@ -240,6 +241,7 @@ struct PolicyResult {
   double peak_billed = 0;
   int slo_violation_intervals = 0;
   double slo_violation_requests = 0;  // requests arriving in violating intervals
+  int slo_violation_while_starting = 0;  // violating intervals with replicas still starting
   int scale_ups = 0, scale_downs = 0;
   double max_queue_delay_s = 0;
   // Where the difference with the static fleet comes from (cost units).

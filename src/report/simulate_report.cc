@@ -54,9 +54,12 @@ std::string SimulationSvg(const SimulationResult& r) {
     s += fmt::format("<text x=\"{:g}\" y=\"{:g}\" text-anchor=\"end\">{:.3g}</text>\n", kL - 4, kT + ph * (1 - f) + 4, max_rps * f);
     s += fmt::format("<text x=\"{:g}\" y=\"{:g}\">{:.3g}</text>\n", kL + pw + 4, kT + ph * (1 - f) + 4, max_rep * f);
   }
-  const double hours = r.policies.empty() || r.policies.front().timeline.empty()
-                           ? 0
-                           : (r.policies.front().timeline.back().t_s + 60) / 3600;
+  double hours = 0;
+  if (!r.policies.empty() && !r.policies.front().timeline.empty()) {
+    const auto& tl = r.policies.front().timeline;
+    const double step = tl.size() > 1 ? tl[1].t_s - tl[0].t_s : 60;
+    hours = (tl.back().t_s + step) / 3600;
+  }
   for (int k = 0; k <= 4; ++k) {
     s += fmt::format("<text x=\"{:g}\" y=\"{:g}\" text-anchor=\"middle\">{:.3g} h</text>\n", kL + pw * k / 4.0, kT + ph + 16,
                      hours * k / 4.0);

@@ -397,6 +397,7 @@ PolicyResult Run(const Context& c, ScalingPolicyKind kind) {
     cur.tpot_p99_ms = std::max(cur.tpot_p99_ms, cache_tpot);
     cur.e2e_p99_ms = std::max(cur.e2e_p99_ms, e2e);
     cur.slo_violation = cur.slo_violation || violation;
+    if (violation && (billed_g > gpu.ready || billed_c > cpu.ready)) cur.violation_while_starting = true;
     cur.cost += cost;
     ++samples;
 
@@ -408,9 +409,7 @@ PolicyResult Run(const Context& c, ScalingPolicyKind kind) {
     r.max_queue_delay_s = std::max(r.max_queue_delay_s, wait);
     // Cost decomposition against the static fleet (GPU price units).
     const int need = ReplicasFor(rps, c.cap_target);
-    const int launching = (billed_g - gpu.ready) + (billed_c - cpu.ready);
     r.cold_start_overhead += ((billed_g - gpu.ready) * gpu.price_s + (billed_c - cpu.ready) * cpu.price_s) * dt;
-    (void)launching;
     r.saving_scale_down += (c.static_replicas - need) * gpu.price_s * dt;
     r.overshoot_cost += (gpu.ready * gpu.price_s + cpu.ready * cpu.price_s - need * gpu.price_s) * dt;
   }
@@ -422,6 +421,7 @@ PolicyResult Run(const Context& c, ScalingPolicyKind kind) {
     if (iv.slo_violation) {
       ++r.slo_violation_intervals;
       r.slo_violation_requests += req;
+      if (iv.violation_while_starting) ++r.slo_violation_while_starting;
     }
   }
   r.tokens = 0;
