@@ -1,4 +1,5 @@
 // gpuplan plan infer and gpuplan tco (issue #5).
+#include <algorithm>
 #include <fmt/format.h>
 #include <fstream>
 #include <memory>
@@ -7,33 +8,13 @@
 #include "commands.h"
 #include "gpuplan/plan_document.h"
 #include "gpuplan/serve_planner.h"
+#include "gpuplan/simulate.h"
+#include "serve_args.h"
 
 namespace gpuplan::cli {
 
-namespace {
-
 using nlohmann::json;
 
-struct InferArgs {
-  std::string file;
-  std::string model = "Llama-2-13B";
-  std::string precision, quant, kv_precision, engine = "vllm", currency;
-  double qps = 0;
-  double tokens_per_s = 0;  // load as output tokens/s (converted with output_len)
-  double users = 0;         // load as concurrent users (converted with think time)
-  double think_s = 10;
-  int input_len = 0, output_len = -1;
-  double ttft_ms = 0, tpot_ms = 0, e2e_ms = 0;
-  double util = 0.6;
-  std::vector<std::string> clouds, regions, gpus;
-  bool cpu = false, cpu_only = false, reserved = false;
-  bool include_suspect = false, by_region = false;
-  int top = 5;
-  bool explain = false;
-  // tco
-  double years = 3;
-  std::string profile;  // 24 comma-separated hourly loads (req/s)
-};
 
 // Fills the fields a flag left unset from the YAML job file (flags win).
 Status MergeFile(InferArgs& a, const CLI::App* cmd) {
@@ -149,6 +130,8 @@ Result<ServeJobSpec> BuildServeJob(const InferArgs& a, const GlobalOptions& g) {
   job.currency = *c;
   return job;
 }
+
+namespace {
 
 std::string PlansTable(const std::vector<ServePlan>& plans, Currency cur) {
   Table t({"#", "cloud", "instance", "region", "hardware", "replicas", "batch", "TTFT p99", "TPOT p99",
@@ -313,26 +296,44 @@ Result<Output> RunTco(const GlobalOptions& g, const InferArgs& a) {
     s += "break-even: CPU serving is not cheaper at any load scanned (or cannot meet the SLOs)\n";
   }
   if (!profile.empty()) {
-    double gpu_only = 0, mixed = 0;
-    double peak = *std::max_element(profile.begin(), profile.end());
-    auto gpeak = Cheapest(*job, *cat, std::max(peak, 1e-3), false, g.cny_per_usd);
-    for (double q : profile) {
-      double load = std::max(q, 1e-3);
-      auto gq = Cheapest(*job, *cat, load, false, g.cny_per_usd);
-      auto cq = Cheapest(*job, *cat, load, true, g.cny_per_usd);
-      double gh = gq ? *gq->cost_per_hour : (gpeak ? *gpeak->cost_per_hour : 0);
-      double ch = cq ? *cq->cost_per_hour : 1e300;
-      gpu_only += gpeak ? *gpeak->cost_per_hour : gh;  // static GPU fleet sized for the peak
-      mixed += std::min(gh, ch);                        // autoscaled, cheaper platform per hour
+    // The library's day/night plan (also used by `simulate --policy schedule`): GPU replicas of
+    // the peak deployment follow the hourly load; an hour runs on CPUs only where that is cheaper.
+    auto dn = PlanDayNight(*job, *cat, DefaultCalibration(), profile, g.cny_per_usd);
+    if (!dn) return dn.error();
+    const double peak = *std::max_element(profile.begin(), profile.end());
+    const double saving_day = dn->static_gpu_per_day - dn->mixed_per_day;
+    s += fmt::format("\nhourly profile (peak {:g} req/s): static GPU fleet {}/day; GPU autoscaled by hour {}/day",
+                     peak, Price(dn->static_gpu_per_day, cur), Price(dn->autoscaled_gpu_per_day, cur));
+    std::vector<int> cpu_hours;
+    for (int h = 0; h < 24; ++h) {
+      if (dn->hours[static_cast<size_t>(h)].on_cpu) cpu_hours.push_back(h);
     }
-    s += fmt::format("\nhourly profile (peak {:g} req/s): static GPU fleet {}/day; GPU by day + CPU by night, autoscaled: {}/day; saving {} per year ({:.0f}%) (guide B14)\n",
-                     peak, Price(gpu_only, cur), Price(mixed, cur), Price((gpu_only - mixed) * 365, cur),
-                     gpu_only > 0 ? 100 * (gpu_only - mixed) / gpu_only : 0);
-    j["profile"] = {{"static_gpu_per_day", gpu_only}, {"mixed_per_day", mixed}, {"saving_per_year", (gpu_only - mixed) * 365}};
+    if (dn->cpu_hours > 0) {
+      std::string hours;
+      for (int h : cpu_hours) hours += (hours.empty() ? "" : ",") + std::to_string(h);
+      s += fmt::format("; GPU by day + CPU by night: {}/day, {} hour(s) on CPU (hours {}), CPU saves {}/day, {}/year (guide B14)\n",
+                       Price(dn->mixed_per_day, cur), dn->cpu_hours, hours, Price(dn->cpu_saving_per_day, cur),
+                       Price(dn->cpu_saving_per_day * 365, cur));
+    } else {
+      s += "; no hour runs on CPU (a CPU deployment is never cheaper or cannot meet the SLOs): the saving is GPU "
+           "autoscaling alone\n";
+    }
+    s += fmt::format("saving against the static fleet: {}/day, {} per year ({:.0f}%)\n", Price(saving_day, cur),
+                     Price(saving_day * 365, cur),
+                     dn->static_gpu_per_day > 0 ? 100 * saving_day / dn->static_gpu_per_day : 0);
+    j["profile"] = {{"static_gpu_per_day", dn->static_gpu_per_day},
+                    {"autoscaled_gpu_per_day", dn->autoscaled_gpu_per_day},
+                    {"mixed_per_day", dn->mixed_per_day},
+                    {"saving_per_year", saving_day * 365},
+                    {"cpu_hours", cpu_hours},
+                    {"cpu_saving_per_day", dn->cpu_saving_per_day},
+                    {"cpu_saving_per_year", dn->cpu_saving_per_day * 365}};
   }
   out.text = g.json ? j.dump(2) + "\n" : s;
   return out;
 }
+
+}  // namespace
 
 void AddServeOptions(CLI::App* c, InferArgs& a) {
   c->add_option("--model,-m", a.model, "Preset, HF id, config.json or .safetensors")->capture_default_str();
@@ -357,8 +358,6 @@ void AddServeOptions(CLI::App* c, InferArgs& a) {
   c->add_option("--currency", a.currency, "USD | CNY");
   c->add_option("--top", a.top, "Plans to print");
 }
-
-}  // namespace
 
 Result<Output> RunPlanInferFile(const GlobalOptions& g, const std::string& file) {
   InferArgs a;

@@ -28,6 +28,8 @@ void RegisterCheckCommand(CLI::App& app, GlobalOptions& g, Runner& run);
 void RegisterEmitCommand(CLI::App& app, GlobalOptions& g, Runner& run);
 // `plan train` on the default scenario (guide B16).
 Result<Output> RunPlanTrainDefault(const GlobalOptions& g);
+// `simulate`: a serving plan replayed over a load trace under autoscaling policies (issue #16).
+void RegisterSimulateCommand(CLI::App& app, GlobalOptions& g, Runner& run);
 // The default job when no subcommand is given (the guides' B16 NLP scenario).
 Result<Output> RunDefaultScenario(const GlobalOptions& g);
 

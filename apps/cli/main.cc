@@ -89,6 +89,7 @@ int main(int argc, char** argv) {
     RegisterInferCommands(app, g, run);
     RegisterCheckCommand(app, g, run);
     RegisterEmitCommand(app, g, run);
+    RegisterSimulateCommand(app, g, run);
     app.require_subcommand(0, 1);
     try {
       app.parse(argc, argv);

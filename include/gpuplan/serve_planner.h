@@ -94,4 +94,33 @@ Result<ServePlanResult> PlanServing(const ServeJobSpec& job, const Catalog& cata
                                     const Calibration& cal,
                                     std::optional<double> cny_per_usd = std::nullopt);
 
+// The serving model of one replica of a plan across loads, for callers that need latency at a
+// load other than the planned one (`simulate`). Built from the same estimators and the same
+// queueing approximation as PlanServing (one prediction path): points at concurrency 1, 2, 4,
+// ... up to the plan's concurrency.
+struct ServeLoadCurve {
+  std::vector<int> batch;
+  std::vector<double> rps;        // requests/s of the replica at that concurrency (increasing)
+  std::vector<double> prefill_s;  // LLM: one prompt; others: one batch's forward
+  std::vector<double> tpot_s;     // LLM only
+  double max_rps = 0;             // at the plan's concurrency
+  int servers = 1;                // queue servers: the plan's concurrency for LLMs, 1 otherwise
+  int output_len = 0;
+  bool llm = true;
+};
+ServeLoadCurve BuildServeLoadCurve(const ServeJobSpec& job, const ServePlan& plan,
+                                   const Catalog& catalog, const Calibration& cal);
+
+// Latency of one replica carrying `rps` (p99, ms), interpolated between the curve's points;
+// TTFT includes the planner's M/M/c p99 wait at utilisation rps / max_rps (capped at 0.99).
+struct ServeAtLoad {
+  double utilization = 0;
+  double ttft_p99_ms = 0, tpot_p99_ms = 0, e2e_p99_ms = 0;
+};
+ServeAtLoad EvaluateServeAtLoad(const ServeLoadCurve& curve, double rps);
+
+// The planner's p99 queueing wait (s) for service time `service_s` at utilisation `rho` with
+// `servers` servers: -ln(0.01) * S * rho / (c * (1 - rho)), rho capped at 0.99.
+double ServeQueueP99(double service_s, double rho, int servers);
+
 }  // namespace gpuplan

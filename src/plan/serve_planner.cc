@@ -24,6 +24,26 @@ double QueueP99(double service_s, double rho, int servers) {
   return -std::log(0.01) * service_s * rho / (std::max(1, servers) * (1 - rho));
 }
 
+// The compute device of a CPU instance: vCPUs are hardware threads, so cores = vCPUs x
+// cores/threads of the CPU (Graviton and some EPYC shapes have no SMT); large shapes span two
+// sockets.
+ComputeDevice CpuInstanceDevice(const InstanceType& inst, const Cpu& cpu, const Calibration& cal) {
+  const double per_core = cpu.threads > 0 ? static_cast<double>(cpu.threads) / cpu.cores : 2.0;
+  const int cores = std::max(1, static_cast<int>(inst.vcpus / per_core));
+  const int sockets = std::max(1, (cores + cpu.cores - 1) / cpu.cores);
+  return DeviceFromCpu(cpu, sockets, cores, cal);
+}
+
+ServeSetup SetupFor(const ServeJobSpec& job, int tp) {
+  ServeSetup su;
+  su.weight_precision = job.weight_precision;
+  su.quant = job.quant;
+  su.kv_precision = job.kv_precision;
+  su.tp = tp;
+  su.engine = job.engine;
+  return su;
+}
+
 bool IsNeuron(const std::string& acc) {
   return acc.rfind("Inferentia", 0) == 0 || acc.rfind("Trainium", 0) == 0;
 }
@@ -177,12 +197,7 @@ Result<ServePlanResult> PlanServingImpl(const ServeJobSpec& job, const Catalog& 
     if (cpu_inst) {
       const Cpu* cpu = catalog.FindCpu(inst.cpu);
       if (!cpu) continue;
-      // vCPUs are hardware threads: cores = vCPUs x cores/threads of the CPU (Graviton and
-      // some EPYC shapes have no SMT); large shapes span two sockets.
-      const double per_core = cpu->threads > 0 ? static_cast<double>(cpu->threads) / cpu->cores : 2.0;
-      const int cores = std::max(1, static_cast<int>(inst.vcpus / per_core));
-      const int sockets = std::max(1, (cores + cpu->cores - 1) / cpu->cores);
-      dev = DeviceFromCpu(*cpu, sockets, cores, cal);
+      dev = CpuInstanceDevice(inst, *cpu, cal);
       if (llm) continue;  // LLM serving on CPUs is not planned (llama.cpp-class speeds)
       tps = {0};
     } else {
@@ -208,12 +223,7 @@ Result<ServePlanResult> PlanServingImpl(const ServeJobSpec& job, const Catalog& 
       int best_b = 0;
       double ttft = 0, tpot = 0, e2e = 0;
       if (llm) {
-        ServeSetup su;
-        su.weight_precision = job.weight_precision;
-        su.quant = job.quant;
-        su.kv_precision = job.kv_precision;
-        su.tp = tp;
-        su.engine = job.engine;
+        const ServeSetup su = SetupFor(job, tp);
         ServePerf cap = EstimateLlmServing(m, su, dev, job.input_len, job.output_len, 0, cal);
         if (!cap.fits) continue;
         std::vector<int> batches;
@@ -353,4 +363,64 @@ Result<ServePlanResult> PlanServingImpl(const ServeJobSpec& job, const Catalog& 
 }
 
 }  // namespace
+
+double ServeQueueP99(double service_s, double rho, int servers) { return QueueP99(service_s, rho, servers); }
+
+ServeLoadCurve BuildServeLoadCurve(const ServeJobSpec& job, const ServePlan& plan, const Catalog& catalog,
+                                   const Calibration& cal) {
+  ServeLoadCurve c;
+  const ModelSpec& m = job.model;
+  c.llm = m.is_decoder_llm();
+  c.output_len = job.output_len;
+  if (plan.instance == nullptr) return c;
+  const InstanceType& inst = *plan.instance;
+  ComputeDevice dev;
+  if (inst.is_cpu_only()) {
+    const Cpu* cpu = catalog.FindCpu(inst.cpu);
+    if (cpu == nullptr) return c;
+    dev = CpuInstanceDevice(inst, *cpu, cal);
+  } else {
+    const Accelerator* acc = catalog.FindAccelerator(inst.accelerator);
+    if (acc == nullptr) return c;
+    dev = DeviceFromAccelerator(*acc, cal, inst.intra_node_link);
+  }
+  std::vector<int> batches;
+  for (int b = 1; b < plan.batch; b *= 2) batches.push_back(b);
+  batches.push_back(std::max(1, plan.batch));
+  for (int b : batches) {
+    ServePerf r = c.llm ? EstimateLlmServing(m, SetupFor(job, plan.tp), dev, job.input_len, job.output_len, b, cal)
+                        : EstimateForward(m, job.weight_precision, dev, b, std::max(1, job.input_len), cal, true);
+    if (!(r.samples_per_s > 0)) continue;
+    if (!c.rps.empty() && r.samples_per_s <= c.rps.back()) continue;  // keep the curve increasing
+    c.batch.push_back(b);
+    c.rps.push_back(r.samples_per_s);
+    c.prefill_s.push_back(c.llm ? r.prefill.value() : r.e2e.value());
+    c.tpot_s.push_back(c.llm ? r.tpot.value() : 0.0);
+  }
+  c.max_rps = c.rps.empty() ? 0 : c.rps.back();
+  c.servers = c.llm ? std::max(1, plan.batch) : 1;
+  return c;
+}
+
+ServeAtLoad EvaluateServeAtLoad(const ServeLoadCurve& c, double rps) {
+  ServeAtLoad out;
+  if (c.rps.empty() || !(c.max_rps > 0)) return out;
+  rps = std::max(0.0, rps);
+  out.utilization = rps / c.max_rps;
+  // The smallest concurrency point whose throughput carries the load; linear in between.
+  size_t k = 0;
+  while (k + 1 < c.rps.size() && c.rps[k] < rps) ++k;
+  double prefill = c.prefill_s[k], tpot = c.tpot_s[k];
+  if (k > 0 && rps < c.rps[k]) {
+    const double f = (rps - c.rps[k - 1]) / (c.rps[k] - c.rps[k - 1]);
+    prefill = c.prefill_s[k - 1] + f * (c.prefill_s[k] - c.prefill_s[k - 1]);
+    tpot = c.tpot_s[k - 1] + f * (c.tpot_s[k] - c.tpot_s[k - 1]);
+  }
+  const double q = QueueP99(prefill, out.utilization, c.servers);
+  out.ttft_p99_ms = (prefill + q) * 1e3;
+  out.tpot_p99_ms = tpot * 1e3;
+  out.e2e_p99_ms = c.llm ? out.ttft_p99_ms + out.tpot_p99_ms * std::max(0, c.output_len - 1) : out.ttft_p99_ms;
+  return out;
+}
+
 }  // namespace gpuplan
