@@ -93,7 +93,9 @@ json TrainPlanDocument(const TrainJobSpec& job, const TrainPlanResult& res, cons
                      {"seq_len", job.seq_len},
                      {"global_batch", job.global_batch > 0 ? job.global_batch : DefaultGlobalBatch(job)},
                      {"objective", ObjectiveName(job.objective)}, {"spot_allowed", job.spot_allowed},
-                     {"checkpoint_interval_hours", job.checkpoint_interval_hours}}},
+                     {"checkpoint_interval_hours", job.checkpoint_interval_hours},
+                     {"framework", TrainFrameworkName(job.framework)},
+                     {"arch", ModelArchName(job.model.arch)}}},
             {"search", {{"shapes", res.shapes}, {"layouts_evaluated", res.evaluated},
                         {"instances_considered", res.instances_considered}, {"exhaustive", res.exhaustive}}},
             {"plans", json::array()}, {"pareto", json::array()}, {"notes", res.notes},
@@ -121,7 +123,11 @@ json ServePlanDocument(const ServeJobSpec& job, const std::string& model_arg, co
             {"job", {{"model", job.model.name}, {"model_ref", ModelReference(model_arg, job.model)},
                      {"qps", job.qps}, {"input_len", job.input_len},
                      {"output_len", job.output_len}, {"engine", EngineName(job.engine)},
-                     {"target_utilization", job.target_utilization}}},
+                     {"target_utilization", job.target_utilization},
+                     {"arch", ModelArchName(job.model.arch)},
+                     {"precision", PrecisionName(job.weight_precision)},
+                     {"quant", job.quant ? json(job.quant->method) : json(nullptr)},
+                     {"kv_precision", PrecisionName(job.kv_precision)}}},
             {"plans", json::array()}, {"notes", res.notes}};
   for (const auto& p : res.plans) j["plans"].push_back(ServePlanJson(p, job.currency));
   return j;
