@@ -48,7 +48,8 @@ Result<std::vector<EmittedFile>> EmitSkypilot(const Plan& p, const EmitOptions& 
                     {"HF_HOME", std::string(kNvmeDir) + "/hf-cache"}};
     if (launch.framework_note.find("Megatron") != std::string::npos &&
         launch.framework_note.find("needs") == std::string::npos) {
-      task["envs"]["DATA_PATH"] = nullptr;
+      task["envs"]["DATA_PATH"] = nullptr;  // sky launch --env DATA_PATH=... --env LR=...
+      task["envs"]["LR"] = nullptr;
     }
     task["secrets"] = {{"HF_TOKEN", nullptr}};
     task["setup"] = launch.setup;

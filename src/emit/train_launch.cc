@@ -106,11 +106,13 @@ TrainLaunch MakeTrainLaunch(const Plan& p) {
         words.push_back(a[i]);
       }
     }
-    words.push_back("--data-path \"$DATA_PATH\"");
+    // The run's data and learning rate are not in the plan: the launch requires them.
+    words.push_back("--lr \"${LR:?set LR, the peak learning rate}\"");
+    words.push_back("--data-path \"${DATA_PATH:?set DATA_PATH, the indexed dataset prefix}\"");
     words.push_back("--tokenizer-type HuggingFaceTokenizer");
     words.push_back("--tokenizer-model " + ShellQuote(HfModelId(p.model_ref)));
     l.command = Torchrun(p) + "  pretrain_gpt.py \\\n  " + ShellJoin(words, " \\\n  ");
-    l.framework_note = fmt::format("framework {} (pretrain_gpt.py from Megatron-LM; DATA_PATH = the indexed dataset prefix)",
+    l.framework_note = fmt::format("framework {} (pretrain_gpt.py from Megatron-LM; set DATA_PATH, the indexed dataset prefix, and LR)",
                                    p.framework);
     l.setup = "git clone --depth 1 https://github.com/NVIDIA/Megatron-LM.git && pip install -e Megatron-LM\n";
     return l;

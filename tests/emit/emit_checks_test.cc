@@ -426,6 +426,28 @@ TEST(EmitServing, ImageAndPrecisionPerEngine) {
   EXPECT_EQ(dep["spec"]["template"]["spec"]["initContainers"][0]["image"].as<std::string>(), gpuplan::emit::kTensorRtImage);
 }
 
+TEST(EmitServing, TgiPlanRunsTgiWithItsMetric) {
+  auto plan = gpuplan::test::RunCli({"--json", "plan", "infer", "--model", "Llama-3.1-8B", "--qps", "10", "--engine", "tgi"});
+  ASSERT_EQ(plan.exit_code, 0) << plan.Describe();
+  const json doc = json::parse(plan.out);
+  EmitOptions keda;
+  keda.autoscaler = "keda";
+  const std::string k8s = MustEmit(plan.out, "k8s", keda).front().contents;
+  auto c = DocOfKind(k8s, "Deployment")["spec"]["template"]["spec"]["containers"][0];
+  EXPECT_EQ(c["image"].as<std::string>(), gpuplan::emit::kTgiImage);
+  EXPECT_EQ(c["command"][0].as<std::string>(), "text-generation-launcher");
+  auto so = DocOfKind(k8s, "ScaledObject");
+  EXPECT_NE(so["spec"]["triggers"][0]["metadata"]["query"].as<std::string>().find("tgi_request_success"), std::string::npos);
+  auto sky = YAML::Load(MustEmit(plan.out, "skypilot").front().contents);
+  std::string why;
+  EXPECT_TRUE(BashSyntaxOk(sky["run"].as<std::string>(), &why)) << why;
+  EXPECT_NE(sky["run"].as<std::string>().find(gpuplan::emit::kTgiImage), std::string::npos);
+  // vllm is for vLLM plans only.
+  auto v = gpuplan::Emit(plan.out, "vllm", {}, Cat());
+  ASSERT_FALSE(v);
+  EXPECT_EQ(v.error().field, "job.engine");
+}
+
 // A Llama-style config.json (Llama-2-7B's shape), planned from its path.
 constexpr const char* kLlamaConfig = R"({
   "architectures": ["LlamaForCausalLM"], "model_type": "llama", "hidden_size": 4096,
