@@ -35,6 +35,9 @@ struct EmitOptions {
   // Off-peak load in requests/s (serving): minReplicas = ceil(off_peak_qps / the plan's
   // per-replica capacity at the target utilisation). Unset with min_replicas 0: 1 replica.
   std::optional<double> off_peak_qps;
+  // Kubernetes training workload: "job" (an indexed batch/v1 Job + headless Service) or
+  // "pytorchjob" (a Kubeflow training-operator kubeflow.org/v1 PyTorchJob).
+  std::string k8s_training = "job";
   // Peak load in requests/s (serving); unset = the plan's own load (job.qps):
   // maxReplicas = max(the plan's replicas, ceil(peak / per-replica capacity)).
   std::optional<double> peak_qps;

@@ -29,6 +29,10 @@ Result<std::vector<EmittedFile>> Emit(std::string_view plan_json, std::string_vi
     return MakeError(ErrorCode::kInvalidArgument, "--autoscaler", "unknown autoscaler \"" + opt.autoscaler + "\"",
                      "use hpa or keda");
   }
+  if (opt.k8s_training != "job" && opt.k8s_training != "pytorchjob") {
+    return MakeError(ErrorCode::kInvalidArgument, "--k8s-training", "unknown workload \"" + opt.k8s_training + "\"",
+                     "use job or pytorchjob");
+  }
   if (opt.min_replicas < 0) {
     return MakeError(ErrorCode::kInvalidArgument, "--min-replicas",
                      "must be >= 0, got " + std::to_string(opt.min_replicas), "0 derives it from --off-peak-qps");

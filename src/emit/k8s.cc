@@ -240,14 +240,23 @@ std::vector<EmittedFile> EmitK8sTrain(const Plan& p, const EmitOptions& opt) {
   ojson data = ojson::object();
   for (const auto& f : launch.config_files) data[f.name] = f.contents;
   ojson config_map = {{"apiVersion", "v1"}, {"kind", "ConfigMap"}, {"metadata", {{"name", cm}}}, {"data", data}};
-  const std::string script = "export NODE_RANK=\"$JOB_COMPLETION_INDEX\"\n" + launch.command + "\n";
-  ojson env = ojson::array({{{"name", "NNODES"}, {"value", std::to_string(p.nodes)}},
-                            {{"name", "MASTER_ADDR"}, {"value", name + "-0." + name}},
-                            {{"name", "MASTER_PORT"}, {"value", "29500"}},
-                            {{"name", "GPUPLAN_CONFIG"}, {"value", kConfigDir}},
-                            {{"name", "HF_HOME"}, {"value", std::string(kNvmeDir) + "/hf-cache"}},
-                            HfTokenEnv(!LocalModel(p.model_ref) && GatedModel(HfModelId(p.model_ref)))});
-  ojson container = {{"name", "trainer"},
+  const bool pytorchjob = opt.k8s_training == "pytorchjob";
+  // The Job gets the node rank from its completion index; the training operator sets
+  // PET_NNODES, PET_NODE_RANK, MASTER_ADDR and MASTER_PORT itself (controller.v1/pytorch).
+  const std::string script =
+      (pytorchjob ? "export NNODES=\"$PET_NNODES\" NODE_RANK=\"$PET_NODE_RANK\"\n"
+                  : "export NODE_RANK=\"$JOB_COMPLETION_INDEX\"\n") +
+      launch.command + "\n";
+  ojson env = ojson::array();
+  if (!pytorchjob) {
+    env.push_back({{"name", "NNODES"}, {"value", std::to_string(p.nodes)}});
+    env.push_back({{"name", "MASTER_ADDR"}, {"value", name + "-0." + name}});
+    env.push_back({{"name", "MASTER_PORT"}, {"value", "29500"}});
+  }
+  env.push_back({{"name", "GPUPLAN_CONFIG"}, {"value", kConfigDir}});
+  env.push_back({{"name", "HF_HOME"}, {"value", std::string(kNvmeDir) + "/hf-cache"}});
+  env.push_back(HfTokenEnv(!LocalModel(p.model_ref) && GatedModel(HfModelId(p.model_ref))));
+  ojson container = {{"name", pytorchjob ? "pytorch" : "trainer"},
                      {"image", opt.image.empty() ? kPytorchImage : opt.image},
                      {"command", ojson::array({"/bin/bash", "-c", script})},
                      {"env", env},
@@ -256,30 +265,53 @@ std::vector<EmittedFile> EmitK8sTrain(const Plan& p, const EmitOptions& opt) {
                      {"volumeMounts", ojson::array({{{"name", "dshm"}, {"mountPath", "/dev/shm"}},
                                                     {{"name", "nvme"}, {"mountPath", kNvmeDir}},
                                                     {{"name", "config"}, {"mountPath", kConfigDir}}})}};
-  ojson pod = {{"subdomain", name}, {"restartPolicy", "Never"},
-               {"containers", ojson::array({container})},
-               {"volumes", ojson::array({{{"name", "dshm"}, {"emptyDir", {{"medium", "Memory"}}}},
-                                         {{"name", "nvme"}, {"hostPath", {{"path", kNvmeDir}, {"type", "DirectoryOrCreate"}}}},
-                                         {{"name", "config"}, {"configMap", {{"name", cm}}}}})},
-               {"tolerations", GpuTolerations()}};
+  if (pytorchjob) container["ports"] = ojson::array({{{"name", "pytorchjob-port"}, {"containerPort", 23456}}});
+  ojson pod = ojson::object();
+  if (!pytorchjob) {
+    pod["subdomain"] = name;
+    pod["restartPolicy"] = "Never";
+  }
+  pod["containers"] = ojson::array({container});
+  pod["volumes"] = ojson::array({{{"name", "dshm"}, {"emptyDir", {{"medium", "Memory"}}}},
+                                 {{"name", "nvme"}, {"hostPath", {{"path", kNvmeDir}, {"type", "DirectoryOrCreate"}}}},
+                                 {{"name", "config"}, {"configMap", {{"name", cm}}}}});
+  pod["tolerations"] = GpuTolerations();
   ojson sel = NodeSelector(p);
   if (!sel.empty()) pod["nodeSelector"] = sel;
   ojson labels = {{"app", name}};
-  ojson job = {{"apiVersion", "batch/v1"}, {"kind", "Job"},
-               {"metadata", {{"name", name}, {"labels", labels}}},
-               {"spec", {{"completionMode", "Indexed"}, {"completions", p.nodes}, {"parallelism", p.nodes},
-                         {"backoffLimit", 0},
-                         {"template", {{"metadata", {{"labels", labels}}}, {"spec", pod}}}}}};
-  ojson svc = {{"apiVersion", "v1"}, {"kind", "Service"},
-               {"metadata", {{"name", name}}},
-               {"spec", {{"clusterIP", "None"}, {"selector", labels}}}};
-  std::string s = Header(p, "Kubernetes indexed Job (one pod per node) + headless Service + ConfigMap");
-  s += fmt::format("# {} node(s) x {} GPU(s); layout tp {} pp {} dp {} ZeRO {}; {}.\n", p.nodes, p.gpus_per_node,
-                   p.tp, p.pp, p.dp, p.zero_stage, launch.framework_note);
-  s += "# The image must hold the training script in its working directory (--image); the config\n"
-       "# files come from the ConfigMap at " + std::string(kConfigDir) + ". Token: kubectl create secret generic " +
-       kHfSecret + " --from-literal=token=hf_...\n";
-  s += Doc(config_map) + Doc(job) + Doc(svc);
+  ojson templ = {{"metadata", {{"labels", labels}}}, {"spec", pod}};
+  std::string s;
+  if (pytorchjob) {
+    ojson specs = {{"Master", {{"replicas", 1}, {"restartPolicy", "Never"}, {"template", templ}}}};
+    if (p.nodes > 1) specs["Worker"] = {{"replicas", p.nodes - 1}, {"restartPolicy", "Never"}, {"template", templ}};
+    ojson job = {{"apiVersion", "kubeflow.org/v1"}, {"kind", "PyTorchJob"},
+                 {"metadata", {{"name", name}, {"labels", labels}}},
+                 {"spec", {{"nprocPerNode", std::to_string(p.gpus_per_node)},
+                           {"runPolicy", {{"backoffLimit", 0}, {"cleanPodPolicy", "None"}}},
+                           {"pytorchReplicaSpecs", specs}}}};
+    s = Header(p, "Kubeflow PyTorchJob (Master + Workers, one pod per node) + ConfigMap");
+    s += fmt::format("# {} node(s) x {} GPU(s); layout tp {} pp {} dp {} ZeRO {}; {}.\n", p.nodes, p.gpus_per_node,
+                     p.tp, p.pp, p.dp, p.zero_stage, launch.framework_note);
+    s += "# Needs the Kubeflow training operator (v1 API). The image must hold the training script\n"
+         "# (--image); the config files come from the ConfigMap at " + std::string(kConfigDir) +
+         ". Token: kubectl create secret generic " + kHfSecret + " --from-literal=token=hf_...\n";
+    s += Doc(config_map) + Doc(job);
+  } else {
+    ojson job = {{"apiVersion", "batch/v1"}, {"kind", "Job"},
+                 {"metadata", {{"name", name}, {"labels", labels}}},
+                 {"spec", {{"completionMode", "Indexed"}, {"completions", p.nodes}, {"parallelism", p.nodes},
+                           {"backoffLimit", 0}, {"template", templ}}}};
+    ojson svc = {{"apiVersion", "v1"}, {"kind", "Service"},
+                 {"metadata", {{"name", name}}},
+                 {"spec", {{"clusterIP", "None"}, {"selector", labels}}}};
+    s = Header(p, "Kubernetes indexed Job (one pod per node) + headless Service + ConfigMap");
+    s += fmt::format("# {} node(s) x {} GPU(s); layout tp {} pp {} dp {} ZeRO {}; {}.\n", p.nodes, p.gpus_per_node,
+                     p.tp, p.pp, p.dp, p.zero_stage, launch.framework_note);
+    s += "# The image must hold the training script in its working directory (--image); the config\n"
+         "# files come from the ConfigMap at " + std::string(kConfigDir) + ". Token: kubectl create secret generic " +
+         kHfSecret + " --from-literal=token=hf_...\n";
+    s += Doc(config_map) + Doc(job) + Doc(svc);
+  }
   return {{"k8s.yaml", s}};
 }
 

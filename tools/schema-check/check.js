@@ -6,6 +6,8 @@
 //                               (core, apps, batch, autoscaling) or @kubernetes-models/keda
 //                               (ScaledObject), then walked strictly: a field the schema does not
 //                               define is an error (the validators alone accept unknown fields).
+//                               Kubeflow PyTorchJob (kubeflow.org/v1): ajv on the CRD's schema
+//                               (tests/emit/fixtures/pytorchjob_v1_schema.json, strict).
 //   node check.js sky FILE...   SkyPilot task YAML against the JSON schema extracted from
 //                               SkyPilot's sky/utils/schemas.py (tests/emit/fixtures), with ajv.
 //
@@ -73,6 +75,18 @@ function unknownFields(seen) {
   return out;
 }
 
+const crdFixtures = {
+  'kubeflow.org/v1 PyTorchJob': path.resolve(__dirname, '../../tests/emit/fixtures/pytorchjob_v1_schema.json'),
+};
+
+function crdValidator(apiVersion, kind) {
+  const f = crdFixtures[`${apiVersion} ${kind}`];
+  if (!f) return null;
+  const Ajv = require('ajv');
+  const ajv = new Ajv({ allErrors: true, strict: false, validateFormats: false });
+  return ajv.compile(JSON.parse(fs.readFileSync(f, 'utf8')));
+}
+
 function checkK8s(file) {
   const problems = [];
   const docs = yaml.loadAll(fs.readFileSync(file, 'utf8')).filter((d) => d !== null && d !== undefined);
@@ -81,6 +95,15 @@ function checkK8s(file) {
     const where = `${file}: document ${i + 1} (${doc.kind || '?'})`;
     if (typeof doc.apiVersion !== 'string' || typeof doc.kind !== 'string') {
       problems.push(`${where}: apiVersion and kind are required`);
+      return;
+    }
+    const crd = crdValidator(doc.apiVersion, doc.kind);
+    if (crd) {
+      if (!crd(doc)) {
+        for (const err of crd.errors) {
+          problems.push(`${where}: ${err.instancePath || '/'} ${err.message} ${JSON.stringify(err.params)}`);
+        }
+      }
       return;
     }
     let validate;
