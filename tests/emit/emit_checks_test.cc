@@ -213,6 +213,12 @@ TEST(ToolChecks, EveryGoldenScenarioPassesTheToolLists) {
       continue;
     }
     auto hf_files = MustEmit(g.text, "hf");
+    if (std::system("command -v python3 >/dev/null 2>&1") == 0) {  // Python syntax of training_args.py
+      TempDir d;
+      const std::string f = d.Write("training_args.py", Find(hf_files, "training_args.py")->contents);
+      EXPECT_EQ(std::system(("python3 -c 'import ast,sys; ast.parse(open(sys.argv[1]).read())' '" + f + "'").c_str()), 0)
+          << ctx;
+    }
     EXPECT_EQ(Joined(gpuplan::test::CheckHfArgsJson(json::parse(Find(hf_files, "training_args.json")->contents), Hf())), "") << ctx;
     ++hf;
     if (const auto* d = Find(hf_files, "ds_config.json")) {
