@@ -18,6 +18,19 @@ if ((${#missing[@]})); then
   $SUDO apt-get update -q >&2
   DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -q "${missing[@]}" >&2
 fi
+# Schema checks of emitted files (issue #13, tools/schema-check): node + npm from Debian when
+# missing, then the pinned npm packages (package-lock.json) when not yet installed. Tests never
+# reach the network; without these they are reported as skipped.
+if ! command -v node >/dev/null 2>&1 || ! command -v npm >/dev/null 2>&1; then
+  echo "installing: nodejs npm" >&2
+  SUDO=""
+  if [ "$(id -u)" -ne 0 ]; then SUDO="sudo"; fi
+  $SUDO apt-get update -q >&2
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -q nodejs npm >&2
+fi
+if [ ! -d tools/schema-check/node_modules/kubernetes-models ] || [ ! -d tools/schema-check/node_modules/ajv ]; then
+  (cd tools/schema-check && npm ci --no-audit --no-fund >&2)
+fi
 JOBS="$(nproc 2>/dev/null || echo 2)"
 cmake -S . -B "$BUILD_DIR" -DCMAKE_BUILD_TYPE=Release "$@" >&2
 cmake --build "$BUILD_DIR" -j"$JOBS" >&2

@@ -26,8 +26,12 @@ struct EmitArgs {
   std::string out_dir;
   std::string autoscaler = "hpa";
   std::string image;
+  std::string k8s_training = "job";
   int rank = 1;
   bool force = false;
+  int min_replicas = 0;
+  double off_peak_qps = 0, peak_qps = 0;
+  bool has_off_peak = false, has_peak = false;
 };
 
 void RemoveQuietly(const fs::path& p) {
@@ -121,6 +125,10 @@ Result<Output> RunEmit(const GlobalOptions& g, const EmitArgs& a) {
   opt.rank = a.rank;
   opt.autoscaler = a.autoscaler;
   opt.image = a.image;
+  opt.min_replicas = a.min_replicas;
+  opt.k8s_training = a.k8s_training;
+  if (a.has_off_peak) opt.off_peak_qps = a.off_peak_qps;
+  if (a.has_peak) opt.peak_qps = a.peak_qps;
   auto files = Emit(ss.str(), a.target, opt, *cat);
   if (!files) return files.error();
   if (!a.out_dir.empty()) return WriteFiles(*files, a);
@@ -146,7 +154,15 @@ void RegisterEmitCommand(CLI::App& app, GlobalOptions& g, Runner& run) {
   c->add_flag("--force", a->force, "Overwrite existing files");
   c->add_option("--autoscaler", a->autoscaler, "k8s serving autoscaler: hpa | keda")->capture_default_str();
   c->add_option("--image", a->image, "Container image (k8s)");
-  c->callback([&g, &run, a] { run = [&g, a] { return RunEmit(g, *a); }; });
+  c->add_option("--k8s-training", a->k8s_training, "k8s training workload: job | pytorchjob (Kubeflow)")->capture_default_str();
+  c->add_option("--min-replicas", a->min_replicas, "Serving autoscaler floor (default: from --off-peak-qps, else 1)");
+  auto* off = c->add_option("--off-peak-qps", a->off_peak_qps, "Off-peak load, requests/s: minReplicas = ceil(load / per-replica capacity)");
+  auto* peak = c->add_option("--peak-qps", a->peak_qps, "Peak load, requests/s (default: the plan's load): maxReplicas");
+  c->callback([&g, &run, a, off, peak] {
+    a->has_off_peak = off->count() > 0;
+    a->has_peak = peak->count() > 0;
+    run = [&g, a] { return RunEmit(g, *a); };
+  });
 }
 
 }  // namespace gpuplan::cli

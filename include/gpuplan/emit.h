@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -25,9 +26,21 @@ struct EmitOptions {
   int rank = 1;
   // Kubernetes autoscaler for serving plans: "hpa" (autoscaling/v2) or "keda" (ScaledObject).
   std::string autoscaler = "hpa";
-  // Container image; empty = a default per plan kind (vLLM's OpenAI image for serving,
-  // the PyTorch image for training).
+  // Container image; empty = the pinned image of the plan's engine (vLLM, TGI, Triton,
+  // OpenVINO Model Server) for serving, the NGC PyTorch image for training (which must then
+  // contain the training script: pass your own image).
   std::string image;
+  // Autoscaling floor (serving): minReplicas. 0 = derive it from `off_peak_qps`.
+  int min_replicas = 0;
+  // Off-peak load in requests/s (serving): minReplicas = ceil(off_peak_qps / the plan's
+  // per-replica capacity at the target utilisation). Unset with min_replicas 0: 1 replica.
+  std::optional<double> off_peak_qps;
+  // Kubernetes training workload: "job" (an indexed batch/v1 Job + headless Service) or
+  // "pytorchjob" (a Kubeflow training-operator kubeflow.org/v1 PyTorchJob).
+  std::string k8s_training = "job";
+  // Peak load in requests/s (serving); unset = the plan's own load (job.qps):
+  // maxReplicas = max(the plan's replicas, ceil(peak / per-replica capacity)).
+  std::optional<double> peak_qps;
 };
 
 // The targets Emit() knows, in the order the CLI lists them:
@@ -39,7 +52,8 @@ const std::vector<std::string>& EmitTargets();
 // vLLM KV-cache arithmetic. Errors (all for user input): malformed JSON or a missing field
 // (kParse, field = JSON path), unknown target (kNotFound), rank out of range or a target that
 // does not fit the plan's kind, e.g. `vllm` for a training plan (kInvalidArgument), a plan this
-// version cannot render (kUnsupported).
+// version cannot render (kUnsupported), negative or inconsistent autoscaling options
+// (kInvalidArgument, field "--min-replicas", "--off-peak-qps" or "--peak-qps").
 Result<std::vector<EmittedFile>> Emit(std::string_view plan_json, std::string_view target,
                                       const EmitOptions& opt, const Catalog& catalog);
 

@@ -148,22 +148,31 @@ TEST(Emit, EveryTargetParsesAndCarriesThePlan) {
       auto k8s = gpuplan::Emit(text, "k8s", opt, Cat());
       ASSERT_TRUE(k8s);
       auto docs = ParseYaml(k8s->front().contents);
+      auto kind = [&](const std::vector<YAML::Node>& ds, const std::string& k) {
+        for (const auto& d : ds) {
+          if (d["kind"].as<std::string>() == k) return d;
+        }
+        ADD_FAILURE() << ctx << ": no " << k;
+        return YAML::Node();
+      };
       if (!s.train) {
-        ASSERT_EQ(docs.size(), 3u) << ctx;
-        const auto& dep = docs[0];
-        EXPECT_EQ(dep["kind"].as<std::string>(), "Deployment");
-        EXPECT_EQ(dep["spec"]["replicas"].as<int>(), p["replicas"].get<int>()) << ctx;
+        // PVC (model cache) + Deployment + Service + autoscaler (issue #13).
+        ASSERT_EQ(docs.size(), 4u) << ctx;
+        const auto dep = kind(docs, "Deployment");
         const auto c = dep["spec"]["template"]["spec"]["containers"][0];
         EXPECT_EQ(c["resources"]["limits"]["nvidia.com/gpu"].as<int>(), p["gpus_per_replica"].get<int>()) << ctx;
         EXPECT_EQ(dep["spec"]["template"]["spec"]["tolerations"][0]["key"].as<std::string>(), "nvidia.com/gpu");
-        EXPECT_EQ(docs[1]["kind"].as<std::string>(), "Service");
-        const auto& hpa = docs[2];
+        EXPECT_EQ(kind(docs, "PersistentVolumeClaim")["spec"]["accessModes"][0].as<std::string>(), "ReadWriteMany");
+        kind(docs, "Service");
+        const auto hpa = kind(docs, "HorizontalPodAutoscaler");
         EXPECT_EQ(hpa["apiVersion"].as<std::string>(), "autoscaling/v2");
-        EXPECT_EQ(hpa["spec"]["minReplicas"].as<int>(), p["replicas"].get<int>());
-        EXPECT_GE(hpa["spec"]["maxReplicas"].as<int>(), 2 * p["replicas"].get<int>());
-        EXPECT_EQ(hpa["spec"]["metrics"][0]["pods"]["metric"]["name"].as<std::string>(), "DCGM_FI_DEV_GPU_UTIL");
-        EXPECT_EQ(hpa["spec"]["metrics"][0]["pods"]["target"]["averageValue"].as<std::string>(), "60");
-        EXPECT_EQ(hpa["spec"]["metrics"][1]["pods"]["target"]["averageValue"].as<std::string>(), "500");
+        // Bounds and target from the plan (EmitAutoscaling in emit_checks_test derives them).
+        EXPECT_EQ(hpa["spec"]["minReplicas"].as<int>(), 1) << ctx;
+        EXPECT_EQ(hpa["spec"]["maxReplicas"].as<int>(), p["replicas"].get<int>()) << ctx;
+        EXPECT_EQ(dep["spec"]["replicas"].as<int>(), 1) << ctx;
+        EXPECT_EQ(hpa["spec"]["metrics"].size(), 1u);
+        EXPECT_EQ(hpa["spec"]["metrics"][0]["pods"]["target"]["averageValue"].as<std::string>(),
+                  fmt::format("{}m", std::llround(p["capacity_qps_per_replica"].get<double>() * 1000))) << ctx;
         const auto down = hpa["spec"]["behavior"]["scaleDown"];
         EXPECT_EQ(down["stabilizationWindowSeconds"].as<int>(), 300);
         EXPECT_EQ(down["policies"][0]["type"].as<std::string>(), "Percent");
@@ -173,23 +182,31 @@ TEST(Emit, EveryTargetParsesAndCarriesThePlan) {
         EXPECT_EQ(up["stabilizationWindowSeconds"].as<int>(), 0);
         EXPECT_EQ(up["policies"][0]["value"].as<int>(), 100);
         EXPECT_EQ(up["policies"][0]["periodSeconds"].as<int>(), 15);
-        // KEDA variant.
+        // KEDA variant: a Prometheus trigger on vLLM's request counter at the same target.
         gpuplan::EmitOptions kopt = opt;
         kopt.autoscaler = "keda";
         auto keda = gpuplan::Emit(text, "k8s", kopt, Cat());
         ASSERT_TRUE(keda);
         auto kd = ParseYaml(keda->front().contents);
-        ASSERT_EQ(kd.size(), 3u);
-        EXPECT_EQ(kd[2]["kind"].as<std::string>(), "ScaledObject");
-        EXPECT_EQ(kd[2]["spec"]["minReplicaCount"].as<int>(), p["replicas"].get<int>());
-        EXPECT_EQ(kd[2]["spec"]["triggers"][0]["type"].as<std::string>(), "prometheus");
-        EXPECT_EQ(kd[2]["spec"]["triggers"][0]["metadata"]["threshold"].as<std::string>(), "60");
+        ASSERT_EQ(kd.size(), 4u);
+        const auto so = kind(kd, "ScaledObject");
+        EXPECT_EQ(so["spec"]["minReplicaCount"].as<int>(), 1);
+        EXPECT_EQ(so["spec"]["maxReplicaCount"].as<int>(), p["replicas"].get<int>());
+        EXPECT_EQ(so["spec"]["triggers"][0]["type"].as<std::string>(), "prometheus");
+        EXPECT_NE(so["spec"]["triggers"][0]["metadata"]["query"].as<std::string>().find("vllm:request_success_total"),
+                  std::string::npos);
+        EXPECT_EQ(so["spec"]["triggers"][0]["metadata"]["threshold"].as<std::string>(),
+                  fmt::format("{:.3f}", p["capacity_qps_per_replica"].get<double>()));
       } else {
-        ASSERT_EQ(docs.size(), 2u) << ctx;
-        EXPECT_EQ(docs[0]["kind"].as<std::string>(), "Job");
-        EXPECT_EQ(docs[0]["spec"]["completions"].as<int>(), p["nodes"].get<int>());
-        EXPECT_EQ(docs[0]["spec"]["template"]["spec"]["containers"][0]["resources"]["limits"]["nvidia.com/gpu"].as<int>(),
+        // ConfigMap (the launch's config files) + indexed Job + headless Service.
+        ASSERT_EQ(docs.size(), 3u) << ctx;
+        const auto job = kind(docs, "Job");
+        EXPECT_EQ(job["spec"]["completions"].as<int>(), p["nodes"].get<int>());
+        EXPECT_EQ(job["spec"]["template"]["spec"]["containers"][0]["resources"]["limits"]["nvidia.com/gpu"].as<int>(),
                   p["gpus_per_node"].get<int>());
+        const std::string cmd = job["spec"]["template"]["spec"]["containers"][0]["command"][2].as<std::string>();
+        EXPECT_NE(cmd.find("torchrun"), std::string::npos);
+        EXPECT_EQ(cmd.find("--deepspeed") != std::string::npos, p["layout"]["zero_stage"].get<int>() > 0) << ctx;
       }
       // SkyPilot: accelerators "ACC:COUNT", nodes, spot, infra.
       auto sky = gpuplan::Emit(text, "skypilot", opt, Cat());
@@ -241,6 +258,7 @@ TEST(Emit, EveryTargetParsesAndCarriesThePlan) {
       auto sl = gpuplan::Emit(text, "slurm", opt, Cat());
       ASSERT_TRUE(sl);
       const std::string& sb = sl->front().contents;
+      EXPECT_EQ(sb.find("--deepspeed") != std::string::npos, p["layout"]["zero_stage"].get<int>() > 0) << ctx;
       EXPECT_NE(sb.find("#SBATCH --nodes=" + std::to_string(p["nodes"].get<int>()) + "\n"), std::string::npos) << sb;
       EXPECT_NE(sb.find("#SBATCH --gpus-per-node=" + std::to_string(p["gpus_per_node"].get<int>()) + "\n"), std::string::npos);
       EXPECT_NE(sb.find("#SBATCH --cpus-per-task=" + std::to_string(p["host"]["cpu_cores"].get<int>()) + "\n"), std::string::npos);

@@ -1,6 +1,7 @@
 // Emit goldens: fixed plan JSON files (tests/golden/emit/*.plan.json, frozen inputs so catalog
 // changes do not move them) and the files every target writes for them
-// (tests/golden/emit/<plan>/<target>/<file>). A change is a reviewed diff: regenerate with
+// (tests/golden/emit/<plan>/<target>/<file>; k8s-keda = k8s with --autoscaler keda, k8s-pytorchjob = --k8s-training pytorchjob). The same
+// files are what the schema checks in CTest read (tools/schema-check, emit_checks_test). A change is a reviewed diff: regenerate with
 // GPUPLAN_UPDATE_GOLDEN=1 ./emit_golden_test and review `git diff`.
 #include <gtest/gtest.h>
 
@@ -38,11 +39,22 @@ TEST(EmitGolden, FilesUnchanged) {
   for (const auto& plan : plans) {
     const std::string stem = plan.filename().string().substr(0, plan.filename().string().size() - 10);
     const std::string json = Slurp(plan);
-    for (const auto& target : EmitTargets()) {
-      auto files = Emit(json, target, EmitOptions{}, *cat);
+    std::vector<std::pair<std::string, EmitOptions>> variants;
+    for (const auto& target : EmitTargets()) variants.push_back({target, EmitOptions{}});
+    EmitOptions keda;
+    keda.autoscaler = "keda";
+    variants.push_back({"k8s-keda", keda});
+    if (json.find("\"qps\":") == std::string::npos) {  // training: the Kubeflow PyTorchJob variant
+      EmitOptions pj;
+      pj.k8s_training = "pytorchjob";
+      variants.push_back({"k8s-pytorchjob", pj});
+    }
+    for (const auto& [variant, opt] : variants) {
+      const std::string target = variant.rfind("k8s-", 0) == 0 ? "k8s" : variant;
+      auto files = Emit(json, target, opt, *cat);
       if (!files) continue;  // a target for the other plan kind: its error is tested elsewhere
       for (const auto& f : *files) {
-        const fs::path want = dir / stem / target / f.name;
+        const fs::path want = dir / stem / variant / f.name;
         if (update) {
           fs::create_directories(want.parent_path());
           std::ofstream(want, std::ios::binary) << f.contents;

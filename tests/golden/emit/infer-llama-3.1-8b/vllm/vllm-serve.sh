@@ -5,7 +5,14 @@
 # fewer tokens than the maximum while they generate).
 # Visible GPU memory is taken as 99% of the nominal L40S memory; vLLM logs the
 # measured value as "GPU KV cache size: N tokens" at startup.
-# Planned: 2 replica(s) of 1 x L40S, 5.6 req/s each at the target utilisation.
+# Planned: 2 replica(s) of 1 x L40S, 5.56 req/s each at the target utilisation.
+# Tested flag names: vLLM engine arguments of the image vllm/vllm-openai:v0.7.3 (docs/emit.md).
+set -eu
+# Weights are downloaded once into the model cache (override with HF_HOME).
+export HF_HOME="${HF_HOME:-$HOME/.cache/huggingface}"
+# Gated model on the Hugging Face Hub: accept its licence on the model page, then export
+# HF_TOKEN (a read token of that account); without it the download answers 401.
+: "${HF_TOKEN:?set HF_TOKEN to a Hugging Face read token with access to the model}"
 exec vllm serve meta-llama/Llama-3.1-8B \
   --tensor-parallel-size 1 \
   --pipeline-parallel-size 1 \
@@ -14,4 +21,5 @@ exec vllm serve meta-llama/Llama-3.1-8B \
   --max-num-seqs 128 \
   --max-num-batched-tokens 8192 \
   --kv-cache-dtype auto \
+  --host 0.0.0.0 \
   --port 8000
