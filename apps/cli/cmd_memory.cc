@@ -1,6 +1,7 @@
 // gpuplan memory: per-GPU memory breakdown for training or serving, which accelerators hold
 // the job with how many GPUs, and the cheapest instances that do, per cloud.
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <fmt/format.h>
 #include <map>
@@ -610,9 +611,23 @@ Result<Section> InferSection(const Catalog& cat, const ModelSpec& m, const Memor
   s.any_fit = !rows.empty();
   s.text += fmt::format("\n  Accelerators that hold weights + {} x {} tokens of KV, cheapest first:\n",
                         o->concurrency, o->context);
-  s.text += rows.empty() ? "  none: try --quant awq/int8/fp8, --kv-precision fp8, a shorter "
-                           "--context or fewer --concurrency\n"
-                         : t.Render("  ");
+  if (rows.empty()) {
+    // Suggest only the knobs the user has not already turned.
+    std::vector<std::string> knobs;
+    std::string q = a.quant;
+    std::transform(q.begin(), q.end(), q.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+    if (q.empty() || q == "none") {
+      knobs.push_back("--quant awq/int8/fp8");
+    } else if (q == "int8" || q == "fp8") {
+      knobs.push_back("--quant awq or gptq (4-bit)");
+    }
+    if (a.kv_precision.empty()) knobs.push_back("--kv-precision fp8");
+    knobs.push_back("a shorter --context");
+    if (o->concurrency > 1) knobs.push_back("fewer --concurrency");
+    s.text += fmt::format("  none: try {}\n", fmt::join(knobs, ", "));
+  } else {
+    s.text += t.Render("  ");
+  }
   return s;
 }
 

@@ -336,6 +336,15 @@ TEST(CliGood, NothingFitsExitsOne) {
   EXPECT_TRUE(Has(r.out, "--quant")) << r.Describe();
 }
 
+// Nothing fits: the suggestion never repeats a knob the user already turned (issue 12).
+TEST(CliGood, NothingFitsSuggestsOnlyNewKnobs) {
+  RunResult r = RunCli({"memory", "--model", "llama-3.1-405b", "--infer", "--gpu", "T4", "--gpus", "1",
+                        "--tp", "1", "--quant", "awq"});
+  EXPECT_EQ(r.exit_code, kExitNothingFits) << r.Describe();
+  EXPECT_FALSE(Has(r.out, "--quant awq")) << r.Describe();
+  EXPECT_TRUE(Has(r.out, "--kv-precision fp8")) << r.Describe();
+}
+
 TEST(CliGood, DefaultScenario) {
   RunResult r = RunCli({});
   ASSERT_EQ(r.exit_code, kExitOk) << r.Describe();

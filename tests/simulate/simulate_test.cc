@@ -363,14 +363,18 @@ TEST(Simulate, HpaPendingPodsHoldTheScaleUpWhileNodesStart) {
   SimulationOptions o;
   o.policies = {ScalingPolicyKind::kHpa};
   o.cold_start.node_provision_s = 1800;
-  auto probe = Simulate(LlamaJob(), Cat(), DefaultCalibration(), Diurnal(), o);
+  // One GPU type, so that the plan sized at either peak has the same replica (host checks can
+  // otherwise move the cheapest adequate shape between GPU types as the load grows).
+  ServeJobSpec job = LlamaJob();
+  job.gpus = {"A10G"};
+  auto probe = Simulate(job, Cat(), DefaultCalibration(), Diurnal(), o);
   ASSERT_TRUE(probe);
   const double c = probe->plan.capacity_qps;
   std::string csv = "minute,rps\n";
   for (int m = 0; m < 80; ++m) csv += fmt::format("{},{}\n", m, m < 10 ? 0.5 * c : 3.5 * c);
   auto t = ParseMinuteCsv(csv, "step.csv");
   ASSERT_TRUE(t);
-  auto r = Simulate(LlamaJob(), Cat(), DefaultCalibration(), *t, o);
+  auto r = Simulate(job, Cat(), DefaultCalibration(), *t, o);
   ASSERT_TRUE(r) << r.error().ToString();
   // The plan is sized at the trace's peak (3.5c) now, so c may differ: recompute the need.
   const auto& h = Find(*r, ScalingPolicyKind::kHpa);
