@@ -32,6 +32,8 @@ struct SizingInput {
   // What the plan's GPUs read per second on one node: bytes per sample (dataset / samples per
   // epoch) x the plan's samples per second / nodes; 0 if unknown.
   BytesPerSec data_feed;
+  // Optimizer / parameter states one GPU offloads to host RAM (ZeRO-Offload); 0 = none.
+  Bytes host_offload_per_gpu;
 };
 
 // Needs of ONE node.
