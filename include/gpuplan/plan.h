@@ -33,8 +33,9 @@ std::string LayoutError(const ModelSpec& m, const Parallelism& par, const TrainM
 
 // Evaluates one layout. `headroom` is the usable fraction of device memory (B5: 0.8). `k`:
 // the step constants of `cal` for `hw` (StepConstants::From), given by search loops; with it
-// the reason a layout does not fit is terse ("over memory") instead of formatted. An invalid
-// layout (LayoutError) is not evaluated: fits is false and `why` gives the reason.
+// the reason a layout does not fit is terse ("over memory") instead of formatted, and a layout
+// over memory gets no step estimate (search loops never rank it). An invalid layout
+// (LayoutError) is not evaluated: fits is false and `why` gives the reason.
 TrainEval EvaluateTraining(const ModelSpec& m, const Parallelism& par,
                            const TrainMemoryOptions& opt, const TrainJob& job,
                            const HardwareView& hw, const Calibration& cal, double headroom,

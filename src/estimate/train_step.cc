@@ -127,9 +127,19 @@ HardwareView HardwareFromInstance(const InstanceType& inst, const Accelerator& a
   return hw;
 }
 
+namespace {
+Flop FlopsPerToken(const ModelSpec& m, const ParamCounts& pc, int seq_len, TrainMethod method,
+                   Recompute rc, bool include_recompute);
+}  // namespace
+
 Flop TrainingFlopsPerToken(const ModelSpec& m, int seq_len, TrainMethod method, Recompute rc,
                            bool include_recompute) {
-  ParamCounts pc = CountParams(m);
+  return FlopsPerToken(m, CountParams(m), seq_len, method, rc, include_recompute);
+}
+
+namespace {
+Flop FlopsPerToken(const ModelSpec& m, const ParamCounts& pc, int seq_len, TrainMethod method,
+                   Recompute rc, bool include_recompute) {
   // Matmul parameters touched per token: active params minus input embeddings (a lookup).
   double matmul = static_cast<double>(pc.active - pc.embedding);
   if (m.tied_embeddings && m.is_decoder_llm()) matmul += static_cast<double>(m.vocab * m.hidden);
@@ -151,6 +161,7 @@ Flop TrainingFlopsPerToken(const ModelSpec& m, int seq_len, TrainMethod method, 
   }
   return Flop(total);
 }
+}  // namespace
 
 StepConstants StepConstants::From(const Calibration& cal, const HardwareView& hw) {
   StepConstants k;
@@ -466,8 +477,8 @@ StepTime EstimateTrainStep(const ModelSpec& m, const Parallelism& par,
   // ---- throughput and MFU ----------------------------------------------------------------------
   double tokens_step = static_cast<double>(global_batch) * opt.seq_len;
   if (m.is_transformer() && m.layers > 0) {
-    st.model_flops = TrainingFlopsPerToken(m, opt.seq_len, opt.method, opt.recompute, false) * tokens_step;
-    st.hardware_flops = TrainingFlopsPerToken(m, opt.seq_len, opt.method, opt.recompute, true) * tokens_step;
+    st.model_flops = FlopsPerToken(m, pc, opt.seq_len, opt.method, opt.recompute, false) * tokens_step;
+    st.hardware_flops = FlopsPerToken(m, pc, opt.seq_len, opt.method, opt.recompute, true) * tokens_step;
     if (rc_layers < layers_here && layers_here > 0) {
       // Partial recompute: only that share of the recomputed forward is extra work.
       const double share = static_cast<double>(rc_layers) / layers_here;
@@ -558,6 +569,21 @@ Seconds TrainStepLowerBound(const ModelSpec& m, const Parallelism& par,
   double head = 0;
   if (m.is_decoder_llm() && m.vocab > 0) head = 2 * static_cast<double>(m.vocab) * h / tp;
   double t = tokens * passes * (layers_here * layer + head) / (peak->value() * eff);
+  // FlashAttention's causal half of 4 s (heads x head_dim) FLOPs per token at the attention
+  // efficiency, forward + backward; element-wise passes at HBM bandwidth (forward, backward
+  // 2x), over the smallest hidden slice a rank can hold (h / tp under sequence parallelism).
+  if (opt.flash_attention) {
+    const double bf16 = acc.PeakFor(Precision::kBf16).value_or(*peak).value();
+    const double s_local = std::max(1, opt.seq_len / cp);
+    t += tokens * layers_here * (1.0 + k.attn_bwd_factor) * 4.0 * s_local * q / tp * 0.5 * cp /
+         (bf16 * k.attn_eff);
+  }
+  {
+    const double ep_passes = opt.fused_kernels ? k.passes_fused : k.passes_eager;
+    const double mlp_act = m.moe ? static_cast<double>(m.moe->expert_ffn) * (m.moe->top_k + m.moe->shared_experts) : f;
+    const double hbm = acc.memory_bw.value() * k.hbm_eff;
+    t += tokens * layers_here * 3.0 * (ep_passes * h / tp + 5.0 * mlp_act / tp) * e / hbm;
+  }
   const double intra_bw = hw.intra_bw.value() * k.intra_link_eff;
   const double inter_bw = hw.inter_bw.value() * k.inter_link_eff;
   if (tp > 1) {

@@ -112,8 +112,13 @@ TrainEval EvaluateTraining(const ModelSpec& m, const Parallelism& par,
   if (job.global_batch > 0) o.num_microbatches = std::max(1, job.global_batch / (b * dp));
   ev.memory = EstimateTrainingMemory(m, par, o);
   const double limit = hw.acc->Usable().value() * headroom;
+  if (ev.memory.Total().value() > limit && k != nullptr) {
+    // In the search loop (constants given) the reason is never shown and a layout over memory
+    // is never ranked: no formatting, no step estimate (step.valid stays false).
+    ev.why = "over memory";
+    return ev;
+  }
   if (ev.memory.Total().value() > limit) {
-    // In the search loop (constants given) the reason is never shown: no formatting there.
     ev.why = k != nullptr ? "over memory"
                           : fmt::format("needs {:.1f} GiB per GPU, {:.0f}% of {:.1f} GiB is {:.1f} GiB",
                                         ToGiB(ev.memory.Total()), headroom * 100,
@@ -360,7 +365,12 @@ std::optional<LayoutChoice> BestTrainLayout(const ModelSpec& m, const TrainMemor
     const int stage_layers = transformer ? (m.layers + pp - 1) / pp : 0;
     for (int vpp : vpps) {
       for (int z : zeros) {
+        // Offload dominance: at a (recompute, micro-batch) that already fits with less offload,
+        // more offload is slower (the CPU optimizer runs at host-memory bandwidth, below HBM;
+        // parameter reads add traffic) and less simple: skipped.
+        int fit_less_offload[8] = {0, 0, 0, 0, 0, 0, 0, 0};
         for (Offload off : offloads) {
+          int fit_this_offload[8] = {0, 0, 0, 0, 0, 0, 0, 0};
           // ZeRO stages shard nothing on one data-parallel rank: the same layout as ZeRO-0,
           // except as the carrier of offload (ZeRO-Offload on one GPU).
           if (dp == 1 && z > 0 && !off.opt) continue;
@@ -392,6 +402,20 @@ std::optional<LayoutChoice> BestTrainLayout(const ModelSpec& m, const TrainMemor
             ++st.invalid;
             continue;
           }
+          // Memory first: the least memory this (vpp, ZeRO, offload) can take is full recompute
+          // (or the fixed level) at the smallest micro-batch; when that does not fit, nothing
+          // of it does (activations only grow with less recompute and larger micro-batches).
+          if (!mbs.empty() && transformer) {
+            TrainMemoryOptions lo = o;
+            lo.micro_batch = mbs.front();
+            lo.recompute = fixed.recompute.value_or(Recompute::kFull);
+            lo.recompute_layers = 0;
+            if (lj.global_batch > 0) lo.num_microbatches = std::max(1, lj.global_batch / (lo.micro_batch * dp));
+            if (EstimateTrainingMemory(m, par, lo).Total().value() > hw.acc->Usable().value() * headroom) {
+              ++st.over_memory;
+              continue;
+            }
+          }
           // Recompute options: the searched levels, and when full recompute is searched (not
           // fixed by the caller) also block recompute of 1/4, 1/2 and 3/4 of the stage's
           // layers (Megatron's recompute_num_layers): the least recompute that fits.
@@ -417,6 +441,7 @@ std::optional<LayoutChoice> BestTrainLayout(const ModelSpec& m, const TrainMemor
                                                                    : 0;
             for (int b : mbs) {
               if (b <= dominated_upto) continue;
+              if (b <= fit_less_offload[ri]) continue;
               o.micro_batch = b;
               o.recompute = rc;
               o.recompute_layers = rc_opts[ri].layers;
@@ -431,6 +456,7 @@ std::optional<LayoutChoice> BestTrainLayout(const ModelSpec& m, const TrainMemor
                 continue;
               }
               ++st.fits;
+              fit_this_offload[ri] = std::max(fit_this_offload[ri], b);
               if (rc == Recompute::kNone) none_fit_b = std::max(none_fit_b, b);
               if (rc == Recompute::kFull) full_fit_b = std::max(full_fit_b, b);
               const double t = ev.step.total.value() / std::max(1, lj.global_batch);
@@ -441,6 +467,9 @@ std::optional<LayoutChoice> BestTrainLayout(const ModelSpec& m, const TrainMemor
               }
               near.push_back(Candidate{par, o, std::move(ev), lj.global_batch, t, *fw});
             }
+          }
+          for (int ri = 0; ri < 8; ++ri) {
+            fit_less_offload[ri] = std::max(fit_less_offload[ri], fit_this_offload[ri]);
           }
         }
       }

@@ -117,7 +117,8 @@ void PriceAndCheck(const TrainJobSpec& job, const Catalog& cat, const Calibratio
   in.training = true;
   in.gpus_per_node = i.accelerator_count;
   in.nodes = p.nodes;
-  if (const Accelerator* a = cat.FindAccelerator(i.accelerator)) in.gpu_memory = a->memory;
+  const Accelerator* acc = cat.FindAccelerator(i.accelerator);  // one case-insensitive lookup
+  if (acc) in.gpu_memory = acc->memory;
   in.model_files = Bytes(static_cast<double>(CountParams(job.model).total) * 2.0);
   in.checkpoint = CheckpointBytes(job);
   in.dataset = job.dataset;
@@ -151,7 +152,7 @@ void PriceAndCheck(const TrainJobSpec& job, const Catalog& cat, const Calibratio
     p.warnings.push_back("multi-node: place all nodes in one availability zone / placement group "
                          "(guide A13: latency under 5 us)");
   }
-  const double mem_frac = p.eval.memory.Total().value() / (cat.FindAccelerator(i.accelerator)->Usable().value());
+  const double mem_frac = p.eval.memory.Total().value() / acc->Usable().value();
   if (mem_frac > job.headroom * 0.95) {
     p.warnings.push_back(fmt::format("memory at {:.0f}% of the GPU, close to the {:.0f}% headroom "
                                      "rule (B5)", 100 * mem_frac, 100 * job.headroom));
@@ -495,12 +496,12 @@ Result<TrainPlanResult> PlanTrainingImpl(const TrainJobSpec& job, const Catalog&
   out.exhaustive = skipped_bound == 0;
   if (dropped_memory) {
     // Name the real reason: no runnable batch, no valid layout, or memory.
-    if (why.evaluated == 0 && why.batch_unrunnable > 0) {
+    if (why.evaluated == 0 && why.over_memory == 0 && why.batch_unrunnable > 0) {
       out.notes.push_back(fmt::format(
           "{} shape x node-count combinations have no layout that runs the global batch {}: no "
           "data-parallel size of theirs divides it and each is larger than it (give a larger "
           "--global-batch or fewer GPUs)", dropped_memory, tj.global_batch));
-    } else if (why.evaluated == 0 && why.invalid > 0) {
+    } else if (why.evaluated == 0 && why.over_memory == 0 && why.invalid > 0) {
       out.notes.push_back(fmt::format(
           "{} shape x node-count combinations have no valid layout for {} (e.g. {})",
           dropped_memory, job.model.name, why.first_invalid));
