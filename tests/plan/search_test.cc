@@ -30,6 +30,9 @@
 #include "gpuplan/plan.h"
 #include "gpuplan/planner.h"
 #include "testing/fixtures.h"
+#include "testing/test_util.h"
+
+#include <nlohmann/json.hpp>
 
 namespace gpuplan {
 namespace {
@@ -591,6 +594,70 @@ TEST(SearchIssue11, QloraStepPaysForNf4Dequantisation) {
   o.base_bits = 16;
   EXPECT_DOUBLE_EQ(EstimateTrainStep(m, p, o, 8, hw, DefaultCalibration()).total.value(),
                    EstimateTrainStep(m, p, o, 8, hw, none).total.value());
+}
+
+// ---- the CLI -------------------------------------------------------------------------------
+
+using test::Has;
+using test::RunCli;
+using test::RunResult;
+
+std::string Src(const char* rel) { return std::string(GPUPLAN_SOURCE_DIR) + "/" + rel; }
+
+TEST(SearchIssue11Cli, PlanTrainRunsCalculon530BOnAFixedCluster) {
+  RunResult r = RunCli({"plan", "train", "--model", Src("examples/models/megatron-turing-530b.json"),
+                        "--method", "pretrain", "--tokens", "270B", "--seq-len", "2048",
+                        "--global-batch", "2520", "--gpus", "A100-SXM4-80GB", "--num-gpus", "5128",
+                        "--clouds", "azure", "--top", "1"});
+  ASSERT_EQ(r.exit_code, 0) << r.Describe();
+  EXPECT_TRUE(Has(r.out, "641x8 A100-SXM4-80GB")) << r.Describe();
+  EXPECT_TRUE(Has(r.out, "rounded down to 1923 = micro-batch 3 x dp 641")) << r.Describe();
+  EXPECT_TRUE(Has(r.out, "framework: ")) << r.Describe();
+  // A negative size is bad input naming the flag.
+  RunResult bad = RunCli({"plan", "train", "--num-gpus", "-8"});
+  EXPECT_EQ(bad.exit_code, 2) << bad.Describe();
+  EXPECT_TRUE(Has(bad.err, "--num-gpus")) << bad.Describe();
+}
+
+TEST(SearchIssue11Cli, QloraLlama3_70BFitsOne80GbGpuWithRecompute) {
+  RunResult r = RunCli({"--json", "memory", "--model", "llama-3-70b", "--train", "--method", "qlora"});
+  ASSERT_EQ(r.exit_code, 0) << r.Describe();
+  auto j = nlohmann::json::parse(r.out, nullptr, false);
+  ASSERT_FALSE(j.is_discarded()) << r.Describe();
+  bool one_80gb = false;
+  for (const auto& f : j["train"]["fits"]) {
+    if (f["gpus"] == 1 && f["recompute"] == "full" &&
+        (f["accelerator"] == "A100-SXM4-80GB" || f["accelerator"] == "H100-SXM5-80GB")) {
+      one_80gb = true;
+      EXPECT_LT(f["memory_per_gpu_bytes"].get<double>(), GiB(64).value());
+    }
+  }
+  EXPECT_TRUE(one_80gb) << r.Describe();
+}
+
+TEST(SearchIssue11Cli, MemoryRejectsExpertParallelismOutsideDp) {
+  RunResult r = RunCli({"memory", "--model", "deepseek-v3", "--train", "--method", "full", "--gpu", "h100",
+                        "--gpus", "256", "--tp", "8", "--pp", "16", "--ep", "64"});
+  EXPECT_EQ(r.exit_code, 2) << r.Describe();
+  EXPECT_TRUE(Has(r.err, "--ep")) << r.Describe();
+  EXPECT_TRUE(Has(r.err, "dp 2")) << r.Describe();
+  // Mixtral tp 2 ep 8 ZeRO-1 on 16 GPUs: expert states unsharded (dp / ep = 1): ~62 GiB, not 33.
+  RunResult mix = RunCli({"--json", "memory", "--model", "mixtral-8x7b", "--train", "--method", "full",
+                          "--gpu", "h100", "--gpus", "16", "--tp", "2", "--ep", "8", "--zero", "1"});
+  ASSERT_EQ(mix.exit_code, 0) << mix.Describe();
+  auto j = nlohmann::json::parse(mix.out, nullptr, false);
+  ASSERT_FALSE(j.is_discarded());
+  const double total = j["train"]["memory_per_gpu"]["total_bytes"].get<double>();
+  EXPECT_GT(total, GiB(58).value());
+  EXPECT_LT(total, GiB(70).value());
+}
+
+TEST(SearchIssue11Cli, VisionPlansReportImagesPerSecond) {
+  RunResult r = RunCli({"plan", "train", "-f", Src("examples/mlperf-resnet.yaml"), "--top", "1"});
+  ASSERT_EQ(r.exit_code, 0) << r.Describe();
+  EXPECT_TRUE(Has(r.out, "img/s/GPU")) << r.Describe();
+  EXPECT_TRUE(Has(r.out, "images/s/GPU")) << r.Describe();
+  EXPECT_FALSE(Has(r.out, "tok/s/GPU")) << r.Describe();
 }
 
 }  // namespace
