@@ -166,6 +166,21 @@ void PriceAndCheck(const TrainJobSpec& job, const Catalog& cat, const Calibratio
         "not from memory (guide B6)",
         ToGB(job.dataset), ToGB(i.ram) * p.nodes / 1.5));
   }
+  // Vision training decodes JPEGs on the host: cores needed at the plan's images per second.
+  const bool images = job.model.arch == ModelArch::kCnn || job.model.arch == ModelArch::kVit;
+  if (images && p.eval.step.valid && p.eval.step.samples_per_s > 0) {
+    const double per_core = cal.Get("jpeg_decode_images_per_core_s", 150);
+    const double per_node = p.eval.step.samples_per_s / p.nodes;
+    const double cores = per_node / per_core;
+    const double has = i.vcpus / 2.0;
+    if (cores > has) {
+      p.warnings.push_back(fmt::format(
+          "JPEG decode of {:.0f} images/s per node needs about {:.0f} host cores at {:.0f} images/s "
+          "per core; the instance has {:.0f}: the GPUs will wait on data. Decode on the GPU with "
+          "NVIDIA DALI (nvJPEG) or train from preprocessed (pre-decoded, resized) data",
+          per_node, cores, per_core, has));
+    }
+  }
   if (job.spot_allowed && p.cost_spot && job.checkpoint_interval_hours <= 0) {
     p.warnings.push_back("spot without checkpoints: an interruption loses the run so far (guide A15)");
   }

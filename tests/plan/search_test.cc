@@ -658,6 +658,14 @@ TEST(SearchIssue11Cli, VisionPlansReportImagesPerSecond) {
   EXPECT_TRUE(Has(r.out, "img/s/GPU")) << r.Describe();
   EXPECT_TRUE(Has(r.out, "images/s/GPU")) << r.Describe();
   EXPECT_FALSE(Has(r.out, "tok/s/GPU")) << r.Describe();
+  // Thousands of images/s per node need more host cores than a node has to decode JPEGs.
+  EXPECT_TRUE(Has(r.out, "NVIDIA DALI")) << r.Describe();
+  // The plan document names the framework and the batch it runs.
+  RunResult j = RunCli({"--json", "plan", "train", "-f", Src("examples/mlperf-resnet.yaml"), "--top", "1"});
+  ASSERT_EQ(j.exit_code, 0) << j.Describe();
+  auto doc = nlohmann::json::parse(j.out, nullptr, false);
+  ASSERT_FALSE(doc.is_discarded());
+  EXPECT_TRUE(doc["plans"][0]["layout"]["framework"].is_string()) << j.out.substr(0, 2000);
 }
 
 }  // namespace
