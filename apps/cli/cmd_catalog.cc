@@ -48,6 +48,7 @@ Result<Output> RunGpus(const GlobalOptions& g) {
       json row = {{"id", a.id},
                   {"vendor", a.vendor},
                   {"memory_gib", a.memory.value() / 1073741824.0},
+                  {"driver_memory_gib", a.Usable().value() / 1073741824.0},
                   {"memory_bw_gbps", a.memory_bw.value() / 1e9},
                   {"fp32_tflops", TfJson(a.fp32)},
                   {"tf32_tflops", TfJson(a.tf32)},

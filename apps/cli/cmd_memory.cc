@@ -33,7 +33,7 @@ struct MemoryArgs {
   std::string fsdp;            // full | hybrid | grad-op
   int tp = 1, pp = 1, cp = 1, ep = 1;
   bool sequence_parallel = false;
-  std::string recompute = "none";
+  std::string recompute;  // empty: none, and full where nothing fits without it
   int lora_rank = 16;
   std::string lora_targets = "all";
   int grad_accum = 1;
@@ -57,6 +57,7 @@ struct Fit {
   const Accelerator* acc = nullptr;
   int gpus = 0;
   int tp = 1, pp = 1, dp = 1, zero = 0;
+  Recompute recompute = Recompute::kNone;
   MemoryBreakdown mem;
   double limit_bytes = 0;     // what the job may use on one GPU
   std::int64_t kv_tokens = 0;  // serving
@@ -106,7 +107,7 @@ Result<TrainMemoryOptions> BuildTrainOptions(const MemoryArgs& a, const ModelSpe
   }
   o.optimizer_state_dtype = *sd;
   o.master_weights = !a.guide_b4;
-  auto rc = ParseRecompute(a.recompute);
+  auto rc = ParseRecompute(a.recompute.empty() ? "none" : a.recompute);
   if (!rc) {
     return MakeError(ErrorCode::kInvalidArgument, "--recompute",
                      "unknown recompute \"" + a.recompute + "\"", "use none, selective or full");
@@ -204,7 +205,7 @@ Result<InferMemoryOptions> BuildInferOptions(const MemoryArgs& a, const ModelSpe
 // The smallest GPU count (and ZeRO stage) at which `acc` holds the training job.
 std::optional<Fit> FitTraining(const ModelSpec& m, const TrainMemoryOptions& o, const MemoryArgs& a,
                                const Accelerator& acc) {
-  const double limit = acc.memory.value() * a.headroom;
+  const double limit = acc.Usable().value() * a.headroom;
   for (int n : kGpuCounts) {
     if (a.gpus > 0 && n != a.gpus) continue;
     const int mp = a.tp * a.pp * a.cp;
@@ -215,6 +216,7 @@ std::optional<Fit> FitTraining(const ModelSpec& m, const TrainMemoryOptions& o, 
     par.cp = a.cp;
     par.ep = a.ep;
     par.dp = n / mp;
+    if (par.ep > 1 && par.dp % par.ep != 0) continue;  // ep ranks come from dp
     par.sequence_parallel = a.sequence_parallel;
     if (a.fsdp == "hybrid") par.shard_group = std::min(8, par.dp);
     std::vector<int> stages;
@@ -396,6 +398,19 @@ Result<Section> TrainSection(const Catalog& cat, const ModelSpec& m, const Memor
                      "make --gpus a multiple of tp x pp x cp");
   }
   par.dp = n / (a.tp * a.pp * a.cp);
+  if (a.ep > 1) {
+    // Expert-parallel ranks come from the data-parallel group and split the experts.
+    if (!m.moe) {
+      return MakeError(ErrorCode::kInvalidArgument, "--ep",
+                       fmt::format("ep {} on {}, a dense model (no experts)", a.ep, m.name), "leave out --ep");
+    }
+    if (m.moe->experts % a.ep != 0 || par.dp % a.ep != 0) {
+      return MakeError(ErrorCode::kInvalidArgument, "--ep",
+                       fmt::format("ep {} must divide the {} experts and dp {} (= GPUs {} / (tp {} x pp {} x cp {}))",
+                                   a.ep, m.moe->experts, par.dp, n, a.tp, a.pp, a.cp),
+                       "use an ep that divides both, or more --gpus");
+    }
+  }
   par.zero_stage = a.zero >= 0 ? a.zero : (par.dp > 1 ? 3 : 0);
   if (a.fsdp == "full") par.zero_stage = 3;
   if (a.fsdp == "grad-op") par.zero_stage = 2;
@@ -448,7 +463,16 @@ Result<Section> TrainSection(const Catalog& cat, const ModelSpec& m, const Memor
   std::vector<Fit> fits;
   for (const auto& acc : cat.accelerators) {
     if (pinned && &acc != pinned) continue;
-    if (auto f = FitTraining(m, *o, a, acc)) fits.push_back(std::move(*f));
+    auto f = FitTraining(m, *o, a, acc);
+    if (!f && a.recompute.empty() && o->recompute == Recompute::kNone) {
+      // Recompute was not stated: where nothing fits without it, full recompute is what a
+      // user would turn on first (activations shrink to one layer input per layer).
+      TrainMemoryOptions rc = *o;
+      rc.recompute = Recompute::kFull;
+      f = FitTraining(m, rc, a, acc);
+      if (f) f->recompute = Recompute::kFull;
+    }
+    if (f) fits.push_back(std::move(*f));
   }
   s.j["fits"] = json::array();
   Table t({"accelerator", "GPUs", "layout", "per GPU", "of memory", "cheapest setup/h", "where"});
@@ -475,12 +499,13 @@ Result<Section> TrainSection(const Catalog& cat, const ModelSpec& m, const Memor
       }
     }
     t.Row({f.acc->id, std::to_string(f.gpus),
-           fmt::format("tp{} pp{} dp{} zero{}", f.tp, f.pp, f.dp, f.zero),
+           fmt::format("tp{} pp{} dp{} zero{}{}", f.tp, f.pp, f.dp, f.zero,
+                       f.recompute != Recompute::kNone ? fmt::format(" recompute {}", RecomputeName(f.recompute)) : ""),
            Gib(f.mem.Total().value()),
            fmt::format("{:.0f}%", 100.0 * f.mem.Total().value() / f.acc->memory.value()),
            Price(cheapest, cur), where});
     json fj = {{"accelerator", f.acc->id}, {"gpus", f.gpus}, {"tp", f.tp}, {"pp", f.pp},
-               {"dp", f.dp}, {"zero_stage", f.zero},
+               {"dp", f.dp}, {"zero_stage", f.zero}, {"recompute", RecomputeName(f.recompute)},
                {"memory_per_gpu_bytes", f.mem.Total().value()},
                {"memory_fraction", f.mem.Total().value() / f.acc->memory.value()},
                {"instances", json::array()}};
@@ -711,7 +736,7 @@ void AddMemoryOptions(CLI::App* c, MemoryArgs& a) {
   c->add_option("--cp", a.cp, "Context-parallel size")->capture_default_str();
   c->add_option("--ep", a.ep, "Expert-parallel size")->capture_default_str();
   c->add_flag("--sequence-parallel", a.sequence_parallel, "Megatron sequence parallelism");
-  c->add_option("--recompute", a.recompute, "none | selective | full")->capture_default_str();
+  c->add_option("--recompute", a.recompute, "none | selective | full (default: none, and full for GPUs that hold the job only with it)");
   c->add_option("--lora-rank", a.lora_rank, "LoRA rank")->capture_default_str();
   c->add_option("--lora-targets", a.lora_targets, "qv | attention | all")->capture_default_str();
   c->add_option("--quant", a.quant, "Serving: awq|gptq|nf4|int8|int4|fp8; LoRA base: int8|int4");

@@ -22,6 +22,7 @@ struct PlanTrainArgs {
   std::string tokens, samples, dataset_size, deadline, budget, checkpoint_every;
   double epochs = 0;
   int seq_len = 0, global_batch = 0, lora_rank = 0, max_nodes = 0, top = 0;
+  int num_gpus = 0, nodes = 0;
   std::vector<std::string> clouds, regions, gpus;
   bool spot = false;
   bool include_suspect = false, by_region = false;
@@ -117,6 +118,11 @@ Result<TrainJobSpec> BuildJob(const PlanTrainArgs& a) {
                                {a.lora_rank, "--lora-rank"}, {a.max_nodes, "--max-nodes"}, {a.top, "--top"}}) {
     if (v < 0) return MakeError(ErrorCode::kInvalidArgument, flag, fmt::format("must be > 0, got {}", v));
   }
+  for (const auto& [v, flag] : {std::pair{a.num_gpus, "--num-gpus"}, {a.nodes, "--nodes"}}) {
+    if (v < 0) return MakeError(ErrorCode::kInvalidArgument, flag, fmt::format("must be > 0, got {}", v), "give the cluster's size, or leave it out to search node counts");
+  }
+  if (a.num_gpus > 0) job.num_gpus = a.num_gpus;
+  if (a.nodes > 0) job.nodes = a.nodes;
   if (a.seq_len > 0) job.seq_len = a.seq_len;
   if (a.global_batch > 0) job.global_batch = a.global_batch;
   if (a.lora_rank > 0) job.lora_rank = a.lora_rank;
@@ -162,9 +168,10 @@ Result<TrainJobSpec> BuildJob(const PlanTrainArgs& a) {
 std::string StepSplit(const StepTime& s) {
   const double t = s.total.value();
   auto pct = [&](Seconds x) { return 100.0 * x.value() / t; };
-  return fmt::format("compute {:.0f}% | TP/CP comm {:.0f}% | DP comm {:.0f}% | PP {:.0f}% | bubble {:.0f}% | EP {:.0f}% | optimizer {:.0f}%",
+  return fmt::format("compute {:.0f}% | TP/CP comm {:.0f}% | DP comm {:.0f}% | PP {:.0f}% | bubble {:.0f}% | EP {:.0f}% | optimizer {:.0f}%{}",
                      pct(s.compute), pct(s.tp_comm), pct(s.dp_comm), pct(s.pp_comm), pct(s.bubble),
-                     pct(s.ep_comm), pct(s.optimizer));
+                     pct(s.ep_comm), pct(s.optimizer),
+                     s.offload.value() > 0 ? fmt::format(" | offload {:.0f}%", pct(s.offload)) : "");
 }
 
 Result<Output> RunPlanTrain(const GlobalOptions& g, const PlanTrainArgs& a) {
@@ -237,7 +244,16 @@ Result<Output> RunPlanTrain(const GlobalOptions& g, const PlanTrainArgs& a) {
     out.text = s;
     return out;
   }
-  Table t({"#", "cloud", "instance", "region", "GPUs", "layout", "mem/GPU", "tok/s/GPU", "MFU",
+  // Units that match the workload: tokens for language models, images for vision, samples
+  // otherwise.
+  const bool token_model = job->model.is_transformer() && job->model.arch != ModelArch::kVit &&
+                           job->model.layers > 0 && job->model.vocab > 0;
+  const bool image_model = job->model.arch == ModelArch::kCnn || job->model.arch == ModelArch::kVit;
+  const std::string rate_unit = token_model ? "tok/s/GPU" : image_model ? "img/s/GPU" : "samples/s/GPU";
+  auto rate = [&](const TrainPlan& p) {
+    return token_model ? p.eval.step.tokens_per_s_per_gpu : p.eval.step.samples_per_s / p.par.gpus();
+  };
+  Table t({"#", "cloud", "instance", "region", "GPUs", "layout", "mem/GPU", rate_unit, "MFU",
            "hours", "on-demand", "spot", "warn"});
   int rank = 1;
   for (const auto& p : res->plans) {
@@ -245,9 +261,12 @@ Result<Output> RunPlanTrain(const GlobalOptions& g, const PlanTrainArgs& a) {
     t.Row({std::to_string(rank++), i.cloud, i.instance_type,
            p.also_regions.empty() ? i.region : fmt::format("{} +{}", i.region, p.also_regions.size()),
            fmt::format("{}x{}{}", p.nodes, i.accelerator_count, " " + i.accelerator),
-           fmt::format("tp{} pp{} dp{} z{} mb{} rc:{}", p.par.tp, p.par.pp, p.par.dp, p.par.zero_stage,
-                       p.opt.micro_batch, RecomputeLabel(p.opt.recompute, p.opt.recompute_layers)),
-           Gib(p.eval.memory.Total().value()), fmt::format("{:.0f}", p.eval.step.tokens_per_s_per_gpu),
+           fmt::format("tp{} pp{} dp{}{} z{}{} mb{} rc:{} {}", p.par.tp, p.par.pp, p.par.dp,
+                       p.par.ep > 1 ? fmt::format(" ep{}", p.par.ep) : "", p.par.zero_stage,
+                       p.opt.optimizer_offload ? (p.opt.param_offload ? " off:opt+param" : " off:opt") : "",
+                       p.opt.micro_batch, RecomputeLabel(p.opt.recompute, p.opt.recompute_layers),
+                       TrainFrameworkName(p.framework)),
+           Gib(p.eval.memory.Total().value()), fmt::format("{:.0f}", rate(p)),
            fmt::format("{:.0f}%", 100 * p.eval.step.mfu), fmt::format("{:.1f}", p.hours),
            Price(p.cost_on_demand, cur),
            p.cost_spot ? fmt::format("{} ({:.1f} h)", Price(p.cost_spot, cur), p.spot.hours) : "-",
@@ -259,8 +278,17 @@ Result<Output> RunPlanTrain(const GlobalOptions& g, const PlanTrainArgs& a) {
                    top.nodes, top.instance->region,
                    top.also_regions.empty() ? "" : fmt::format(" (also {})", fmt::join(top.also_regions, ", ")),
                    top.nodes * top.instance->accelerator_count, top.instance->accelerator);
-  s += fmt::format("  layout: tp {} x pp {} (vpp {}) x dp {}, ZeRO {}, sequence parallel {}, micro-batch {} x {} micro-batches, recompute {}\n",
-                   top.par.tp, top.par.pp, top.par.vpp, top.par.dp, top.par.zero_stage,
+  s += fmt::format("  framework: {}\n", TrainFrameworkName(top.framework));
+  if (job->model.layers > 0 && top.par.pp > 1 && job->model.layers % top.par.pp != 0) {
+    const int L = job->model.layers, P = top.par.pp, hi = (L + P - 1) / P;
+    const int n_hi = L - (hi - 1) * P;  // stages holding hi layers; the rest hold hi - 1
+    s += fmt::format("  uneven pipeline stages: {} of {} layers and {} of {} (the step is timed on the {}-layer stage)\n",
+                     n_hi, hi, P - n_hi, hi - 1, hi);
+  }
+  s += fmt::format("  layout: tp {} x pp {} (vpp {}) x dp {}{}, ZeRO {}{}, sequence parallel {}, micro-batch {} x {} micro-batches, recompute {}\n",
+                   top.par.tp, top.par.pp, top.par.vpp, top.par.dp,
+                   top.par.ep > 1 ? fmt::format(" (ep {} within dp)", top.par.ep) : "", top.par.zero_stage,
+                   top.opt.optimizer_offload ? (top.opt.param_offload ? ", optimizer and parameters offloaded to host RAM" : ", optimizer offloaded to host RAM") : "",
                    top.par.sequence_parallel ? "on" : "off", top.opt.micro_batch, top.eval.step.num_microbatches,
                    top.opt.recompute_layers > 0
                        ? fmt::format("full on {} of {} layers per stage (block)", top.opt.recompute_layers,
@@ -271,8 +299,12 @@ Result<Output> RunPlanTrain(const GlobalOptions& g, const PlanTrainArgs& a) {
                    Gib(m.Total().value()), Gib(m.weights.value()), Gib(m.master_weights.value()), Gib(m.gradients.value()),
                    Gib(m.optimizer.value()), Gib(m.adapter.value()), Gib(m.activations.value()), Gib(m.logits.value()),
                    Gib((m.cuda_context + m.nccl_buffers + m.allocator_slack).value()));
-  s += fmt::format("  step {:.3f} s: {}\n  {:.0f} tokens/s/GPU, MFU {:.0f}%, job {:.1f} h on-demand{}\n",
-                   top.eval.step.total.value(), StepSplit(top.eval.step), top.eval.step.tokens_per_s_per_gpu,
+  if (top.eval.memory.host_offload.value() > 0) {
+    s += fmt::format("  host RAM per GPU for offloaded states: {}\n", Gib(top.eval.memory.host_offload.value()));
+  }
+  s += fmt::format("  step {:.3f} s (global batch {}): {}\n  {:.0f} {}, MFU {:.0f}%, job {:.1f} h on-demand{}\n",
+                   top.eval.step.total.value(), top.global_batch, StepSplit(top.eval.step), rate(top),
+                   token_model ? "tokens/s/GPU" : image_model ? "images/s/GPU" : "samples/s/GPU",
                    100 * top.eval.step.mfu, top.hours,
                    top.cost_spot ? fmt::format(", {:.1f} h on spot ({:.1f} interruptions, {:.1f} h lost, {:.1f} h checkpointing)",
                                                top.spot.hours, top.spot.interruptions, top.spot.lost_hours, top.spot.checkpoint_hours) : "");
@@ -368,6 +400,8 @@ void RegisterPlanCommand(CLI::App& app, GlobalOptions& g, Runner& run) {
   t->add_option("--headroom", a->headroom, "Usable fraction of GPU memory (B5: 0.8)");
   t->add_option("--lora-rank", a->lora_rank, "LoRA rank");
   t->add_option("--max-nodes", a->max_nodes, "Largest node count to consider");
+  t->add_option("--num-gpus", a->num_gpus, "Plan for a fixed cluster of exactly this many GPUs (any node count)");
+  t->add_option("--nodes", a->nodes, "Plan for a fixed number of nodes");
   t->add_option("--top", a->top, "Plans to print");
   t->add_flag("--explain", a->explain, "Print each formula of the top plan with its numbers");
   t->add_flag("--bom", a->bom, "Print a bill of materials for a custom (bare-metal) build of the top plan's node");

@@ -30,7 +30,12 @@ struct Accelerator {
   std::vector<std::string> aliases;  // other names: "H100", "H100-80GB"
   std::string vendor;
   std::string arch;
-  Bytes memory;             // device memory (nominal capacity)
+  Bytes memory;             // device memory (nominal capacity, the datasheet's memory_gib)
+  // Capacity as the driver reports it (nvidia-smi memory.total), when the catalog has it, and
+  // where that figure comes from; training fits against Usable().
+  std::optional<Bytes> driver_memory;
+  std::string memory_source;
+  Bytes Usable() const { return driver_memory.value_or(memory); }
   BytesPerSec memory_bw;    // device memory bandwidth
   // Dense peaks (no 2:4 sparsity); empty when the device lacks that precision.
   std::optional<FlopPerSec> fp32, tf32, bf16, fp16, fp8, int8, int4;
@@ -44,7 +49,8 @@ struct Accelerator {
   std::string notes;
 
   // Dense tensor peak for math at precision `p`; falls back to the nearest lower-precision path
-  // the device has (fp8 on an A100 runs at bf16 rate). Empty only when the device has none.
+  // the device has (fp8 on an A100 runs at bf16 rate). Empty when the device has none, and for
+  // bf16 on devices without bf16 (V100, T4: fp16 is not bf16).
   std::optional<FlopPerSec> PeakFor(Precision p) const;
 };
 

@@ -40,9 +40,12 @@ enum class TrainFramework : std::uint8_t {
   kMegatronLegacy,  // Megatron-LM before Megatron-Core: ZeRO <= 1, gradient all-reduce after backward
   kMegatronCore,    // Megatron-Core / NeMo with Transformer Engine: TP and parameter-gather overlap
   kDeepSpeed,       // DeepSpeed: pipeline parallelism only with ZeRO 0-1
+  kFsdp,            // PyTorch FSDP / torchtune: ZeRO-2/3-style sharding, no pipeline
+  kDdp,             // PyTorch DDP: replicated data parallelism only
 };
 const char* TrainFrameworkName(TrainFramework f);
-// "generic", "megatron", "megatron-core" (also "mcore", "nemo"), "deepspeed".
+// "generic", "megatron", "megatron-core" (also "mcore", "nemo"), "deepspeed", "fsdp"
+// (also "torchtune"), "ddp".
 std::optional<TrainFramework> ParseTrainFramework(std::string_view s);
 // From a free-text description ("NVIDIA NeMo Framework Release 24.04", "Megatron-LM (2021)",
 // "DeepSpeed ZeRO-100B"); kGeneric when none is named.
@@ -126,6 +129,14 @@ struct TrainMemoryOptions {
   // Activation checkpoints kept in host RAM (torchtune activation offloading, Unsloth's
   // gradient checkpointing): only the layer being computed holds activations on the GPU.
   bool activation_offload = false;
+  // Optimizer offload (ZeRO-Offload, Megatron-Core optimizer_cpu_offload, FSDP CPUOffload):
+  // the fp32 master copy and the optimizer states (of this GPU's shard) live in host RAM and
+  // the optimizer step runs on the CPU; gradients go down and updated weights come back over
+  // the host link each step.
+  bool optimizer_offload = false;
+  // Parameter offload (ZeRO-Infinity offload_param; ZeRO-3 only): the 16-bit weight shard
+  // lives in host RAM too and is read over the host link for every forward and backward.
+  bool param_offload = false;
   // ZeRO-3 gathers one layer at a time; override the derived largest layer (parameters).
   std::optional<double> largest_layer_params;
   RuntimeReserve reserve;
@@ -146,6 +157,8 @@ struct MemoryBreakdown {
   Bytes cuda_context;
   Bytes nccl_buffers;
   Bytes allocator_slack;
+  // Held in host RAM by this GPU's process (optimizer / parameter offload); not in Total().
+  Bytes host_offload;
   std::vector<std::string> notes;  // assumptions and what a setting leaves out
 
   Bytes ModelStates() const { return weights + master_weights + gradients + optimizer + adapter; }

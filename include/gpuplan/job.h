@@ -47,6 +47,10 @@ struct TrainJobSpec {
   SizingPolicy host_policy = SizingPolicy::kDefault;
   double headroom = 0.8;                  // B5
   int max_nodes = 64;
+  // A fixed cluster: exactly this many GPUs (instances whose GPU count divides it, any node
+  // count) or this many nodes; 0 = searched (powers of two up to max_nodes).
+  int num_gpus = 0;
+  int nodes = 0;
   int min_gpus = 0;                       // GPUs per plan bounds; 0 = no bound
   int max_gpus = 0;
   int top = 5;                            // plans to print

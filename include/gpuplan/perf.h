@@ -58,6 +58,8 @@ struct HardwareView {
   // Per-GPU, per-direction bandwidths.
   BytesPerSec intra_bw;
   BytesPerSec inter_bw;
+  // Per-GPU host link (PCIe to host RAM), per direction; 0 = from the accelerator's PCIe gen.
+  BytesPerSec host_bw;
   int gpus() const { return gpus_per_node * nodes; }
 };
 
@@ -79,7 +81,8 @@ struct StepTime {
   Seconds pp_comm;        // pipeline point-to-point (exposed)
   Seconds ep_comm;        // MoE all-to-all (exposed)
   Seconds bubble;         // pipeline fill/drain
-  Seconds optimizer;      // optimizer step
+  Seconds optimizer;      // optimizer step (on the CPU under optimizer offload)
+  Seconds offload;        // host-link transfers of offloaded states (exposed)
   Seconds total;
   Flop model_flops;       // per step, whole job: 6N-style + attention, no recompute
   Flop hardware_flops;    // per step, whole job, including recompute
@@ -106,6 +109,7 @@ struct StepConstants {
   double intra_link_eff = 0, inter_link_eff = 0, lat_intra_s = 0, lat_inter_s = 0;
   double tp_overlap = 0, param_gather_overlap = 0, zero3_overlap = 0, dp_overlap = 0;
   double optimizer_bytes_per_param = 0;
+  double host_link_eff = 0, host_memory_bw = 0, nf4_dequant_bytes = 0;
   static StepConstants From(const Calibration& cal, const HardwareView& hw);
 };
 
@@ -116,5 +120,14 @@ StepTime EstimateTrainStep(const ModelSpec& m, const Parallelism& par,
                            const TrainMemoryOptions& opt, int global_batch,
                            const HardwareView& hw, const Calibration& cal,
                            Trace* trace = nullptr, const StepConstants* k = nullptr);
+
+// A lower bound on EstimateTrainStep(...).total for every micro-batch, recompute, ZeRO stage,
+// offload and interleaving choice of the layout `par` (tp, pp, dp, cp, ep) at `global_batch`:
+// GEMM work at the asymptotic GEMM efficiency, the byte part of TP and EP traffic, no
+// bubble, no DP traffic. The search skips a layout whose bound per sample is slower than the
+// best found (docs/model.md 7.2). 0 when no bound is known (non-transformers).
+Seconds TrainStepLowerBound(const ModelSpec& m, const Parallelism& par,
+                            const TrainMemoryOptions& opt, int global_batch,
+                            const HardwareView& hw, const StepConstants& k);
 
 }  // namespace gpuplan

@@ -28,6 +28,8 @@ struct TrainPlan {
   Parallelism par;
   TrainMemoryOptions opt;
   TrainEval eval;
+  TrainFramework framework = TrainFramework::kGeneric;  // the framework that runs the layout
+  int global_batch = 0;                   // the batch the layout runs (the job's, or rounded down)
   double hours = 0;                       // on-demand wall clock for the whole job
   // Costs of the whole job in the job's currency (empty = no price in the catalog).
   std::optional<double> cost_on_demand, cost_spot, cost_reserved_1y, cost_reserved_3y;

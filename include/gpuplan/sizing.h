@@ -35,6 +35,8 @@ struct SizingInput {
   // bursts), and a policy's fixed rule (A9's NVMe speed, B7's 2 GB/s per GPU) is shown beside it.
   BytesPerSec data_feed;
   std::string data_feed_basis;  // how data_feed was obtained, for the rationale
+  // Optimizer / parameter states one GPU offloads to host RAM (ZeRO-Offload); 0 = none.
+  Bytes host_offload_per_gpu;
 };
 
 // Needs of ONE node.

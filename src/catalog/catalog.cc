@@ -90,6 +90,8 @@ std::optional<FlopPerSec> Accelerator::PeakFor(Precision p) const {
       [[fallthrough]];
     case Precision::kBf16:
       if (bf16) return bf16;
+      // No bf16 path (Volta, Turing: compute capability < 8.0): bf16 math is not offered.
+      if (p == Precision::kBf16) return std::nullopt;
       [[fallthrough]];
     case Precision::kFp16:
       if (fp16) return fp16;
@@ -413,10 +415,18 @@ Status LoadGpus(Catalog& cat, const CsvTable& t) {
     a.vendor = r.Str("vendor");
     a.arch = r.Str("arch");
     double mem = 0, bw = 0;
+    std::optional<double> v0;
     GPUPLAN_ASSIGN_OR_RETURN(mem, r.Number("memory_gib", 0.001));
     GPUPLAN_ASSIGN_OR_RETURN(bw, r.Number("memory_bw_gbps", 0.001));
     a.memory = GiB(mem);
     a.memory_bw = GBps(bw);
+    // Capacity as the driver reports it (nvidia-smi memory.total), when known: what a process
+    // can allocate against, and what the headroom rule applies to.
+    GPUPLAN_ASSIGN_OR_RETURN(v0, r.OptNumber("driver_memory_mib"));
+    if (v0 && *v0 > 0) {
+      a.driver_memory = MiB(*v0);
+      a.memory_source = r.Str("driver_memory_source");
+    }
     std::optional<double> v;
     GPUPLAN_ASSIGN_OR_RETURN(v, r.OptNumber("fp32_tflops"));
     a.fp32 = Tflops(v);

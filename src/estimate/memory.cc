@@ -92,13 +92,17 @@ const char* TrainFrameworkName(TrainFramework f) {
     case TrainFramework::kMegatronLegacy: return "megatron";
     case TrainFramework::kMegatronCore: return "megatron-core";
     case TrainFramework::kDeepSpeed: return "deepspeed";
+    case TrainFramework::kFsdp: return "fsdp";
+    case TrainFramework::kDdp: return "ddp";
   }
   return "generic";
 }
 
 std::optional<TrainFramework> ParseTrainFramework(std::string_view s) {
   const std::string v = internal::ToLower(s);
-  if (v == "generic" || v == "pytorch" || v == "fsdp") return TrainFramework::kGeneric;
+  if (v == "generic" || v == "pytorch") return TrainFramework::kGeneric;
+  if (v == "fsdp" || v == "fsdp2" || v == "torchtune") return TrainFramework::kFsdp;
+  if (v == "ddp") return TrainFramework::kDdp;
   if (v == "megatron" || v == "megatron-lm") return TrainFramework::kMegatronLegacy;
   if (v == "megatron-core" || v == "mcore" || v == "nemo") return TrainFramework::kMegatronCore;
   if (v == "deepspeed") return TrainFramework::kDeepSpeed;
@@ -241,7 +245,10 @@ MemoryBreakdown EstimateTrainingMemory(const ModelSpec& m, const Parallelism& pa
   const double P = static_cast<double>(pc.total);
   const int tp = std::max(1, par.tp), pp = std::max(1, par.pp), dp = std::max(1, par.dp);
   const int ep = std::max(1, par.ep), cp = std::max(1, par.cp);
-  const int shard = par.shard_group > 0 ? std::min(par.shard_group, dp) : dp;
+  // ZeRO shards over the ranks that hold the same weights: dp, and the cp ranks as well
+  // (Megatron-Core's distributed optimizer uses the data-parallel group with context
+  // parallelism: cp ranks reduce the same gradients).
+  const int shard = (par.shard_group > 0 ? std::min(par.shard_group, dp) : dp) * std::max(1, par.cp);
 
   // Parameters held by the most loaded model-parallel rank. Embedding and LM head are split
   // over TP (vocab-parallel) and sit on the first/last pipeline stage; blocks split over PP.
@@ -258,8 +265,20 @@ MemoryBreakdown EstimateTrainingMemory(const ModelSpec& m, const Parallelism& pa
   const double edge = static_cast<double>(std::max(pc.embedding, pc.lm_head) +
                                           (pp == 1 ? std::min(pc.embedding, pc.lm_head) : 0));
   const double blocks = std::max(0.0, P - static_cast<double>(pc.embedding + pc.lm_head));
-  double local = (blocks - expert_params) / (tp * pp) + expert_params / (tp * pp * ep) + edge / tp;
-  if (pc.per_layer == 0) local = P / (tp * pp);  // no breakdown: even split
+  // Routed experts are split over tp x pp x ep; their gradients and optimizer states are
+  // sharded (ZeRO) over the expert-data-parallel group only: dp / ep ranks hold the same
+  // experts (Megatron-Core's expert_data_parallel group; DeepSpeed-MoE's expert-data group).
+  // Parallel folding (ep does not divide dp; Megatron-Core, expert TP 1): experts split over
+  // pp x ep only, and the expert-data-parallel group is dp x cp x tp / ep.
+  const bool folded = ep > 1 && dp % ep != 0;
+  double expert_local = expert_params / ((folded ? 1 : tp) * pp * ep);
+  double dense_local = (blocks - expert_params) / (tp * pp) + edge / tp;
+  if (pc.per_layer == 0) {  // no breakdown: even split
+    dense_local = P / (tp * pp);
+    expert_local = 0;
+  }
+  const double local = dense_local + expert_local;
+  const int expert_shard = std::max(1, folded ? shard * tp / ep : shard / ep);
 
   const double wbytes = BytesPerElement(opt.precision == Precision::kFp8 ? Precision::kBf16
                                                                           : opt.precision);
@@ -273,14 +292,31 @@ MemoryBreakdown EstimateTrainingMemory(const ModelSpec& m, const Parallelism& pa
     const int z = std::clamp(par.zero_stage, 0, 3);
     // ZeRO: stage >= 1 shards optimizer states (and the master copy), >= 2 gradients,
     // 3 weights, each over the sharding group.
-    out.weights = Bytes(local * wbytes / (z >= 3 ? shard : 1));
-    out.gradients = Bytes(local * gbytes / (z >= 2 ? shard : 1));
+    // Per-GPU parameters held by a ZeRO stage that shards from stage `from` on.
+    auto sharded = [&](int from) {
+      return z >= from ? dense_local / shard + expert_local / expert_shard : local;
+    };
+    out.weights = Bytes(sharded(3) * wbytes);
+    out.gradients = Bytes(sharded(2) * gbytes);
     if (opt.optimizer_in_backward) {
       // Gradients are consumed as they appear: about one layer's worth is alive.
       out.gradients = Bytes(static_cast<double>(pc.largest_layer) / tp * gbytes);
     }
-    out.master_weights = Bytes(local * master / (z >= 1 ? shard : 1));
-    out.optimizer = Bytes(local * ostate / (z >= 1 ? shard : 1));
+    out.master_weights = Bytes(sharded(1) * master);
+    out.optimizer = Bytes(sharded(1) * ostate);
+    if (opt.optimizer_offload) {
+      // ZeRO-Offload: master copy and optimizer states of this GPU's shard live in host RAM.
+      out.host_offload = out.master_weights + out.optimizer;
+      out.master_weights = Bytes(0);
+      out.optimizer = Bytes(0);
+      if (opt.notes) out.notes.push_back("optimizer offload: fp32 master + optimizer states in host RAM");
+    }
+    if (opt.param_offload && z >= 3) {
+      // ZeRO-Infinity offload_param: the 16-bit shard lives in host RAM as well.
+      out.host_offload += out.weights;
+      out.weights = Bytes(0);
+      if (opt.notes) out.notes.push_back("parameter offload: the 16-bit weight shard in host RAM");
+    }
     if (z >= 3 && shard > 1 && (opt.largest_layer_params || pc.largest_layer > 0)) {
       // ZeRO-3/FSDP gathers one unit (a layer) at a time for compute: the largest layer in
       // full, double-buffered for prefetch.

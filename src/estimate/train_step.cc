@@ -94,6 +94,21 @@ double AllGatherSeconds(double bytes, int n, double bw, double latency_s) {
   return 1.0 * (n - 1) / n * bytes / bw + (n - 1) * latency_s;
 }
 
+// Routed-expert parameters of the whole model (every expert of every MoE layer).
+double ExpertParams(const ModelSpec& m) {
+  if (!m.moe) return 0;
+  int moe_layers = 0;
+  for (int i = 0; i < m.layers; ++i) {
+    if (i >= m.moe->dense_layers && (i + 1) % std::max(1, m.moe->moe_every) == 0) ++moe_layers;
+  }
+  return static_cast<double>(moe_layers) * m.moe->experts * 3.0 * static_cast<double>(m.hidden) *
+         static_cast<double>(m.moe->expert_ffn);
+}
+
+BytesPerSec HostLink(const HardwareView& hw) {
+  return hw.host_bw.value() > 0 ? hw.host_bw : IntraBandwidth(*hw.acc, IntraNodeLink::kPcie);
+}
+
 }  // namespace
 
 HardwareView HardwareFromInstance(const InstanceType& inst, const Accelerator& acc, int nodes) {
@@ -108,12 +123,23 @@ HardwareView HardwareFromInstance(const InstanceType& inst, const Accelerator& a
                                         : inst.intra_node_link);
   double node_bits = inst.inter_node_bw ? inst.inter_node_bw->value() : inst.network.value();
   hw.inter_bw = BytesPerSec(node_bits / 8.0 / hw.gpus_per_node);
+  hw.host_bw = IntraBandwidth(acc, IntraNodeLink::kPcie);
   return hw;
 }
 
+namespace {
+Flop FlopsPerToken(const ModelSpec& m, const ParamCounts& pc, int seq_len, TrainMethod method,
+                   Recompute rc, bool include_recompute);
+}  // namespace
+
 Flop TrainingFlopsPerToken(const ModelSpec& m, int seq_len, TrainMethod method, Recompute rc,
                            bool include_recompute) {
-  ParamCounts pc = CountParams(m);
+  return FlopsPerToken(m, CountParams(m), seq_len, method, rc, include_recompute);
+}
+
+namespace {
+Flop FlopsPerToken(const ModelSpec& m, const ParamCounts& pc, int seq_len, TrainMethod method,
+                   Recompute rc, bool include_recompute) {
   // Matmul parameters touched per token: active params minus input embeddings (a lookup).
   double matmul = static_cast<double>(pc.active - pc.embedding);
   if (m.tied_embeddings && m.is_decoder_llm()) matmul += static_cast<double>(m.vocab * m.hidden);
@@ -135,6 +161,7 @@ Flop TrainingFlopsPerToken(const ModelSpec& m, int seq_len, TrainMethod method, 
   }
   return Flop(total);
 }
+}  // namespace
 
 StepConstants StepConstants::From(const Calibration& cal, const HardwareView& hw) {
   StepConstants k;
@@ -160,6 +187,9 @@ StepConstants StepConstants::From(const Calibration& cal, const HardwareView& hw
   k.zero3_overlap = cal.Get("zero3_overlap", 0.7);
   k.dp_overlap = cal.Get("dp_overlap", 0.8);
   k.optimizer_bytes_per_param = cal.Get("optimizer_bytes_per_param", 32);
+  k.host_link_eff = cal.Get("host_link_efficiency", 0.8);
+  k.host_memory_bw = cal.Get("host_memory_gbps_per_gpu", 32) * 1e9;
+  k.nf4_dequant_bytes = cal.Get("nf4_dequant_bytes_per_param", 2.5);
   return k;
 }
 
@@ -287,6 +317,16 @@ StepTime EstimateTrainStep(const ModelSpec& m, const Parallelism& par,
                             ? std::min(opt.recompute_layers, layers_here)
                             : layers_here;
   double micro = layers_here * (per_layer_fwd + per_layer_bwd) + rc_layers * per_layer_recompute + head;
+  if (opt.method == TrainMethod::kQlora && m.is_transformer() && m.layers > 0) {
+    // bitsandbytes dequantises each NF4 weight to 16 bits before every matmul that uses it:
+    // forward, the backward's input gradient, and a recomputed forward (read 0.5 B + scales,
+    // write 2 B, at HBM bandwidth; QLoRA, Dettmers et al. 2023, Sec. 3).
+    const double linear_local = static_cast<double>(CountParams(m).linear) / (tp * pp);
+    const double passes = 2.0 + (opt.recompute == Recompute::kFull
+                                     ? static_cast<double>(rc_layers) / std::max(1, layers_here)
+                                     : 0.0);
+    micro += passes * linear_local * K.nf4_dequant_bytes / c.hbm;
+  }
   if (!m.is_transformer() || m.layers == 0) {
     if (!m.gflops_per_sample) {
       st.reason = "model has neither a transformer shape nor FLOPs per sample";
@@ -342,14 +382,25 @@ StepTime EstimateTrainStep(const ModelSpec& m, const Parallelism& par,
     st.bubble = Seconds(micro * (pp - 1) / vpp);
     bool stage_in_node = tp * cp * dp * pp <= hw.gpus_per_node;
     double p2p = T * h * e / (stage_in_node ? intra_bw : inter_bw);
-    st.pp_comm = Seconds(2 * (pp - 1) * p2p);
+    // Interleaving sends each micro-batch across v times as many stage boundaries (Narayanan
+    // et al. 2021, Sec. 2.2.2: "the amount of communication also increases by v"): the extra
+    // (v - 1) forward and backward transfers per micro-batch are counted exposed, each split
+    // over the TP ranks (Megatron's scatter/gather optimisation, Sec. 4.1: b s h / t per rank).
+    st.pp_comm = Seconds(2 * (pp - 1) * p2p + mb * 2.0 * (vpp - 1) * p2p / tp);
   }
   // ---- data parallel / ZeRO ---------------------------------------------------------------------
   ParamCounts pc = CountParams(m);
   double trained = peft ? static_cast<double>(LoraParams(m, opt.lora_rank, opt.lora_targets))
                         : static_cast<double>(pc.total);
-  double local_params = trained / (tp * pp);
-  if (m.moe && ep > 1 && !peft) local_params = local_params * 0.5 + local_params * 0.5 / ep;
+  // Routed experts are split over ep as well; their gradients are reduced over the
+  // expert-data-parallel group (dp / ep ranks), the rest over dp.
+  const double expert_frac =
+      !peft && pc.total > 0 ? std::min(1.0, ExpertParams(m) / static_cast<double>(pc.total)) : 0.0;
+  const double dense_params = trained * (1 - expert_frac) / (tp * pp);
+  const bool folded = ep > 1 && dp % ep != 0;  // Megatron-Core parallel folding (expert TP 1)
+  const double expert_params = trained * expert_frac / ((folded ? 1 : tp) * pp * ep);
+  const double local_params = dense_params + expert_params;
+  const int edp = std::max(1, folded ? dp * cp * tp / ep : dp / ep);
   double grad_bytes = peft ? 4.0 : BytesPerElement(opt.grad_dtype.value_or(math == Precision::kFp8 ? Precision::kBf16 : math));
   if (math == Precision::kFp32) grad_bytes = 4.0;
   const int dp_span = tp * cp * dp;
@@ -358,18 +409,22 @@ StepTime EstimateTrainStep(const ModelSpec& m, const Parallelism& par,
   const double dp_lat = dp_in_node ? lat_intra : lat_inter;
   double dp_time = 0;
   if (dp > 1) {
-    double gb = local_params * grad_bytes;
     if (par.zero_stage >= 3) {
       // FSDP/ZeRO-3: all-gather the weights for forward and again for backward of every
       // micro-batch (they are resharded in between), reduce-scatter gradients once per step.
       // LoRA/QLoRA shard and gather the frozen base too, at its storage width.
-      double base_local = static_cast<double>(pc.total) / (tp * pp);
-      if (m.moe && ep > 1) base_local = base_local * 0.5 + base_local * 0.5 / ep;
-      double wb = peft ? base_local * opt.base_bits / 8.0 : local_params * 2.0;
-      dp_time = mb * 2 * AllGatherSeconds(wb, dp, dp_bw, dp_lat) +
-                AllGatherSeconds(gb, dp, dp_bw, dp_lat);
+      if (peft) {
+        const double base_local = static_cast<double>(pc.total) / (tp * pp);
+        dp_time = mb * 2 * AllGatherSeconds(base_local * opt.base_bits / 8.0, dp, dp_bw, dp_lat);
+      } else {
+        dp_time = mb * 2 * (AllGatherSeconds(dense_params * 2.0, dp, dp_bw, dp_lat) +
+                            AllGatherSeconds(expert_params * 2.0, edp, dp_bw, dp_lat));
+      }
+      dp_time += AllGatherSeconds(dense_params * grad_bytes, dp, dp_bw, dp_lat) +
+                 AllGatherSeconds(expert_params * grad_bytes, edp, dp_bw, dp_lat);
     } else {
-      dp_time = AllReduceSeconds(gb, dp, dp_bw, dp_lat);
+      dp_time = AllReduceSeconds(dense_params * grad_bytes, dp, dp_bw, dp_lat) +
+                AllReduceSeconds(expert_params * grad_bytes, edp, dp_bw, dp_lat);
     }
   }
   st.dp_comm_total = Seconds(dp_time);
@@ -394,15 +449,36 @@ StepTime EstimateTrainStep(const ModelSpec& m, const Parallelism& par,
     st.dp_comm = Seconds(std::max(0.0, dp_time - K.dp_overlap * bwd_time));
   }
   // ---- optimizer step --------------------------------------------------------------------------
-  double opt_params = local_params / (par.zero_stage >= 1 ? dp : 1);
+  const double opt_params =
+      par.zero_stage >= 1 ? dense_params / (dp * cp) + expert_params / std::max(1, folded ? dp * cp * tp / ep : dp * cp / ep)
+                          : local_params;
   st.optimizer = Seconds(opt_params * K.optimizer_bytes_per_param / c.hbm);
+  if (!peft && (opt.optimizer_offload || (opt.param_offload && par.zero_stage >= 3))) {
+    const double host_bw = HostLink(hw).value() * K.host_link_eff;
+    if (opt.optimizer_offload) {
+      // ZeRO-Offload: this GPU's gradient shard goes to host RAM, the CPU runs the optimizer
+      // over the fp32 states at host-memory bandwidth, the updated 16-bit shard comes back.
+      // Exposed (Calculon's no-overlap mode; DeepSpeed's one-step delayed update is off by
+      // default).
+      st.optimizer = Seconds(opt_params * K.optimizer_bytes_per_param / K.host_memory_bw);
+      st.offload = Seconds(opt_params * (grad_bytes + 2.0) / host_bw);
+    }
+    if (opt.param_offload && par.zero_stage >= 3) {
+      // ZeRO-Infinity: the weight shard is read from host RAM for every forward and backward,
+      // prefetched behind compute like the all-gathers.
+      const double shard_bytes = (dense_params / dp + expert_params / edp) * 2.0;
+      const double reads = mb * 2.0 * shard_bytes / host_bw;
+      st.offload += Seconds(std::max(0.0, reads - K.zero3_overlap * st.compute.value()));
+    }
+  }
 
-  st.total = st.compute + st.tp_comm + st.dp_comm + st.pp_comm + st.ep_comm + st.bubble + st.optimizer;
+  st.total = st.compute + st.tp_comm + st.dp_comm + st.pp_comm + st.ep_comm + st.bubble +
+             st.optimizer + st.offload;
   // ---- throughput and MFU ----------------------------------------------------------------------
   double tokens_step = static_cast<double>(global_batch) * opt.seq_len;
   if (m.is_transformer() && m.layers > 0) {
-    st.model_flops = TrainingFlopsPerToken(m, opt.seq_len, opt.method, opt.recompute, false) * tokens_step;
-    st.hardware_flops = TrainingFlopsPerToken(m, opt.seq_len, opt.method, opt.recompute, true) * tokens_step;
+    st.model_flops = FlopsPerToken(m, pc, opt.seq_len, opt.method, opt.recompute, false) * tokens_step;
+    st.hardware_flops = FlopsPerToken(m, pc, opt.seq_len, opt.method, opt.recompute, true) * tokens_step;
     if (rc_layers < layers_here && layers_here > 0) {
       // Partial recompute: only that share of the recomputed forward is extra work.
       const double share = static_cast<double>(rc_layers) / layers_here;
@@ -426,11 +502,102 @@ StepTime EstimateTrainStep(const ModelSpec& m, const Parallelism& par,
     trace->Add("DP communication (total)", "ring all-reduce of gradients (ZeRO-3: 2 all-gathers + reduce-scatter)", st.dp_comm_total.value(), "s");
     trace->Add("DP communication (exposed)", "total - overlap x backward", st.dp_comm.value(), "s");
     trace->Add("pipeline bubble", "(p-1)/v x one micro-batch", st.bubble.value(), "s");
-    trace->Add("optimizer step", "params/(tp pp [dp]) x 32 B / HBM", st.optimizer.value(), "s");
+    trace->Add("optimizer step", "params/(tp pp [dp]) x 32 B / HBM (offload: / host memory bandwidth)", st.optimizer.value(), "s");
+    if (st.offload.value() > 0) {
+      trace->Add("offload transfers", "shard x (grad + 2 B) / host link (+ parameter reads)", st.offload.value(), "s");
+    }
     trace->Add("step time", "sum of the above", t, "s");
     trace->Add("MFU", "6N+attention FLOPs / (step x GPUs x peak)", st.mfu, "");
   }
   return st;
+}
+
+}  // namespace gpuplan
+
+namespace gpuplan {
+
+Seconds TrainStepLowerBound(const ModelSpec& m, const Parallelism& par,
+                            const TrainMemoryOptions& opt, int global_batch,
+                            const HardwareView& hw, const StepConstants& k) {
+  if (!m.is_transformer() || m.layers <= 0 || m.hidden <= 0 || global_batch <= 0) return Seconds(0);
+  const Accelerator& acc = *hw.acc;
+  const Precision math = opt.precision;
+  auto peak = acc.PeakFor(math == Precision::kFp32 ? Precision::kTf32 : math);
+  if (!peak) return Seconds(0);
+  const int tp = std::max(1, par.tp), pp = std::max(1, par.pp), dp = std::max(1, par.dp);
+  const int cp = std::max(1, par.cp), ep = std::max(1, par.ep);
+  double eff = k.gemm_eff;
+  if (math == Precision::kFp8 && acc.fp8) eff *= k.fp8_factor;
+  const double e = math == Precision::kFp32 ? 4.0 : 2.0;
+  const double h = static_cast<double>(m.hidden);
+  const double tokens = static_cast<double>(global_batch / dp) * std::max(1, opt.seq_len / cp);
+  const int layers_here = (m.layers + pp - 1) / pp;
+  // GEMM FLOPs per token of one layer's forward on one GPU: the same shapes as the step.
+  const double q = m.mla ? static_cast<double>(m.heads) * (m.mla->qk_nope_head_dim + m.mla->qk_rope_head_dim)
+                         : static_cast<double>(m.heads) * m.head_dim;
+  const double kv = m.mla ? 0 : static_cast<double>(m.kv_heads) * m.head_dim;
+  const double vdim = m.mla ? static_cast<double>(m.heads) * m.mla->v_head_dim : q;
+  double attn = 0;
+  if (m.mla) {
+    const MlaSpec& a = *m.mla;
+    attn += a.q_lora_rank > 0 ? 2 * h * a.q_lora_rank + 2.0 * a.q_lora_rank * q / tp : 2 * h * q / tp;
+    attn += 2 * h * (a.kv_lora_rank + a.qk_rope_head_dim) +
+            2.0 * a.kv_lora_rank * m.heads * (a.qk_nope_head_dim + a.v_head_dim) / tp;
+  } else {
+    attn += 2 * h * (q + 2 * kv) / tp;
+  }
+  attn += 2 * h * vdim / tp;
+  int moe_layers = 0;
+  if (m.moe) {
+    for (int i = 0; i < m.layers; ++i) {
+      if (i >= m.moe->dense_layers && (i + 1) % std::max(1, m.moe->moe_every) == 0) ++moe_layers;
+    }
+  }
+  const double moe_frac = static_cast<double>(moe_layers) / m.layers;
+  const double f = static_cast<double>(m.ffn_hidden);
+  const double dense = f > 0 ? 2 * h * f * ((m.gated_mlp ? 2.0 : 1.0) + 1.0) / tp : 0.0;
+  double moe = 0;
+  if (m.moe) {
+    const MoeSpec& x = *m.moe;
+    const double sf = static_cast<double>(x.shared_ffn > 0 ? x.shared_ffn : x.expert_ffn);
+    moe = x.top_k * 6.0 * static_cast<double>(x.expert_ffn) * h / tp +
+          x.shared_experts * 6.0 * sf * h / tp + 2.0 * x.experts * h;
+  }
+  const double layer = attn + (1 - moe_frac) * dense + moe_frac * moe;
+  const bool peft = opt.method == TrainMethod::kLora || opt.method == TrainMethod::kQlora;
+  const double passes = 1.0 + (peft ? 1.0 : 2.0);
+  double head = 0;
+  if (m.is_decoder_llm() && m.vocab > 0) head = 2 * static_cast<double>(m.vocab) * h / tp;
+  double t = tokens * passes * (layers_here * layer + head) / (peak->value() * eff);
+  // FlashAttention's causal half of 4 s (heads x head_dim) FLOPs per token at the attention
+  // efficiency, forward + backward; element-wise passes at HBM bandwidth (forward, backward
+  // 2x), over the smallest hidden slice a rank can hold (h / tp under sequence parallelism).
+  if (opt.flash_attention) {
+    const double bf16 = acc.PeakFor(Precision::kBf16).value_or(*peak).value();
+    const double s_local = std::max(1, opt.seq_len / cp);
+    t += tokens * layers_here * (1.0 + k.attn_bwd_factor) * 4.0 * s_local * q / tp * 0.5 * cp /
+         (bf16 * k.attn_eff);
+  }
+  {
+    const double ep_passes = opt.fused_kernels ? k.passes_fused : k.passes_eager;
+    const double mlp_act = m.moe ? static_cast<double>(m.moe->expert_ffn) * (m.moe->top_k + m.moe->shared_experts) : f;
+    const double hbm = acc.memory_bw.value() * k.hbm_eff;
+    t += tokens * layers_here * 3.0 * (ep_passes * h / tp + 5.0 * mlp_act / tp) * e / hbm;
+  }
+  const double intra_bw = hw.intra_bw.value() * k.intra_link_eff;
+  const double inter_bw = hw.inter_bw.value() * k.inter_link_eff;
+  if (tp > 1) {
+    const bool in_node = tp <= hw.gpus_per_node;
+    const double bw = in_node ? intra_bw : inter_bw, lat = in_node ? k.lat_intra_s : k.lat_inter_s;
+    t += 4.0 * layers_here * (1.0 - k.tp_overlap) *
+         (2.0 * (tp - 1) / tp * tokens * h * e / bw + 2.0 * (tp - 1) * lat);
+  }
+  if (m.moe && ep > 1) {
+    const bool in_node = tp * ep <= hw.gpus_per_node;
+    const double bw = in_node ? intra_bw : inter_bw, lat = in_node ? k.lat_intra_s : k.lat_inter_s;
+    t += 4.0 * layers_here * (tokens * m.moe->top_k * h * e * (ep - 1.0) / ep / bw + (ep - 1) * lat);
+  }
+  return Seconds(t);
 }
 
 }  // namespace gpuplan

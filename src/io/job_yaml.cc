@@ -171,7 +171,7 @@ constexpr std::string_view kTrainKeys[] = {"method",    "precision",       "opti
 constexpr std::string_view kDataKeys[] = {"tokens", "samples", "epochs", "dataset_size", "benchmark"};
 constexpr std::string_view kConstraintKeys[] = {
     "deadline", "budget", "currency", "clouds", "regions", "gpus", "spot", "max_nodes", "headroom",
-    "include_suspect"};
+    "include_suspect", "num_gpus", "nodes"};
 
 struct SectionKeys {
   std::string_view path;  // "" = top level
@@ -815,6 +815,17 @@ Result<TrainJobSpec> ParseJob(const YAML::Node& root, const Reader& r) {
       auto v = r.Int(*e, 1);
       if (!v) return v.error();
       job.max_nodes = *v;
+    }
+    // A fixed cluster: exactly num_gpus GPUs and/or this many nodes.
+    if (const Entry* e = c.Get("num_gpus")) {
+      auto v = r.Int(*e, 1);
+      if (!v) return v.error();
+      job.num_gpus = *v;
+    }
+    if (const Entry* e = c.Get("nodes")) {
+      auto v = r.Int(*e, 1);
+      if (!v) return v.error();
+      job.nodes = *v;
     }
     if (const Entry* e = c.Get("headroom")) {
       auto s = r.Str(*e);

@@ -1,28 +1,128 @@
 #include <algorithm>
 #include <cmath>
+#include <numeric>
+#include <span>
+#include <tuple>
 #include <fmt/format.h>
 
 #include "gpuplan/plan.h"
 
 namespace gpuplan {
 
+std::string LayoutError(const ModelSpec& m, const Parallelism& par, const TrainMemoryOptions& opt,
+                        const TrainJob& job, const HardwareView& hw, bool terse) {
+  const int tp = par.tp, pp = par.pp, dp = par.dp, cp = par.cp, ep = par.ep, vpp = par.vpp;
+  const int b = opt.micro_batch;
+  if (tp < 1 || pp < 1 || dp < 1 || cp < 1 || ep < 1 || vpp < 1 || b < 1) {
+    return terse ? "size < 1"
+                 : fmt::format("tp {}, pp {}, dp {}, cp {}, ep {}, vpp {} and micro-batch {} must all be >= 1",
+                               tp, pp, dp, cp, ep, vpp, b);
+  }
+  const std::int64_t n = static_cast<std::int64_t>(tp) * pp * dp * cp;
+  if (n != static_cast<std::int64_t>(hw.gpus())) {
+    return terse ? "gpu count"
+                 : fmt::format("tp {} x pp {} x dp {} x cp {} = {} GPUs, but the hardware has {}",
+                               tp, pp, dp, cp, n, hw.gpus());
+  }
+  if (!m.is_transformer() || m.layers <= 0 || m.heads <= 0) {
+    if (tp > 1 || pp > 1 || cp > 1) {
+      return terse ? "not a transformer"
+                   : fmt::format("{} is a {} model: it trains data-parallel only (tp, pp, cp = 1), "
+                                 "got tp {}, pp {}, cp {}", m.name, ModelArchName(m.arch), tp, pp, cp);
+    }
+  } else {
+    if (m.heads % tp != 0) {
+      return terse ? "tp heads"
+                   : fmt::format("tp {} does not divide the {} attention heads", tp, m.heads);
+    }
+    if (!m.mla && m.kv_heads > 0 && m.kv_heads % tp != 0) {
+      return terse ? "tp kv heads"
+                   : fmt::format("tp {} does not divide the {} KV heads (Megatron needs "
+                                 "num_query_groups % tp == 0)", tp, m.kv_heads);
+    }
+    if (pp > m.layers) {
+      return terse ? "pp layers"
+                   : fmt::format("pp {} is more stages than the {} layers", pp, m.layers);
+    }
+    if (vpp > 1) {
+      const int chunks = pp * vpp;
+      if (pp == 1 || (m.layers % chunks != 0 && (m.layers + 2) % chunks != 0)) {
+        return terse ? "vpp"
+                     : fmt::format("interleaving vpp {} needs pp > 1 and pp x vpp = {} dividing the {} "
+                                   "layers (or the layers + embedding + loss)", vpp, chunks, m.layers);
+      }
+    }
+    if (cp > 1 && opt.seq_len % (2 * cp) != 0) {
+      return terse ? "cp seq"
+                   : fmt::format("cp {} needs the sequence {} to split into 2 x cp chunks", cp, opt.seq_len);
+    }
+  }
+  if (ep > 1) {
+    if (!m.moe) {
+      return terse ? "ep dense" : fmt::format("ep {} on a dense model (no experts)", ep);
+    }
+    if (m.moe->experts % ep != 0) {
+      return terse ? "ep experts"
+                   : fmt::format("ep {} does not divide the {} experts", ep, m.moe->experts);
+    }
+    // Expert-parallel ranks come from the data-parallel group, or (Megatron-Core's MoE
+    // parallel folding, expert tensor parallelism 1) from dp x cp x tp.
+    if (dp % ep != 0 && (static_cast<std::int64_t>(dp) * cp * tp) % ep != 0) {
+      return terse ? "ep dp"
+                   : fmt::format("ep {} does not divide dp {} (nor dp x cp x tp = {}): expert-parallel "
+                                 "ranks are drawn from the data-parallel group", ep, dp, dp * cp * tp);
+    }
+  }
+  if (job.global_batch > 0 && job.global_batch % (static_cast<std::int64_t>(b) * dp) != 0) {
+    return terse ? "batch"
+                 : fmt::format("global batch {} is not micro-batch {} x dp {} x a whole number of "
+                               "accumulation steps", job.global_batch, b, dp);
+  }
+  if (vpp > 1 && job.global_batch > 0) {
+    // Megatron's interleaved schedule: the micro-batches per step must be a multiple of pp.
+    const std::int64_t micro = job.global_batch / (static_cast<std::int64_t>(b) * dp);
+    if (micro % pp != 0) {
+      return terse ? "vpp micro"
+                   : fmt::format("interleaving needs the {} micro-batches per step to be a multiple "
+                                 "of pp {}", micro, pp);
+    }
+  }
+  if (opt.optimizer_offload && par.zero_stage < 1) {
+    return terse ? "offload zero" : "optimizer offload needs ZeRO >= 1 (a sharded optimizer)";
+  }
+  if (opt.param_offload && par.zero_stage < 3) {
+    return terse ? "offload zero3" : "parameter offload needs ZeRO-3";
+  }
+  return {};
+}
+
 TrainEval EvaluateTraining(const ModelSpec& m, const Parallelism& par,
                            const TrainMemoryOptions& opt, const TrainJob& job,
                            const HardwareView& hw, const Calibration& cal, double headroom,
                            Trace* trace, const StepConstants* k) {
   TrainEval ev;
+  ev.why = LayoutError(m, par, opt, job, hw, k != nullptr);
+  if (!ev.why.empty()) {
+    ev.step.reason = ev.why;
+    return ev;
+  }
   TrainMemoryOptions o = opt;
   const int dp = std::max(1, par.dp);
   const int b = std::max(1, o.micro_batch);
   if (job.global_batch > 0) o.num_microbatches = std::max(1, job.global_batch / (b * dp));
   ev.memory = EstimateTrainingMemory(m, par, o);
-  const double limit = hw.acc->memory.value() * headroom;
+  const double limit = hw.acc->Usable().value() * headroom;
+  if (ev.memory.Total().value() > limit && k != nullptr) {
+    // In the search loop (constants given) the reason is never shown and a layout over memory
+    // is never ranked: no formatting, no step estimate (step.valid stays false).
+    ev.why = "over memory";
+    return ev;
+  }
   if (ev.memory.Total().value() > limit) {
-    // In the search loop (constants given) the reason is never shown: no formatting there.
     ev.why = k != nullptr ? "over memory"
-                          : fmt::format("needs {:.1f} GiB per GPU, {:.0f}% of {:.0f} GiB is {:.1f} GiB",
+                          : fmt::format("needs {:.1f} GiB per GPU, {:.0f}% of {:.1f} GiB is {:.1f} GiB",
                                         ToGiB(ev.memory.Total()), headroom * 100,
-                                        ToGiB(hw.acc->memory), limit / kBytesPerGiB);
+                                        ToGiB(hw.acc->Usable()), limit / kBytesPerGiB);
   }
   ev.step = EstimateTrainStep(m, par, o, job.global_batch, hw, cal, trace, k);
   if (!ev.step.valid && ev.why.empty()) ev.why = ev.step.reason;
@@ -38,6 +138,52 @@ TrainEval EvaluateTraining(const ModelSpec& m, const Parallelism& par,
   return ev;
 }
 
+int LayoutSimplicity(const Parallelism& p, const TrainMemoryOptions& x) {
+  return (x.param_offload ? 2000 : 0) + (x.optimizer_offload ? 1000 : 0) + p.zero_stage * 100 +
+         static_cast<int>(x.recompute) * 10 + (p.vpp > 1 ? 1 : 0);
+}
+
+bool FrameworkSupports(TrainFramework f, const Parallelism& p, const TrainMemoryOptions& o) {
+  const bool model_parallel = p.tp > 1 || p.pp > 1 || p.cp > 1 || p.ep > 1 || p.vpp > 1;
+  switch (f) {
+    case TrainFramework::kGeneric: return FrameworkFor(f, p, o).has_value();
+    case TrainFramework::kMegatronLegacy:
+      return p.zero_stage <= 1 && !o.optimizer_offload && !o.param_offload;
+    case TrainFramework::kMegatronCore:
+      // Distributed optimizer (ZeRO-1-like); optimizer_cpu_offload needs it.
+      return p.zero_stage <= 1 && !o.param_offload && (!o.optimizer_offload || p.zero_stage == 1);
+    case TrainFramework::kDeepSpeed:
+      return !(p.pp > 1 && p.zero_stage >= 2);
+    case TrainFramework::kFsdp:
+      // FSDP shards (SHARD_GRAD_OP = 2, FULL_SHARD = 3) or replicates (NO_SHARD); CPUOffload
+      // moves parameters, gradients and optimizer states together, under full sharding.
+      return p.pp == 1 && p.vpp == 1 && p.ep == 1 && p.zero_stage != 1 &&
+             o.optimizer_offload == o.param_offload;
+    case TrainFramework::kDdp:
+      return !model_parallel && p.zero_stage == 0 && !o.optimizer_offload && !o.param_offload;
+  }
+  return false;
+}
+
+std::optional<TrainFramework> FrameworkFor(TrainFramework requested, const Parallelism& p,
+                                           const TrainMemoryOptions& o) {
+  if (requested != TrainFramework::kGeneric) {
+    if (FrameworkSupports(requested, p, o)) return requested;
+    return std::nullopt;
+  }
+  const bool model_parallel = p.tp > 1 || p.pp > 1 || p.cp > 1 || p.ep > 1 || p.vpp > 1;
+  static constexpr TrainFramework kModelParallel[] = {TrainFramework::kMegatronCore,
+                                                      TrainFramework::kDeepSpeed,
+                                                      TrainFramework::kFsdp};
+  static constexpr TrainFramework kDataParallel[] = {TrainFramework::kDdp, TrainFramework::kFsdp,
+                                                     TrainFramework::kDeepSpeed};
+  for (TrainFramework f : model_parallel ? std::span<const TrainFramework>(kModelParallel)
+                                         : std::span<const TrainFramework>(kDataParallel)) {
+    if (FrameworkSupports(f, p, o)) return f;
+  }
+  return std::nullopt;
+}
+
 namespace {
 
 std::vector<int> Divisors(int n, int cap) {
@@ -48,20 +194,111 @@ std::vector<int> Divisors(int n, int cap) {
   return d;
 }
 
+struct Candidate {
+  Parallelism par;
+  TrainMemoryOptions opt;
+  TrainEval eval;
+  int global_batch = 0;
+  double per_sample = 0;
+  TrainFramework framework = TrainFramework::kGeneric;
+};
+
+// Total order of BestTrainLayout's choice among layouts within 1% of the fastest.
+bool SimplerThan(const Candidate& a, const Candidate& b) {
+  const int sa = LayoutSimplicity(a.par, a.opt), sb = LayoutSimplicity(b.par, b.opt);
+  if (sa != sb) return sa < sb;
+  if (a.per_sample != b.per_sample) return a.per_sample < b.per_sample;
+  auto key = [](const Candidate& c) {
+    return std::make_tuple(c.par.tp, c.par.pp, c.par.dp, c.par.ep, c.par.vpp, c.opt.micro_batch,
+                           c.opt.recompute_layers);
+  };
+  return key(a) < key(b);
+}
+
 }  // namespace
 
 std::optional<LayoutChoice> BestTrainLayout(const ModelSpec& m, const TrainMemoryOptions& base,
                                             const TrainJob& job, const HardwareView& hw,
                                             const Calibration& cal, double headroom,
-                                            const LayoutConstraints& fixed) {
+                                            const LayoutConstraints& fixed,
+                                            LayoutSearchStats* stats) {
+  LayoutSearchStats local_stats;
+  LayoutSearchStats& st = stats ? *stats : local_stats;
   const int gpus = hw.gpus();
   const StepConstants k = StepConstants::From(cal, hw);  // one lookup per shape, not per layout
-  std::optional<LayoutChoice> best, fastest;
-  long evaluated = 0;
-  std::vector<int> tps = fixed.tp ? std::vector<int>{*fixed.tp}
-                                  : Divisors(std::max(1, m.heads > 0 ? m.heads : 1), hw.gpus_per_node);
-  std::vector<int> pps = fixed.pp ? std::vector<int>{*fixed.pp}
-                                  : Divisors(std::max(1, m.layers > 0 ? m.layers : 1), 64);
+  const bool transformer = m.is_transformer() && m.layers > 0 && m.heads > 0;
+  const int cp = fixed.cp.value_or(1);
+  // ---- enumerate (tp, pp, dp, ep) with their runnable batch and lower bound ----------------
+  struct Shape {
+    int tp, pp, dp, ep, gb;
+    double bound;  // per sample
+  };
+  std::vector<Shape> shapes;
+  std::vector<int> tps;
+  if (fixed.tp) {
+    tps = {*fixed.tp};
+  } else if (transformer) {
+    for (int t : Divisors(m.heads, hw.gpus_per_node)) {
+      if (m.mla || m.kv_heads <= 0 || m.kv_heads % t == 0) tps.push_back(t);
+    }
+  } else {
+    tps = {1};
+  }
+  for (int tp : tps) {
+    if (gpus % (static_cast<std::int64_t>(tp) * cp) != 0) continue;
+    const int rest = gpus / (tp * cp);
+    std::vector<int> pps;
+    if (fixed.pp) {
+      pps = {*fixed.pp};
+    } else {
+      pps = Divisors(rest, transformer ? m.layers : 1);
+    }
+    for (int pp : pps) {
+      if (pp < 1 || rest % pp != 0) continue;
+      const int dp = rest / pp;
+      if (fixed.dp && *fixed.dp != dp) continue;
+      int gb = job.global_batch;
+      if (gb > 0 && gb % dp != 0) {
+        if (!fixed.round_global_batch || gb < dp) {
+          ++st.batch_unrunnable;
+          continue;
+        }
+        gb = gb / dp * dp;  // down to a batch this dp runs
+      }
+      std::vector<int> eps;
+      if (fixed.ep) {
+        eps = {*fixed.ep};
+      } else if (m.moe) {
+        eps = Divisors(std::gcd(m.moe->experts, dp * cp * tp), m.moe->experts);
+      } else {
+        eps = {1};
+      }
+      for (int ep : eps) {
+        Parallelism par;
+        par.tp = tp;
+        par.pp = pp;
+        par.dp = dp;
+        par.cp = cp;
+        par.ep = ep;
+        TrainMemoryOptions o = base;
+        o.micro_batch = 1;
+        TrainJob lj = job;
+        lj.global_batch = gb;
+        const std::string why = LayoutError(m, par, o, lj, hw, /*terse=*/false);
+        if (!why.empty()) {
+          ++st.invalid;
+          if (st.first_invalid.empty()) st.first_invalid = why;
+          continue;
+        }
+        const double lb = TrainStepLowerBound(m, par, o, gb, hw, k).value();
+        shapes.push_back({tp, pp, dp, ep, gb, gb > 0 ? lb / gb : lb});
+      }
+    }
+  }
+  std::sort(shapes.begin(), shapes.end(), [](const Shape& a, const Shape& b) {
+    return std::tie(a.bound, a.tp, a.pp, a.ep) < std::tie(b.bound, b.tp, b.pp, b.ep);
+  });
+  // ---- evaluate, best bound first ----------------------------------------------------------
   std::vector<int> zeros;
   if (fixed.zero_stage) {
     zeros = {*fixed.zero_stage};
@@ -72,118 +309,180 @@ std::optional<LayoutChoice> BestTrainLayout(const ModelSpec& m, const TrainMemor
                                    ? std::vector<Recompute>{*fixed.recompute}
                                    : std::vector<Recompute>{Recompute::kNone, Recompute::kSelective,
                                                             Recompute::kFull};
-  const int cp = fixed.cp.value_or(1);
-  for (int tp : tps) {
-   for (int vpp_try : {1, 2, 3, 4, 8}) {
-    if (tp > gpus) continue;
-    for (int pp : pps) {
-      if (gpus % (tp * pp * cp) != 0) continue;
-      const int dp = gpus / (tp * pp * cp);
-      if (fixed.dp && *fixed.dp != dp) continue;
-      // Interleaved stages need pp > 1 and layers divisible by pp x vpp, or by pp x vpp once
-      // the embedding and the loss count as one layer each (Megatron-Core's
-      // account_for_embedding/loss_in_pipeline_split: Llama 3.1 405B's 126 layers on pp 8 x vpp 8).
-      const int vpp = fixed.vpp.value_or(vpp_try);
-      if (fixed.vpp && vpp_try != 1) continue;
-      if (vpp > 1 && (pp == 1 || (m.layers % (pp * vpp) != 0 && (m.layers + 2) % (pp * vpp) != 0))) continue;
-      // Micro-batches: powers of two up to 64, and the whole per-rank batch (no gradient
-      // accumulation: how CNNs train, e.g. 408 images per GPU).
-      int cand[9];
-      int nc = 0;
-      for (int b = 1; b <= 64; b *= 2) cand[nc++] = b;
-      const int per_rank = job.global_batch > 0 ? job.global_batch / dp : 0;
-      if (per_rank > 64 && per_rank <= 4096 && job.global_batch % dp == 0) cand[nc++] = per_rank;
-      for (int z : zeros) {
-        if (dp == 1 && z > 0) continue;
-        if (fixed.pipeline_needs_zero01 && pp > 1 && z >= 2) continue;
-        // Recompute options: the searched levels, and when full recompute is searched (not
-        // fixed by the caller) also block recompute of 1/4, 1/2 and 3/4 of the stage's layers
-        // (Megatron's recompute_num_layers): the least recompute that fits.
-        const int stage_layers = m.layers > 0 ? (m.layers + pp - 1) / pp : 0;
-        struct RcOption {
-          Recompute rc;
-          int layers;
-        };
-        RcOption rc_opts[8];
-        int n_rc = 0;
-        for (Recompute rc : rcs) {
-          if (rc == Recompute::kFull && !fixed.recompute && stage_layers >= 4 && m.is_transformer()) {
-            for (int q = 1; q <= 3; ++q) rc_opts[n_rc++] = {rc, stage_layers * q / 4};
-          }
-          rc_opts[n_rc++] = {rc, 0};
+  const bool peft = base.method == TrainMethod::kLora || base.method == TrainMethod::kQlora;
+  struct Offload {
+    bool opt, param;
+  };
+  std::vector<Offload> offloads;
+  for (Offload x : {Offload{false, false}, Offload{true, false}, Offload{true, true}}) {
+    if (fixed.optimizer_offload && *fixed.optimizer_offload != x.opt) continue;
+    if (fixed.param_offload && *fixed.param_offload != x.param) continue;
+    if (!fixed.optimizer_offload && !fixed.param_offload && peft && x.opt) continue;  // adapters only
+    offloads.push_back(x);
+  }
+  double fastest = 1e300;
+  std::vector<Candidate> near;  // fitting layouts within 1% of the fastest so far
+  near.reserve(64);
+  std::vector<int> mbs;
+  mbs.reserve(64);
+  for (size_t si = 0; si < shapes.size(); ++si) {
+    const Shape& sh = shapes[si];
+    // Every layout of this shape takes at least `bound` per sample; none can come within 1%
+    // of the fastest found, and the shapes after it are bounded higher still.
+    if (sh.bound * 0.999 > fastest * 1.01) {
+      st.pruned += static_cast<long>(shapes.size() - si);
+      break;
+    }
+    const int tp = sh.tp, pp = sh.pp, dp = sh.dp, ep = sh.ep;
+    TrainJob lj = job;
+    lj.global_batch = sh.gb;
+    // Micro-batches: every divisor of the per-rank batch (any when the batch is unknown:
+    // powers of two up to 64).
+    mbs.clear();
+    if (sh.gb > 0) {
+      const int per_rank = sh.gb / dp;
+      for (int b = 1; b <= per_rank; ++b) {
+        if (per_rank % b == 0 && (!fixed.micro_batch || b == *fixed.micro_batch)) mbs.push_back(b);
+      }
+    } else {
+      for (int b = 1; b <= 64; b *= 2) {
+        if (!fixed.micro_batch || b == *fixed.micro_batch) mbs.push_back(b);
+      }
+    }
+    // Interleaving: every vpp that divides each stage's layers (or with embedding and loss
+    // counted as layers: Megatron-Core's account_for_embedding/loss_in_pipeline_split).
+    std::vector<int> vpps;
+    if (fixed.vpp) {
+      vpps = {*fixed.vpp};
+    } else {
+      vpps = {1};
+      if (transformer && pp > 1) {
+        for (int v = 2; v * pp <= m.layers + 2; ++v) {
+          if (m.layers % (pp * v) == 0 || (m.layers + 2) % (pp * v) == 0) vpps.push_back(v);
         }
-        // Dominance: at a micro-batch where no recompute fits, any recompute is slower; where
-        // block recompute of k layers fits, recomputing more layers is slower. Those are skipped.
-        int none_fit_b = 0, full_fit_b = 0;
-        for (int ri = 0; ri < n_rc; ++ri) {
-          const Recompute rc = rc_opts[ri].rc;
-          const int dominated_upto = rc == Recompute::kSelective ? none_fit_b
-                                     : rc == Recompute::kFull    ? std::max(none_fit_b, full_fit_b)
-                                                                 : 0;
-          for (int ci = 0; ci < nc; ++ci) {
-            const int b = cand[ci];
-            if (fixed.micro_batch && b != *fixed.micro_batch) continue;
-            if (b <= dominated_upto) continue;
-            TrainJob lj = job;
-            if (fixed.round_global_batch && job.global_batch > 0) {
-              const long unit = static_cast<long>(b) * dp;  // nearest multiple, at least one
-              lj.global_batch = static_cast<int>(std::max(1L, (job.global_batch + unit / 2) / unit) * unit);
+      }
+    }
+    const int stage_layers = transformer ? (m.layers + pp - 1) / pp : 0;
+    for (int vpp : vpps) {
+      for (int z : zeros) {
+        // Offload dominance: at a (recompute, micro-batch) that already fits with less offload,
+        // more offload is slower (the CPU optimizer runs at host-memory bandwidth, below HBM;
+        // parameter reads add traffic) and less simple: skipped.
+        int fit_less_offload[8] = {0, 0, 0, 0, 0, 0, 0, 0};
+        for (Offload off : offloads) {
+          int fit_this_offload[8] = {0, 0, 0, 0, 0, 0, 0, 0};
+          // ZeRO stages shard nothing on one data-parallel rank: the same layout as ZeRO-0,
+          // except as the carrier of offload (ZeRO-Offload on one GPU).
+          if (dp == 1 && z > 0 && !off.opt) continue;
+          Parallelism par;
+          par.tp = tp;
+          par.pp = pp;
+          par.dp = dp;
+          par.cp = cp;
+          par.ep = ep;
+          par.vpp = vpp;
+          par.zero_stage = z;
+          par.sequence_parallel = fixed.sequence_parallel.value_or(tp > 1);
+          TrainMemoryOptions o = base;
+          o.optimizer_offload = off.opt;
+          o.param_offload = off.param;
+          if (fixed.pipeline_needs_zero01 && pp > 1 && z >= 2) {
+            ++st.invalid;
+            continue;
+          }
+          if (fixed.max_zero_stage < z && !fixed.zero_stage) continue;
+          auto fw = FrameworkFor(fixed.framework, par, o);
+          // A ZeRO stage the caller fixed (a validation case's recorded run) is honoured.
+          if (!fw && fixed.zero_stage) fw = fixed.framework;
+          if (!fw) {
+            ++st.invalid;
+            continue;
+          }
+          if (!LayoutError(m, par, o, lj, hw, /*terse=*/true).empty()) {
+            ++st.invalid;
+            continue;
+          }
+          // Memory first: the least memory this (vpp, ZeRO, offload) can take is full recompute
+          // (or the fixed level) at the smallest micro-batch; when that does not fit, nothing
+          // of it does (activations only grow with less recompute and larger micro-batches).
+          if (!mbs.empty() && transformer) {
+            TrainMemoryOptions lo = o;
+            lo.micro_batch = mbs.front();
+            lo.recompute = fixed.recompute.value_or(Recompute::kFull);
+            lo.recompute_layers = 0;
+            if (lj.global_batch > 0) lo.num_microbatches = std::max(1, lj.global_batch / (lo.micro_batch * dp));
+            if (EstimateTrainingMemory(m, par, lo).Total().value() > hw.acc->Usable().value() * headroom) {
+              ++st.over_memory;
+              continue;
             }
-            if (lj.global_batch > 0 && lj.global_batch % (b * dp) != 0) continue;
-            Parallelism par;
-            par.tp = tp;
-            par.pp = pp;
-            par.dp = dp;
-            par.cp = cp;
-            par.ep = fixed.ep.value_or(1);
-            par.vpp = vpp;
-            par.zero_stage = z;
-            par.sequence_parallel = fixed.sequence_parallel.value_or(tp > 1);
-            TrainMemoryOptions o = base;
-            o.micro_batch = b;
-            o.recompute = rc;
-            o.recompute_layers = rc_opts[ri].layers;
-            TrainEval ev = EvaluateTraining(m, par, o, lj, hw, cal, headroom, nullptr, &k);
-            ++evaluated;
-            if (!ev.fits) break;  // larger micro-batches need more memory
-            if (rc == Recompute::kNone) none_fit_b = std::max(none_fit_b, b);
-            if (rc == Recompute::kFull) full_fit_b = std::max(full_fit_b, b);
-            // Rounded batches differ per layout: compare time per sample.
-            auto per_sample = [](const TrainEval& e, int gb) {
-              return e.step.total.value() / std::max(1, gb);
-            };
-            // Within 1% of the fastest, the simpler layout wins (lower ZeRO stage, less
-            // recompute, no interleaving): what users run, and the same speed.
-            auto simplicity = [](const Parallelism& p, const TrainMemoryOptions& x) {
-              return p.zero_stage * 100 + static_cast<int>(x.recompute) * 10 + (p.vpp > 1 ? 1 : 0);
-            };
-            const double t_new = per_sample(ev, lj.global_batch);
-            if (!fastest || t_new < per_sample(fastest->eval, fastest->global_batch)) {
-              fastest = LayoutChoice{par, o, ev, lj.global_batch, 0};
+          }
+          // Recompute options: the searched levels, and when full recompute is searched (not
+          // fixed by the caller) also block recompute of 1/4, 1/2 and 3/4 of the stage's
+          // layers (Megatron's recompute_num_layers): the least recompute that fits.
+          struct RcOption {
+            Recompute rc;
+            int layers;
+          };
+          RcOption rc_opts[8];
+          int n_rc = 0;
+          for (Recompute rc : rcs) {
+            if (rc == Recompute::kFull && !fixed.recompute && stage_layers >= 4) {
+              for (int q = 1; q <= 3; ++q) rc_opts[n_rc++] = {rc, stage_layers * q / 4};
             }
-            bool take = !best;
-            if (best) {
-              const double t_best = per_sample(best->eval, best->global_batch);
-              const double t_fast = per_sample(fastest->eval, fastest->global_batch);
-              const int s_new = simplicity(par, o), s_best = simplicity(best->par, best->opt);
-              take = t_new < t_best * 0.99 || (t_new <= t_fast * 1.01 && s_new < s_best) ||
-                     (t_new < t_best && s_new <= s_best);
+            rc_opts[n_rc++] = {rc, 0};
+          }
+          // Dominance: at a micro-batch where no recompute fits, any recompute is slower and
+          // less simple; where block recompute of k layers fits, recomputing more is slower.
+          int none_fit_b = 0, full_fit_b = 0;
+          for (int ri = 0; ri < n_rc; ++ri) {
+            const Recompute rc = rc_opts[ri].rc;
+            const int dominated_upto = rc == Recompute::kSelective ? none_fit_b
+                                       : rc == Recompute::kFull    ? std::max(none_fit_b, full_fit_b)
+                                                                   : 0;
+            for (int b : mbs) {
+              if (b <= dominated_upto) continue;
+              if (b <= fit_less_offload[ri]) continue;
+              o.micro_batch = b;
+              o.recompute = rc;
+              o.recompute_layers = rc_opts[ri].layers;
+              TrainEval ev = EvaluateTraining(m, par, o, lj, hw, cal, headroom, nullptr, &k);
+              ++st.evaluated;
+              if (!ev.fits) {
+                if (ev.step.valid || ev.why == "over memory") {
+                  ++st.over_memory;
+                  break;  // larger micro-batches need more memory
+                }
+                ++st.invalid;
+                continue;
+              }
+              ++st.fits;
+              fit_this_offload[ri] = std::max(fit_this_offload[ri], b);
+              if (rc == Recompute::kNone) none_fit_b = std::max(none_fit_b, b);
+              if (rc == Recompute::kFull) full_fit_b = std::max(full_fit_b, b);
+              const double t = ev.step.total.value() / std::max(1, lj.global_batch);
+              if (t > fastest * 1.01) continue;
+              if (t < fastest) {
+                fastest = t;
+                std::erase_if(near, [&](const Candidate& c) { return c.per_sample > fastest * 1.01; });
+              }
+              near.push_back(Candidate{par, o, std::move(ev), lj.global_batch, t, *fw});
             }
-            if (take) best = LayoutChoice{par, o, ev, lj.global_batch, 0};
+          }
+          for (int ri = 0; ri < 8; ++ri) {
+            fit_less_offload[ri] = std::max(fit_less_offload[ri], fit_this_offload[ri]);
           }
         }
       }
     }
-   }
   }
-  // The simplicity preference never costs more than 1% against the fastest layout.
-  if (best && fastest &&
-      best->eval.step.total.value() / std::max(1, best->global_batch) >
-          1.01 * fastest->eval.step.total.value() / std::max(1, fastest->global_batch)) {
-    best = fastest;
+  if (near.empty()) return std::nullopt;
+  const Candidate* best = &near.front();
+  for (const Candidate& c : near) {
+    if (SimplerThan(c, *best)) best = &c;
   }
-  if (best) best->evaluated = evaluated;
-  return best;
+  LayoutChoice out{best->par, best->opt, best->eval, best->global_batch, st.evaluated,
+                   best->framework};
+  return out;
 }
 
 }  // namespace gpuplan
@@ -214,7 +513,10 @@ void ApplyFramework(TrainFramework f, Calibration& cal, LayoutConstraints& fixed
     case TrainFramework::kDeepSpeed:
       fixed.pipeline_needs_zero01 = true;
       break;
+    case TrainFramework::kFsdp:
+    case TrainFramework::kDdp: break;  // layout rules only (FrameworkSupports)
   }
+  fixed.framework = f;
 }
 
 }  // namespace gpuplan

@@ -160,10 +160,12 @@ void PriceAndCheck(const TrainJobSpec& job, const Catalog& cat, const Calibratio
   in.training = true;
   in.gpus_per_node = i.accelerator_count;
   in.nodes = p.nodes;
-  if (const Accelerator* a = cat.FindAccelerator(i.accelerator)) in.gpu_memory = a->memory;
+  const Accelerator* acc = cat.FindAccelerator(i.accelerator);  // one case-insensitive lookup
+  if (acc) in.gpu_memory = acc->memory;
   in.model_files = Bytes(static_cast<double>(CountParams(job.model).total) * 2.0);
   in.checkpoint = CheckpointBytes(job);
   in.dataset = job.dataset;
+  in.host_offload_per_gpu = p.eval.memory.host_offload;
   // Input rate: bytes per sample (or token) of the dataset on disk, or of the data's form when
   // the job does not give its size, times the plan's rate.
   if (p.eval.step.valid) {
@@ -198,7 +200,7 @@ void PriceAndCheck(const TrainJobSpec& job, const Catalog& cat, const Calibratio
     p.warnings.push_back("multi-node: place all nodes in one availability zone / placement group "
                          "(guide A13: latency under 5 us)");
   }
-  const double mem_frac = p.eval.memory.Total().value() / (cat.FindAccelerator(i.accelerator)->memory.value());
+  const double mem_frac = p.eval.memory.Total().value() / acc->Usable().value();
   if (mem_frac > job.headroom * 0.95) {
     p.warnings.push_back(fmt::format("memory at {:.0f}% of the GPU, close to the {:.0f}% headroom "
                                      "rule (B5)", 100 * mem_frac, 100 * job.headroom));
@@ -211,6 +213,21 @@ void PriceAndCheck(const TrainJobSpec& job, const Catalog& cat, const Calibratio
         "dataset {:.0f} GB is larger than RAM x 1/1.5 ({:.0f} GB): stream it from local NVMe, "
         "not from memory (guide B6)",
         ToGB(job.dataset), ToGB(i.ram) * p.nodes / 1.5));
+  }
+  // Vision training decodes JPEGs on the host: cores needed at the plan's images per second.
+  const bool images = job.model.arch == ModelArch::kCnn || job.model.arch == ModelArch::kVit;
+  if (images && p.eval.step.valid && p.eval.step.samples_per_s > 0) {
+    const double per_core = cal.Get("jpeg_decode_images_per_core_s", 150);
+    const double per_node = p.eval.step.samples_per_s / p.nodes;
+    const double cores = per_node / per_core;
+    const double has = i.vcpus / 2.0;
+    if (cores > has) {
+      p.warnings.push_back(fmt::format(
+          "JPEG decode of {:.0f} images/s per node needs about {:.0f} host cores at {:.0f} images/s "
+          "per core; the instance has {:.0f}: the GPUs will wait on data. Decode on the GPU with "
+          "NVIDIA DALI (nvJPEG) or train from preprocessed (pre-decoded, resized) data",
+          per_node, cores, per_core, has));
+    }
   }
   if (job.spot_allowed && p.cost_spot && job.checkpoint_interval_hours <= 0) {
     p.warnings.push_back("spot without checkpoints: an interruption loses the run so far (guide A15)");
@@ -643,6 +660,9 @@ Result<TrainPlanResult> PlanTrainingImpl(const TrainJobSpec& job, const Catalog&
           .value() * tj.tokens;
   std::vector<TrainPlan> all;
   int dropped_memory = 0, dropped_deadline = 0, dropped_budget = 0, skipped_bound = 0;
+  int skipped_fixed = 0, rounded_batch = 0;
+  std::vector<std::string> no_precision;  // accelerators without the job's precision
+  LayoutSearchStats why;  // summed over shapes: why layouts were rejected
   // Visit shapes cheapest-bound first so the bound prunes well.
   struct Visit {
     double bound;
@@ -656,13 +676,32 @@ Result<TrainPlanResult> PlanTrainingImpl(const TrainJobSpec& job, const Catalog&
     if (!acc) continue;
     // The step model runs fp32 jobs on the TF32 tensor path: bound with the same peak.
     auto peak = acc->PeakFor(job.precision == Precision::kFp32 ? Precision::kTf32 : job.precision);
-    if (!peak) continue;
+    if (!peak) {
+      if (no_precision.empty() || no_precision.back() != acc->id) no_precision.push_back(acc->id);
+      continue;
+    }
     double min_price = 1e300;
     for (const auto* i : insts) {
       if (i->price_on_demand) min_price = std::min(min_price, catalog.Convert(*i->price_on_demand, i->currency, job.currency, rate));
       if (job.spot_allowed && i->price_spot) min_price = std::min(min_price, catalog.Convert(*i->price_spot, i->currency, job.currency, rate));
     }
-    for (int n = 1; n <= job.max_nodes; n *= 2) {
+    // Node counts: powers of two up to max_nodes, or the fixed cluster (a GPU count that the
+    // instance's GPUs divide, or a node count).
+    std::vector<int> node_counts;
+    if (job.num_gpus > 0 || job.nodes > 0) {
+      int n = job.nodes;
+      if (job.num_gpus > 0) {
+        if (job.num_gpus % k.count != 0 || (job.nodes > 0 && job.nodes * k.count != job.num_gpus)) {
+          ++skipped_fixed;
+          continue;
+        }
+        n = job.num_gpus / k.count;
+      }
+      node_counts.push_back(n);
+    } else {
+      for (int n = 1; n <= job.max_nodes; n *= 2) node_counts.push_back(n);
+    }
+    for (int n : node_counts) {
       double gpus = static_cast<double>(k.count) * n;
       if (job.min_gpus > 0 && gpus < job.min_gpus) continue;
       if (job.max_gpus > 0 && gpus > job.max_gpus) break;
@@ -687,12 +726,28 @@ Result<TrainPlanResult> PlanTrainingImpl(const TrainJobSpec& job, const Catalog&
     const Accelerator& acc = *catalog.FindAccelerator(proto.accelerator);
     HardwareView hw = HardwareFromInstance(proto, acc, v.nodes);
     ++out.shapes;
-    auto choice = BestTrainLayout(job.model, base, tj, hw, fw_cal, job.headroom, fw_fixed);
+    // The job's batch when some layout runs it; else the largest batch below it that the
+    // cluster's data-parallel sizes can run (reported).
+    LayoutSearchStats stats;
+    auto choice = BestTrainLayout(job.model, base, tj, hw, fw_cal, job.headroom, fw_fixed, &stats);
+    if (!choice && stats.batch_unrunnable > 0 && stats.fits == 0) {
+      LayoutConstraints rounding = fw_fixed;
+      rounding.round_global_batch = true;
+      stats = LayoutSearchStats{};
+      choice = BestTrainLayout(job.model, base, tj, hw, fw_cal, job.headroom, rounding, &stats);
+      if (choice) ++rounded_batch;
+    }
+    why.evaluated += stats.evaluated;
+    why.over_memory += stats.over_memory;
+    why.invalid += stats.invalid;
+    why.batch_unrunnable += stats.batch_unrunnable;
+    why.pruned += stats.pruned;
+    if (why.first_invalid.empty()) why.first_invalid = stats.first_invalid;
+    out.evaluated += stats.evaluated;
     if (!choice) {
       ++dropped_memory;
       continue;
     }
-    out.evaluated += choice->evaluated;
     const double hours = choice->eval.job_seconds / 3600.0;
     if (hours <= 0) continue;
     for (const InstanceType* inst : *v.insts) {
@@ -702,6 +757,8 @@ Result<TrainPlanResult> PlanTrainingImpl(const TrainJobSpec& job, const Catalog&
       p.par = choice->par;
       p.opt = choice->opt;
       p.eval = choice->eval;
+      p.framework = choice->framework;
+      p.global_batch = choice->global_batch;
       p.hours = hours;
       PriceAndCheck(job, catalog, cal, rate, p);
       // Spot stretches the run (interruptions, lost work): an option that misses the deadline
@@ -753,7 +810,44 @@ Result<TrainPlanResult> PlanTrainingImpl(const TrainJobSpec& job, const Catalog&
   }
   if (static_cast<int>(out.plans.size()) > std::max(1, job.top)) out.plans.resize(static_cast<size_t>(job.top));
   out.exhaustive = skipped_bound == 0;
-  if (dropped_memory) out.notes.push_back(fmt::format("{} shape x node-count combinations cannot hold the job in {:.0f}% of GPU memory", dropped_memory, job.headroom * 100));
+  if (dropped_memory) {
+    // Name the real reason: no runnable batch, no valid layout, or memory.
+    if (why.evaluated == 0 && why.over_memory == 0 && why.batch_unrunnable > 0) {
+      out.notes.push_back(fmt::format(
+          "{} shape x node-count combinations have no layout that runs the global batch {}: no "
+          "data-parallel size of theirs divides it and each is larger than it (give a larger "
+          "--global-batch or fewer GPUs)", dropped_memory, tj.global_batch));
+    } else if (why.evaluated == 0 && why.over_memory == 0 && why.invalid > 0) {
+      out.notes.push_back(fmt::format(
+          "{} shape x node-count combinations have no valid layout for {} (e.g. {})",
+          dropped_memory, job.model.name, why.first_invalid));
+    } else {
+      out.notes.push_back(fmt::format(
+          "{} shape x node-count combinations cannot hold the job in {:.0f}% of GPU memory "
+          "({} layouts over memory{})", dropped_memory, job.headroom * 100, why.over_memory,
+          why.batch_unrunnable > 0 ? fmt::format(", {} tp x pp x dp that cannot divide the batch", why.batch_unrunnable) : ""));
+    }
+  }
+  if (!no_precision.empty()) {
+    out.notes.push_back(fmt::format(
+        "{} {} no {} path (Volta/Turing have no bf16): not planned; use --precision fp16 there",
+        fmt::join(no_precision, ", "), no_precision.size() == 1 ? "has" : "have",
+        PrecisionName(job.precision)));
+  }
+  if (skipped_fixed) out.notes.push_back(fmt::format("{} instance shapes skipped: their GPUs per node do not divide the fixed cluster of {} GPUs", skipped_fixed, job.num_gpus));
+  if (rounded_batch) {
+    for (const auto& p : out.plans) {
+      if (p.global_batch != tj.global_batch) {
+        out.notes.push_back(fmt::format(
+            "global batch {} is not runnable on {} GPUs (no data-parallel size divides it): "
+            "rounded down to {} = micro-batch {} x dp {} x {} micro-batches",
+            tj.global_batch, p.par.gpus(), p.global_batch, p.opt.micro_batch, p.par.dp,
+            p.eval.step.num_microbatches));
+        break;
+      }
+    }
+  }
+  if (why.pruned) out.notes.push_back(fmt::format("{} tp x pp x dp x ep layouts skipped by the step-time lower bound (they cannot come within 1% of the fastest)", why.pruned));
   if (dropped_deadline) out.notes.push_back(fmt::format("{} plans miss the {:.1f} h deadline", dropped_deadline, *job.deadline_hours));
   if (dropped_budget) out.notes.push_back(fmt::format("{} plans exceed the budget of {:.0f} {}", dropped_budget, *job.budget, CurrencyCode(job.currency)));
   if (skipped_suspect) {
@@ -773,7 +867,8 @@ Trace ExplainTrainPlan(const TrainJobSpec& job, const TrainPlan& plan, const Cat
   const Accelerator* acc = catalog.FindAccelerator(plan.instance->accelerator);
   if (!acc) return t;
   TrainJob tj;
-  tj.global_batch = job.global_batch > 0 ? job.global_batch : DefaultGlobalBatch(job);
+  tj.global_batch = plan.global_batch > 0 ? plan.global_batch
+                    : job.global_batch > 0 ? job.global_batch : DefaultGlobalBatch(job);
   tj.tokens = job.TotalTokens();
   tj.samples = job.samples * job.epochs;
   HardwareView hw = HardwareFromInstance(*plan.instance, *acc, plan.nodes);

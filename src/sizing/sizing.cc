@@ -526,6 +526,15 @@ HostNeeds SizeHost(SizingPolicy policy, const SizingInput& in) {
       if (r.rfind("storage:", 0) == 0) r = line;
     }
   }
+  // Every policy: offloaded optimizer / parameter states live in host RAM on top of the rule.
+  if (in.training && in.host_offload_per_gpu.value() > 0) {
+    const Bytes off = in.host_offload_per_gpu * static_cast<double>(in.gpus_per_node);
+    n.ram = n.ram + off;
+    n.rationale.push_back(fmt::format(
+        "RAM raised by the offloaded states: {} GPUs x {} = {} (optimizer/parameter offload "
+        "keeps them in host memory)",
+        in.gpus_per_node, Mem(in.host_offload_per_gpu), Mem(off)));
+  }
   return n;
 }
 

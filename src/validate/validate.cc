@@ -576,6 +576,10 @@ std::variant<double, Unsupported> PredictTrainingPerf(ModelSpec m, const Json& w
   }
   if (!Str(w, "recompute").empty()) fixed.recompute = s.opt.recompute;
   if (auto v = Bool(w, "sequence_parallel")) fixed.sequence_parallel = *v;
+  // Offload is something a published run states (DeepSpeed's offload_optimizer /
+  // offload_param "cpu"): a case that does not ran without it.
+  fixed.optimizer_offload = Str(w, "offload_optimizer") == "cpu";
+  fixed.param_offload = Str(w, "offload_param") == "cpu";
   int gpus_case = Int(hwj, "gpus").value_or(0);
   if (fixed.tp && fixed.pp && fixed.dp) {
     int n = *fixed.tp * *fixed.pp * *fixed.dp * fixed.cp.value_or(1);

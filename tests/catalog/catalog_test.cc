@@ -357,6 +357,25 @@ TEST(Datasheet, SpotChecks) {
   }
 }
 
+// Usable capacity as the driver reports it (nvidia-smi memory.total): L40S 46068 MiB (45.0
+// GiB, not 48), A100 80GB 81920 MiB; others fall back to the datasheet.
+TEST(Datasheet, DriverCapacity) {
+  const Catalog& cat = Builtin();
+  const std::pair<const char*, double> cases[] = {
+      {"L40S", 46068}, {"A100-SXM4-80GB", 81920}};
+  for (const auto& [id, mib] : cases) {
+    SCOPED_TRACE(id);
+    const Accelerator* a = cat.FindAccelerator(id);
+    ASSERT_NE(a, nullptr);
+    EXPECT_NEAR(ToMiB(a->Usable()), mib, 0.5);
+    EXPECT_FALSE(a->memory_source.empty());
+  }
+  const Accelerator* mi = cat.FindAccelerator("MI300X");
+  ASSERT_NE(mi, nullptr);
+  EXPECT_EQ(mi->Usable().value(), mi->memory.value());
+  EXPECT_TRUE(mi->memory_source.empty());
+}
+
 TEST(Datasheet, UnsupportedPrecisionsAreEmptyNotZero) {
   const Catalog& cat = Builtin();
   // T4 datasheet: no BF16/TF32/FP8 (gpu_specs.csv notes); V100: FP16 tensor only.

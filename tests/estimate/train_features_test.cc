@@ -426,8 +426,10 @@ TEST(PartialRecompute, MemoryAndTimeLieBetweenNoneAndFull) {
 }
 
 TEST(PartialRecompute, SearchTakesTheLeastRecomputeThatFits) {
-  // Llama 3.1 405B on 512 H100s, tp 8 pp 8 cp 2 vpp 8 (NVIDIA's MLPerf layout): no recompute
-  // does not fit 80 GB; block recompute of part of each stage does, and beats full recompute.
+  // Llama 3.1 405B on 512 H100s, tp 8 pp 8 cp 2 vpp 8 (NVIDIA's MLPerf layout). With the
+  // distributed optimizer sharded over dp x cp it holds ~74 GiB without recompute; at 85% of
+  // 80 GiB (68 GiB) no recompute does not fit, block recompute of part of each stage does and
+  // beats full recompute.
   const ModelSpec& m = Preset("Llama-3.1-405B");
   const HardwareView hw = Hw("H100-SXM5-80GB", 64);
   TrainJob job;
@@ -444,14 +446,15 @@ TEST(PartialRecompute, SearchTakesTheLeastRecomputeThatFits) {
   c.vpp = 8;
   c.micro_batch = 1;
   c.zero_stage = 1;
-  auto best = BestTrainLayout(m, o, job, hw, DefaultCalibration(), 0.95, c);
+  c.optimizer_offload = false;  // the MLPerf run keeps its optimizer on the GPUs
+  auto best = BestTrainLayout(m, o, job, hw, DefaultCalibration(), 0.85, c);
   ASSERT_TRUE(best.has_value());
   EXPECT_EQ(best->opt.recompute, Recompute::kFull);
   EXPECT_GT(best->opt.recompute_layers, 0);
   EXPECT_LT(best->opt.recompute_layers, 16);
   LayoutConstraints all = c;
   all.recompute = Recompute::kFull;  // fixed full recompute: every layer
-  auto full = BestTrainLayout(m, o, job, hw, DefaultCalibration(), 0.95, all);
+  auto full = BestTrainLayout(m, o, job, hw, DefaultCalibration(), 0.85, all);
   ASSERT_TRUE(full.has_value());
   EXPECT_EQ(full->opt.recompute_layers, 0);
   EXPECT_LT(best->eval.step.total.value(), full->eval.step.total.value());

@@ -602,14 +602,17 @@ TEST(Planner, UnknownCloudIsNotFoundWithDidYouMean) {
   EXPECT_EQ(res.error().field, "constraints.gpus[0]");
 }
 
-// "Nothing fits" is an answer, not an error: Llama-2-70B full training cannot be held by one
-// node of 16/24 GB cards (70B x 16 B of model states is 1.1 TB).
+// "Nothing fits" is an answer, not an error: Llama-3.1-405B full training cannot be held by
+// one node of 16/24 GB cards, even with optimizer and parameter offload (the gradients alone
+// are 405B x 2 B / 8 GPUs = 101 GB per GPU). (Llama-2-70B now fits there with ZeRO-Infinity
+// offload, issue #11.)
 TEST(Planner, TooBigForOneSmallNodeGivesNotesNotError) {
   for (const char* gpu : {"T4", "A10G", "L4"}) {
     if (Cat().FindAccelerator(gpu) == nullptr) continue;
-    TrainJobSpec j = JobFor("llama-2-70b", 1e9, 4096);
+    TrainJobSpec j = JobFor("llama-3.1-405b", 1e9, 4096);
     j.gpus = {gpu};
     j.max_nodes = 1;
+    j.precision = Precision::kFp16;  // T4 has no bf16 path (issue #11): a separate note
     auto res = Plan(j);
     ASSERT_TRUE(res.ok()) << gpu << ": " << res.error().ToString();
     EXPECT_TRUE(res->plans.empty()) << gpu;
