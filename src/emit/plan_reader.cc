@@ -123,6 +123,8 @@ Plan ReadPlan(const json& doc, int rank) {
     p.vpp = std::max(1, static_cast<int>(OptNum(l, "vpp").value_or(1)));
     p.sequence_parallel = l.contains("sequence_parallel") && l["sequence_parallel"].is_boolean() &&
                           l["sequence_parallel"].get<bool>();
+    // The framework the planner chose to run this layout wins over the job's request.
+    if (const std::string chosen = OptStr(l, "framework"); !chosen.empty()) p.framework = chosen;
     p.step_time_s = Num(j, "step_time_s", p.path);
     p.job_hours = Num(j, "job_hours", p.path);
     p.price_per_hour = OptNum(j, "price_per_hour");

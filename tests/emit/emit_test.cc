@@ -124,6 +124,19 @@ std::string Flag(const std::string& cmd, const std::string& flag) {
   return std::regex_search(cmd, m, re) ? m[1].str() : "";
 }
 
+// The launch runs the framework the planner chose for the layout: Megatron-LM's pretrain_gpt.py
+// (its distributed optimizer is the plan's ZeRO-1) or the HF Trainer with DeepSpeed when ZeRO > 0.
+void ExpectLaunchMatchesPlan(const std::string& launch, const nlohmann::json& p, const std::string& ctx) {
+  const std::string fw = p["layout"].value("framework", std::string());
+  const int zero = p["layout"]["zero_stage"].get<int>();
+  if (fw.rfind("megatron", 0) == 0) {
+    EXPECT_NE(launch.find("pretrain_gpt.py"), std::string::npos) << ctx;
+    EXPECT_EQ(launch.find("--use-distributed-optimizer") != std::string::npos, zero > 0) << ctx;
+  } else {
+    EXPECT_EQ(launch.find("--deepspeed") != std::string::npos, zero > 0) << ctx;
+  }
+}
+
 TEST(Emit, EveryTargetParsesAndCarriesThePlan) {
   for (const auto& s : Scenarios()) {
     const std::string& text = PlanText(s);
@@ -206,7 +219,7 @@ TEST(Emit, EveryTargetParsesAndCarriesThePlan) {
                   p["gpus_per_node"].get<int>());
         const std::string cmd = job["spec"]["template"]["spec"]["containers"][0]["command"][2].as<std::string>();
         EXPECT_NE(cmd.find("torchrun"), std::string::npos);
-        EXPECT_EQ(cmd.find("--deepspeed") != std::string::npos, p["layout"]["zero_stage"].get<int>() > 0) << ctx;
+        ExpectLaunchMatchesPlan(cmd, p, ctx);
       }
       // SkyPilot: accelerators "ACC:COUNT", nodes, spot, infra.
       auto sky = gpuplan::Emit(text, "skypilot", opt, Cat());
@@ -258,7 +271,7 @@ TEST(Emit, EveryTargetParsesAndCarriesThePlan) {
       auto sl = gpuplan::Emit(text, "slurm", opt, Cat());
       ASSERT_TRUE(sl);
       const std::string& sb = sl->front().contents;
-      EXPECT_EQ(sb.find("--deepspeed") != std::string::npos, p["layout"]["zero_stage"].get<int>() > 0) << ctx;
+      ExpectLaunchMatchesPlan(sb, p, ctx);
       EXPECT_NE(sb.find("#SBATCH --nodes=" + std::to_string(p["nodes"].get<int>()) + "\n"), std::string::npos) << sb;
       EXPECT_NE(sb.find("#SBATCH --gpus-per-node=" + std::to_string(p["gpus_per_node"].get<int>()) + "\n"), std::string::npos);
       EXPECT_NE(sb.find("#SBATCH --cpus-per-task=" + std::to_string(p["host"]["cpu_cores"].get<int>()) + "\n"), std::string::npos);
