@@ -15,6 +15,8 @@
 
 #include "gpuplan/estimate.h"
 #include "gpuplan/model.h"
+#include "io/json_util.h"
+#include "io/plan_input.h"
 
 namespace gpuplan {
 
@@ -60,7 +62,7 @@ const json& At(const json& j, const std::string& key, const std::string& path) {
 }
 double Num(const json& j, const std::string& key, const std::string& path) {
   const json& v = At(j, key, path);
-  if (!v.is_number()) throw PlanError(path + "." + key, "expected a number, got " + v.dump());
+  if (!v.is_number()) throw PlanError(path + "." + key, "expected a number, got " + internal::JsonTypeName(v));
   return v.get<double>();
 }
 int Int(const json& j, const std::string& key, const std::string& path) {
@@ -72,7 +74,7 @@ int Int(const json& j, const std::string& key, const std::string& path) {
 }
 std::string Str(const json& j, const std::string& key, const std::string& path) {
   const json& v = At(j, key, path);
-  if (!v.is_string()) throw PlanError(path + "." + key, "expected a string, got " + v.dump());
+  if (!v.is_string()) throw PlanError(path + "." + key, "expected a string, got " + internal::JsonTypeName(v));
   return v.get<std::string>();
 }
 std::optional<double> OptNum(const json& j, const std::string& key) {
@@ -891,11 +893,13 @@ Result<std::vector<EmittedFile>> Emit(std::string_view plan_json, std::string_vi
     return MakeError(ErrorCode::kInvalidArgument, "--autoscaler", "unknown autoscaler \"" + opt.autoscaler + "\"",
                      "use hpa or keda");
   }
-  json doc = json::parse(plan_json.begin(), plan_json.end(), nullptr, false);
-  if (doc.is_discarded()) {
-    return MakeError(ErrorCode::kParse, "--plan", "not valid JSON",
+  auto parsed = internal::ParseJson(plan_json, "--plan");  // size, depth, every exception
+  if (!parsed) {
+    return MakeError(parsed.error().code, "--plan", "not valid JSON: " + parsed.error().message,
                      "give the output of `gpuplan --json plan train|infer ...`");
   }
+  json doc = std::move(*parsed);
+  if (Status s = internal::CheckPlanDocument(doc); !s) return s.error();
   Plan p;
   try {
     p = ReadPlan(doc, opt.rank);

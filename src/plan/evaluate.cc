@@ -14,7 +14,11 @@ TrainEval EvaluateTraining(const ModelSpec& m, const Parallelism& par,
   TrainMemoryOptions o = opt;
   const int dp = std::max(1, par.dp);
   const int b = std::max(1, o.micro_batch);
-  if (job.global_batch > 0) o.num_microbatches = std::max(1, job.global_batch / (b * dp));
+  if (job.global_batch > 0) {
+    // 64-bit: b x dp can pass INT_MAX on large clusters.
+    const long long per_step = static_cast<long long>(b) * dp;
+    o.num_microbatches = static_cast<int>(std::max<long long>(1, job.global_batch / per_step));
+  }
   ev.memory = EstimateTrainingMemory(m, par, o);
   const double limit = hw.acc->memory.value() * headroom;
   if (ev.memory.Total().value() > limit) {
@@ -77,15 +81,17 @@ std::optional<LayoutChoice> BestTrainLayout(const ModelSpec& m, const TrainMemor
    for (int vpp_try : {1, 2, 3, 4, 8}) {
     if (tp > gpus) continue;
     for (int pp : pps) {
-      if (gpus % (tp * pp * cp) != 0) continue;
-      const int dp = gpus / (tp * pp * cp);
+      const long long model_par = static_cast<long long>(tp) * pp * cp;  // no int overflow
+      if (model_par > gpus || gpus % model_par != 0) continue;
+      const int dp = static_cast<int>(gpus / model_par);
       if (fixed.dp && *fixed.dp != dp) continue;
       // Interleaved stages need pp > 1 and layers divisible by pp x vpp, or by pp x vpp once
       // the embedding and the loss count as one layer each (Megatron-Core's
       // account_for_embedding/loss_in_pipeline_split: Llama 3.1 405B's 126 layers on pp 8 x vpp 8).
       const int vpp = fixed.vpp.value_or(vpp_try);
       if (fixed.vpp && vpp_try != 1) continue;
-      if (vpp > 1 && (pp == 1 || (m.layers % (pp * vpp) != 0 && (m.layers + 2) % (pp * vpp) != 0))) continue;
+      if (vpp > 1 && (pp == 1 || static_cast<long long>(pp) * vpp > m.layers + 2 ||
+                      (m.layers % (pp * vpp) != 0 && (m.layers + 2) % (pp * vpp) != 0))) continue;
       // Micro-batches: powers of two up to 64, and the whole per-rank batch (no gradient
       // accumulation: how CNNs train, e.g. 408 images per GPU).
       int cand[9];
@@ -129,7 +135,7 @@ std::optional<LayoutChoice> BestTrainLayout(const ModelSpec& m, const TrainMemor
               const long unit = static_cast<long>(b) * dp;  // nearest multiple, at least one
               lj.global_batch = static_cast<int>(std::max(1L, (job.global_batch + unit / 2) / unit) * unit);
             }
-            if (lj.global_batch > 0 && lj.global_batch % (b * dp) != 0) continue;
+            if (lj.global_batch > 0 && lj.global_batch % (static_cast<long long>(b) * dp) != 0) continue;
             Parallelism par;
             par.tp = tp;
             par.pp = pp;

@@ -9,6 +9,7 @@
 #include <map>
 #include <tuple>
 
+#include "gpuplan/input.h"
 #include "gpuplan/planner.h"
 
 namespace gpuplan {
@@ -363,7 +364,9 @@ Result<TrainPlanResult> PlanTrainingImpl(const TrainJobSpec& job, const Catalog&
       if (i->price_on_demand) min_price = std::min(min_price, catalog.Convert(*i->price_on_demand, i->currency, job.currency, rate));
       if (job.spot_allowed && i->price_spot) min_price = std::min(min_price, catalog.Convert(*i->price_spot, i->currency, job.currency, rate));
     }
-    for (int n = 1; n <= job.max_nodes; n *= 2) {
+    // 64-bit doubling: n *= 2 in int wraps to 0 (an endless loop) past 2^30.
+    for (long long nn = 1; nn <= job.max_nodes && nn <= kMaxNodes; nn *= 2) {
+      const int n = static_cast<int>(nn);
       double gpus = static_cast<double>(k.count) * n;
       if (job.min_gpus > 0 && gpus < job.min_gpus) continue;
       if (job.max_gpus > 0 && gpus > job.max_gpus) break;
