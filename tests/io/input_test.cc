@@ -273,3 +273,25 @@ TEST(Identifier, NamesAllowWhatRealCatalogsHold) {
 }
 }  // namespace
 }  // namespace gpuplan
+
+#include "gpuplan/planner.h"
+
+namespace gpuplan {
+namespace {
+// The node-count loop doubles in 64 bits and stops at kMaxNodes, so even a job that skipped
+// validation (max_nodes = INT_MAX wrapped `n *= 2` to 0: an endless loop) terminates.
+TEST(OverflowSafe, NodeLoopTerminatesForIntMaxNodes) {
+  auto cat = LoadBuiltinCatalog();
+  ASSERT_TRUE(cat);
+  TrainJobSpec j;
+  j.model = *ResolveModel("Llama-2-7B", "--model");
+  j.method = TrainMethod::kLora;
+  j.tokens = 1e8;
+  j.max_nodes = INT_MAX;
+  j.gpus = {"H100"};
+  auto r = PlanTraining(j, *cat, DefaultCalibration());
+  ASSERT_TRUE(r) << r.error().ToString();
+  for (const auto& p : r->plans) EXPECT_LE(p.nodes, kMaxNodes);
+}
+}  // namespace
+}  // namespace gpuplan
