@@ -7,6 +7,8 @@ BUILD_DIR="${1:-build}"
 shift || true
 PKGS=(build-essential cmake pkg-config libfmt-dev nlohmann-json3-dev libyaml-cpp-dev libcli11-dev
       libgtest-dev libgmock-dev libbenchmark-dev)
+# GPUPLAN_FUZZ=1: also clang and its libFuzzer/sanitizer runtimes (tools/fuzz_smoke.sh).
+if [ "${GPUPLAN_FUZZ:-0}" = "1" ]; then PKGS+=(clang libclang-rt-14-dev); fi
 missing=()
 for p in "${PKGS[@]}"; do
   dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p")
@@ -31,6 +33,8 @@ fi
 if [ ! -d tools/schema-check/node_modules/kubernetes-models ] || [ ! -d tools/schema-check/node_modules/ajv ]; then
   (cd tools/schema-check && npm ci --no-audit --no-fund >&2)
 fi
+# GPUPLAN_SETUP_ONLY=1: install the packages, do not configure or build.
+if [ "${GPUPLAN_SETUP_ONLY:-0}" = "1" ]; then exit 0; fi
 JOBS="$(nproc 2>/dev/null || echo 2)"
 cmake -S . -B "$BUILD_DIR" -DCMAKE_BUILD_TYPE=Release "$@" >&2
 cmake --build "$BUILD_DIR" -j"$JOBS" >&2

@@ -69,7 +69,7 @@ Result<Output> RunGpus(const GlobalOptions& g) {
                                             it->second.second->instance_type);
       j["accelerators"].push_back(row);
     }
-    out.text = j.dump(2) + "\n";
+    out.text = DumpJson(j) + "\n";
     return out;
   }
   Table t({"accelerator", "memory", "HBM GB/s", "fp32", "bf16", "fp8", "int8", "link",
@@ -218,7 +218,7 @@ Result<Output> RunInstances(const GlobalOptions& g, const InstanceFilter& f) {
                                {"suspect_shapes", c.suspect}, {"reserved_shapes", c.reserved},
                                {"skipped_shapes", skipped}});
     }
-    out.text = j.dump(2) + "\n";
+    out.text = DumpJson(j) + "\n";
     return out;
   }
   Table t({"cloud", "instance", "region", "accelerators", "vCPU", "RAM GiB", "NVMe GB", "net Gb/s",
@@ -265,7 +265,7 @@ Result<Output> RunModels(const GlobalOptions& g) {
                              {"kv_bytes_per_token_bf16", KvBytesPerToken(m, 2.0, 1).value()},
                              {"aliases", m.aliases}});
     }
-    out.text = j.dump(2) + "\n";
+    out.text = DumpJson(j) + "\n";
     return out;
   }
   Table t({"model", "arch", "params", "active", "layers", "hidden", "heads/kv", "KV/token bf16",

@@ -6,6 +6,7 @@
 #include <sstream>
 
 #include "commands.h"
+#include "gpuplan/input.h"
 #include "gpuplan/check.h"
 #include "gpuplan/perf.h"
 
@@ -18,13 +19,9 @@ struct CheckArgs {
 };
 
 Result<Output> RunCheck(const GlobalOptions& g, const CheckArgs& a) {
-  std::ifstream in(a.file, std::ios::binary);
-  if (!in) {
-    return MakeError(ErrorCode::kIo, "-f", "cannot read \"" + a.file + "\"", "check the path");
-  }
-  std::stringstream ss;
-  ss << in.rdbuf();
-  auto setup = ParseSetupYaml(ss.str(), a.file);
+  auto text = ReadInputFile(a.file, "-f", kMaxYamlFileBytes);
+  if (!text) return text.error();
+  auto setup = ParseSetupYaml(*text, a.file);
   if (!setup) return setup.error();
   auto cat = LoadCatalog(g);
   if (!cat) return cat.error();
@@ -51,7 +48,7 @@ Result<Output> RunCheck(const GlobalOptions& g, const CheckArgs& a) {
                                {"message", f.message},
                                {"fix", f.fix}});
     }
-    out.text = j.dump(2) + "\n";
+    out.text = DumpJson(j) + "\n";
     return out;
   }
   out.text = fmt::format("gpuplan check {}: {} error(s), {} warning(s), {} note(s)\n", a.file,

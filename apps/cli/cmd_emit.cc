@@ -1,6 +1,6 @@
-// gpuplan emit: deployment files from a plan's JSON (docs/emit.md). Files are written
-// atomically (DIR/.name.tmp, then rename), never over an existing file without --force, and
-// either all of them appear or none does.
+// gpuplan emit: deployment files from a plan's JSON (docs/emit.md). Files are written through
+// SafeWriteFiles (gpuplan/safe_write.h): exclusive temporaries in the target directory, then
+// renamed; never over an existing file without --force, never through a symbolic link.
 #include <fmt/format.h>
 
 #include <cstdio>
@@ -12,6 +12,8 @@
 
 #include "commands.h"
 #include "gpuplan/emit.h"
+#include "gpuplan/input.h"
+#include "gpuplan/safe_write.h"
 
 namespace gpuplan::cli {
 
@@ -34,56 +36,14 @@ struct EmitArgs {
   bool has_off_peak = false, has_peak = false;
 };
 
-void RemoveQuietly(const fs::path& p) {
-  std::error_code ec;
-  fs::remove(p, ec);
-}
-
 Result<Output> WriteFiles(const std::vector<EmittedFile>& files, const EmitArgs& a) {
-  const fs::path dir(a.out_dir);
-  std::error_code ec;
-  if (!fs::exists(dir, ec)) {
-    fs::create_directories(dir, ec);
-    if (ec) return MakeError(ErrorCode::kIo, "-o", "cannot create \"" + a.out_dir + "\": " + ec.message(), "check the path and permissions");
-  } else if (!fs::is_directory(dir, ec)) {
-    return MakeError(ErrorCode::kIo, "-o", "\"" + a.out_dir + "\" is not a directory");
-  }
-  // Check every target before writing anything, so a refusal leaves no files behind.
-  for (const auto& f : files) {
-    const fs::path dest = dir / f.name;
-    if (fs::exists(dest, ec) && !a.force) {
-      return MakeError(ErrorCode::kIo, "-o", "\"" + dest.string() + "\" exists",
-                       "pass --force to overwrite it, or choose another -o directory");
-    }
-  }
-  std::vector<fs::path> tmps;
-  auto cleanup = [&] {
-    for (const auto& t : tmps) RemoveQuietly(t);
-  };
-  for (const auto& f : files) {
-    const fs::path tmp = dir / ("." + f.name + ".tmp");
-    tmps.push_back(tmp);
-    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-    if (out) out.write(f.contents.data(), static_cast<std::streamsize>(f.contents.size()));
-    out.close();
-    if (!out) {
-      cleanup();
-      return MakeError(ErrorCode::kIo, "-o", "cannot write \"" + tmp.string() + "\"",
-                       "check that the directory is writable");
-    }
-  }
-  std::string text;
-  for (std::size_t i = 0; i < files.size(); ++i) {
-    const fs::path dest = dir / files[i].name;
-    fs::rename(tmps[i], dest, ec);
-    if (ec) {
-      cleanup();
-      return MakeError(ErrorCode::kIo, "-o", "cannot rename to \"" + dest.string() + "\": " + ec.message());
-    }
-    text += "wrote " + dest.string() + "\n";
-  }
+  std::vector<FileToWrite> out;
+  out.reserve(files.size());
+  for (const auto& f : files) out.push_back({f.name, f.contents});
+  auto written = SafeWriteFiles(a.out_dir, out, a.force, "-o");
+  if (!written) return written.error();
   Output o;
-  o.text = text;
+  for (const auto& w : *written) o.text += "wrote " + w + "\n";
   return o;
 }
 
@@ -96,11 +56,9 @@ Result<Output> RunEmit(const GlobalOptions& g, const EmitArgs& a) {
   std::stringstream ss;
   if (!a.job.empty()) {
     // Plan the job file first (a serving file has `serve:`; otherwise training), as JSON.
-    std::ifstream jf(a.job, std::ios::binary);
-    if (!jf) return MakeError(ErrorCode::kIo, "--job", "cannot read \"" + a.job + "\"", "check the path");
-    std::stringstream js;
-    js << jf.rdbuf();
-    const std::string text = js.str();
+    auto read = ReadInputFile(a.job, "--job", kMaxYamlFileBytes);
+    if (!read) return read.error();
+    const std::string& text = *read;
     const bool serving = text.rfind("serve:", 0) == 0 || text.find("\nserve:") != std::string::npos;
     GlobalOptions gj = g;
     gj.json = true;
@@ -108,16 +66,13 @@ Result<Output> RunEmit(const GlobalOptions& g, const EmitArgs& a) {
     if (!planned) return planned.error();
     if (planned->exit_code != kExitOk) {
       return MakeError(ErrorCode::kInvalidArgument, "--job", "the job has no feasible plan",
-                       "run `gpuplan plan " + std::string(serving ? "infer" : "train") + " -f " + a.job + "` to see why");
+                       "run `gpuplan plan " + std::string(serving ? "infer" : "train") + " -f FILE` to see why");
     }
     ss << planned->text;
   } else {
-    std::ifstream in(a.plan, std::ios::binary);
-    if (!in) {
-      return MakeError(ErrorCode::kIo, "--plan", "cannot read \"" + a.plan + "\"",
-                       "write one with `gpuplan --json plan train|infer ... > plan.json`");
-    }
-    ss << in.rdbuf();
+    auto read = ReadInputFile(a.plan, "--plan", kMaxJsonFileBytes);
+    if (!read) return read.error();
+    ss << *read;
   }
   auto cat = LoadBuiltinCatalog();
   if (!cat) return cat.error();

@@ -3,9 +3,12 @@
 #include <fmt/format.h>
 #include <fstream>
 #include <memory>
+#include <optional>
+#include <utility>
 #include <sstream>
 
 #include "commands.h"
+#include "gpuplan/input.h"
 #include "gpuplan/plan_document.h"
 #include "gpuplan/serve_planner.h"
 #include "gpuplan/simulate.h"
@@ -19,11 +22,9 @@ using nlohmann::json;
 // Fills the fields a flag left unset from the YAML job file (flags win).
 Status MergeFile(InferArgs& a, const CLI::App* cmd) {
   if (a.file.empty()) return {};
-  std::ifstream in(a.file, std::ios::binary);
-  if (!in) return MakeError(ErrorCode::kIo, "-f", "cannot read \"" + a.file + "\"", "check the path");
-  std::stringstream ss;
-  ss << in.rdbuf();
-  auto f = ParseServeJobYaml(ss.str(), a.file);
+  auto text = ReadInputFile(a.file, "-f", kMaxYamlFileBytes);
+  if (!text) return text.error();
+  auto f = ParseServeJobYaml(*text, a.file);
   if (!f) return f.error();
   auto unset = [&](const char* flag) {
     if (cmd == nullptr) return true;
@@ -31,7 +32,7 @@ Status MergeFile(InferArgs& a, const CLI::App* cmd) {
     return o == nullptr || o->count() == 0;
   };
   if (unset("--model") && !f->model.empty()) a.model = f->model;
-  if (unset("--qps") && f->qps) a.qps = *f->qps;
+  if (unset("--qps") && unset("--tokens-per-s") && unset("--users") && f->qps) a.qps = *f->qps;
   if (unset("--input-len") && f->input_len) a.input_len = *f->input_len;
   if (unset("--output-len") && f->output_len) a.output_len = *f->output_len;
   if (unset("--ttft-ms") && f->ttft_p99_ms) a.ttft_ms = *f->ttft_p99_ms;
@@ -55,6 +56,33 @@ Status MergeFile(InferArgs& a, const CLI::App* cmd) {
 
 Result<ServeJobSpec> BuildServeJob(const InferArgs& a, const GlobalOptions& g) {
   ServeJobSpec job;
+  if (a.model.empty()) {
+    return MakeError(ErrorCode::kInvalidArgument, "--model", "is empty",
+                     "give a preset name (see `gpuplan models`) or a path to config.json");
+  }
+  // Mutually exclusive load flags; each given value finite and in range.
+  if ((a.qps ? 1 : 0) + (a.tokens_per_s ? 1 : 0) + (a.users ? 1 : 0) > 1) {
+    return MakeError(ErrorCode::kInvalidArgument, a.qps ? "--qps" : "--tokens-per-s",
+                     "give one load: --qps, --tokens-per-s or --users",
+                     "they are three ways to say the same thing");
+  }
+  if (auto st = CheckRange(a.qps, "--qps", 0, kMaxQps, true); !st) return st.error();
+  if (auto st = CheckRange(a.tokens_per_s, "--tokens-per-s", 0, kMaxQps * 1e4, true); !st) return st.error();
+  if (auto st = CheckRange(a.users, "--users", 0, 1e9, true); !st) return st.error();
+  if (auto st = CheckRange(a.think_s, "--think-s", 0, 86400, true); !st) return st.error();
+  for (const auto& [v, flag] : {std::pair{a.ttft_ms, "--ttft-ms"}, {a.tpot_ms, "--tpot-ms"}, {a.e2e_ms, "--e2e-ms"}}) {
+    if (auto st = CheckRange(v, flag, 0, kMaxSloMs, true); !st) return st.error();
+  }
+  if (a.input_len && (*a.input_len < 1 || *a.input_len > kMaxSeqLen)) {
+    return MakeError(ErrorCode::kInvalidArgument, "--input-len", fmt::format("must be in [1, {}], got {}", kMaxSeqLen, *a.input_len));
+  }
+  if (a.output_len && (*a.output_len < 0 || *a.output_len > kMaxSeqLen)) {
+    return MakeError(ErrorCode::kInvalidArgument, "--output-len", fmt::format("must be in [0, {}], got {}", kMaxSeqLen, *a.output_len));
+  }
+  if (a.top && (*a.top < 1 || *a.top > kMaxTop)) {
+    return MakeError(ErrorCode::kInvalidArgument, "--top", fmt::format("must be in [1, {}], got {}", kMaxTop, *a.top));
+  }
+  if (auto st = CheckRange(a.util, "--util", 0, 1, true); !st) return st.error();
   auto m = ResolveModel(a.model, "--model");
   if (!m) return m.error();
   job.model = *m;
@@ -86,33 +114,30 @@ Result<ServeJobSpec> BuildServeJob(const InferArgs& a, const GlobalOptions& g) {
                      "serving encoder-decoder models (" + m->name + ") is not modelled yet",
                      "plan a decoder LLM, an encoder, a ViT or a CNN");
   }
-  job.input_len = a.input_len > 0 ? a.input_len : (llm ? 512 : (m->arch == ModelArch::kEncoder ? 128 : 1));
-  job.output_len = a.output_len >= 0 ? a.output_len : (llm ? 256 : 0);
+  job.input_len = a.input_len ? *a.input_len : (llm ? 512 : (m->arch == ModelArch::kEncoder ? 128 : 1));
+  job.output_len = a.output_len ? *a.output_len : (llm ? 256 : 0);
   // The load: requests/s, or output tokens/s (/ output_len), or concurrent users each sending a
   // request every (think time + the request's own latency, taken as the think time's floor).
-  double qps = a.qps;
-  if (qps <= 0 && a.tokens_per_s > 0) {
+  double qps = a.qps.value_or(0);
+  if (a.tokens_per_s) {
     if (job.output_len <= 0) {
       return MakeError(ErrorCode::kInvalidArgument, "--tokens-per-s", "needs --output-len > 0 to convert tokens/s into requests/s");
     }
-    qps = a.tokens_per_s / job.output_len;
+    qps = *a.tokens_per_s / job.output_len;
   }
-  if (qps <= 0 && a.users > 0) {
-    if (!(a.think_s > 0)) return MakeError(ErrorCode::kInvalidArgument, "--think-s", fmt::format("must be > 0, got {}", a.think_s));
-    qps = a.users / a.think_s;
-  }
-  if (a.tokens_per_s < 0) return MakeError(ErrorCode::kInvalidArgument, "--tokens-per-s", fmt::format("must be > 0, got {}", a.tokens_per_s));
-  if (a.users < 0) return MakeError(ErrorCode::kInvalidArgument, "--users", fmt::format("must be > 0, got {}", a.users));
+  if (a.users) qps = *a.users / a.think_s;
   if (!(qps > 0)) {
-    return MakeError(ErrorCode::kInvalidArgument, "--qps", fmt::format("must be > 0, got {}", a.qps),
+    return MakeError(ErrorCode::kInvalidArgument, "--qps", "no load given",
                      "give the peak load: --qps (requests/s), --tokens-per-s (output tokens/s) or --users");
   }
+  if (qps > kMaxQps) {
+    return MakeError(ErrorCode::kInvalidArgument, a.qps ? "--qps" : a.tokens_per_s ? "--tokens-per-s" : "--users",
+                     fmt::format("the load is {:g} requests/s, more than the limit of {:g}", qps, kMaxQps));
+  }
   job.qps = qps;
-  if (a.input_len < 0) return MakeError(ErrorCode::kInvalidArgument, "--input-len", fmt::format("must be > 0, got {}", a.input_len));
-  if (a.ttft_ms < 0 || a.tpot_ms < 0 || a.e2e_ms < 0) return MakeError(ErrorCode::kInvalidArgument, "--ttft-ms", "SLOs must be > 0");
-  if (a.ttft_ms > 0) job.ttft_p99_ms = a.ttft_ms;
-  if (a.tpot_ms > 0) job.tpot_p99_ms = a.tpot_ms;
-  if (a.e2e_ms > 0) job.e2e_p99_ms = a.e2e_ms;
+  job.ttft_p99_ms = a.ttft_ms;
+  job.tpot_p99_ms = a.tpot_ms;
+  job.e2e_p99_ms = a.e2e_ms;
   if (!(a.util > 0 && a.util < 1)) return MakeError(ErrorCode::kInvalidArgument, "--util", fmt::format("must be in (0, 1), got {}", a.util), "0.6 is the guides' HPA target (B12)");
   job.target_utilization = a.util;
   job.clouds = a.clouds;
@@ -123,11 +148,12 @@ Result<ServeJobSpec> BuildServeJob(const InferArgs& a, const GlobalOptions& g) {
   job.reserved = a.reserved;
   job.include_suspect = a.include_suspect;
   job.by_region = a.by_region;
-  job.top = a.top > 0 ? a.top : 5;
+  job.top = a.top.value_or(5);
   std::string cur = a.currency.empty() ? g.currency : a.currency;
   auto c = ParseCurrency(cur);
   if (!c) return MakeError(ErrorCode::kInvalidArgument, "--currency", "unknown currency \"" + cur + "\"", "use USD or CNY");
   job.currency = *c;
+  if (auto st = ValidateServeJob(job, InputSource::kFlags); !st) return st.error();
   return job;
 }
 
@@ -161,7 +187,7 @@ Result<Output> RunPlanInfer(const GlobalOptions& g, const InferArgs& a) {
   out.exit_code = res->plans.empty() ? kExitNothingFits : kExitOk;
   if (g.json) {
     json j = ServePlanDocument(*job, a.model, *res);
-    out.text = j.dump(2) + "\n";
+    out.text = DumpJson(j) + "\n";
     return out;
   }
   std::string s = fmt::format(
@@ -329,7 +355,7 @@ Result<Output> RunTco(const GlobalOptions& g, const InferArgs& a) {
                     {"cpu_saving_per_day", dn->cpu_saving_per_day},
                     {"cpu_saving_per_year", dn->cpu_saving_per_day * 365}};
   }
-  out.text = g.json ? j.dump(2) + "\n" : s;
+  out.text = g.json ? DumpJson(j) + "\n" : s;
   return out;
 }
 

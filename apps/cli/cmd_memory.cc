@@ -4,10 +4,12 @@
 #include <cctype>
 #include <cmath>
 #include <fmt/format.h>
+#include <tuple>
 #include <map>
 #include <memory>
 
 #include "commands.h"
+#include "gpuplan/input.h"
 #include "gpuplan/estimate.h"
 #include "gpuplan/model.h"
 
@@ -657,7 +659,29 @@ Result<Section> InferSection(const Catalog& cat, const ModelSpec& m, const Memor
 }
 
 Result<Output> RunMemory(const GlobalOptions& g, MemoryArgs a, bool tp_given) {
-  if (a.headroom <= 0 || a.headroom > 1) {
+  // Upper bounds (docs/reliability.md): products of these stay inside 64-bit counts.
+  for (auto [v, flag, hi] : {std::tuple{a.tp, "--tp", kMaxParallel}, {a.pp, "--pp", kMaxParallel},
+                             {a.cp, "--cp", kMaxParallel}, {a.ep, "--ep", kMaxParallel},
+                             {a.gpus, "--gpus", kMaxParallel}, {a.batch, "--batch", kMaxBatch},
+                             {a.grad_accum, "--grad-accum", kMaxBatch},
+                             {a.seq_len, "--seq-len", kMaxSeqLen}, {a.context, "--context", kMaxSeqLen},
+                             {a.concurrency, "--concurrency", kMaxBatch},
+                             {a.lora_rank, "--lora-rank", kMaxLoraRank}}) {
+    if (v > hi) {
+      return MakeError(ErrorCode::kInvalidArgument, flag, fmt::format("must be at most {}, got {}", hi, v));
+    }
+  }
+  if (static_cast<long long>(a.tp) * a.pp * a.cp > kMaxParallel ||
+      static_cast<long long>(a.batch) * a.grad_accum > kMaxBatch) {
+    return MakeError(ErrorCode::kInvalidArgument, "--tp",
+                     fmt::format("tp x pp x cp must be at most {} and batch x grad-accum at most {}",
+                                 kMaxParallel, kMaxBatch));
+  }
+  if (!std::isfinite(a.gpu_memory_utilization) || a.gpu_memory_utilization < 0 || a.gpu_memory_utilization > 1) {
+    return MakeError(ErrorCode::kInvalidArgument, "--gpu-memory-utilization",
+                     fmt::format("must be in (0, 1], got {}", a.gpu_memory_utilization));
+  }
+  if (!(a.headroom > 0 && a.headroom <= 1)) {
     return MakeError(ErrorCode::kInvalidArgument, "--headroom",
                      fmt::format("must be in (0, 1], got {}", a.headroom),
                      "0.8 keeps 20% free, the guides' B5 rule");
@@ -708,7 +732,7 @@ Result<Output> RunMemory(const GlobalOptions& g, MemoryArgs a, bool tp_given) {
     j["infer"] = s->j;
     any = any || s->any_fit;
   }
-  out.text = g.json ? j.dump(2) + "\n" : text;
+  out.text = g.json ? DumpJson(j) + "\n" : text;
   out.exit_code = any ? kExitOk : kExitNothingFits;
   return out;
 }
@@ -791,7 +815,7 @@ Result<Output> RunDefaultScenario(const GlobalOptions& g) {
                         {"catalog_as_of", jt.value("catalog_as_of", "")},
                         {"train", jt},
                         {"infer", js}};
-    out.text = j.dump(2) + "\n";
+    out.text = DumpJson(j) + "\n";
   } else {
     out.text = "Default scenario (guide B16, NLP): Llama-2-13B, full fine-tuning in bf16 (job size assumed:\n"
                "2B tokens x 2 epochs), then serving it at ~2000 output tokens/s with P99 TPOT < 100 ms.\n"

@@ -2,10 +2,13 @@
 #include <fmt/format.h>
 #include <fstream>
 #include <memory>
+#include <optional>
+#include <tuple>
 #include <sstream>
 #include <tuple>
 
 #include "commands.h"
+#include "gpuplan/input.h"
 #include "gpuplan/job.h"
 #include "gpuplan/plan_document.h"
 #include "gpuplan/planner.h"
@@ -19,31 +22,35 @@ using nlohmann::json;
 struct PlanTrainArgs {
   std::string file;
   std::string model, method, precision, optimizer, framework;
+  bool model_given = false;
   std::string tokens, samples, dataset_size, deadline, budget, checkpoint_every;
-  double epochs = 0;
-  int seq_len = 0, global_batch = 0, lora_rank = 0, max_nodes = 0, top = 0;
-  int num_gpus = 0, nodes = 0;
+  // Flags are optional values: unset is nullopt, never a 0/NaN sentinel.
+  std::optional<double> epochs;
+  std::optional<int> seq_len, global_batch, lora_rank, max_nodes, top;
+  std::optional<int> num_gpus, nodes;  // a fixed cluster (issue 11)
   std::vector<std::string> clouds, regions, gpus;
   bool spot = false;
   bool include_suspect = false, by_region = false;
   std::string objective, host_policy, currency;
-  double headroom = 0;
+  std::optional<double> headroom;
   bool explain = false;
   bool bom = false;
-  double spot_rate = -1;
+  std::optional<double> spot_rate;
 };
 
 Result<TrainJobSpec> BuildJob(const PlanTrainArgs& a) {
   TrainJobSpec job;
   if (!a.file.empty()) {
-    std::ifstream in(a.file, std::ios::binary);
-    if (!in) return MakeError(ErrorCode::kIo, "-f", "cannot read \"" + a.file + "\"", "check the path");
-    std::stringstream ss;
-    ss << in.rdbuf();
-    auto parsed = ParseTrainJobYaml(ss.str(), a.file);
+    auto text = ReadInputFile(a.file, "-f", kMaxYamlFileBytes);
+    if (!text) return text.error();
+    auto parsed = ParseTrainJobYaml(*text, a.file);
     if (!parsed) return parsed.error();
     job = std::move(*parsed);
   } else {
+    if (a.model_given && a.model.empty()) {
+      return MakeError(ErrorCode::kInvalidArgument, "--model", "is empty",
+                       "give a preset name (see `gpuplan models`) or a path to config.json");
+    }
     auto m = ResolveModel(a.model.empty() ? "Llama-2-13B" : a.model, "--model");
     if (!m) return m.error();
     job.model = *m;
@@ -76,6 +83,26 @@ Result<TrainJobSpec> BuildJob(const PlanTrainArgs& a) {
     if (!v) return MakeError(ErrorCode::kInvalidArgument, "--optimizer", "unknown optimizer \"" + a.optimizer + "\"", "use adamw, adam, sgd, lion or adamw-8bit");
     job.optimizer = *v;
   }
+  if (!a.tokens.empty() && !a.samples.empty()) {
+    return MakeError(ErrorCode::kInvalidArgument, "--samples", "cannot be combined with --tokens",
+                     "give --tokens (LLMs) or --samples (with --seq-len), not both");
+  }
+  if (a.lora_rank && job.method != TrainMethod::kLora && job.method != TrainMethod::kQlora) {
+    return MakeError(ErrorCode::kInvalidArgument, "--lora-rank",
+                     std::string("needs --method lora or qlora, got ") + TrainMethodName(job.method),
+                     "drop --lora-rank, or add --method lora");
+  }
+  if (auto st = CheckRange(a.epochs, "--epochs", 0, kMaxEpochs, true); !st) return st.error();
+  if (auto st = CheckRange(a.headroom, "--headroom", 0, 1, true); !st) return st.error();
+  for (const auto& [v, flag, hi] : {std::tuple{a.seq_len, "--seq-len", kMaxSeqLen},
+                                    {a.global_batch, "--global-batch", kMaxGlobalBatch},
+                                    {a.lora_rank, "--lora-rank", kMaxLoraRank},
+                                    {a.max_nodes, "--max-nodes", kMaxNodes},
+                                    {a.top, "--top", kMaxTop}}) {
+    if (v && (*v < 1 || *v > hi)) {
+      return MakeError(ErrorCode::kInvalidArgument, flag, fmt::format("must be in [1, {}], got {}", hi, *v));
+    }
+  }
   if (!a.tokens.empty()) {
     auto v = ParseCount(a.tokens, "--tokens");
     if (!v) return v.error();
@@ -86,8 +113,7 @@ Result<TrainJobSpec> BuildJob(const PlanTrainArgs& a) {
     if (!v) return v.error();
     job.samples = *v;
   }
-  if (a.epochs < 0) return MakeError(ErrorCode::kInvalidArgument, "--epochs", fmt::format("must be > 0, got {}", a.epochs));
-  if (a.epochs > 0) job.epochs = a.epochs;
+  if (a.epochs) job.epochs = *a.epochs;
   if (!a.dataset_size.empty()) {
     auto v = ParseSize(a.dataset_size, "--dataset-size");
     if (!v) return v.error();
@@ -114,20 +140,19 @@ Result<TrainJobSpec> BuildJob(const PlanTrainArgs& a) {
     if (*v <= 0) return MakeError(ErrorCode::kInvalidArgument, "--budget", "must be > 0, got " + a.budget);
     job.budget = *v;
   }
-  for (const auto& [v, flag] : {std::pair{a.seq_len, "--seq-len"}, {a.global_batch, "--global-batch"},
-                               {a.lora_rank, "--lora-rank"}, {a.max_nodes, "--max-nodes"}, {a.top, "--top"}}) {
-    if (v < 0) return MakeError(ErrorCode::kInvalidArgument, flag, fmt::format("must be > 0, got {}", v));
-  }
   for (const auto& [v, flag] : {std::pair{a.num_gpus, "--num-gpus"}, {a.nodes, "--nodes"}}) {
-    if (v < 0) return MakeError(ErrorCode::kInvalidArgument, flag, fmt::format("must be > 0, got {}", v), "give the cluster's size, or leave it out to search node counts");
+    if (v && (*v < 1 || *v > 1000000)) {
+      return MakeError(ErrorCode::kInvalidArgument, flag, fmt::format("must be in [1, 1000000], got {}", *v),
+                       "give the cluster's size, or leave it out to search node counts");
+    }
   }
-  if (a.num_gpus > 0) job.num_gpus = a.num_gpus;
-  if (a.nodes > 0) job.nodes = a.nodes;
-  if (a.seq_len > 0) job.seq_len = a.seq_len;
-  if (a.global_batch > 0) job.global_batch = a.global_batch;
-  if (a.lora_rank > 0) job.lora_rank = a.lora_rank;
-  if (a.max_nodes > 0) job.max_nodes = a.max_nodes;
-  if (a.top > 0) job.top = a.top;
+  if (a.num_gpus) job.num_gpus = *a.num_gpus;
+  if (a.nodes) job.nodes = *a.nodes;
+  if (a.seq_len) job.seq_len = *a.seq_len;
+  if (a.global_batch) job.global_batch = *a.global_batch;
+  if (a.lora_rank) job.lora_rank = *a.lora_rank;
+  if (a.max_nodes) job.max_nodes = *a.max_nodes;
+  if (a.top) job.top = *a.top;
   if (!a.clouds.empty()) job.clouds = a.clouds;
   if (!a.regions.empty()) job.regions = a.regions;
   if (!a.gpus.empty()) job.gpus = a.gpus;
@@ -144,12 +169,7 @@ Result<TrainJobSpec> BuildJob(const PlanTrainArgs& a) {
     if (!p) return MakeError(ErrorCode::kInvalidArgument, "--host-policy", "unknown policy \"" + a.host_policy + "\"", "use guide-a, guide-b or default");
     job.host_policy = *p;
   }
-  if (a.headroom != 0) {
-    if (a.headroom <= 0 || a.headroom > 1) {
-      return MakeError(ErrorCode::kInvalidArgument, "--headroom", fmt::format("must be in (0, 1], got {}", a.headroom), "0.8 keeps 20% free (B5)");
-    }
-    job.headroom = a.headroom;
-  }
+  if (a.headroom) job.headroom = *a.headroom;
   if ((job.method == TrainMethod::kLora || job.method == TrainMethod::kQlora) &&
       (!job.model.is_transformer() || job.model.layers == 0)) {
     return MakeError(ErrorCode::kUnsupported, "--method",
@@ -161,6 +181,10 @@ Result<TrainJobSpec> BuildJob(const PlanTrainArgs& a) {
   if (job.TotalTokens() <= 0) {
     return MakeError(ErrorCode::kInvalidArgument, "--tokens",
                      "the job's size is unknown", "give --tokens (e.g. 2B) or --samples with --epochs");
+  }
+  // The same ranges as the YAML reader's (one validation layer); flags name the flag.
+  if (auto st = ValidateTrainJob(job, a.file.empty() ? InputSource::kFlags : InputSource::kYaml, a.file); !st) {
+    return st.error();
   }
   return job;
 }
@@ -179,26 +203,30 @@ Result<Output> RunPlanTrain(const GlobalOptions& g, const PlanTrainArgs& a) {
   if (!cat) return cat.error();
   auto job = BuildJob(a);
   if (!job) return job.error();
+  for (const auto& gpu : a.gpus) {  // name the flag, not the YAML path the planner would
+    auto acc = cat->ResolveAccelerator(gpu, "--gpus");
+    if (!acc) return acc.error();
+  }
   if (a.currency.empty() && g.currency != "USD") {
     auto c = DisplayCurrency(g);
     if (!c) return c.error();
     job->currency = *c;
   }
   Calibration cal = DefaultCalibration();
-  if (a.spot_rate >= 0) {
-    if (a.spot_rate > 1) {
+  if (a.spot_rate) {
+    if (auto st = CheckRange(a.spot_rate, "--spot-rate", 0, 1); !st) {
       return MakeError(ErrorCode::kInvalidArgument, "--spot-rate",
-                       fmt::format("must be in [0, 1] interruptions per node-hour, got {}", a.spot_rate));
+                       fmt::format("must be in [0, 1] interruptions per node-hour, got {}", *a.spot_rate));
     }
     bool found = false;
     for (auto& e : cal.entries) {
       if (e.key == "spot_interruptions_per_node_hour") {
-        e.value = a.spot_rate;
+        e.value = *a.spot_rate;
         e.source = "--spot-rate";
         found = true;
       }
     }
-    if (!found) cal.entries.push_back({"spot_interruptions_per_node_hour", a.spot_rate, "--spot-rate"});
+    if (!found) cal.entries.push_back({"spot_interruptions_per_node_hour", *a.spot_rate, "--spot-rate"});
   }
   auto res = PlanTraining(*job, *cat, cal, g.cny_per_usd);
   if (!res) {
@@ -216,7 +244,7 @@ Result<Output> RunPlanTrain(const GlobalOptions& g, const PlanTrainArgs& a) {
   ParamCounts pc = CountParams(job->model);
   if (g.json) {
     json j = TrainPlanDocument(*job, *res, *cat, cal, a.explain);
-    out.text = j.dump(2) + "\n";
+    out.text = DumpJson(j) + "\n";
     return out;
   }
   std::string s = fmt::format(
@@ -406,7 +434,10 @@ void RegisterPlanCommand(CLI::App& app, GlobalOptions& g, Runner& run) {
   t->add_flag("--explain", a->explain, "Print each formula of the top plan with its numbers");
   t->add_flag("--bom", a->bom, "Print a bill of materials for a custom (bare-metal) build of the top plan's node");
   t->add_option("--spot-rate", a->spot_rate, "Spot interruptions per node-hour (default: data/calibration.csv)");
-  t->callback([&g, &run, a] { run = [&g, a] { return RunPlanTrain(g, *a); }; });
+  t->callback([&g, &run, a, t] {
+    a->model_given = t->get_option("--model")->count() > 0;
+    run = [&g, a] { return RunPlanTrain(g, *a); };
+  });
 }
 
 Result<Output> RunPlanTrainFile(const GlobalOptions& g, const std::string& file) {

@@ -5,6 +5,7 @@
 #include <sstream>
 
 #include "commands.h"
+#include "gpuplan/input.h"
 #include "gpuplan/validate.h"
 
 namespace gpuplan::cli {
@@ -45,20 +46,16 @@ Result<Output> RunValidate(const GlobalOptions& g, const ValidateArgs& a) {
   static const char* kKinds[] = {"train_throughput", "train_time", "infer_throughput",
                                  "infer_latency", "memory"};
   if (!a.kind.empty() && std::find(std::begin(kKinds), std::end(kKinds), a.kind) == std::end(kKinds)) {
-    return MakeError(ErrorCode::kInvalidArgument, "--kind", "unknown kind \"" + a.kind + "\"",
+    return MakeError(ErrorCode::kInvalidArgument, "--kind", "unknown kind " + Excerpt(a.kind),
                      "use train_throughput, train_time, infer_throughput, infer_latency or memory");
   }
   auto cat = LoadCatalog(g);
   if (!cat) return cat.error();
   ValidationReport all;
   for (const auto& f : a.files) {
-    std::ifstream in(f, std::ios::binary);
-    if (!in) {
-      return MakeError(ErrorCode::kIo, "FILE", "cannot read \"" + f + "\"", "check the path");
-    }
-    std::stringstream ss;
-    ss << in.rdbuf();
-    auto r = RunValidation(ss.str(), f, *cat, a.kind, a.explain);
+    auto text = ReadInputFile(f, "FILE", kMaxJsonlFileBytes);
+    if (!text) return text.error();
+    auto r = RunValidation(*text, f, *cat, a.kind, a.explain);
     if (!r) return r.error();
     for (auto& c : r->cases) all.cases.push_back(std::move(c));
   }
@@ -86,7 +83,7 @@ Result<Output> RunValidate(const GlobalOptions& g, const ValidateArgs& a) {
                             {"status", c.ok ? "ok" : "unsupported"},
                             {"reason", c.ok ? json(nullptr) : json(c.reason)}});
     }
-    out.text = j.dump(2) + "\n";
+    out.text = DumpJson(j) + "\n";
     return out;
   }
   auto pct = [](double x) { return fmt::format("{:.1f}%", 100 * x); };

@@ -10,6 +10,7 @@
 #include <iostream>
 
 #include "commands.h"
+#include "gpuplan/safe_write.h"
 #include "report.h"
 
 namespace {
@@ -120,14 +121,17 @@ int main(int argc, char** argv) {
                               {"field", e.field},
                               {"message", e.message},
                               {"hint", e.hint}}}};
-        std::cerr << j.dump() << "\n";
+        std::cerr << j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
       } else {
         std::cerr << "error: " << e.ToString() << "\n";
       }
       return e.code == gpuplan::ErrorCode::kInternal ? kExitInternal : kExitBadInput;
     }
-    std::fwrite(result->text.data(), 1, result->text.size(), stdout);
-    std::fflush(stdout);
+    // A failed write (a full disk, /dev/full, a closed stdout) is an error, never exit 0.
+    if (gpuplan::Status w = gpuplan::WriteAllToStream(stdout, result->text, "stdout"); !w) {
+      std::cerr << "error: " << w.error().ToString() << "\n";
+      return kExitBadInput;
+    }
     return result->exit_code;
   } catch (const std::exception& e) {
     std::cerr << "internal error: " << e.what() << "\n";

@@ -55,6 +55,12 @@ struct GlobalOptions {
 Result<Catalog> LoadCatalog(const GlobalOptions& g);
 Result<Currency> DisplayCurrency(const GlobalOptions& g);
 
+// JSON text for stdout: invalid UTF-8 from user input (a model name, a catalog cell) is
+// replaced with U+FFFD instead of throwing.
+inline std::string DumpJson(const nlohmann::json& j) {
+  return j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace);
+}
+
 // JSON helpers (the plan document's, so every output rounds prices the same way).
 using gpuplan::PriceJson;
 

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <CLI/CLI.hpp>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -15,17 +16,18 @@ struct InferArgs {
   std::string file;
   std::string model = "Llama-2-13B";
   std::string precision, quant, kv_precision, engine = "vllm", currency;
-  double qps = 0;
-  double tokens_per_s = 0;  // load as output tokens/s (converted with output_len)
-  double users = 0;         // load as concurrent users (converted with think time)
+  // Flags are optional values: unset is nullopt, never a 0/NaN/-1 sentinel.
+  std::optional<double> qps;
+  std::optional<double> tokens_per_s;  // load as output tokens/s (converted with output_len)
+  std::optional<double> users;         // load as concurrent users (converted with think time)
   double think_s = 10;
-  int input_len = 0, output_len = -1;
-  double ttft_ms = 0, tpot_ms = 0, e2e_ms = 0;
+  std::optional<int> input_len, output_len;
+  std::optional<double> ttft_ms, tpot_ms, e2e_ms;
   double util = 0.6;
   std::vector<std::string> clouds, regions, gpus;
   bool cpu = false, cpu_only = false, reserved = false;
   bool include_suspect = false, by_region = false;
-  int top = 5;
+  std::optional<int> top;
   bool explain = false;
   // tco
   double years = 3;

@@ -1,4 +1,5 @@
 #include "gpuplan/catalog.h"
+#include "gpuplan/input.h"
 
 #include <algorithm>
 #include <cctype>
@@ -260,6 +261,7 @@ size_t EditDistance(std::string_view a, std::string_view b) {
 }  // namespace
 
 std::string ClosestMatch(std::string_view needle, const std::vector<std::string>& candidates) {
+  if (needle.size() > kMaxNameBytes) return {};  // no suggestion for a runaway name (cost, echo)
   std::string n = ToLower(needle);
   std::string best;
   size_t best_d = static_cast<size_t>(-1);
@@ -305,7 +307,7 @@ Result<const Accelerator*> Catalog::ResolveAccelerator(std::string_view name,
   }
   std::string best = ClosestMatch(name, names);
   return MakeError(ErrorCode::kNotFound, std::string(field),
-                   "unknown accelerator \"" + std::string(name) + "\"",
+                   "unknown accelerator " + Excerpt(name),
                    best.empty() ? "run `gpuplan gpus` for the list"
                                 : "did you mean \"" + best + "\"? (`gpuplan gpus` lists all)");
 }
@@ -316,7 +318,7 @@ Result<const Cpu*> Catalog::ResolveCpu(std::string_view name, std::string_view f
   for (const auto& c : cpus) names.push_back(c.id);
   std::string best = ClosestMatch(name, names);
   return MakeError(ErrorCode::kNotFound, std::string(field),
-                   "unknown CPU \"" + std::string(name) + "\"",
+                   "unknown CPU " + Excerpt(name),
                    best.empty() ? "see data/cpus.csv for the list"
                                 : "did you mean \"" + best + "\"?");
 }
@@ -708,18 +710,63 @@ Result<Catalog> LoadBuiltinCatalog() {
 namespace {
 
 Result<std::string> ReadWholeFile(const std::string& path, std::string_view field) {
-  std::error_code ec;
-  if (!std::filesystem::is_regular_file(path, ec)) {
-    return MakeError(ErrorCode::kIo, std::string(field), "no such file \"" + path + "\"",
-                     "check the path");
+  return ReadInputFile(path, field, kMaxCsvFileBytes);
+}
+
+// Every identifier of a user table reaches deployment files (emit): strict character sets.
+// SkyPilot imports skip rows with unsafe names (OCI's "VM.Standard.E4.Flex$_2_8" CPU shapes)
+// instead of failing the whole file; `skipped` counts them.
+Status CheckIds(Catalog& c, std::string_view label, bool skip_unsafe_rows = false,
+                int* skipped = nullptr) {
+  const std::string L(label);
+  for (const auto& a : c.accelerators) {
+    if (auto st = CheckName(a.id, L + ": id"); !st) return st;
   }
-  std::ifstream in(path, std::ios::binary);
-  if (!in) {
-    return MakeError(ErrorCode::kIo, std::string(field), "cannot read \"" + path + "\"");
+  for (const auto& cpu : c.cpus) {
+    if (auto st = CheckName(cpu.id, L + ": id"); !st) return st;
   }
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
+  auto row_ok = [](const InstanceType& i) {
+    return IsSafeIdentifier(i.cloud) && IsSafeName(i.instance_type) &&
+           (i.region.empty() || IsSafeName(i.region)) &&
+           (i.accelerator.empty() || IsSafeName(i.accelerator)) && (i.cpu.empty() || IsSafeName(i.cpu));
+  };
+  if (skip_unsafe_rows) {
+    const size_t before = c.instances.size();
+    std::erase_if(c.instances, [&](const InstanceType& i) { return !row_ok(i); });
+    if (skipped != nullptr) *skipped = static_cast<int>(before - c.instances.size());
+    return {};
+  }
+  for (const auto& i : c.instances) {
+    if (row_ok(i)) continue;
+    if (auto st = CheckName(i.instance_type, L + ": instance_type"); !st) return st;
+    const std::string where = L + ": " + i.instance_type;
+    if (auto st = CheckIdentifier(i.cloud, where + ": cloud"); !st) return st;
+    if (!i.region.empty()) {
+      if (auto st = CheckName(i.region, where + ": region"); !st) return st;
+    }
+    if (!i.accelerator.empty()) {
+      if (auto st = CheckName(i.accelerator, where + ": accelerator"); !st) return st;
+    }
+    if (!i.cpu.empty()) {
+      if (auto st = CheckName(i.cpu, where + ": cpu"); !st) return st;
+    }
+  }
+  return {};
+}
+
+// Instances whose accelerator the catalog no longer has (a gpus override that drops one).
+Status CheckInstanceAccelerators(const Catalog& c, std::string_view label) {
+  for (const auto& i : c.instances) {
+    if (!i.accelerator.empty() && c.FindAccelerator(i.accelerator) == nullptr) {
+      return MakeError(ErrorCode::kInvalidArgument, std::string(label),
+                       "instance " + Excerpt(i.cloud + " " + i.instance_type) +
+                           " uses accelerator " + Excerpt(i.accelerator) +
+                           ", which the catalog does not define",
+                       "keep that accelerator's row in the gpus table, or override the "
+                       "instances too");
+    }
+  }
+  return {};
 }
 
 }  // namespace
@@ -755,14 +802,22 @@ Status ApplyCatalogOverride(Catalog& catalog, std::string_view spec) {
   fresh.accelerators = catalog.accelerators;
   fresh.cpus = catalog.cpus;
   switch (*kind) {
-    case TableKind::kGpus:
+    case TableKind::kGpus: {
       fresh.accelerators.clear();
       if (auto st = LoadTable(fresh, *kind, s, *text); !st) return st;
+      if (auto st = CheckIds(fresh, s); !st) return st;
       catalog.accelerators = std::move(fresh.accelerators);
+      // Instances of accelerators the new table drops go too: nothing may point at a missing
+      // accelerator (`check` on such an instance was an internal error).
+      std::erase_if(catalog.instances, [&](const InstanceType& i) {
+        return !i.accelerator.empty() && catalog.FindAccelerator(i.accelerator) == nullptr;
+      });
       return {};
+    }
     case TableKind::kCpus:
       fresh.cpus.clear();
       if (auto st = LoadTable(fresh, *kind, s, *text); !st) return st;
+      if (auto st = CheckIds(fresh, s); !st) return st;
       catalog.cpus = std::move(fresh.cpus);
       return {};
     case TableKind::kCurrency:
@@ -775,7 +830,7 @@ Status ApplyCatalogOverride(Catalog& catalog, std::string_view spec) {
         cloud = std::filesystem::path(s).parent_path().filename().string();
         if (cloud.empty()) {
           return MakeError(ErrorCode::kInvalidArgument, "--catalog",
-                           "cannot tell the cloud of SkyPilot file \"" + s + "\"",
+                           "cannot tell the cloud of SkyPilot file " + Excerpt(s),
                            "write --catalog CLOUD=PATH, e.g. --catalog aws=vms.csv");
         }
       }
@@ -794,6 +849,11 @@ Status ApplyCatalogOverride(Catalog& catalog, std::string_view spec) {
         return {};
       }
       if (auto st = LoadTable(fresh, *kind, s, *text, cloud); !st) return st;
+      fresh.accelerators.clear();
+      fresh.cpus.clear();
+      if (auto st = CheckIds(fresh, s, *kind == TableKind::kSkyPilotVms); !st) return st;
+      fresh.accelerators = catalog.accelerators;
+      if (auto st = CheckInstanceAccelerators(fresh, s); !st) return st;
       std::set<std::string> clouds;
       for (const auto& i : fresh.instances) clouds.insert(i.cloud);
       std::erase_if(catalog.instances,

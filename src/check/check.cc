@@ -21,7 +21,9 @@
 #include "gpuplan/serve.h"
 #include "gpuplan/serve_planner.h"
 #include "gpuplan/sizing.h"
+#include "gpuplan/input.h"
 #include "io/csv.h"
+#include "io/yaml_util.h"
 
 namespace gpuplan {
 
@@ -431,7 +433,19 @@ Result<Setup> ParseSetupNode(const Reader& r, const YAML::Node& root) {
 Result<Setup> ParseSetupYaml(std::string_view text, std::string_view label) {
   Reader r(label);
   try {
-    YAML::Node root = YAML::Load(std::string(text));
+    if (text.size() > kMaxYamlFileBytes) {
+      return MakeError(ErrorCode::kInvalidArgument, r.Field(YAML::Node(), ""),
+                       "is " + std::to_string(text.size()) + " bytes, over the limit of " +
+                           std::to_string(kMaxYamlFileBytes) + " bytes");
+    }
+    internal::YamlDocument doc = internal::LoadOneYamlDocument(text);
+    if (doc.extra_content) {
+      return MakeError(ErrorCode::kParse,
+                       (label.empty() ? std::string("<yaml>") : std::string(label)) + ":" +
+                           std::to_string(doc.extra_line),
+                       "holds 2 YAML documents or more", "put one setup per file");
+    }
+    YAML::Node root = doc.root;
     if (!root.IsDefined() || root.IsNull()) {
       return MakeError(ErrorCode::kParse, r.Field(YAML::Node(), ""), "empty setup file",
                        "see docs/check.md for the schema");

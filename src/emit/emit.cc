@@ -9,6 +9,8 @@
 #include <cmath>
 
 #include "emit/emit_internal.h"
+#include "io/json_util.h"
+#include "io/plan_input.h"
 
 namespace gpuplan {
 
@@ -47,11 +49,13 @@ Result<std::vector<EmittedFile>> Emit(std::string_view plan_json, std::string_vi
     return MakeError(ErrorCode::kInvalidArgument, "--off-peak-qps", "is above --peak-qps",
                      "the off-peak load must not exceed the peak");
   }
-  nlohmann::json doc = nlohmann::json::parse(plan_json.begin(), plan_json.end(), nullptr, false);
-  if (doc.is_discarded()) {
-    return MakeError(ErrorCode::kParse, "--plan", "not valid JSON",
+  auto parsed = internal::ParseJson(plan_json, "--plan");  // size, depth, every exception
+  if (!parsed) {
+    return MakeError(parsed.error().code, "--plan", "not valid JSON: " + parsed.error().message,
                      "give the output of `gpuplan --json plan train|infer ...`");
   }
+  nlohmann::json doc = std::move(*parsed);
+  if (Status s = internal::CheckPlanDocument(doc); !s) return s.error();
   emit::Plan p;
   try {
     p = emit::ReadPlan(doc, opt.rank);

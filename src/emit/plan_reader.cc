@@ -6,6 +6,7 @@
 #include <cmath>
 
 #include "emit/emit_internal.h"
+#include "io/json_util.h"
 
 namespace gpuplan::emit {
 
@@ -21,7 +22,7 @@ const json& At(const json& j, const std::string& key, const std::string& path) {
 }
 double Num(const json& j, const std::string& key, const std::string& path) {
   const json& v = At(j, key, path);
-  if (!v.is_number()) throw PlanError(path + "." + key, "expected a number, got " + v.dump());
+  if (!v.is_number()) throw PlanError(path + "." + key, "expected a number, got " + internal::JsonTypeName(v));
   return v.get<double>();
 }
 int Int(const json& j, const std::string& key, const std::string& path) {
@@ -33,7 +34,7 @@ int Int(const json& j, const std::string& key, const std::string& path) {
 }
 std::string Str(const json& j, const std::string& key, const std::string& path) {
   const json& v = At(j, key, path);
-  if (!v.is_string()) throw PlanError(path + "." + key, "expected a string, got " + v.dump());
+  if (!v.is_string()) throw PlanError(path + "." + key, "expected a string, got " + internal::JsonTypeName(v));
   return v.get<std::string>();
 }
 std::optional<double> OptNum(const json& j, const std::string& key) {

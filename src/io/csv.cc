@@ -1,5 +1,7 @@
 #include "io/csv.h"
 
+#include "gpuplan/input.h"
+
 #include <cctype>
 #include <charconv>
 #include <cmath>
@@ -130,9 +132,18 @@ Result<CsvTable> ParseCsv(std::string_view text, std::string_view label, bool al
       ++i;
     }
     if (!have_header) {
+      if (row.cells.size() > 1024) {
+        return MakeError(ErrorCode::kParse, std::string(label) + ":" + std::to_string(row.line),
+                         "header has " + std::to_string(row.cells.size()) + " columns, more than 1024");
+      }
       table.header = std::move(row.cells);
       have_header = true;
       continue;
+    }
+    if (table.rows.size() >= kMaxCsvRows) {
+      return MakeError(ErrorCode::kInvalidArgument, std::string(label) + ":" + std::to_string(row.line),
+                       "more than " + std::to_string(kMaxCsvRows) + " rows",
+                       "split the table or filter it to the clouds you use (docs/reliability.md)");
     }
     if (row.cells.size() != table.header.size()) {
       return MakeError(ErrorCode::kParse, std::string(label) + ":" + std::to_string(row.line),
@@ -179,7 +190,7 @@ Result<std::optional<double>> RowReader::OptNumber(std::string_view column) cons
   if (s.empty()) return std::optional<double>();
   auto v = ParseDouble(s);
   if (!v) {
-    return MakeError(ErrorCode::kParse, Where(column), "expected a number, got \"" + s + "\"",
+    return MakeError(ErrorCode::kParse, Where(column), "expected a number, got " + Excerpt(s),
                      "leave the cell empty when the value is unknown");
   }
   if (*v < 0) {
@@ -193,7 +204,7 @@ Result<double> RowReader::Number(std::string_view column, double min) const {
   if (!s) return s.error();
   auto v = ParseDouble(*s);
   if (!v) {
-    return MakeError(ErrorCode::kParse, Where(column), "expected a number, got \"" + *s + "\"");
+    return MakeError(ErrorCode::kParse, Where(column), "expected a number, got " + Excerpt(*s));
   }
   if (*v < min) {
     return MakeError(ErrorCode::kParse, Where(column),
@@ -207,7 +218,7 @@ Result<int> RowReader::Int(std::string_view column, int min) const {
   if (!v) return v.error();
   if (*v != std::floor(*v) || *v > 1e9) {
     return MakeError(ErrorCode::kParse, Where(column),
-                     "expected a whole number, got \"" + Str(column) + "\"");
+                     "expected a whole number, got " + Excerpt(Str(column)));
   }
   return static_cast<int>(*v);
 }

@@ -19,7 +19,9 @@
 
 #include "gpuplan/benchmark.h"
 #include "gpuplan/job.h"
+#include "gpuplan/input.h"
 #include "io/csv.h"
+#include "io/yaml_util.h"
 
 namespace gpuplan {
 
@@ -43,6 +45,15 @@ bool IsAlpha(char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'); 
 // "-4", "-2B": reported as "must be > 0" where a positive value is needed, before the
 // parsers' generic ">= 0".
 bool LooksNegative(std::string_view s) { return !s.empty() && s[0] == '-'; }
+
+// A value echoed unquoted in a message when it is short and printable, else a safe excerpt.
+std::string Shown(std::string_view s) {
+  if (s.size() > 60) return Excerpt(s);
+  for (char c : s) {
+    if (static_cast<unsigned char>(c) < 0x20 || static_cast<unsigned char>(c) >= 0x7F) return Excerpt(s);
+  }
+  return std::string(s);
+}
 
 bool IsVision(const ModelSpec& m) {
   return m.arch == ModelArch::kVit || m.arch == ModelArch::kCnn ||
@@ -142,7 +153,7 @@ std::optional<Currency> StripCurrencySymbol(std::string& t) {
 
 Error NegativeError(std::string_view field, std::string_view raw) {
   return MakeError(ErrorCode::kInvalidArgument, std::string(field),
-                   "must be >= 0, got \"" + std::string(raw) + "\"");
+                   "must be >= 0, got " + Excerpt(raw));
 }
 
 // Splits "800GB" into the number and its alphabetic unit ("800", "gb"), trimmed and
@@ -194,7 +205,7 @@ std::string Describe(const YAML::Node& n) {
   if (!n.IsDefined() || n.IsNull()) return "nothing";
   if (n.IsMap()) return "a map";
   if (n.IsSequence()) return "a list";
-  return "\"" + n.Scalar() + "\"";
+  return Excerpt(n.Scalar());
 }
 
 int LineOf(const YAML::Node& n) {
@@ -338,13 +349,13 @@ class Reader {
         if (*k == e.key) {
           std::string home = s.path.empty() ? std::string("at the top level")
                                             : "under " + std::string(s.path) + ":";
-          return Fail(e, "unknown key \"" + e.key + "\" " + where,
+          return Fail(e, "unknown key " + Excerpt(e.key) + " " + where,
                       "`" + e.key + "` belongs " + home + " (see docs/job-yaml.md)");
         }
       }
     }
     std::string best = ClosestMatch(e.key, known);
-    return Fail(e, "unknown key \"" + e.key + "\" " + where,
+    return Fail(e, "unknown key " + Excerpt(e.key) + " " + where,
                 best.empty()
                     ? "known keys: " + JoinNames(known)
                     : "did you mean \"" + best + "\"? (known keys: " + JoinNames(known) + ")");
@@ -364,10 +375,10 @@ class Reader {
   Result<double> PositiveCount(const Entry& e) const {
     auto s = Str(e);
     if (!s) return s.error();
-    if (LooksNegative(*s)) return Fail(e, "must be > 0, got " + *s);
+    if (LooksNegative(*s)) return Fail(e, "must be > 0, got " + Shown(*s));
     auto v = ParseCount(*s, Field(e));
     if (!v) return v.error();
-    if (!(*v > 0)) return Fail(e, "must be > 0, got " + *s);
+    if (!(*v > 0)) return Fail(e, "must be > 0, got " + Shown(*s));
     return *v;
   }
 
@@ -376,8 +387,8 @@ class Reader {
     auto s = Str(e);
     if (!s) return s.error();
     auto v = internal::ParseDouble(*s);
-    if (!v) return Fail(e, "expected a number, got \"" + *s + "\"");
-    if (!(*v > 0)) return Fail(e, "must be > 0, got " + *s);
+    if (!v) return Fail(e, "expected a number, got " + Excerpt(*s));
+    if (!(*v > 0)) return Fail(e, "must be > 0, got " + Shown(*s));
     return *v;
   }
 
@@ -386,17 +397,17 @@ class Reader {
     auto s = Str(e);
     if (!s) return s.error();
     std::string t = *s;
-    if (!StripGrouping(t)) return Fail(e, "expected a whole number, got \"" + *s + "\"");
+    if (!StripGrouping(t)) return Fail(e, "expected a whole number, got " + Excerpt(*s));
     auto v = internal::ParseDouble(t);
     if (!v || *v != std::floor(*v)) {
-      return Fail(e, "expected a whole number, got \"" + *s + "\"",
+      return Fail(e, "expected a whole number, got " + Excerpt(*s),
                   "write the number in full, e.g. 4096 (no K/M suffixes here)");
     }
     if (*v < min) {
-      return Fail(e, "must be >= " + std::to_string(min) + ", got " + *s);
+      return Fail(e, "must be >= " + std::to_string(min) + ", got " + Shown(*s));
     }
     if (*v > INT_MAX) {
-      return Fail(e, "must be <= " + std::to_string(INT_MAX) + ", got " + *s);
+      return Fail(e, "must be <= " + std::to_string(INT_MAX) + ", got " + Shown(*s));
     }
     return static_cast<int>(*v);
   }
@@ -407,7 +418,7 @@ class Reader {
     std::string t = ToLower(*s);
     if (t == "true" || t == "yes" || t == "on") return true;
     if (t == "false" || t == "no" || t == "off") return false;
-    return Fail(e, "expected true or false, got \"" + *s + "\"");
+    return Fail(e, "expected true or false, got " + Excerpt(*s));
   }
 
   // A list of non-empty names; a single scalar is a one-item list. Duplicates are dropped.
@@ -468,7 +479,7 @@ Result<MoneyText> ParseMoney(std::string_view s, std::string_view field) {
     if (auto c = ParseCurrency(code)) {
       if (out.currency && *out.currency != *c) {
         return MakeError(ErrorCode::kInvalidArgument, std::string(field),
-                         "names two currencies, got \"" + std::string(s) + "\"",
+                         "names two currencies, got " + Excerpt(s),
                          "write the amount with one currency, e.g. 30000 CNY");
       }
       out.currency = c;
@@ -580,7 +591,7 @@ Result<TrainJobSpec> ParseJob(const YAML::Node& root, const Reader& r) {
     auto s = r.Str(*e);
     if (!s) return s.error();
     auto m = ParseTrainMethod(*s);
-    if (!m) return r.Fail(*e, "unknown method \"" + *s + "\"", ChoiceHint(*s, MethodNames()));
+    if (!m) return r.Fail(*e, "unknown method " + Excerpt(*s), ChoiceHint(*s, MethodNames()));
     job.method = *m;
   }
   const bool lora = job.method == TrainMethod::kLora || job.method == TrainMethod::kQlora;
@@ -596,11 +607,11 @@ Result<TrainJobSpec> ParseJob(const YAML::Node& root, const Reader& r) {
     if (!s) return s.error();
     auto p = ParsePrecision(*s);
     if (!p) {
-      return r.Fail(*e, "unknown precision \"" + *s + "\"", ChoiceHint(*s, PrecisionNames()));
+      return r.Fail(*e, "unknown precision " + Excerpt(*s), ChoiceHint(*s, PrecisionNames()));
     }
     if (*p != Precision::kBf16 && *p != Precision::kFp16 && *p != Precision::kFp8 &&
         *p != Precision::kFp32) {
-      return r.Fail(*e, "training precision must be bf16, fp16, fp8 or fp32, got \"" + *s + "\"",
+      return r.Fail(*e, "training precision must be bf16, fp16, fp8 or fp32, got " + Excerpt(*s),
                     *p == Precision::kTf32
                         ? "tf32 is fp32 training with TF32 math: use fp32"
                         : "for a 4-bit frozen base model use method: qlora with precision: bf16");
@@ -612,7 +623,7 @@ Result<TrainJobSpec> ParseJob(const YAML::Node& root, const Reader& r) {
     if (!s) return s.error();
     auto f = ParseTrainFramework(*s);
     if (!f) {
-      return r.Fail(*e, "unknown framework \"" + *s + "\"",
+      return r.Fail(*e, "unknown framework " + Excerpt(*s),
                     ChoiceHint(*s, {"generic", "megatron", "megatron-core", "nemo", "deepspeed"}));
     }
     job.framework = *f;
@@ -622,7 +633,7 @@ Result<TrainJobSpec> ParseJob(const YAML::Node& root, const Reader& r) {
     if (!s) return s.error();
     auto o = ParseOptimizer(*s);
     if (!o) {
-      return r.Fail(*e, "unknown optimizer \"" + *s + "\"", ChoiceHint(*s, OptimizerNames()));
+      return r.Fail(*e, "unknown optimizer " + Excerpt(*s), ChoiceHint(*s, OptimizerNames()));
     }
     job.optimizer = *o;
   }
@@ -694,7 +705,7 @@ Result<TrainJobSpec> ParseJob(const YAML::Node& root, const Reader& r) {
     if (b == nullptr) {
       std::string known;
       for (const auto& t : TrainBenchmarks()) known += (known.empty() ? "" : ", ") + t.id;
-      return r.Fail(*bench, "unknown benchmark \"" + *name + "\"", "known: " + known);
+      return r.Fail(*bench, "unknown benchmark " + Excerpt(*name), "known: " + known);
     }
     const bool peft = job.method == TrainMethod::kLora || job.method == TrainMethod::kQlora;
     // samples per epoch x epochs, so that dataset_size / samples is the bytes of one sample.
@@ -755,17 +766,17 @@ Result<TrainJobSpec> ParseJob(const YAML::Node& root, const Reader& r) {
     if (const Entry* e = c.Get("deadline")) {
       auto s = r.Str(*e);
       if (!s) return s.error();
-      if (LooksNegative(*s)) return r.Fail(*e, "must be > 0, got " + *s);
+      if (LooksNegative(*s)) return r.Fail(*e, "must be > 0, got " + Shown(*s));
       auto h = ParseHours(*s, r.Field(*e));
       if (!h) return h.error();
-      if (!(*h > 0)) return r.Fail(*e, "must be > 0, got " + *s);
+      if (!(*h > 0)) return r.Fail(*e, "must be > 0, got " + Shown(*s));
       job.deadline_hours = *h;
     }
     if (const Entry* e = c.Get("currency")) {
       auto s = r.Str(*e);
       if (!s) return s.error();
       auto cur = ParseCurrency(*s);
-      if (!cur) return r.Fail(*e, "unknown currency \"" + *s + "\"", "use USD or CNY");
+      if (!cur) return r.Fail(*e, "unknown currency " + Excerpt(*s), "use USD or CNY");
       job.currency = *cur;
     }
     if (const Entry* e = c.Get("budget")) {
@@ -773,7 +784,7 @@ Result<TrainJobSpec> ParseJob(const YAML::Node& root, const Reader& r) {
       if (!s) return s.error();
       auto m = ParseMoney(*s, r.Field(*e));
       if (!m) return m.error();
-      if (!(m->amount > 0)) return r.Fail(*e, "must be > 0, got " + *s);
+      if (!(m->amount > 0)) return r.Fail(*e, "must be > 0, got " + Shown(*s));
       if (m->currency) {
         if (c.Get("currency") != nullptr && *m->currency != job.currency) {
           return r.Fail(*e,
@@ -837,7 +848,7 @@ Result<TrainJobSpec> ParseJob(const YAML::Node& root, const Reader& r) {
         scale = 0.01;
       }
       auto v = internal::ParseDouble(t);
-      if (!v) return r.Fail(*e, "expected a fraction such as 0.8 or 80%, got \"" + *s + "\"");
+      if (!v) return r.Fail(*e, "expected a fraction such as 0.8 or 80%, got " + Excerpt(*s));
       double h = *v * scale;
       if (!(h > 0 && h <= 1)) {
         return r.Fail(*e, "must be in (0, 1], got " + *s,
@@ -853,7 +864,7 @@ Result<TrainJobSpec> ParseJob(const YAML::Node& root, const Reader& r) {
     auto s = r.Str(*e);
     if (!s) return s.error();
     auto o = ParseObjective(*s);
-    if (!o) return r.Fail(*e, "unknown objective \"" + *s + "\"", ChoiceHint(*s, ObjectiveNames()));
+    if (!o) return r.Fail(*e, "unknown objective " + Excerpt(*s), ChoiceHint(*s, ObjectiveNames()));
     job.objective = *o;
   }
   if (const Entry* e = top->Get("host_policy")) {
@@ -861,7 +872,7 @@ Result<TrainJobSpec> ParseJob(const YAML::Node& root, const Reader& r) {
     if (!s) return s.error();
     auto p = ParseSizingPolicy(*s);
     if (!p) {
-      return r.Fail(*e, "unknown host_policy \"" + *s + "\"", ChoiceHint(*s, HostPolicyNames()));
+      return r.Fail(*e, "unknown host_policy " + Excerpt(*s), ChoiceHint(*s, HostPolicyNames()));
     }
     job.host_policy = *p;
   }
@@ -919,7 +930,7 @@ Result<double> ParseCount(std::string_view s, std::string_view field) {
   std::string raw = Trim(s);
   auto bad = [&](std::string hint) {
     return MakeError(ErrorCode::kInvalidArgument, std::string(field),
-                     "expected a count such as 2B, 1.5M or 50000, got \"" + raw + "\"",
+                     "expected a count such as 2B, 1.5M or 50000, got " + Excerpt(raw),
                      std::move(hint));
   };
   const std::string kSuffixHint = "suffixes: K = 1e3, M = 1e6, B or G = 1e9, T = 1e12";
@@ -960,7 +971,7 @@ Result<Bytes> ParseSize(std::string_view s, std::string_view field) {
   std::string raw = Trim(s);
   auto bad = [&]() {
     return MakeError(ErrorCode::kInvalidArgument, std::string(field),
-                     "expected a size such as 800GB, 1.2TB or 64GiB, got \"" + raw + "\"",
+                     "expected a size such as 800GB, 1.2TB or 64GiB, got " + Excerpt(raw),
                      "units: B, KB, MB, GB, TB, PB (powers of 1000), KiB, MiB, GiB, TiB, PiB "
                      "(powers of 1024); a bare number is bytes");
   };
@@ -990,7 +1001,7 @@ Result<double> ParseHours(std::string_view s, std::string_view field) {
   std::string raw = Trim(s);
   auto bad = [&]() {
     return MakeError(ErrorCode::kInvalidArgument, std::string(field),
-                     "expected a duration such as 48h, 3d, 90m or 1h30m, got \"" + raw + "\"",
+                     "expected a duration such as 48h, 3d, 90m or 1h30m, got " + Excerpt(raw),
                      "units: s, m (minutes), h, d, w; a bare number is hours");
   };
   if (raw.empty()) return bad();
@@ -1041,22 +1052,27 @@ Result<double> ParseHours(std::string_view s, std::string_view field) {
 Result<TrainJobSpec> ParseTrainJobYaml(std::string_view yaml_text, std::string_view label) {
   Reader r(label);
   try {
-    std::vector<YAML::Node> docs = YAML::LoadAll(std::string(yaml_text));
-    // A trailing `---` yields an empty extra document; only real content counts.
-    std::vector<YAML::Node> real;
-    for (const auto& d : docs) {
-      if (d.IsDefined() && !d.IsNull()) real.push_back(d);
+    if (yaml_text.size() > kMaxYamlFileBytes) {
+      return MakeError(ErrorCode::kInvalidArgument, r.label(),
+                       "is " + std::to_string(yaml_text.size()) + " bytes, over the limit of " +
+                           std::to_string(kMaxYamlFileBytes) + " bytes",
+                       "a job file is a few lines; see docs/reliability.md");
     }
-    if (real.empty()) {
+    internal::YamlDocument doc = internal::LoadOneYamlDocument(yaml_text);
+    if (doc.extra_content) {
+      return MakeError(ErrorCode::kParse, r.label() + ":" + std::to_string(doc.extra_line),
+                       "holds 2 YAML documents or more",
+                       "put one job per file (remove the `---` separators)");
+    }
+    if (!doc.root.IsDefined() || doc.root.IsNull()) {
       return MakeError(ErrorCode::kInvalidArgument, r.label(), "is empty",
                        "a job needs at least `model:` and `train: {data: {tokens: ...}}`; see "
                        "docs/job-yaml.md and examples/");
     }
-    if (real.size() > 1) {
-      return r.Fail(real[1], "", "holds " + std::to_string(real.size()) + " YAML documents",
-                    "put one job per file (remove the `---` separators)", ErrorCode::kParse);
-    }
-    return ParseJob(real[0], r);
+    auto job = ParseJob(doc.root, r);
+    if (!job) return job.error();
+    if (auto st = ValidateTrainJob(*job, InputSource::kYaml, r.label()); !st) return st.error();
+    return job;
   } catch (const YAML::ParserException& e) {
     std::string f = r.label();
     if (e.mark.line >= 0) f += ":" + std::to_string(e.mark.line + 1);

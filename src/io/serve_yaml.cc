@@ -8,7 +8,9 @@
 #include <cmath>
 #include <string_view>
 
+#include "gpuplan/input.h"
 #include "gpuplan/serve_planner.h"
+#include "io/yaml_util.h"
 
 namespace gpuplan {
 
@@ -28,10 +30,11 @@ Status CheckKeys(const YAML::Node& map, const std::string& path, const std::vect
                  const Ctx& c) {
   if (!map.IsMap()) return c.Fail(map, path, "expected a mapping of `key: value` pairs");
   for (auto it = map.begin(); it != map.end(); ++it) {
-    std::string k = it->first.as<std::string>();
+    if (!it->first.IsScalar()) return c.Fail(it->first, path, "expected a key name, got a list or map");
+    std::string k = it->first.Scalar();
     if (std::find(allowed.begin(), allowed.end(), k) == allowed.end()) {
       std::string best = ClosestMatch(k, allowed);
-      return c.Fail(it->first, path.empty() ? k : path + "." + k, "unknown key \"" + k + "\"",
+      return c.Fail(it->first, path.empty() ? FieldKey(k) : path + "." + FieldKey(k), "unknown key " + Excerpt(k),
                     best.empty() ? fmt::format("allowed: {}", fmt::join(allowed, ", "))
                                  : "did you mean \"" + best + "\"?");
     }
@@ -44,12 +47,22 @@ Result<double> Number(const YAML::Node& n, const std::string& path, const Ctx& c
   try {
     v = n.as<double>();
   } catch (const YAML::Exception&) {
-    return c.Fail(n, path, "expected a number, got \"" + n.as<std::string>("") + "\"");
+    return c.Fail(n, path, "expected a number, got " + Excerpt(n.IsScalar() ? n.Scalar() : std::string("a list or map")));
   }
   if (!(v > min_excl) || !std::isfinite(v)) {
     return c.Fail(n, path, fmt::format("must be > {}, got {}", min_excl, v));
   }
   return v;
+}
+
+// A whole number in [lo, hi] (checked before any cast to int).
+Result<int> WholeNumber(const YAML::Node& n, const std::string& path, const Ctx& c, int lo, int hi) {
+  double v = 0;
+  GPUPLAN_ASSIGN_OR_RETURN(v, Number(n, path, c, lo - 1.0));
+  if (v != std::floor(v) || v > hi) {
+    return c.Fail(n, path, fmt::format("must be a whole number in [{}, {}], got {:g}", lo, hi, v));
+  }
+  return static_cast<int>(v);
 }
 
 Result<std::vector<std::string>> List(const YAML::Node& n, const std::string& path, const Ctx& c) {
@@ -67,23 +80,18 @@ Result<ServeJobFile> Parse(const YAML::Node& root, const Ctx& c) {
   ServeJobFile f;
   if (auto st = CheckKeys(root, "", {"model", "serve", "slo", "constraints", "top"}, c); !st) return st.error();
   if (!root["model"]) return c.Fail(root, "model", "missing", "name a preset, HF id or config.json path");
-  f.model = root["model"].as<std::string>();
+  if (!root["model"].IsScalar() || root["model"].Scalar().find_first_not_of(" \t") == std::string::npos) {
+    return c.Fail(root["model"], "model", "must be a non-empty name", "name a preset, HF id or config.json path");
+  }
+  f.model = root["model"].Scalar();
   if (const YAML::Node s = root["serve"]) {
     if (auto st = CheckKeys(s, "serve", {"qps", "input_len", "output_len", "precision", "quant", "kv_precision",
                                          "engine", "target_utilization"}, c); !st) {
       return st.error();
     }
     if (s["qps"]) GPUPLAN_ASSIGN_OR_RETURN(f.qps, Number(s["qps"], "serve.qps", c, 0));
-    if (s["input_len"]) {
-      double v = 0;
-      GPUPLAN_ASSIGN_OR_RETURN(v, Number(s["input_len"], "serve.input_len", c, 0));
-      f.input_len = static_cast<int>(v);
-    }
-    if (s["output_len"]) {
-      double v = 0;
-      GPUPLAN_ASSIGN_OR_RETURN(v, Number(s["output_len"], "serve.output_len", c, -1));
-      f.output_len = static_cast<int>(v);
-    }
+    if (s["input_len"]) GPUPLAN_ASSIGN_OR_RETURN(f.input_len, WholeNumber(s["input_len"], "serve.input_len", c, 1, kMaxSeqLen));
+    if (s["output_len"]) GPUPLAN_ASSIGN_OR_RETURN(f.output_len, WholeNumber(s["output_len"], "serve.output_len", c, 0, kMaxSeqLen));
     if (s["target_utilization"]) GPUPLAN_ASSIGN_OR_RETURN(f.target_utilization, Number(s["target_utilization"], "serve.target_utilization", c, 0));
     if (s["precision"]) f.precision = s["precision"].as<std::string>();
     if (s["quant"]) f.quant = s["quant"].as<std::string>();
@@ -118,11 +126,7 @@ Result<ServeJobFile> Parse(const YAML::Node& root, const Ctx& c) {
     }
     if (s["currency"]) f.currency = s["currency"].as<std::string>();
   }
-  if (root["top"]) {
-    double v = 0;
-    GPUPLAN_ASSIGN_OR_RETURN(v, Number(root["top"], "top", c, 0));
-    f.top = static_cast<int>(v);
-  }
+  if (root["top"]) GPUPLAN_ASSIGN_OR_RETURN(f.top, WholeNumber(root["top"], "top", c, 1, kMaxTop));
   return f;
 }
 
@@ -131,7 +135,17 @@ Result<ServeJobFile> Parse(const YAML::Node& root, const Ctx& c) {
 Result<ServeJobFile> ParseServeJobYaml(std::string_view yaml_text, std::string_view label) {
   Ctx c{std::string(label)};
   try {
-    YAML::Node root = YAML::Load(std::string(yaml_text));
+    if (yaml_text.size() > kMaxYamlFileBytes) {
+      return MakeError(ErrorCode::kInvalidArgument, c.label,
+                       "is " + std::to_string(yaml_text.size()) + " bytes, over the limit of " +
+                           std::to_string(kMaxYamlFileBytes) + " bytes");
+    }
+    internal::YamlDocument doc = internal::LoadOneYamlDocument(yaml_text);
+    if (doc.extra_content) {
+      return MakeError(ErrorCode::kParse, c.label + ":" + std::to_string(doc.extra_line),
+                       "holds 2 YAML documents or more", "put one serving job per file");
+    }
+    YAML::Node root = doc.root;
     if (!root.IsDefined() || root.IsNull()) {
       return MakeError(ErrorCode::kInvalidArgument, c.label, "is empty",
                        "a serving job needs `model:` and `serve: {qps: ...}`; see docs/serve-yaml.md");

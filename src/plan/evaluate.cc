@@ -109,7 +109,11 @@ TrainEval EvaluateTraining(const ModelSpec& m, const Parallelism& par,
   TrainMemoryOptions o = opt;
   const int dp = std::max(1, par.dp);
   const int b = std::max(1, o.micro_batch);
-  if (job.global_batch > 0) o.num_microbatches = std::max(1, job.global_batch / (b * dp));
+  if (job.global_batch > 0) {
+    // 64-bit: b x dp can pass INT_MAX on large clusters.
+    const long long per_step = static_cast<long long>(b) * dp;
+    o.num_microbatches = static_cast<int>(std::max<long long>(1, job.global_batch / per_step));
+  }
   ev.memory = EstimateTrainingMemory(m, par, o);
   const double limit = hw.acc->Usable().value() * headroom;
   if (ev.memory.Total().value() > limit && k != nullptr) {

@@ -9,6 +9,7 @@
 #include <map>
 #include <tuple>
 
+#include "gpuplan/input.h"
 #include "gpuplan/planner.h"
 #include "io/csv.h"
 
@@ -699,7 +700,8 @@ Result<TrainPlanResult> PlanTrainingImpl(const TrainJobSpec& job, const Catalog&
       }
       node_counts.push_back(n);
     } else {
-      for (int n = 1; n <= job.max_nodes; n *= 2) node_counts.push_back(n);
+      // 64-bit doubling: n *= 2 in int wraps to 0 (an endless loop) past 2^30.
+      for (long long nn = 1; nn <= job.max_nodes && nn <= kMaxNodes; nn *= 2) node_counts.push_back(static_cast<int>(nn));
     }
     for (int n : node_counts) {
       double gpus = static_cast<double>(k.count) * n;

@@ -43,7 +43,8 @@ std::optional<double> Num(const Json& j, const char* key) {
 std::optional<int> Int(const Json& j, const char* key) {
   auto v = Num(j, key);
   if (!v) return std::nullopt;
-  return static_cast<int>(std::lround(*v));
+  // CheckCase bounds every number; saturate anyway so no cast can overflow.
+  return static_cast<int>(std::lround(std::clamp(*v, -1e9, 1e9)));
 }
 std::string Str(const Json& j, const char* key) {
   const Json* c = Child(j, key);
@@ -862,6 +863,45 @@ Status CheckCase(const Json& c, const std::string& where) {
   if (c.contains("hardware") && !c["hardware"].is_null() && !c["hardware"].is_object()) {
     return bad("hardware", "must be an object or null");
   }
+  // Sizes the model arithmetic multiplies: bounded so no count can overflow.
+  const Json& m = c["model"];
+  auto bounded = [&](const Json& obj, const std::string& path, const char* key, double hi) -> Status {
+    const Json* x = Child(obj, key);
+    if (!x) return {};
+    if (!x->is_number()) return bad(path + key, "must be a number, got " + internal::JsonTypeName(*x));
+    const double d = x->get<double>();
+    if (!(d >= 0 && d <= hi)) return bad(path + key, fmt::format("must be in [0, {:g}], got {:g}", hi, d));
+    return {};
+  };
+  for (const char* k : {"layers", "hidden", "heads", "kv_heads", "head_dim", "ffn_hidden", "vocab"}) {
+    if (auto st = bounded(m, "model.", k, 16777216); !st) return st;
+  }
+  for (const char* k : {"params", "active_params", "gflops_per_sample"}) {
+    if (auto st = bounded(m, "model.", k, 1e15); !st) return st;
+  }
+  if (const Json* moe = Child(m, "moe")) {
+    for (const char* k : {"experts", "top_k", "expert_ffn_hidden", "shared_experts"}) {
+      if (auto st = bounded(*moe, "model.moe.", k, 16777216); !st) return st;
+    }
+  }
+  // Every other number of the case: finite and within +-1e15 (counts, sizes, rates).
+  for (const char* section : {"workload", "hardware", "model"}) {
+    const Json* sec = Child(c, section);
+    if (!sec || !sec->is_object()) continue;
+    for (auto it = sec->begin(); it != sec->end(); ++it) {
+      const Json& x = it.value();
+      if (x.is_number() && !(std::fabs(x.get<double>()) <= 1e15)) {
+        return bad(std::string(section) + "." + it.key(), "must be within +-1e15");
+      }
+      if (x.is_object()) {
+        for (auto jt = x.begin(); jt != x.end(); ++jt) {
+          if (jt.value().is_number() && !(std::fabs(jt.value().get<double>()) <= 1e15)) {
+            return bad(std::string(section) + "." + it.key() + "." + jt.key(), "must be within +-1e15");
+          }
+        }
+      }
+    }
+  }
   return {};
 }
 
@@ -916,7 +956,7 @@ Result<ValidationReport> RunValidation(std::string_view text, std::string_view l
       continue;
     }
     std::string where = std::string(label) + ":" + std::to_string(line);
-    auto j = internal::ParseJson(l, where);
+    auto j = internal::ParseJson(l, where, kMaxJsonLineBytes);
     if (!j) return j.error();
     if (auto st = CheckCase(*j, where); !st) return st.error();
     const Json& c = *j;

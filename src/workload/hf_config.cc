@@ -11,7 +11,20 @@
 namespace gpuplan {
 
 using internal::GetBool;
-using internal::GetInt;
+namespace {
+// Every integer of a config.json fits an int (model dimensions); larger values are rejected
+// here so that no narrowing cast below can wrap.
+Result<std::optional<std::int64_t>> GetInt(const internal::Json& j, std::string_view key,
+                                           std::string_view path) {
+  auto v = internal::GetInt(j, key, path);
+  if (!v) return v.error();
+  if (*v && (**v > 2147483647LL || **v < -2147483647LL)) {
+    return MakeError(ErrorCode::kInvalidArgument, std::string(path) + "." + std::string(key),
+                     "must be at most 2147483647 in magnitude, got " + std::to_string(**v));
+  }
+  return v;
+}
+}  // namespace
 using internal::GetNumber;
 using internal::GetString;
 using internal::Json;
@@ -32,6 +45,7 @@ Result<std::optional<std::int64_t>> FirstInt(const Json& j, std::initializer_lis
     auto v = GetInt(j, k, path);
     if (!v) return v.error();
     if (*v) return *v;
+    (void)k;
   }
   return std::optional<std::int64_t>();
 }
@@ -42,7 +56,7 @@ Result<std::optional<QuantSpec>> ParseQuant(const Json& root, std::string_view l
   const Json& q = *it;
   std::string path = std::string(label) + ".quantization_config";
   if (!q.is_object()) {
-    return MakeError(ErrorCode::kParse, path, "expected an object, got " + q.dump());
+    return MakeError(ErrorCode::kParse, path, "expected an object, got " + internal::JsonTypeName(q));
   }
   std::optional<std::string> method;
   GPUPLAN_ASSIGN_OR_RETURN(method, GetString(q, "quant_method", path));
@@ -146,13 +160,13 @@ Result<ModelSpec> ParseHfConfig(std::string_view json_text, std::string_view lab
         if (x.is_string()) m.aliases.push_back(x.get<std::string>());
       }
     }
-    GPUPLAN_ASSIGN_OR_RETURN(n, GetInt(*gp, "params", gpath));
+    GPUPLAN_ASSIGN_OR_RETURN(n, internal::GetInt(*gp, "params", gpath));
     if (n) m.params_override = *n;
-    GPUPLAN_ASSIGN_OR_RETURN(n, GetInt(*gp, "active_params", gpath));
+    GPUPLAN_ASSIGN_OR_RETURN(n, internal::GetInt(*gp, "active_params", gpath));
     if (n) m.active_params_override = *n;
-    GPUPLAN_ASSIGN_OR_RETURN(n, GetInt(*gp, "official_params", gpath));
+    GPUPLAN_ASSIGN_OR_RETURN(n, internal::GetInt(*gp, "official_params", gpath));
     m.official_params = n;
-    GPUPLAN_ASSIGN_OR_RETURN(n, GetInt(*gp, "official_active_params", gpath));
+    GPUPLAN_ASSIGN_OR_RETURN(n, internal::GetInt(*gp, "official_active_params", gpath));
     m.official_active_params = n;
     std::optional<double> g;
     GPUPLAN_ASSIGN_OR_RETURN(g, GetNumber(*gp, "gflops_per_sample", gpath));

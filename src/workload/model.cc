@@ -1,4 +1,6 @@
 #include <algorithm>
+#include <fmt/format.h>
+#include <utility>
 #include <cmath>
 #include <string>
 
@@ -220,6 +222,65 @@ Status ValidateModel(const ModelSpec& m, std::string_view field) {
     return MakeError(ErrorCode::kInvalidArgument, std::string(field) + "." + sub, std::move(msg),
                      std::move(hint));
   };
+  // Upper bounds first (docs/reliability.md): every count below stays far inside int64 and
+  // every dimension inside int, so no derived quantity can overflow.
+  constexpr double kMaxParams = 1e15;  // 1,000 T parameters (largest public models: ~2 T)
+  for (const auto& [name, v] : {std::pair<const char*, std::int64_t>{"hidden_size", m.hidden},
+                                {"intermediate_size", m.ffn_hidden},
+                                {"vocab_size", m.vocab}}) {
+    if (v < 0 || v > (std::int64_t{1} << 24)) {
+      return err(name, "must be in [0, 16777216], got " + std::to_string(v));
+    }
+  }
+  for (const auto& [name, v] : {std::pair<const char*, int>{"num_hidden_layers", m.layers},
+                                {"num_attention_heads", m.heads},
+                                {"num_key_value_heads", m.kv_heads},
+                                {"head_dim", m.head_dim},
+                                {"max_position_embeddings", m.max_positions},
+                                {"encoder_layers", m.encoder_layers}}) {
+    if (v < 0 || v > (1 << 24)) return err(name, "must be in [0, 16777216], got " + std::to_string(v));
+  }
+  if (m.moe && (m.moe->experts > 65536 || m.moe->expert_ffn > (std::int64_t{1} << 24) ||
+                m.moe->shared_ffn > (std::int64_t{1} << 24) || m.moe->shared_experts > 65536 ||
+                m.moe->shared_experts < 0 || m.moe->dense_layers < 0 || m.moe->moe_every < 1 ||
+                m.moe->expert_ffn < 0 || m.moe->shared_ffn < 0)) {
+    return err("num_experts", "MoE sizes out of range (experts <= 65536, expert FFN <= 16777216)");
+  }
+  if (m.mla && (m.mla->kv_lora_rank > (1 << 20) || m.mla->q_lora_rank > (1 << 20) ||
+                m.mla->qk_rope_head_dim > (1 << 20) || m.mla->qk_nope_head_dim > (1 << 20) ||
+                m.mla->v_head_dim > (1 << 20) || m.mla->q_lora_rank < 0 ||
+                m.mla->qk_rope_head_dim < 0 || m.mla->qk_nope_head_dim < 0 || m.mla->v_head_dim < 0)) {
+    return err("kv_lora_rank", "MLA sizes out of range (each in [0, 1048576])");
+  }
+  {
+    // Rough size in double (cannot overflow): attention, MLPs of every expert, embeddings.
+    const double h = static_cast<double>(m.hidden), f = static_cast<double>(m.ffn_hidden);
+    const double experts = m.moe ? std::max(1, m.moe->experts) + m.moe->shared_experts : 1;
+    const double ef = m.moe ? std::max<double>(f, static_cast<double>(std::max(m.moe->expert_ffn, m.moe->shared_ffn))) : f;
+    const double hd = static_cast<double>(m.head_dim) * std::max(m.heads, 1);
+    const double approx = (static_cast<double>(m.layers) + m.encoder_layers) *
+                              (4.0 * h * std::max(h, hd) + 3.0 * h * ef * experts) +
+                          2.0 * static_cast<double>(m.vocab) * h;
+    if (approx > kMaxParams) {
+      return err("hidden_size", fmt::format("the model would have about {:.3g} parameters, more than "
+                                            "the limit of {:.0e}", approx, kMaxParams),
+                 "check the config's sizes");
+    }
+  }
+  for (const auto& [name, v] : {std::pair<const char*, std::optional<std::int64_t>>{"params", m.params_override},
+                                {"active_params", m.active_params_override}}) {
+    if (v && (*v < 0 || static_cast<double>(*v) > kMaxParams)) {
+      return err(name, "must be in [0, 1e15], got " + std::to_string(*v));
+    }
+  }
+  for (const auto& [name, v] : {std::pair<const char*, std::optional<double>>{"gflops_per_sample", m.gflops_per_sample},
+                                {"activation_melems_per_sample", m.activation_melems_per_sample}}) {
+    if (v && !(*v >= 0 && *v <= 1e12)) return err(name, "must be in [0, 1e12]");
+  }
+  if (m.image_size < 0 || m.image_size > 65536 || m.patch_size < 0 || m.patch_size > 65536 ||
+      m.channels < 0 || m.channels > 65536) {
+    return err("image_size", "image_size, patch_size and num_channels must be in [0, 65536]");
+  }
   if (!m.is_transformer() || m.arch == ModelArch::kEncoderDecoder) {
     if (!m.params_override || *m.params_override <= 0) {
       return err("params", std::string("a ") + ModelArchName(m.arch) +

@@ -6,6 +6,7 @@
 #include <sstream>
 
 #include "catalog/embedded.h"
+#include "gpuplan/input.h"
 #include "gpuplan/model.h"
 #include "io/csv.h"
 
@@ -43,11 +44,10 @@ std::string Normalize(std::string_view s) {
   return out;
 }
 
-std::string ReadFile(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
+Result<ModelSpec> ParseConfigFile(const std::string& path) {
+  auto text = ReadInputFile(path, path, kMaxJsonFileBytes);
+  if (!text) return text.error();
+  return ParseHfConfig(*text, path);
 }
 
 }  // namespace
@@ -92,6 +92,11 @@ Result<ModelSpec> ResolveModel(std::string_view arg, std::string_view field) {
     return MakeError(ErrorCode::kInvalidArgument, std::string(field), "is empty",
                      "give a preset name (see `gpuplan models`) or a path to config.json");
   }
+  if (a.size() > 4096 || a.find('\0') != std::string::npos) {
+    return MakeError(ErrorCode::kInvalidArgument, std::string(field),
+                     "is " + std::to_string(a.size()) + " bytes, longer than a model name or path can be",
+                     "give a preset name (see `gpuplan models`) or a path to config.json");
+  }
   if (const ModelSpec* p = FindPreset(a)) return *p;
 
   std::error_code ec;
@@ -101,7 +106,7 @@ Result<ModelSpec> ResolveModel(std::string_view arg, std::string_view field) {
       path /= "config.json";
     } else {
       return MakeError(ErrorCode::kNotFound, std::string(field),
-                       "directory \"" + a + "\" has no config.json",
+                       "directory " + Excerpt(a) + " has no config.json",
                        "point at a config.json or a .safetensors file");
     }
   }
@@ -116,12 +121,13 @@ Result<ModelSpec> ResolveModel(std::string_view arg, std::string_view field) {
       ModelSpec m;
       fs::path cfg = path.parent_path() / "config.json";
       if (fs::exists(cfg, ec)) {
-        auto parsed = ParseHfConfig(ReadFile(cfg.string()), cfg.string());
+        auto parsed = ParseConfigFile(cfg.string());
         if (!parsed) return parsed.error();
         m = std::move(*parsed);
       } else {
-        m.name = path.parent_path().filename().string();
-        if (m.name.empty()) m.name = fname;
+        m.name = SanitizeUtf8(path.parent_path().filename().string());
+        if (m.name.empty()) m.name = SanitizeUtf8(fname);
+        if (m.name.size() > kMaxNameBytes) m.name.resize(kMaxNameBytes);
         m.arch = ModelArch::kDense;  // architecture unknown: weights only
       }
       if (st->params > 0 && !m.quant) m.params_override = st->params;
@@ -133,14 +139,15 @@ Result<ModelSpec> ResolveModel(std::string_view arg, std::string_view field) {
       if (m.layers == 0 && !m.params_override) {
         return MakeError(ErrorCode::kParse, p, "no parameter count in the header or index");
       }
-      m.source = p;
+      m.source = SanitizeUtf8(p);
+      if (auto v = ValidateModel(m, p); !v) return v.error();
       return m;
     }
     if (fname.size() >= 5 && fname.substr(fname.size() - 5) == ".json") {
-      return ParseHfConfig(ReadFile(p), p);
+      return ParseConfigFile(p);
     }
     return MakeError(ErrorCode::kInvalidArgument, std::string(field),
-                     "\"" + a + "\" is not a config.json, .safetensors or index.json file",
+                     Excerpt(a) + " is not a config.json, .safetensors or index.json file",
                      "pass a preset name, config.json, or .safetensors");
   }
   // Unknown name: suggest the closest preset.
@@ -149,8 +156,8 @@ Result<ModelSpec> ResolveModel(std::string_view arg, std::string_view field) {
     names.push_back(m.name);
     for (const auto& al : m.aliases) names.push_back(al);
   }
-  std::string best = ClosestMatch(a, names);
-  return MakeError(ErrorCode::kNotFound, std::string(field), "unknown model \"" + a + "\"",
+  std::string best = a.size() <= kMaxNameBytes ? ClosestMatch(a, names) : std::string();
+  return MakeError(ErrorCode::kNotFound, std::string(field), "unknown model " + Excerpt(a),
                    best.empty() ? "run `gpuplan models` for the presets, or pass a config.json path"
                                 : "did you mean \"" + best + "\"? (`gpuplan models` lists all)");
 }

@@ -9,6 +9,7 @@
 #include <sstream>
 
 #include "gpuplan/model.h"
+#include "gpuplan/input.h"
 #include "io/json_util.h"
 
 namespace gpuplan {
@@ -50,11 +51,24 @@ Result<SafetensorsSummary> ParseSafetensorsHeader(std::string_view header_json,
     return true;
   };
   Result<Json> parsed = Json();
+  if (header_json.size() > kMaxHeaderBytes) {
+    return MakeError(ErrorCode::kInvalidArgument, std::string(label),
+                     "header is larger than the limit of " + std::to_string(kMaxHeaderBytes) + " bytes");
+  }
+  if (internal::JsonNestingDepth(header_json, kMaxJsonDepth) > kMaxJsonDepth) {
+    return MakeError(ErrorCode::kParse, std::string(label),
+                     "header JSON nested deeper than " + std::to_string(kMaxJsonDepth) + " levels",
+                     "the file is corrupt; re-export it");
+  }
   try {
     parsed = Json::parse(header_json.begin(), header_json.end(), cb);
   } catch (const Json::parse_error& e) {
     return MakeError(ErrorCode::kParse, std::string(label),
                      "malformed JSON at byte " + std::to_string(e.byte), "check the file's syntax");
+  } catch (const Json::exception&) {
+    return MakeError(ErrorCode::kParse, std::string(label),
+                     "malformed JSON header (a number out of range or invalid text)",
+                     "the file is corrupt; re-export it");
   }
   if (!duplicate.empty()) {
     return MakeError(ErrorCode::kParse, std::string(label) + ":" + duplicate,
@@ -78,7 +92,7 @@ Result<SafetensorsSummary> ParseSafetensorsHeader(std::string_view header_json,
     }
     if (!t["dtype"].is_string() || !t["shape"].is_array() || !t["data_offsets"].is_array() ||
         t["data_offsets"].size() != 2) {
-      return MakeError(ErrorCode::kParse, path, "malformed tensor entry " + t.dump());
+      return MakeError(ErrorCode::kParse, path, "malformed tensor entry (" + internal::JsonTypeName(t) + ")");
     }
     std::int64_t count = 1;
     for (const auto& d : t["shape"]) {
@@ -105,6 +119,12 @@ Result<SafetensorsSummary> ParseSafetensorsHeader(std::string_view header_json,
                            dtype + " needs " + std::to_string(static_cast<double>(count) * es));
     }
     ranges.emplace_back(begin, end);
+    constexpr std::int64_t kMaxTotal = std::int64_t{1} << 53;
+    if (s.params > kMaxTotal - count || s.bytes > kMaxTotal - (end - begin) ||
+        by_dtype[dtype] > kMaxTotal - count) {
+      return MakeError(ErrorCode::kParse, path, "tensor sizes add up past 2^53",
+                       "the file is corrupt; re-export it");
+    }
     s.params += count;
     s.bytes += end - begin;
     by_dtype[dtype] += count;
@@ -166,11 +186,9 @@ Result<SafetensorsSummary> ReadOneFile(const std::string& path) {
 Result<SafetensorsSummary> ReadSafetensors(const std::string& path) {
   namespace fs = std::filesystem;
   if (path.size() >= 5 && path.substr(path.size() - 5) == ".json") {
-    std::ifstream in(path, std::ios::binary);
-    if (!in) return MakeError(ErrorCode::kIo, path, "cannot open file", "check the path");
-    std::stringstream ss;
-    ss << in.rdbuf();
-    auto j = internal::ParseJson(ss.str(), path);
+    auto text = ReadInputFile(path, path, kMaxJsonFileBytes);
+    if (!text) return text.error();
+    auto j = internal::ParseJson(*text, path);
     if (!j) return j.error();
     if (!j->is_object() || !j->contains("weight_map") || !(*j)["weight_map"].is_object()) {
       return MakeError(ErrorCode::kParse, path + ".weight_map",
@@ -180,8 +198,15 @@ Result<SafetensorsSummary> ReadSafetensors(const std::string& path) {
     std::map<std::string, int> shards;
     for (auto it = (*j)["weight_map"].begin(); it != (*j)["weight_map"].end(); ++it) {
       if (!it.value().is_string()) {
-        return MakeError(ErrorCode::kParse, path + ".weight_map." + it.key(),
-                         "expected a shard file name");
+        return MakeError(ErrorCode::kParse, path + ".weight_map." + FieldKey(it.key()),
+                         "expected a shard file name, got " + internal::JsonTypeName(it.value()));
+      }
+      const std::string& shard = it.value().get_ref<const std::string&>();
+      if (shard.empty() || shard.size() > kMaxNameBytes || shard.find('/') != std::string::npos ||
+          shard.find('\\') != std::string::npos || shard == "." || shard == ".." ||
+          shard.find('\0') != std::string::npos) {
+        return MakeError(ErrorCode::kParse, path + ".weight_map." + FieldKey(it.key()),
+                         "shard must be a plain file name beside the index, got " + Excerpt(shard));
       }
       shards[it.value().get<std::string>()]++;
     }
@@ -195,6 +220,10 @@ Result<SafetensorsSummary> ReadSafetensors(const std::string& path) {
       for (const auto& [file, unused] : shards) {
         auto one = ReadOneFile((dir / file).string());
         if (!one) return one.error();
+        constexpr std::int64_t kMaxTotal = std::int64_t{1} << 53;
+        if (s.params > kMaxTotal - one->params || s.bytes > kMaxTotal - one->bytes) {
+          return MakeError(ErrorCode::kParse, path, "shard sizes add up past 2^53");
+        }
         s.params += one->params;
         s.bytes += one->bytes;
         s.tensors += one->tensors;
@@ -213,6 +242,13 @@ Result<SafetensorsSummary> ReadSafetensors(const std::string& path) {
       return MakeError(ErrorCode::kParse, path + ".metadata.total_size",
                        "missing, and the shard files are not beside the index",
                        "put the shards beside the index, or pass config.json");
+    }
+    for (const auto& [key, v] : {std::pair<const char*, std::optional<std::int64_t>>{"total_size", *total_size},
+                                 {"total_parameters", *total_params}}) {
+      if (v && (*v < 0 || *v > (std::int64_t{1} << 53))) {
+        return MakeError(ErrorCode::kParse, path + ".metadata." + key,
+                         "must be in [0, 2^53], got " + std::to_string(*v));
+      }
     }
     s.bytes = total_size->value_or(0);
     s.params = total_params->value_or(0);

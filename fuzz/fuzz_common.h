@@ -1,0 +1,62 @@
+// Shared pieces of the libFuzzer harnesses (docs/reliability.md): the built-in catalog loaded
+// once, a scratch file for readers that take a path, and the contract every harness asserts:
+// an Error never has code kInternal (exit 70 on user input) and always names a field.
+#pragma once
+
+#include <unistd.h>
+
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+#include <string_view>
+
+#include "gpuplan/catalog.h"
+#include "gpuplan/result.h"
+
+namespace gpuplan::fuzz {
+
+inline const Catalog& BuiltinCatalog() {
+  static const Catalog* cat = [] {
+    auto c = LoadBuiltinCatalog();
+    if (!c) std::abort();
+    return new Catalog(std::move(*c));
+  }();
+  return *cat;
+}
+
+// A per-process scratch directory for harnesses whose reader takes a path.
+inline std::string ScratchDir() {
+  static const std::string dir = [] {
+    std::string d = "/tmp/gpuplan_fuzz_" + std::to_string(getpid());
+    std::string cmd = "mkdir -p " + d;
+    if (std::system(cmd.c_str()) != 0) std::abort();
+    return d;
+  }();
+  return dir;
+}
+
+inline std::string WriteScratch(const std::string& name, std::string_view data) {
+  const std::string path = ScratchDir() + "/" + name;
+  std::FILE* f = std::fopen(path.c_str(), "wb");
+  if (f == nullptr) std::abort();
+  if (!data.empty()) std::fwrite(data.data(), 1, data.size(), f);
+  std::fclose(f);
+  return path;
+}
+
+// The input contract: user input never produces an internal error, and errors name a field.
+template <class T>
+void CheckContract(const T& r) {
+  if (r) return;
+  if (r.error().code == ErrorCode::kInternal) {
+    std::fprintf(stderr, "internal error on input: %s\n", r.error().ToString().c_str());
+    std::abort();
+  }
+  if (r.error().field.empty()) {
+    std::fprintf(stderr, "error without a field: %s\n", r.error().ToString().c_str());
+    std::abort();
+  }
+}
+
+}  // namespace gpuplan::fuzz
