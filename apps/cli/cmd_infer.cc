@@ -50,6 +50,7 @@ Status MergeFile(InferArgs& a, const CLI::App* cmd) {
   if (unset("--cpu") && f->cpu) a.cpu = *f->cpu;
   if (unset("--cpu-only") && f->cpu_only) a.cpu_only = *f->cpu_only;
   if (unset("--reserved") && f->reserved) a.reserved = *f->reserved;
+  if (unset("--include-suspect") && f->include_suspect) a.include_suspect = *f->include_suspect;
   if (unset("--top") && f->top) a.top = *f->top;
   return {};
 }

@@ -10,8 +10,8 @@ namespace {
 // Display width of UTF-8 text (counts code points; our text has no wide characters).
 size_t Width(const std::string& s) {
   size_t w = 0;
-  for (unsigned char c : s) {
-    if ((c & 0xC0) != 0x80) ++w;
+  for (char ch : s) {
+    if ((static_cast<unsigned char>(ch) & 0xC0) != 0x80) ++w;
   }
   return w;
 }

@@ -85,7 +85,7 @@ struct ServeJobFile {
   std::optional<double> ttft_p99_ms, tpot_p99_ms, e2e_p99_ms, target_utilization;
   std::string precision, quant, kv_precision, engine, currency;
   std::vector<std::string> clouds, regions, gpus;
-  std::optional<bool> cpu, cpu_only, reserved;
+  std::optional<bool> cpu, cpu_only, reserved, include_suspect;
 };
 // Errors name "label:LINE:yaml.path"; unknown keys get a did-you-mean.
 Result<ServeJobFile> ParseServeJobYaml(std::string_view yaml_text, std::string_view label);

@@ -105,13 +105,13 @@ Result<ServeJobFile> Parse(const YAML::Node& root, const Ctx& c) {
     if (s["e2e_p99_ms"]) GPUPLAN_ASSIGN_OR_RETURN(f.e2e_p99_ms, Number(s["e2e_p99_ms"], "slo.e2e_p99_ms", c, 0));
   }
   if (const YAML::Node s = root["constraints"]) {
-    if (auto st = CheckKeys(s, "constraints", {"clouds", "regions", "gpus", "cpu", "cpu_only", "reserved", "currency"}, c); !st) {
+    if (auto st = CheckKeys(s, "constraints", {"clouds", "regions", "gpus", "cpu", "cpu_only", "reserved", "include_suspect", "currency"}, c); !st) {
       return st.error();
     }
     if (s["clouds"]) GPUPLAN_ASSIGN_OR_RETURN(f.clouds, List(s["clouds"], "constraints.clouds", c));
     if (s["regions"]) GPUPLAN_ASSIGN_OR_RETURN(f.regions, List(s["regions"], "constraints.regions", c));
     if (s["gpus"]) GPUPLAN_ASSIGN_OR_RETURN(f.gpus, List(s["gpus"], "constraints.gpus", c));
-    for (const char* k : {"cpu", "cpu_only", "reserved"}) {
+    for (const char* k : {"cpu", "cpu_only", "reserved", "include_suspect"}) {
       if (!s[k]) continue;
       bool v = false;
       try {
@@ -122,7 +122,8 @@ Result<ServeJobFile> Parse(const YAML::Node& root, const Ctx& c) {
       const std::string_view key = k;
       if (key == "cpu") f.cpu = v;
       else if (key == "cpu_only") f.cpu_only = v;
-      else f.reserved = v;
+      else if (key == "reserved") f.reserved = v;
+      else f.include_suspect = v;
     }
     if (s["currency"]) f.currency = s["currency"].as<std::string>();
   }

@@ -75,8 +75,10 @@ TEST(Golden, BestPlanUnchanged) {
     ASSERT_TRUE(res.ok()) << res.error().ToString();
     ASSERT_FALSE(res->plans.empty()) << "no plan";
     // Issue 12: a row whose own source marks its price suspect is never the first answer.
-    if (!job->include_suspect) EXPECT_EQ(res->plans.front().instance->suspect_reason, "")
-        << res->plans.front().instance->instance_type << " " << res->plans.front().instance->region;
+    if (!job->include_suspect) {
+      EXPECT_EQ(res->plans.front().instance->suspect_reason, "")
+          << res->plans.front().instance->instance_type << " " << res->plans.front().instance->region;
+    }
     YAML::Node actual = Actual(res->plans.front());
     if (update) {
       doc["expect"] = actual;

@@ -30,7 +30,7 @@ TEST(ServeYaml, ExamplesParse) {
 TEST(ServeYaml, Fields) {
   auto f = ParseServeJobYaml(
       "model: llama-2-7b\nserve:\n  qps: 5\n  input_len: 512\n  output_len: 128\n  quant: awq\n"
-      "slo:\n  tpot_p99_ms: 50\nconstraints:\n  clouds: [aws, gcp]\n  cpu: true\ntop: 3\n",
+      "slo:\n  tpot_p99_ms: 50\nconstraints:\n  clouds: [aws, gcp]\n  cpu: true\n  include_suspect: true\ntop: 3\n",
       "job.yaml");
   ASSERT_TRUE(f.ok()) << f.error().ToString();
   EXPECT_EQ(f->model, "llama-2-7b");
@@ -41,6 +41,8 @@ TEST(ServeYaml, Fields) {
   EXPECT_DOUBLE_EQ(*f->tpot_p99_ms, 50);
   EXPECT_EQ(f->clouds.size(), 2u);
   EXPECT_TRUE(*f->cpu);
+  ASSERT_TRUE(f->include_suspect.has_value());
+  EXPECT_TRUE(*f->include_suspect);
   EXPECT_EQ(*f->top, 3);
 }
 

@@ -116,7 +116,9 @@ TEST(TrustStorage, UnknownLocalNvmeIsNotAFailedCheck) {
   }
   inst.local_nvme_known = true;  // stated as none: a real shortfall
   for (const HostFinding& f : CheckHost(needs, inst)) {
-    if (f.item == "storage_bw" || f.item == "data_disk") EXPECT_FALSE(f.ok) << f.text;
+    if (f.item == "storage_bw" || f.item == "data_disk") {
+      EXPECT_FALSE(f.ok) << f.text;
+    }
   }
 }
 
@@ -136,7 +138,9 @@ TEST(TrustHost, RuleNoInstanceMeetsIsSaidOnce) {
   for (const TrainPlan& p : r->plans) {
     EXPECT_FALSE(AnyHas(p.warnings, "RAM")) << p.instance->instance_type;
     for (const HostFinding& f : p.host_findings) {
-      if (f.item == "ram") EXPECT_TRUE(f.ok) << f.text;
+      if (f.item == "ram") {
+        EXPECT_TRUE(f.ok) << f.text;
+      }
     }
   }
 }
@@ -293,8 +297,11 @@ TEST(TrustServing, RuntimeMatchesTheHardware) {
   EXPECT_FALSE(r->plans.front().host_inadequate) << r->plans.front().instance->instance_type;
   bool seen_bad = false;
   for (const ServePlan& p : r->plans) {
-    if (p.host_inadequate) seen_bad = true;
-    else EXPECT_FALSE(seen_bad) << "an inadequate host ranked above " << p.instance->instance_type;
+    if (p.host_inadequate) {
+      seen_bad = true;
+    } else {
+      EXPECT_FALSE(seen_bad) << "an inadequate host ranked above " << p.instance->instance_type;
+    }
   }
 }
 
