@@ -7,6 +7,8 @@
 // optimizer + parameters) x interleaving, kept only where a framework runs it.
 #include <benchmark/benchmark.h>
 
+#include <cstdlib>
+#include <string>
 #include <vector>
 
 #include "gpuplan/catalog.h"
@@ -17,20 +19,13 @@
 namespace gpuplan {
 namespace {
 
+// Calculon's 530B example, from the repository's config.json for it (the model the CLI plans).
 ModelSpec Megatron530B() {
-  ModelSpec m;
-  m.name = "Megatron-Turing 530B";
-  m.arch = ModelArch::kDense;
-  m.layers = 105;
-  m.hidden = 20480;
-  m.heads = 128;
-  m.kv_heads = 128;
-  m.head_dim = 160;
-  m.ffn_hidden = 4 * 20480;
-  m.gated_mlp = false;
-  m.vocab = 51200;
-  m.tied_embeddings = true;
-  m.norm = NormKind::kLayerNorm;
+  static const ModelSpec m = [] {
+    auto r = ResolveModel(std::string(GPUPLAN_SOURCE_DIR) + "/examples/models/megatron-turing-530b.json", "bench");
+    if (!r.ok()) std::abort();
+    return *r;
+  }();
   return m;
 }
 

@@ -50,22 +50,12 @@ HardwareView Hw(const Accelerator& acc, int gpus_per_node, int nodes) {
   return HardwareFromInstance(node, acc, nodes);
 }
 
-// Calculon's 530B example (examples/models/turing-530B.json in calculon-ai/calculon).
+// Calculon's 530B example (examples/models/turing-530B.json in calculon-ai/calculon), as the
+// repository's config.json for it: the same model the CLI plans and the benchmark times.
 ModelSpec Turing530B() {
-  ModelSpec m;
-  m.name = "Megatron-Turing 530B";
-  m.arch = ModelArch::kDense;
-  m.layers = 105;
-  m.hidden = 20480;
-  m.heads = 128;
-  m.kv_heads = 128;
-  m.head_dim = 160;
-  m.ffn_hidden = 4 * 20480;
-  m.gated_mlp = false;
-  m.vocab = 51200;
-  m.tied_embeddings = true;
-  m.norm = NormKind::kLayerNorm;
-  return m;
+  auto m = ResolveModel(std::string(GPUPLAN_SOURCE_DIR) + "/examples/models/megatron-turing-530b.json", "test");
+  EXPECT_TRUE(m.ok()) << m.error().ToString();
+  return m.ok() ? *m : ModelSpec{};
 }
 
 // ---- brute-force reference -----------------------------------------------------------------
