@@ -61,7 +61,8 @@ Result<std::vector<EmittedFile>> Emit(std::string_view plan_json, std::string_vi
     p = emit::ReadPlan(doc, opt.rank);
   } catch (const emit::PlanError& e) {
     const bool not_yet = e.field.ends_with(".nodes_per_replica");
-    const ErrorCode code = e.field == "--rank" || not_yet ? ErrorCode::kInvalidArgument : ErrorCode::kParse;
+    const ErrorCode code = not_yet ? ErrorCode::kUnsupported
+                         : e.field == "--rank" ? ErrorCode::kInvalidArgument : ErrorCode::kParse;
     return MakeError(code, e.field, e.what(),
                      e.field == "--rank" ? "1 is the top plan"
                      : not_yet           ? "multi-node serving emit is not implemented yet (issue 12)"

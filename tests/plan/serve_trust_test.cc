@@ -226,7 +226,7 @@ TEST(TrustServing, EmitRefusesMultiNodePlansForNow) {
   for (const char* target : {"vllm", "k8s"}) {
     auto e = Emit(doc.dump(), target, EmitOptions{}, Cat());
     ASSERT_FALSE(e.ok()) << target;
-    EXPECT_EQ(e.error().code, ErrorCode::kInvalidArgument);
+    EXPECT_EQ(e.error().code, ErrorCode::kUnsupported);
     EXPECT_EQ(e.error().field, "plans[0].nodes_per_replica");
     EXPECT_TRUE(Has(e.error().message, "not yet")) << e.error().message;
   }
