@@ -378,11 +378,11 @@ Result<ServePlanResult> PlanServingImpl(const ServeJobSpec& job, const Catalog& 
           if (!*p.local_disk_enough) {
             p.warnings.push_back(fmt::format(
                 "disk: the engine image and the weights need {:.0f} GB per node (default sizing: "
-                "200 GB for the OS and images, the vLLM image alone 28.6 GB, plus a downloaded "
-                "and a converted copy of {:.0f} GB of weights); this shape has {}: launch it with "
-                "a boot or network volume of at least {:.0f} GB (block storage is billed apart, "
-                "not in this price)",
-                p.disk_needed.value() / 1e9, weights.value() / 1e9,
+                "200 GB for the OS and container images{}, plus a downloaded and a converted copy "
+                "of {:.0f} GB of weights); this shape has {}: launch it with a boot or network "
+                "volume of at least {:.0f} GB (block storage is billed apart, not in this price)",
+                p.disk_needed.value() / 1e9,
+                p.runtime == "vllm" ? ", the vLLM image alone 28.6 GB" : "", weights.value() / 1e9,
                 inst.local_nvme.value() > 0 ? fmt::format("{:.0f} GB of local NVMe", inst.local_nvme.value() / 1e9)
                                             : std::string("no local NVMe"),
                 p.disk_needed.value() / 1e9));
@@ -390,8 +390,9 @@ Result<ServePlanResult> PlanServingImpl(const ServeJobSpec& job, const Catalog& 
         }
       }
       if (pp > 1) {
+        const double micro = std::ceil(p.batch / static_cast<double>(pp));  // as the estimator
         const double hop_ms = (stage_latency.value() +
-                               p.batch / static_cast<double>(pp) * m.hidden * 2.0 / stage_link.value()) * 1e3;
+                               micro * static_cast<double>(m.hidden) * 2.0 / stage_link.value()) * 1e3;
         p.warnings.push_back(fmt::format(
             "multi-node replica: the model fits no single {} node, so each replica spans {} nodes "
             "(tensor parallel {} within a node x pipeline parallel {} across nodes over {}; vLLM "
