@@ -48,9 +48,11 @@ namespace {
 
 constexpr double kInf = std::numeric_limits<double>::infinity();
 
+// A replica's share of its instances: 1 / replicas_per_instance of one, or `pp` whole instances
+// when the replica spans nodes (multi-node serving).
 double PricePerReplicaHour(const ServePlan& p) {
   if (!p.cost_per_hour || p.instances <= 0) return 0;
-  return *p.cost_per_hour / p.instances / std::max(1, p.replicas_per_instance);
+  return *p.cost_per_hour / p.instances * std::max(1, p.pp) / std::max(1, p.replicas_per_instance);
 }
 
 int ReplicasFor(double rps, double capacity) {

@@ -17,6 +17,7 @@
 #include "gpuplan/plan_document.h"
 #include "gpuplan/planner.h"
 #include "gpuplan/serve_planner.h"
+#include "gpuplan/simulate.h"
 #include "testing/fixtures.h"
 #include "testing/test_util.h"
 
@@ -206,6 +207,30 @@ TEST(TrustServing, ModelThatFitsNoNodeIsServedAcrossNodes) {
   auto s = PlanServing(small, Cat(), Cal());
   ASSERT_TRUE(s.ok());
   for (const ServePlan& q : s->plans) EXPECT_EQ(q.pp, 1) << q.instance->instance_type;
+}
+
+// `simulate` bills a multi-node replica for all its nodes.
+TEST(TrustServing, SimulateBillsEveryNodeOfAReplica) {
+  ServeJobSpec j;
+  j.model = Preset("deepseek-v3");
+  j.weight_precision = Precision::kFp8;
+  j.gpus = {"H100-SXM5-80GB"};
+  j.clouds = {"aws"};
+  SyntheticTraceOptions t;
+  t.days = 1;
+  t.peak_rps = 5;
+  auto trace = SyntheticTrace(t);
+  ASSERT_TRUE(trace.ok());
+  SimulationOptions o;
+  o.policies = {ScalingPolicyKind::kHpa};
+  auto r = Simulate(j, Cat(), Cal(), *trace, o);
+  ASSERT_TRUE(r.ok()) << r.error().ToString();
+  ASSERT_EQ(r->plan.pp, 2);
+  const auto st = std::find_if(r->policies.begin(), r->policies.end(), [](const PolicyResult& p) {
+    return p.policy == ScalingPolicyKind::kStatic;
+  });
+  ASSERT_NE(st, r->policies.end());
+  EXPECT_NEAR(st->cost_per_day, r->static_replicas * 2 * *r->plan.instance->price_on_demand * 24, 1e-6 * st->cost_per_day);
 }
 
 TEST(TrustServing, EmitRefusesMultiNodePlansForNow) {
