@@ -620,7 +620,8 @@ Result<SimulationResult> Simulate(const ServeJobSpec& job_in, const Catalog& cat
   }
   const Precision wp = job.weight_precision;
   const double weight_bytes = InferenceWeightBytes(job.model, wp, job.quant, 1, 1).value();
-  c.gpu_cold = EstimateColdStart(*c.gpu_plan.instance, weight_bytes, opt.cold_start);
+  // A multi-node replica's nodes load their own pipeline stage's weights in parallel.
+  c.gpu_cold = EstimateColdStart(*c.gpu_plan.instance, weight_bytes / std::max(1, c.gpu_plan.pp), opt.cold_start);
   c.gpu_price_h = PricePerReplicaHour(c.gpu_plan);
   // Schedule: each hour of day sized for its peak over the trace; CPU where cheaper (B14).
   const std::vector<double> hourly = HourlyPeaks(trace);

@@ -231,6 +231,10 @@ TEST(TrustServing, SimulateBillsEveryNodeOfAReplica) {
   });
   ASSERT_NE(st, r->policies.end());
   EXPECT_NEAR(st->cost_per_day, r->static_replicas * 2 * *r->plan.instance->price_on_demand * 24, 1e-6 * st->cost_per_day);
+  // Each node loads its own stage: half the weights.
+  const double weights = InferenceWeightBytes(j.model, Precision::kFp8, std::nullopt, 1, 1).value();
+  EXPECT_NEAR(r->cold_start.weights_s,
+              EstimateColdStart(*r->plan.instance, weights / 2, o.cold_start).weights_s, 1e-9);
 }
 
 TEST(TrustServing, EmitRefusesMultiNodePlansForNow) {
