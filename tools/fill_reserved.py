@@ -6,10 +6,10 @@ source's own on-demand price for the same shape and region matches the row's on-
 within 1%, so the reserved figure is known to describe the same SKU. Nothing is derived from a
 discount percentage. Existing reserved prices are left as they are.
 
-  aws:  tools/fill_reserved.py aws all_gpu_instances.js SOURCE_URL AS_OF
-        tsaol/aws-gpu data/all_gpu_instances.js (generated from instances.vantage.sh; its
-        scripts/utils.py keeps 'yrTerm1Standard.noUpfront', i.e. 1-year standard RI, no
-        upfront, Linux): fills price_reserved_1y only.
+  aws:  tools/fill_reserved.py aws gpu_instances_raw.json SOURCE_URL AS_OF
+        instances.vantage.sh records (as stored by tsaol/aws-gpu data/gpu_instances_raw.json):
+        pricing[region].linux.reserved["yrTerm1Standard.noUpfront"] and
+        ["yrTerm3Standard.noUpfront"]: standard Reserved Instances, no upfront, Linux.
   gcp:  tools/fill_reserved.py gcp pricing.yml SOURCE_URL AS_OF
         Cyclenerd google-cloud-pricing-cost-calculator pricing.yml: resource-based CUD
         month_1y / month_3y per 730 h.
@@ -22,14 +22,14 @@ import sys
 
 
 def load_aws(path):
-    text = open(path, encoding="utf-8").read()
-    body = text[text.index("["): text.rindex("]") + 1]
     out = {}
-    for inst in json.loads(body):
-        name = inst.get("apiName") or inst.get("name")
+    for inst in json.load(open(path, encoding="utf-8")):
         for region, p in inst.get("pricing", {}).items():
-            if "onDemand" in p and "reserved" in p:
-                out[(name, region)] = (p["onDemand"], p["reserved"], None)
+            linux = p.get("linux", {})
+            res = linux.get("reserved") or {}
+            one, three = res.get("yrTerm1Standard.noUpfront"), res.get("yrTerm3Standard.noUpfront")
+            if linux.get("ondemand") and (one or three):
+                out[(inst["instance_type"], region)] = (float(linux["ondemand"]), one, three)
     return out
 
 
@@ -41,7 +41,8 @@ def load_gcp(path):
     for name, inst in doc["compute"]["instance"].items():
         for region, c in inst.get("cost", {}).items():
             if c.get("month_1y") and c.get("hour"):
-                out[(name, region)] = (c["hour"], c["month_1y"] / 730, c.get("month_3y", 0) / 730 or None)
+                three = c.get("month_3y", 0) / 730
+                out[(name, region)] = (c["hour"], f"{c['month_1y'] / 730:.6g}", f"{three:.6g}" if three else None)
     return out
 
 
@@ -66,11 +67,11 @@ def main():
                 or abs(got[0] - float(od)) / float(od) > 0.01):
             out.append(line)
             continue
-        row["price_reserved_1y"] = f"{got[1]:.6g}"
-        if got[2]:
-            row["price_reserved_3y"] = f"{got[2]:.6g}"
-        term = ("1-year standard Reserved Instance, no upfront, Linux" if cloud == "aws"
-                else "resource-based committed-use 1y/3y, no upfront")
+        row["price_reserved_1y"] = got[1] or ""
+        row["price_reserved_3y"] = got[2] or ""
+        term = ("standard Reserved Instance, no upfront, Linux ("
+                + " and ".join(t for t, v in (("1-year", got[1]), ("3-year", got[2])) if v) + ")"
+                if cloud == "aws" else "resource-based committed-use 1y/3y, no upfront")
         row["notes"] = (row["notes"] + "; " if row["notes"] else "") + (
             f"reserved = {term}, read {as_of} from reserved_source (its on-demand for this shape "
             f"and region is {got[0]}/h)")

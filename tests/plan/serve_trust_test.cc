@@ -36,8 +36,9 @@ bool AnyHas(const std::vector<std::string>& v, std::string_view part) {
 
 // ---- reserved prices ------------------------------------------------------------------------
 
-// AWS g5.xlarge: 1-year standard RI, no upfront, us-east-1, as instances.vantage.sh lists it
-// (tsaol/aws-gpu data/all_gpu_instances.js, 2026-01-21): 0.63378 USD/h against 1.006 on demand.
+// AWS g5.xlarge: standard RIs, no upfront, us-east-1, as instances.vantage.sh lists them
+// (tsaol/aws-gpu data/gpu_instances_raw.json, 2025-11-30): 1 year 0.63378 USD/h, 3 years
+// 0.43459, against 1.006 on demand.
 TEST(TrustReserved, AwsRowCarriesItsPublishedRate) {
   const InstanceType* g5 = nullptr;
   for (const InstanceType& i : Cat().instances) {
@@ -46,6 +47,8 @@ TEST(TrustReserved, AwsRowCarriesItsPublishedRate) {
   ASSERT_NE(g5, nullptr);
   ASSERT_TRUE(g5->price_reserved_1y.has_value());
   EXPECT_NEAR(*g5->price_reserved_1y, 0.63378, 1e-6);
+  ASSERT_TRUE(g5->price_reserved_3y.has_value());
+  EXPECT_NEAR(*g5->price_reserved_3y, 0.43459, 1e-6);
   EXPECT_TRUE(Has(g5->reserved_source, "tsaol/aws-gpu")) << g5->reserved_source;
 }
 
