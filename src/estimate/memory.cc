@@ -29,6 +29,7 @@ const char* OptimizerName(Optimizer o) {
     case Optimizer::kSgd: return "sgd";
     case Optimizer::kLion: return "lion";
     case Optimizer::kAdamW8bit: return "adamw-8bit";
+    case Optimizer::kAdamW4bit: return "adamw-4bit";
   }
   return "?";
 }
@@ -71,6 +72,7 @@ std::optional<Optimizer> ParseOptimizer(std::string_view s) {
       t == "8bit-adam" || t == "paged_adamw_8bit") {
     return Optimizer::kAdamW8bit;
   }
+  if (t == "adamw-4bit" || t == "adamw4bit" || t == "adam4bit") return Optimizer::kAdamW4bit;
   return std::nullopt;
 }
 std::string RecomputeLabel(Recompute r, int recompute_layers) {
@@ -147,6 +149,10 @@ double OptimizerStateBytes(Optimizer o, Precision state_dtype) {
     case Optimizer::kSgd: return b;       // momentum buffer
     // bitsandbytes 8-bit Adam: m and v in int8 with one fp32 absmax per 2048-value block.
     case Optimizer::kAdamW8bit: return 2 * (1.0 + 4.0 / 2048.0);
+    // torchao AdamW4bit (Li et al. 2023, arXiv:2309.01507): m and v as packed 4-bit codes
+    // (0.5 B) with one fp32 scale per 128-value block (torchao/optim/subclass_4bit.py,
+    // block_size=128).
+    case Optimizer::kAdamW4bit: return 2 * (0.5 + 4.0 / 128.0);
   }
   return 2 * b;
 }
