@@ -137,6 +137,10 @@ struct TrainMemoryOptions {
   // Parameter offload (ZeRO-Infinity offload_param; ZeRO-3 only): the 16-bit weight shard
   // lives in host RAM too and is read over the host link for every forward and backward.
   bool param_offload = false;
+  // Gradient offload: gradients move to host RAM as the backward pass produces them, so about
+  // one layer's worth is alive on the GPU (torchao CPUOffloadOptimizer offload_gradients=True;
+  // DeepSpeed ZeRO-Offload streams reduced gradient partitions to the CPU).
+  bool gradient_offload = false;
   // ZeRO-3 gathers one layer at a time; override the derived largest layer (parameters).
   std::optional<double> largest_layer_params;
   RuntimeReserve reserve;

@@ -308,11 +308,17 @@ MemoryBreakdown EstimateTrainingMemory(const ModelSpec& m, const Parallelism& pa
       // Gradients are consumed as they appear: about one layer's worth is alive.
       out.gradients = Bytes(static_cast<double>(pc.largest_layer) / tp * gbytes);
     }
+    if (opt.gradient_offload) {
+      // Streamed to host RAM as produced: one layer in flight (double-buffered copy).
+      out.host_offload += out.gradients;
+      out.gradients = Bytes(2.0 * static_cast<double>(pc.largest_layer) / tp * gbytes);
+      if (opt.notes) out.notes.push_back("gradient offload: gradients streamed to host RAM");
+    }
     out.master_weights = Bytes(sharded(1) * master);
     out.optimizer = Bytes(sharded(1) * ostate);
     if (opt.optimizer_offload) {
       // ZeRO-Offload: master copy and optimizer states of this GPU's shard live in host RAM.
-      out.host_offload = out.master_weights + out.optimizer;
+      out.host_offload += out.master_weights + out.optimizer;
       out.master_weights = Bytes(0);
       out.optimizer = Bytes(0);
       if (opt.notes) out.notes.push_back("optimizer offload: fp32 master + optimizer states in host RAM");

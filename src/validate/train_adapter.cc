@@ -89,6 +89,12 @@ std::variant<TrainSetup, Unsupported> BuildTrain(const ModelSpec& m, const Json&
       s.opt.master_weights = false;
       s.opt.optimizer_state_dtype = Precision::kBf16;
     }
+    // What a torchtune recipe config leaves on when the case is silent: its single-device and
+    // distributed full / LoRA configs set `enable_activation_checkpointing: True` and
+    // `batch_size: 2` (recipes/configs/llama2/7B_full_low_memory.yaml, 7B_full.yaml,
+    // 7B_lora_single_device.yaml).
+    if (Str(w, "recompute").empty()) s.opt.recompute = Recompute::kFull;
+    if (!Int(w, "micro_batch")) s.opt.micro_batch = 2;
   }
   // Flash attention: the case's flag; otherwise on for any named modern framework (SDPA/flash
   // kernels are their default) and off for bare formula cases, which follow Korthikanti et al.
@@ -114,6 +120,15 @@ std::variant<TrainSetup, Unsupported> BuildTrain(const ModelSpec& m, const Json&
     s.opt.grad_dtype = Precision::kFp32;
   }
   if (Bool(w, "optimizer_in_bwd").value_or(false)) s.opt.optimizer_in_backward = true;
+  // Offload the case states (DeepSpeed offload_optimizer / offload_param, torchao
+  // CPUOffloadOptimizer): master copy and optimizer states in host RAM. DeepSpeed's
+  // ZeRO-Offload (stage >= 2) also streams the reduced gradient partitions to the CPU; torchao
+  // does so with offload_gradients=True.
+  s.opt.optimizer_offload = Str(w, "offload_optimizer") == "cpu";
+  s.opt.param_offload = Str(w, "offload_param") == "cpu" && s.par.zero_stage >= 3;
+  s.opt.gradient_offload =
+      s.opt.optimizer_offload && (Bool(w, "offload_gradients").value_or(false) ||
+                                  (Contains(framework, {"deepspeed"}) && s.par.zero_stage >= 2));
   if (Bool(w, "activation_offloading").value_or(false) ||
       (Contains(framework, {"unsloth"}) && s.opt.recompute == Recompute::kFull)) {
     // Unsloth's gradient checkpointing offloads the checkpoints to CPU RAM.
@@ -240,6 +255,9 @@ Predicted PredictTrainingPerf(ModelSpec m, const Json& w, const Json& hwj,
   // offload_param "cpu"): a case that does not ran without it.
   fixed.optimizer_offload = Str(w, "offload_optimizer") == "cpu";
   fixed.param_offload = Str(w, "offload_param") == "cpu";
+  // The layout search sets offload per candidate from `fixed` (with the ZeRO stage it needs).
+  s.opt.optimizer_offload = false;
+  s.opt.param_offload = false;
   int gpus_case = Int(hwj, "gpus").value_or(0);
   if (fixed.tp && fixed.pp && fixed.dp) {
     int n = *fixed.tp * *fixed.pp * *fixed.dp * fixed.cp.value_or(1);
