@@ -95,6 +95,10 @@ std::variant<TrainSetup, Unsupported> BuildTrain(const ModelSpec& m, const Json&
     // 7B_lora_single_device.yaml).
     if (Str(w, "recompute").empty()) s.opt.recompute = Recompute::kFull;
     if (!Int(w, "micro_batch")) s.opt.micro_batch = 2;
+    // The same configs' loss, `CEWithChunkedOutputLoss` (8 chunks): the output projection
+    // keeps bf16 logits (2 B per element) and the loss upcasts one chunk at a time to fp32
+    // (4 B x 1/8), instead of a whole fp32 copy.
+    s.opt.logits_bytes_per_element = 2.0 + 4.0 / 8.0;
   }
   // Flash attention: the case's flag; otherwise on for any named modern framework (SDPA/flash
   // kernels are their default) and off for bare formula cases, which follow Korthikanti et al.
