@@ -9,6 +9,7 @@
 
 #include "commands.h"
 #include "gpuplan/input.h"
+#include "gpuplan/job_validate.h"
 #include "gpuplan/job.h"
 #include "gpuplan/plan_document.h"
 #include "gpuplan/planner.h"

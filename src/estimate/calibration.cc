@@ -1,6 +1,6 @@
 #include <algorithm>
 
-#include "catalog/embedded.h"
+#include "io/embedded.h"
 #include "gpuplan/perf.h"
 #include "io/csv.h"
 
