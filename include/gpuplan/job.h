@@ -70,6 +70,12 @@ int DefaultGlobalBatch(const TrainJobSpec& job);
 // capped by the model's context; ViT patches + 1; CNNs and UNets 1).
 int EffectiveSeqLen(const TrainJobSpec& job);
 
+// The estimator inputs a job fixes before any layout is chosen: method, precision, optimizer,
+// LoRA rank, effective sequence length, QLoRA's 4-bit base, the model's dropout. The one
+// job -> TrainMemoryOptions step the planner and its guide comparison use; layouts add
+// micro-batch, recompute, ZeRO and offload.
+TrainMemoryOptions TrainOptionsFor(const TrainJobSpec& job);
+
 // Parses a YAML job file (schema: docs/job-yaml.md). Errors name the YAML path
 // ("train.data.tokens") and the line. Resolves `model` through ResolveModel.
 Result<TrainJobSpec> ParseTrainJobYaml(std::string_view yaml_text, std::string_view label);

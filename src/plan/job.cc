@@ -90,4 +90,17 @@ int DefaultGlobalBatch(const TrainJobSpec& job) {
   return std::max(1, static_cast<int>(seqs));
 }
 
+TrainMemoryOptions TrainOptionsFor(const TrainJobSpec& job) {
+  TrainMemoryOptions o;
+  o.method = job.method;
+  o.precision = job.precision;
+  o.optimizer = job.optimizer;
+  o.lora_rank = job.lora_rank;
+  o.seq_len = EffectiveSeqLen(job);
+  if (job.method == TrainMethod::kQlora) o.base_bits = 4;
+  o.dropout = DefaultDropout(job.model);
+  o.notes = false;
+  return o;
+}
+
 }  // namespace gpuplan

@@ -11,16 +11,10 @@
 
 #include "gpuplan/input.h"
 #include "gpuplan/planner.h"
+#include "plan/planner_internal.h"
 #include "io/csv.h"
 
 namespace gpuplan {
-
-struct TrainPlanResult;
-Result<TrainPlanResult> PlanTrainingImpl(const TrainJobSpec& job, const Catalog& catalog,
-                                         const Calibration& cal, std::optional<double> rate,
-                                         bool with_guide);
-void AddGuideComparison(const TrainJobSpec& job, const Catalog& catalog, const Calibration& cal,
-                        std::optional<double> rate, TrainPlanResult& out);
 
 double TrainPlan::RankCost() const {
   double best = 1e300;
@@ -55,26 +49,6 @@ struct ShapeKey {
            std::tie(o.acc, o.count, o.intra, o.inter, o.inter_bw, o.network);
   }
 };
-
-bool Contains(const std::vector<std::string>& v, const std::string& x) {
-  for (const auto& s : v) {
-    if (s == x) return true;
-  }
-  return false;
-}
-
-TrainMemoryOptions BaseOptions(const TrainJobSpec& job) {
-  TrainMemoryOptions o;
-  o.method = job.method;
-  o.precision = job.precision;
-  o.optimizer = job.optimizer;
-  o.lora_rank = job.lora_rank;
-  o.seq_len = EffectiveSeqLen(job);
-  if (job.method == TrainMethod::kQlora) o.base_bits = 4;
-  o.dropout = DefaultDropout(job.model);
-  o.notes = false;
-  return o;
-}
 
 // Checkpoint size: weights + optimizer states (full training) or the adapter (LoRA).
 Bytes CheckpointBytes(const TrainJobSpec& job) {
@@ -309,6 +283,9 @@ bool Dominates(const TrainPlan& a, const TrainPlan& b) {
          (a.RankCost() < b.RankCost() || a.RankHours() < b.RankHours());
 }
 
+
+}  // namespace
+
 bool Better(const TrainPlan& a, const TrainPlan& b, Objective obj) {
   auto key = [&](const TrainPlan& p) {
     return obj == Objective::kTime ? std::make_tuple(p.RankHours(), p.RankCost())
@@ -324,266 +301,6 @@ bool Better(const TrainPlan& a, const TrainPlan& b, Objective obj) {
   if (a.instance->region != b.instance->region) return a.instance->region < b.instance->region;
   return a.nodes < b.nodes;
 }
-
-}  // namespace
-
-namespace {
-
-// The guides' decision tree (A2) for training, as written: each branch is one alternative
-// ("4-8 x A100 or 2-4 x H100" is two branches, each with its own GPU count).
-struct GuideBranch {
-  std::vector<std::string> gpus;
-  int min_gpus = 0, max_gpus = 0;  // 0 = no bound
-};
-struct GuideRule {
-  std::string text;
-  std::vector<GuideBranch> branches;
-};
-
-const std::vector<std::string> kA100s = {"A100-SXM4-80GB", "A100-PCIe-80GB", "A100-SXM4-40GB", "A100-PCIe-40GB"};
-
-std::optional<GuideRule> GuideRuleFor(const TrainJobSpec& job) {
-  const double b = static_cast<double>(CountParams(job.model).total) / 1e9;
-  const bool peft = job.method == TrainMethod::kLora || job.method == TrainMethod::kQlora;
-  if (peft && b >= 5 && b <= 15) {
-    GuideRule r{"guide A2: LoRA on a 7B-13B model -> 1 x L40S or 1 x A100", {}};
-    r.branches.push_back({{"L40S"}, 1, 1});
-    r.branches.push_back({kA100s, 1, 1});
-    return r;
-  }
-  if (!peft && b > 70) {
-    return GuideRule{"guide A2: training a >70B model -> 8 x H100 with NVLink (per node)",
-                     {{{"H100-SXM5-80GB"}, 8, 0}}};
-  }
-  if (!peft && b >= 7 && b <= 70) {
-    GuideRule r{"guide A2: training a 7B-70B model -> 4-8 x A100 or 2-4 x H100", {}};
-    r.branches.push_back({kA100s, 4, 8});
-    r.branches.push_back({{"H100-SXM5-80GB", "H100-PCIe-80GB"}, 2, 4});
-    return r;
-  }
-  return std::nullopt;
-}
-
-bool FollowsBranch(const TrainPlan& p, const GuideBranch& br) {
-  const int gpus = p.nodes * p.instance->accelerator_count;
-  return Contains(br.gpus, p.instance->accelerator) && gpus >= br.min_gpus &&
-         (br.max_gpus == 0 || gpus <= br.max_gpus);
-}
-
-// Guide A1's GPU table (FP16 tensor TFLOPS as the guide prints them).
-struct A1Figure {
-  const char* accelerator;
-  const char* label;
-  double tflops;
-};
-constexpr A1Figure kGuideA1[] = {{"A100-SXM4-80GB", "A100 80GB", 624},
-                                 {"H100-SXM5-80GB", "H100 80GB", 990},
-                                 {"L40S", "L40S 48GB", 362},
-                                 {"RTX-4090", "RTX 4090 24GB", 330}};
-
-// A1's figure for the plan's GPU beside the dense datasheet figure gpuplan uses.
-std::optional<std::string> GuideA1Note(const Accelerator& acc) {
-  for (const A1Figure& f : kGuideA1) {
-    if (acc.id != f.accelerator) continue;
-    auto dense = acc.PeakFor(Precision::kFp16);
-    if (!dense) return std::nullopt;
-    const double d = dense->value() / 1e12;
-    const double ratio = f.tflops / d;
-    return fmt::format(
-        "guide A1 lists the {} at {:.0f} TFLOPS FP16; its dense datasheet figure is {:.0f}: {}",
-        f.label, f.tflops, d,
-        ratio > 1.8 ? "the guide's figure is the 2:4-sparse one, which dense training never reaches; "
-                      "gpuplan uses the dense figure"
-        : std::abs(ratio - 1) < 0.05 ? "agrees"
-                                     : fmt::format("the guide's figure is {:.0f}% off", 100 * (ratio - 1)));
-  }
-  return std::nullopt;
-}
-
-// Guide B3's claims, checked with the same model on the guide's own hardware (a 4 x RTX 4090
-// PCIe box, a 2 x A100 80GB NVLink box, one RTX 4090), whether or not the catalog rents it:
-// 4 x RTX 4090 train ResNet-152 47% slower than 2 x A100 80GB; ViT-Large does not fit on a 4090.
-std::optional<LayoutChoice> BestOnBox(const TrainJobSpec& job, const Catalog& catalog,
-                                      const Calibration& cal, const char* acc_id, int gpus,
-                                      IntraNodeLink link) {
-  const Accelerator* acc = catalog.FindAccelerator(acc_id);
-  if (acc == nullptr) return std::nullopt;
-  InstanceType box;
-  box.accelerator = acc->id;
-  box.accelerator_count = gpus;
-  box.intra_node_link = link;
-  TrainJob tj;
-  tj.global_batch = job.global_batch > 0 ? job.global_batch : DefaultGlobalBatch(job);
-  tj.tokens = job.TotalTokens();
-  tj.samples = job.samples * job.epochs;
-  Calibration fw_cal = cal;
-  LayoutConstraints fixed;
-  ApplyFramework(job.framework, fw_cal, fixed);
-  return BestTrainLayout(job.model, BaseOptions(job), tj, HardwareFromInstance(box, *acc, 1), fw_cal,
-                         job.headroom, fixed);
-}
-
-void AddGuideB3Notes(const TrainJobSpec& job, const Catalog& catalog, const Calibration& cal,
-                     TrainPlanResult& out) {
-  const std::string name = internal::ToLower(job.model.name);
-  if (name.find("resnet-152") != std::string::npos) {
-    auto g4090 = BestOnBox(job, catalog, cal, "RTX-4090", 4, IntraNodeLink::kPcie);
-    auto a100 = BestOnBox(job, catalog, cal, "A100-SXM4-80GB", 2, IntraNodeLink::kNvlink);
-    if (g4090 && a100) {
-      const double slower = g4090->eval.job_seconds / a100->eval.job_seconds - 1;
-      out.guide_notes.push_back(fmt::format(
-          "guide B3: 4 x RTX 4090 trained ResNet-152 47% slower than 2 x A100 80GB; gpuplan's model "
-          "gives {:.0f}% {} ({:.1f} h vs {:.1f} h): {}",
-          100 * std::abs(slower), slower >= 0 ? "slower" : "faster", g4090->eval.job_seconds / 3600,
-          a100->eval.job_seconds / 3600,
-          std::abs(slower - 0.47) < 0.15 ? "agrees"
-                                         : "differs: the guide's figure is one measurement with its "
-                                           "own input pipeline and PCIe topology"));
-    }
-  }
-  if (name.find("vit-l") != std::string::npos) {
-    auto one = BestOnBox(job, catalog, cal, "RTX-4090", 1, IntraNodeLink::kNone);
-    out.guide_notes.push_back(
-        one ? fmt::format("guide B3: ViT-Large did not fit on an RTX 4090; gpuplan fits it at "
-                          "micro-batch {} ({:.1f} GiB of 24): differs: the guide's run used a larger "
-                          "micro-batch or no mixed precision",
-                          one->opt.micro_batch, ToGiB(one->eval.memory.Total()))
-            : "guide B3: ViT-Large did not fit on an RTX 4090; gpuplan agrees (no layout fits in "
-              "its memory)");
-  }
-}
-
-}  // namespace
-
-void AddGuideComparison(const TrainJobSpec& job, const Catalog& catalog, const Calibration& cal,
-                        std::optional<double> rate, TrainPlanResult& out) {
-  if (!out.plans.empty()) {
-    if (const Accelerator* acc = catalog.FindAccelerator(out.plans.front().instance->accelerator)) {
-      if (auto a1 = GuideA1Note(*acc)) out.guide_notes.push_back(*a1);
-    }
-  }
-  AddGuideB3Notes(job, catalog, cal, out);
-  auto rule = GuideRuleFor(job);
-  if (!rule) return;
-  out.guide_rule = rule->text;
-  std::optional<TrainPlan> best;
-  for (const GuideBranch& br : rule->branches) {
-    TrainJobSpec g = job;
-    g.gpus.clear();
-    for (const auto& id : br.gpus) {
-      if (catalog.FindAccelerator(id)) g.gpus.push_back(id);
-    }
-    if (g.gpus.empty()) continue;
-    g.min_gpus = br.min_gpus;
-    g.max_gpus = br.max_gpus;
-    g.top = 1;
-    g.objective = job.objective == Objective::kPareto ? Objective::kCost : job.objective;
-    g.deadline_hours.reset();
-    g.budget.reset();
-    auto res = PlanTrainingImpl(g, catalog, cal, rate, /*with_guide=*/false);
-    if (!res || res->plans.empty()) continue;
-    const TrainPlan& gp = res->plans.front();
-    if (!best || Better(gp, *best, g.objective)) best = gp;
-  }
-  if (!best) {
-    out.guide_comparison = "no plan following the guide's rule fits this job in the catalog "
-                           "(memory, filters or prices)";
-    return;
-  }
-  const TrainPlan& gp = *best;
-  out.guide_plans.push_back(gp);
-  if (out.plans.empty()) return;
-  const TrainPlan& top = out.plans.front();
-  const bool follows = std::any_of(rule->branches.begin(), rule->branches.end(),
-                                   [&](const GuideBranch& br) { return FollowsBranch(top, br); });
-  const double dc = gp.RankCost() / top.RankCost() - 1, dh = gp.RankHours() / top.RankHours() - 1;
-  if (follows) {
-    out.guide_comparison = "verdict: agrees: gpuplan's best plan is one of the rule's own choices";
-  } else {
-    out.guide_comparison = fmt::format(
-        "verdict: differs: the rule's best choice {} x {} ({} {}) costs {:+.0f}% and takes {:+.0f}% "
-        "time vs gpuplan's best, by gpuplan's memory and step-time model at current catalog "
-        "prices",
-        gp.nodes * gp.instance->accelerator_count, gp.instance->accelerator, gp.instance->cloud,
-        gp.instance->instance_type, 100 * dc, 100 * dh);
-  }
-}
-
-namespace {
-
-std::string PlanLabel(const TrainPlan& p) {
-  return fmt::format("{} x {} {} ({} x {})", p.nodes, p.instance->cloud, p.instance->instance_type,
-                     p.nodes * p.instance->accelerator_count, p.instance->accelerator);
-}
-
-// Re-plans `job` with one constraint relaxed at a time and says how far each nearest plan
-// misses, so "nothing fits" comes with what would.
-void AddNearestMisses(const TrainJobSpec& job, const Catalog& catalog, const Calibration& cal,
-                      std::optional<double> rate, TrainPlanResult& out) {
-  if (!out.plans.empty()) return;
-  const char* cur = CurrencyCode(job.currency);
-  auto replan = [&](auto&& edit) -> std::optional<TrainPlan> {
-    TrainJobSpec j = job;
-    j.top = 1;
-    edit(j);
-    auto r = PlanTrainingImpl(j, catalog, cal, rate, /*with_guide=*/false);
-    if (!r || r->plans.empty()) return std::nullopt;
-    return r->plans.front();
-  };
-  if (job.budget) {
-    if (auto p = replan([](TrainJobSpec& j) { j.budget.reset(); j.objective = Objective::kCost; })) {
-      out.nearest_misses.push_back(fmt::format(
-          "cheapest plan{}: {} at {:.0f} {}, {:.0f} {} ({:.0f}%) over the budget of {:.0f} {}",
-          job.deadline_hours ? " that meets the deadline" : "", PlanLabel(*p), p->RankCost(), cur,
-          p->RankCost() - *job.budget, cur, 100 * (p->RankCost() / *job.budget - 1), *job.budget, cur));
-    }
-  }
-  if (job.deadline_hours) {
-    if (auto p = replan([](TrainJobSpec& j) { j.deadline_hours.reset(); j.objective = Objective::kTime; })) {
-      out.nearest_misses.push_back(fmt::format(
-          "fastest plan{}: {} in {:.1f} h, {:.1f} h ({:.0f}%) past the {:.1f} h deadline",
-          job.budget ? " within the budget" : "", PlanLabel(*p), p->RankHours(),
-          p->RankHours() - *job.deadline_hours, 100 * (p->RankHours() / *job.deadline_hours - 1),
-          *job.deadline_hours));
-    }
-  }
-  if (out.nearest_misses.empty() && (job.budget || job.deadline_hours)) {
-    if (auto p = replan([](TrainJobSpec& j) { j.budget.reset(); j.deadline_hours.reset(); })) {
-      out.nearest_misses.push_back(fmt::format(
-          "without the deadline and budget the cheapest plan is {}: {:.1f} h, {:.0f} {}",
-          PlanLabel(*p), p->RankHours(), p->RankCost(), cur));
-    }
-  }
-  if (!out.nearest_misses.empty()) return;
-  // Memory: what relaxing the memory knobs one at a time would make fit.
-  struct Knob {
-    const char* text;
-    void (*edit)(TrainJobSpec&);
-    bool changes_method;  // not offered for pretraining or non-transformers
-  };
-  const Knob knobs[] = {
-      {"--headroom 0.95 (fill GPU memory to 95% instead of the 80% rule, B5)",
-       [](TrainJobSpec& j) { j.headroom = std::max(j.headroom, 0.95); }, false},
-      {"--max-nodes 4x larger (shard over more GPUs)",
-       [](TrainJobSpec& j) { j.max_nodes *= 4; j.max_gpus = j.max_gpus > 0 ? j.max_gpus * 4 : 0; }, false},
-      {"--method lora (train adapters, freeze the base weights)",
-       [](TrainJobSpec& j) { if (j.method == TrainMethod::kFull) j.method = TrainMethod::kLora; }, true},
-      {"--method qlora (4-bit base weights)",
-       [](TrainJobSpec& j) {
-         if (j.method == TrainMethod::kFull || j.method == TrainMethod::kLora) j.method = TrainMethod::kQlora;
-       }, true},
-  };
-  for (const Knob& k : knobs) {
-    if (k.changes_method && (job.method == TrainMethod::kPretrain || !job.model.is_transformer())) continue;
-    if (auto p = replan([&](TrainJobSpec& j) { k.edit(j); j.budget.reset(); j.deadline_hours.reset(); })) {
-      out.nearest_misses.push_back(fmt::format("{} makes it fit: {} in {:.1f} h, {:.0f} {}", k.text,
-                                               PlanLabel(*p), p->RankHours(), p->RankCost(), cur));
-      break;
-    }
-  }
-}
-
-}  // namespace
 
 Result<TrainPlanResult> PlanTraining(const TrainJobSpec& job, const Catalog& catalog,
                                      const Calibration& cal, std::optional<double> rate) {
@@ -651,7 +368,7 @@ Result<TrainPlanResult> PlanTrainingImpl(const TrainJobSpec& job, const Catalog&
                          : "widen the filters (`gpuplan instances` lists what the catalog has)");
   }
   // ---- per shape and node count: the fastest layout that fits, then price every instance ----
-  const TrainMemoryOptions base = BaseOptions(job);
+  const TrainMemoryOptions base = TrainOptionsFor(job);
   TrainJob tj;
   tj.global_batch = job.global_batch > 0 ? job.global_batch : DefaultGlobalBatch(job);
   tj.tokens = job.TotalTokens();

@@ -1,0 +1,37 @@
+// Private to src/plan: the pieces of the training planner that live in their own files.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "gpuplan/planner.h"
+
+namespace gpuplan {
+
+// Whether `a` ranks above `b` under the objective (cost, time or Pareto: cost then time).
+bool Better(const TrainPlan& a, const TrainPlan& b, Objective obj);
+
+// True when `x` is in `v`.
+inline bool Contains(const std::vector<std::string>& v, const std::string& x) {
+  for (const auto& s : v) {
+    if (s == x) return true;
+  }
+  return false;
+}
+
+// PlanTraining without the nearest-miss search; `with_guide` adds the guide comparison (the
+// comparison itself re-plans with it off).
+Result<TrainPlanResult> PlanTrainingImpl(const TrainJobSpec& job, const Catalog& catalog,
+                                         const Calibration& cal, std::optional<double> rate,
+                                         bool with_guide);
+// The guides' own answer for the job (A2's branches, A1's figure, B3's claims) re-planned
+// beside gpuplan's, with a verdict (guide_compare.cc).
+void AddGuideComparison(const TrainJobSpec& job, const Catalog& catalog, const Calibration& cal,
+                        std::optional<double> rate, TrainPlanResult& out);
+// When nothing fits: re-plans with one constraint relaxed at a time and says how far each
+// nearest plan misses (nearest_miss.cc).
+void AddNearestMisses(const TrainJobSpec& job, const Catalog& catalog, const Calibration& cal,
+                      std::optional<double> rate, TrainPlanResult& out);
+
+}  // namespace gpuplan
