@@ -10,55 +10,17 @@
 
 #include "gpuplan/estimate.h"
 #include "gpuplan/simulate.h"
+#include "simulate/simulate_internal.h"
 
 namespace gpuplan {
 
-const char* ScalingPolicyName(ScalingPolicyKind k) {
-  switch (k) {
-    case ScalingPolicyKind::kHpa: return "hpa";
-    case ScalingPolicyKind::kKpa: return "kpa";
-    case ScalingPolicyKind::kSaturation: return "saturation";
-    case ScalingPolicyKind::kSchedule: return "schedule";
-    case ScalingPolicyKind::kStatic: return "static";
-  }
-  return "hpa";
-}
-
-std::optional<ScalingPolicyKind> ParseScalingPolicy(std::string_view s) {
-  for (auto k : {ScalingPolicyKind::kHpa, ScalingPolicyKind::kKpa, ScalingPolicyKind::kSaturation,
-                 ScalingPolicyKind::kSchedule, ScalingPolicyKind::kStatic}) {
-    if (s == ScalingPolicyName(k)) return k;
-  }
-  return std::nullopt;
-}
-
-ColdStart EstimateColdStart(const InstanceType& inst, double weight_bytes, const ColdStartOptions& o) {
-  ColdStart c;
-  c.node_s = o.node_provision_s;
-  const double net = inst.network.value() > 0 ? inst.network.value() / 8.0 : o.unknown_network_bytes_per_s;  // bytes/s
-  c.image_s = o.image_bytes / (net * o.pull_efficiency);
-  const double disk = inst.local_nvme.value() > 0 ? o.nvme_read_bytes_per_s : o.network_disk_bytes_per_s;
-  // Weights stream from object storage over the network to the disk, then into device memory:
-  // the slower of the two paths bounds the load.
-  c.weights_s = weight_bytes / std::min(net, disk);
-  return c;
-}
-
 namespace {
 
+using simulate_internal::CheckOptions;
+using simulate_internal::PricePerReplicaHour;
+using simulate_internal::ReplicasFor;
+
 constexpr double kInf = std::numeric_limits<double>::infinity();
-
-// A replica's share of its instances: 1 / replicas_per_instance of one, or `pp` whole instances
-// when the replica spans nodes (multi-node serving).
-double PricePerReplicaHour(const ServePlan& p) {
-  if (!p.cost_per_hour || p.instances <= 0) return 0;
-  return *p.cost_per_hour / p.instances * std::max(1, p.pp) / std::max(1, p.replicas_per_instance);
-}
-
-int ReplicasFor(double rps, double capacity) {
-  if (!(rps > 0) || !(capacity > 0)) return 0;
-  return static_cast<int>(std::ceil(rps / capacity - 1e-9));
-}
 
 struct Pod {
   double launch_t;
@@ -461,39 +423,6 @@ PolicyResult Run(const Context& c, ScalingPolicyKind kind) {
   return r;
 }
 
-Status CheckOptions(const SimulationOptions& o) {
-  auto bad = [](const char* f, std::string m, std::string hint = {}) {
-    return MakeError(ErrorCode::kInvalidArgument, f, std::move(m), std::move(hint));
-  };
-  if (o.policies.empty()) return bad("--policy", "no policy given", "use hpa, kpa, saturation, schedule or static");
-  if (o.min_replicas < 0) return bad("--min-replicas", fmt::format("must be >= 0, got {}", o.min_replicas));
-  if (o.max_replicas < 0) return bad("--max-replicas", fmt::format("must be >= 0, got {}", o.max_replicas));
-  if (o.max_replicas > 0 && o.max_replicas < std::max(1, o.min_replicas)) {
-    return bad("--max-replicas", fmt::format("must be >= --min-replicas ({}), got {}", o.min_replicas, o.max_replicas));
-  }
-  if (!(o.tolerance >= 0 && o.tolerance < 1)) return bad("--tolerance", fmt::format("must be in [0, 1), got {}", o.tolerance));
-  if (o.hpa_sync_s < 1 || o.kpa_tick_s < 1 || o.sat_period_s < 1 || o.keda_polling_s < 1 || o.step_s != 1) {
-    return bad("--sync-s", "periods must be >= 1 s (and the step 1 s)");
-  }
-  if (o.keda_cooldown_s < 0) return bad("--cooldown-s", fmt::format("must be >= 0, got {}", o.keda_cooldown_s));
-  for (const auto* rules : {&o.behavior.scale_up, &o.behavior.scale_down}) {
-    if (rules->stabilization_window_s < 0 || rules->stabilization_window_s > 3600) {
-      return bad("--stabilization", fmt::format("windows must be in [0, 3600] s, got {}", rules->stabilization_window_s));
-    }
-    for (const auto& p : rules->policies) {
-      if (p.value <= 0 || p.period_s <= 0 || p.period_s > 1800) {
-        return bad("--behavior", fmt::format("a policy needs value > 0 and period in (0, 1800] s, got {} per {} s", p.value, p.period_s));
-      }
-    }
-  }
-  const auto& c = o.cold_start;
-  if (!(c.node_provision_s >= 0) || !(c.image_bytes >= 0) || !(c.pull_efficiency > 0 && c.pull_efficiency <= 1) ||
-      !(c.nvme_read_bytes_per_s > 0) || !(c.network_disk_bytes_per_s > 0) || !(c.unknown_network_bytes_per_s > 0)) {
-    return bad("--node-provision-s", "cold-start figures must be >= 0 (bandwidths > 0, pull efficiency in (0, 1])");
-  }
-  return {};
-}
-
 std::vector<double> HourlyPeaks(const LoadTrace& tr) {
   std::vector<double> h(24, 0.0);
   for (size_t k = 0; k < tr.rps.size(); ++k) {
@@ -505,62 +434,6 @@ std::vector<double> HourlyPeaks(const LoadTrace& tr) {
 }
 
 }  // namespace
-
-Result<DayNightPlan> PlanDayNight(const ServeJobSpec& job, const Catalog& catalog, const Calibration& cal,
-                                  const std::vector<double>& hourly, std::optional<double> rate) {
-  if (hourly.size() != 24) {
-    return MakeError(ErrorCode::kInvalidArgument, "--profile", fmt::format("needs 24 hourly loads, got {}", hourly.size()));
-  }
-  for (double v : hourly) {
-    if (!(v >= 0) || !std::isfinite(v)) {
-      return MakeError(ErrorCode::kInvalidArgument, "--profile", fmt::format("loads must be >= 0, got {}", v));
-    }
-  }
-  DayNightPlan d;
-  const double peak = std::max(*std::max_element(hourly.begin(), hourly.end()), 1e-3);
-  ServeJobSpec g = job;
-  g.qps = peak;
-  g.allow_gpu = true;
-  g.allow_cpu = false;
-  g.top = 1;
-  auto gp = PlanServing(g, catalog, cal, rate);
-  if (!gp) return gp.error();
-  if (gp->plans.empty()) {
-    return MakeError(ErrorCode::kInvalidArgument, "--model",
-                     fmt::format("no GPU deployment of {} meets the SLOs at the peak load {:g} req/s", job.model.name, peak),
-                     "relax the SLOs or allow more GPUs per replica");
-  }
-  d.gpu_peak = gp->plans.front();
-  const double price = PricePerReplicaHour(d.gpu_peak);
-  const double max_rps = d.gpu_peak.perf.samples_per_s;
-  d.static_gpu_per_day = d.gpu_peak.replicas * price * 24;
-  for (double load : hourly) {
-    HourPlan h;
-    h.load_rps = load;
-    h.gpu_replicas = std::max(1, ReplicasFor(load, d.gpu_peak.capacity_qps));
-    h.gpu_cost_per_hour = h.gpu_replicas * price;
-    h.gpu_utilization = max_rps > 0 ? load / (h.gpu_replicas * max_rps) : 0;
-    ServeJobSpec cj = job;
-    cj.qps = std::max(load, 1e-3);
-    cj.allow_cpu = true;
-    cj.allow_gpu = false;
-    cj.top = 1;
-    auto cp = PlanServing(cj, catalog, cal, rate);
-    if (cp && !cp->plans.empty() && cp->plans.front().cost_per_hour) {
-      const ServePlan& p = cp->plans.front();
-      h.cpu_cost_per_hour = *p.cost_per_hour;
-      h.cpu_replicas = p.replicas;
-      h.cpu_instance = p.instance->cloud + " " + p.instance->instance_type;
-    }
-    h.on_cpu = h.cpu_cost_per_hour && *h.cpu_cost_per_hour < h.gpu_cost_per_hour;
-    d.autoscaled_gpu_per_day += h.gpu_cost_per_hour;
-    d.mixed_per_day += h.on_cpu ? *h.cpu_cost_per_hour : h.gpu_cost_per_hour;
-    if (h.on_cpu) ++d.cpu_hours;
-    d.hours.push_back(std::move(h));
-  }
-  d.cpu_saving_per_day = d.autoscaled_gpu_per_day - d.mixed_per_day;
-  return d;
-}
 
 Result<SimulationResult> Simulate(const ServeJobSpec& job_in, const Catalog& catalog, const Calibration& cal,
                                   const LoadTrace& trace, const SimulationOptions& opt, std::optional<double> rate) {
