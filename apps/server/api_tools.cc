@@ -48,7 +48,8 @@ Status GetStr(const json& j, const char* key, std::string& dst, const std::strin
 
 // Every key of `j` must be in `allowed`.
 Status OnlyKeys(const json& j, std::initializer_list<const char*> allowed, const std::string& prefix) {
-  for (const auto& [k, v] : j.items()) {
+  for (const auto& item : j.items()) {
+    const std::string& k = item.key();  // a named copy: clang 14 cannot capture bindings
     if (std::none_of(allowed.begin(), allowed.end(), [&](const char* a) { return k == a; })) {
       return MakeError(ErrorCode::kInvalidArgument, prefix + FieldKey(k), "unknown key",
                        "see docs/api.md for this route's body");
