@@ -1,6 +1,7 @@
 // Training job YAML -> TrainJobSpec (and the shared validation).
 #include "fuzz_common.h"
 #include "gpuplan/input.h"
+#include "gpuplan/job_validate.h"
 #include "gpuplan/job.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {

@@ -5,6 +5,7 @@
 #include <memory>
 
 #include "commands.h"
+#include "gpuplan/input.h"
 #include "gpuplan/model.h"
 
 namespace gpuplan::cli {

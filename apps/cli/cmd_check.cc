@@ -6,7 +6,7 @@
 #include <sstream>
 
 #include "commands.h"
-#include "gpuplan/documents.h"
+#include "gpuplan/check_document.h"
 #include "gpuplan/input.h"
 #include "gpuplan/check.h"
 #include "gpuplan/perf.h"

@@ -8,12 +8,13 @@
 #include <sstream>
 
 #include "commands.h"
-#include "gpuplan/cost.h"
 #include "gpuplan/documents.h"
 #include "gpuplan/input.h"
+#include "gpuplan/job_validate.h"
 #include "gpuplan/plan_document.h"
 #include "gpuplan/serve_planner.h"
 #include "gpuplan/simulate.h"
+#include "gpuplan/tco.h"
 #include "serve_args.h"
 
 namespace gpuplan::cli {

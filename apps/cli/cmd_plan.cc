@@ -8,9 +8,9 @@
 #include <tuple>
 
 #include "commands.h"
-#include "gpuplan/cost.h"
 #include "gpuplan/input.h"
 #include "gpuplan/job_checks.h"
+#include "gpuplan/job_validate.h"
 #include "gpuplan/job.h"
 #include "gpuplan/plan_document.h"
 #include "gpuplan/planner.h"

@@ -5,7 +5,7 @@
 #include <sstream>
 
 #include "commands.h"
-#include "gpuplan/documents.h"
+#include "gpuplan/validate_document.h"
 #include "gpuplan/input.h"
 #include "gpuplan/validate.h"
 

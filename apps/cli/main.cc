@@ -10,6 +10,7 @@
 #include <iostream>
 
 #include "commands.h"
+#include "gpuplan/input.h"
 #include "gpuplan/safe_write.h"
 #include "report.h"
 

@@ -5,7 +5,6 @@
 #include <regex>
 
 #include "api_internal.h"
-#include "gpuplan/cost.h"
 #include "gpuplan/documents.h"
 #include "gpuplan/input.h"
 #include "gpuplan/job.h"
@@ -14,6 +13,7 @@
 #include "gpuplan/plan_document.h"
 #include "gpuplan/planner.h"
 #include "gpuplan/serve_planner.h"
+#include "gpuplan/tco.h"
 
 namespace gpuplan::server {
 

@@ -5,6 +5,7 @@
 
 #include "api_internal.h"
 #include "gpuplan/check.h"
+#include "gpuplan/check_document.h"
 #include "gpuplan/documents.h"
 #include "gpuplan/emit.h"
 #include "gpuplan/input.h"
@@ -12,6 +13,7 @@
 #include "gpuplan/plan_document.h"
 #include "gpuplan/simulate.h"
 #include "gpuplan/validate.h"
+#include "gpuplan/validate_document.h"
 
 namespace gpuplan::server::internal {
 

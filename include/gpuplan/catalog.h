@@ -10,19 +10,11 @@
 #include <utility>
 #include <vector>
 
+#include "gpuplan/precision.h"
 #include "gpuplan/result.h"
 #include "gpuplan/units.h"
 
 namespace gpuplan {
-
-// Numeric precision of weights, activations or math.
-enum class Precision : std::uint8_t { kFp32, kTf32, kBf16, kFp16, kFp8, kInt8, kInt4 };
-
-const char* PrecisionName(Precision p);
-// Parses "fp32", "bf16", "fp16", "fp8", "int8", "int4" (and "float16", "bfloat16", "float32").
-std::optional<Precision> ParsePrecision(std::string_view s);
-// Storage bytes per element (int4 = 0.5; tf32 stored as 4).
-double BytesPerElement(Precision p);
 
 // One accelerator device (a GPU, a TPU chip, an Inferentia chip), never a board or a node.
 struct Accelerator {
@@ -254,9 +246,5 @@ Status ImportSkyPilotVms(Catalog& catalog, std::string_view cloud, std::string_v
 
 // The modification date of a file as YYYY-MM-DD (UTC), or empty when it cannot be read.
 std::string FileDate(const std::string& path);
-
-// Case-insensitive edit distance helper used for did-you-mean hints. Returns the closest
-// candidate, or empty when nothing is reasonably close.
-std::string ClosestMatch(std::string_view needle, const std::vector<std::string>& candidates);
 
 }  // namespace gpuplan

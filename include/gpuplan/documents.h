@@ -1,4 +1,4 @@
-// JSON documents of the analyses that are not plans: `memory --json` and `tco --json`. Like the
+// JSON documents of the analyses that are not plans: `memory`, `tco` and `simulate --json`. Like the
 // plan document (plan_document.h) they carry schema_version and catalog_as_of, field names carry
 // their units, and every front end (CLI, HTTP API) returns them unchanged.
 #pragma once
@@ -6,12 +6,10 @@
 #include <nlohmann/json.hpp>
 
 #include "gpuplan/catalog.h"
-#include "gpuplan/check.h"
-#include "gpuplan/cost.h"
 #include "gpuplan/memory_fit.h"
 #include "gpuplan/serve_planner.h"
 #include "gpuplan/simulate.h"
-#include "gpuplan/validate.h"
+#include "gpuplan/tco.h"
 
 namespace gpuplan {
 
@@ -32,12 +30,5 @@ nlohmann::json TcoDocument(const ServeJobSpec& job, const Catalog& catalog, cons
 // policy its hourly timeline, costs, SLO misses and the autoscaling settings as simulated.
 nlohmann::json SimulationDocument(const ServeJobSpec& job, const LoadTrace& trace,
                                   const SimulationResult& res);
-
-// The `check --json` document for `findings` of the setup read from `label`.
-nlohmann::json CheckDocument(std::string_view label, const std::vector<Finding>& findings);
-
-// The `validate --json` document: the summary per kind (and "all") and every case with its
-// measured and predicted value, error, or why it is unsupported.
-nlohmann::json ValidationDocument(const ValidationReport& report);
 
 }  // namespace gpuplan

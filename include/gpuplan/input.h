@@ -8,13 +8,11 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "gpuplan/result.h"
 
 namespace gpuplan {
-
-struct TrainJobSpec;
-struct ServeJobSpec;
 
 // --- Limits. Inputs beyond them are rejected with exit 2 before any work is done.
 inline constexpr std::uint64_t kMaxJsonFileBytes = 16ull << 20;    // config.json, index, plan JSON
@@ -73,14 +71,12 @@ std::string FieldKey(std::string_view key);
 // Where a job value came from, so errors name the flag or the YAML path.
 enum class InputSource : std::uint8_t { kFlags, kYaml };
 
-// The ranges every training job must satisfy, whatever its source: finite numbers, sane upper
-// bounds (the constants above; LoRA rank <= hidden size), mutually exclusive and required
-// combinations. `label` prefixes YAML paths ("job.yaml: train.max_nodes").
-Status ValidateTrainJob(const TrainJobSpec& job, InputSource source, std::string_view label = {});
-Status ValidateServeJob(const ServeJobSpec& job, InputSource source, std::string_view label = {});
-
 // Checks an optional flag value: finite and within [lo, hi] (`lo_open`: > lo).
 Status CheckRange(std::optional<double> v, std::string_view field, double lo, double hi,
                   bool lo_open = false);
+
+// Case-insensitive edit distance helper used for did-you-mean hints. Returns the closest
+// candidate, or empty when nothing is reasonably close.
+std::string ClosestMatch(std::string_view needle, const std::vector<std::string>& candidates);
 
 }  // namespace gpuplan

@@ -11,6 +11,7 @@
 
 #include "gpuplan/input.h"
 #include "gpuplan/job.h"
+#include "gpuplan/job_validate.h"
 #include "gpuplan/result.h"
 #include "gpuplan/serve_planner.h"
 

@@ -9,7 +9,7 @@
 #include <string_view>
 #include <vector>
 
-#include "gpuplan/catalog.h"
+#include "gpuplan/precision.h"
 #include "gpuplan/result.h"
 #include "gpuplan/units.h"
 

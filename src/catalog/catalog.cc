@@ -11,7 +11,7 @@
 #include <set>
 #include <sstream>
 
-#include "catalog/embedded.h"
+#include "io/embedded.h"
 #include "io/csv.h"
 
 namespace gpuplan {
@@ -20,62 +20,6 @@ using internal::CsvTable;
 using internal::ParseCsv;
 using internal::RowReader;
 using internal::ToLower;
-
-const char* ErrorCodeName(ErrorCode code) {
-  switch (code) {
-    case ErrorCode::kInvalidArgument: return "invalid_argument";
-    case ErrorCode::kNotFound: return "not_found";
-    case ErrorCode::kParse: return "parse_error";
-    case ErrorCode::kIo: return "io_error";
-    case ErrorCode::kUnsupported: return "unsupported";
-    case ErrorCode::kInternal: return "internal";
-  }
-  return "unknown";
-}
-
-std::string Error::ToString() const {
-  std::string s = field.empty() ? message : field + ": " + message;
-  if (!hint.empty()) s += " (" + hint + ")";
-  return s;
-}
-
-const char* PrecisionName(Precision p) {
-  switch (p) {
-    case Precision::kFp32: return "fp32";
-    case Precision::kTf32: return "tf32";
-    case Precision::kBf16: return "bf16";
-    case Precision::kFp16: return "fp16";
-    case Precision::kFp8: return "fp8";
-    case Precision::kInt8: return "int8";
-    case Precision::kInt4: return "int4";
-  }
-  return "?";
-}
-
-std::optional<Precision> ParsePrecision(std::string_view s) {
-  std::string t = ToLower(internal::Trim(s));
-  if (t == "fp32" || t == "float32" || t == "float") return Precision::kFp32;
-  if (t == "tf32") return Precision::kTf32;
-  if (t == "bf16" || t == "bfloat16") return Precision::kBf16;
-  if (t == "fp16" || t == "float16" || t == "half") return Precision::kFp16;
-  if (t == "fp8" || t == "float8" || t == "fp8_e4m3" || t == "e4m3") return Precision::kFp8;
-  if (t == "int8" || t == "w8a8" || t == "w8a16" || t == "8bit") return Precision::kInt8;
-  if (t == "int4" || t == "w4a16" || t == "4bit" || t == "nf4") return Precision::kInt4;
-  return std::nullopt;
-}
-
-double BytesPerElement(Precision p) {
-  switch (p) {
-    case Precision::kFp32:
-    case Precision::kTf32: return 4.0;
-    case Precision::kBf16:
-    case Precision::kFp16: return 2.0;
-    case Precision::kFp8:
-    case Precision::kInt8: return 1.0;
-    case Precision::kInt4: return 0.5;
-  }
-  return 2.0;
-}
 
 std::optional<FlopPerSec> Accelerator::PeakFor(Precision p) const {
   // Lower precisions fall back to the next wider tensor path the device has.
@@ -257,42 +201,8 @@ bool NameMatches(std::string_view name, const std::string& id,
   return false;
 }
 
-size_t EditDistance(std::string_view a, std::string_view b) {
-  std::vector<size_t> prev(b.size() + 1), cur(b.size() + 1);
-  for (size_t j = 0; j <= b.size(); ++j) prev[j] = j;
-  for (size_t i = 1; i <= a.size(); ++i) {
-    cur[0] = i;
-    for (size_t j = 1; j <= b.size(); ++j) {
-      size_t sub = prev[j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1);
-      cur[j] = std::min({prev[j] + 1, cur[j - 1] + 1, sub});
-    }
-    std::swap(prev, cur);
-  }
-  return prev[b.size()];
-}
-
 }  // namespace
 
-std::string ClosestMatch(std::string_view needle, const std::vector<std::string>& candidates) {
-  if (needle.size() > kMaxNameBytes) return {};  // no suggestion for a runaway name (cost, echo)
-  std::string n = ToLower(needle);
-  std::string best;
-  size_t best_d = static_cast<size_t>(-1);
-  for (const auto& c : candidates) {
-    std::string lc = ToLower(c);
-    size_t d = EditDistance(n, lc);
-    // A candidate that contains the needle (or vice versa) is a strong match.
-    if (!n.empty() && (lc.find(n) != std::string::npos || n.find(lc) != std::string::npos)) {
-      d = std::min(d, static_cast<size_t>(1));
-    }
-    if (d < best_d) {
-      best_d = d;
-      best = c;
-    }
-  }
-  size_t limit = std::max<size_t>(2, n.size() / 2);
-  return best_d <= limit ? best : std::string();
-}
 
 const Accelerator* Catalog::FindAccelerator(std::string_view name) const {
   for (const auto& a : accelerators) {

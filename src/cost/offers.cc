@@ -1,6 +1,5 @@
-// Cheapest offers per cloud and the spot-rate calibration override (include/gpuplan/cost.h).
+// Cheapest offers per cloud (include/gpuplan/cost.h).
 #include <algorithm>
-#include <fmt/format.h>
 #include <map>
 
 #include "gpuplan/cost.h"
@@ -61,23 +60,6 @@ std::optional<double> CheapestOnDemand(const std::vector<Offer>& offers) {
     if (o.on_demand && (!best || *o.on_demand < *best)) best = o.on_demand;
   }
   return best;
-}
-
-Result<Calibration> WithSpotRate(Calibration cal, double rate, std::string_view field) {
-  if (!(rate >= 0 && rate <= 1)) {
-    return MakeError(ErrorCode::kInvalidArgument, std::string(field),
-                     fmt::format("must be in [0, 1] interruptions per node-hour, got {}", rate));
-  }
-  bool found = false;
-  for (auto& e : cal.entries) {
-    if (e.key == "spot_interruptions_per_node_hour") {
-      e.value = rate;
-      e.source = std::string(field);
-      found = true;
-    }
-  }
-  if (!found) cal.entries.push_back({"spot_interruptions_per_node_hour", rate, std::string(field)});
-  return cal;
 }
 
 }  // namespace gpuplan

@@ -7,6 +7,7 @@
 #include <string_view>
 #include <vector>
 
+#include "base/strings.h"
 #include "gpuplan/result.h"
 
 namespace gpuplan::internal {
@@ -48,11 +49,5 @@ class RowReader {
   const CsvTable& table_;
   const CsvRow& row_;
 };
-
-// Parses a finite double from the whole of `s` (no trailing junk).
-std::optional<double> ParseDouble(std::string_view s);
-std::string Trim(std::string_view s);
-std::string ToLower(std::string_view s);
-std::vector<std::string> Split(std::string_view s, char sep);
 
 }  // namespace gpuplan::internal

@@ -1,7 +1,7 @@
 #include <algorithm>
 #include <cmath>
 
-#include "catalog/embedded.h"
+#include "io/embedded.h"
 #include "gpuplan/benchmark.h"
 #include "io/csv.h"
 

@@ -5,7 +5,7 @@
 #include <fstream>
 #include <sstream>
 
-#include "catalog/embedded.h"
+#include "io/embedded.h"
 #include "gpuplan/input.h"
 #include "gpuplan/model.h"
 #include "io/csv.h"

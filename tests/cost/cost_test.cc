@@ -8,6 +8,7 @@
 #include "gpuplan/catalog.h"
 #include "gpuplan/cost.h"
 #include "gpuplan/job_checks.h"
+#include "gpuplan/tco.h"
 #include "gpuplan/model.h"
 
 namespace gpuplan {

@@ -12,6 +12,7 @@
 #include <sstream>
 
 #include "gpuplan/input.h"
+#include "gpuplan/job_validate.h"
 #include "gpuplan/job.h"
 #include "gpuplan/model.h"
 #include "gpuplan/safe_write.h"

@@ -20,6 +20,7 @@
 #include "gpuplan/benchmark.h"
 #include "gpuplan/job.h"
 #include "gpuplan/input.h"
+#include "gpuplan/job_validate.h"
 #include "io/csv.h"
 #include "io/yaml_util.h"
 

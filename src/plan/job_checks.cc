@@ -3,6 +3,8 @@
 
 #include <fmt/format.h>
 
+#include "gpuplan/job_validate.h"
+
 namespace gpuplan {
 
 namespace {

@@ -9,6 +9,7 @@
 #include <string_view>
 
 #include "gpuplan/input.h"
+#include "gpuplan/job_validate.h"
 #include "gpuplan/serve_planner.h"
 #include "io/yaml_util.h"
 

@@ -1,9 +1,9 @@
-// CPU vs GPU serving TCO: break-even load and the day/night mix (include/gpuplan/cost.h).
+// CPU vs GPU serving TCO: break-even load and the day/night mix (include/gpuplan/tco.h).
 #include <fmt/format.h>
 #include <sstream>
 #include <stdexcept>
 
-#include "gpuplan/cost.h"
+#include "gpuplan/tco.h"
 
 namespace gpuplan {
 
