@@ -318,7 +318,10 @@ Result<Output> RunPlanTrain(const GlobalOptions& g, const PlanTrainArgs& a) {
                                                top.spot.hours, top.spot.interruptions, top.spot.lost_hours, top.spot.checkpoint_hours) : "");
   s += fmt::format("  cost: on-demand {} ({}/h){}{}\n", Price(top.cost_on_demand, cur), Price(top.price_per_hour, cur),
                    top.cost_spot ? ", spot " + Price(top.cost_spot, cur) : "",
-                   top.cost_reserved_1y ? ", 1y reserved " + Price(top.cost_reserved_1y, cur) : ", reserved: no public price in the catalog");
+                   top.cost_reserved_1y || top.cost_reserved_3y
+                       ? (top.cost_reserved_1y ? ", 1y reserved " + Price(top.cost_reserved_1y, cur) : std::string()) +
+                             (top.cost_reserved_3y ? ", 3y reserved " + Price(top.cost_reserved_3y, cur) : std::string())
+                       : ", reserved: no public price in the catalog");
   s += fmt::format("  host ({}):\n", SizingPolicyName(top.host.policy));
   for (const auto& r : top.host.rationale) s += "    " + r + "\n";
   for (const auto& f : top.host_findings) {

@@ -138,9 +138,6 @@ struct CurrencyRate {
   std::string as_of;
 };
 
-const char* CurrencyCode(Currency c);
-std::optional<Currency> ParseCurrency(std::string_view s);
-
 // Rows of one cloud an import skipped, and why.
 struct ImportSkip {
   std::string cloud;

@@ -8,6 +8,7 @@
 
 #include "gpuplan/estimate.h"
 #include "gpuplan/model.h"
+#include "gpuplan/quantity.h"
 #include "gpuplan/result.h"
 #include "gpuplan/sizing.h"
 #include "gpuplan/units.h"
@@ -72,11 +73,5 @@ int EffectiveSeqLen(const TrainJobSpec& job);
 // Parses a YAML job file (schema: docs/job-yaml.md). Errors name the YAML path
 // ("train.data.tokens") and the line. Resolves `model` through ResolveModel.
 Result<TrainJobSpec> ParseTrainJobYaml(std::string_view yaml_text, std::string_view label);
-
-// Parses sizes such as "2T", "500B", "1.5M" (tokens/samples) and "800GB", "1.2TB", "64GiB"
-// (bytes); durations "48h", "3d", "90m"; money "5000", "$5000", "¥30000".
-Result<double> ParseCount(std::string_view s, std::string_view field);
-Result<Bytes> ParseSize(std::string_view s, std::string_view field);
-Result<double> ParseHours(std::string_view s, std::string_view field);
 
 }  // namespace gpuplan

@@ -122,6 +122,10 @@ struct ModelSpec {
   bool is_decoder_llm() const {
     return arch == ModelArch::kDense || arch == ModelArch::kMoe || arch == ModelArch::kMlaMoe;
   }
+  // Trains on images (ViT, CNN, diffusion UNet): samples, not tokens, are the unit of work.
+  bool is_image_model() const {
+    return arch == ModelArch::kVit || arch == ModelArch::kCnn || arch == ModelArch::kDiffusionUnet;
+  }
 };
 
 // Parameter counts derived from the architecture.

@@ -65,6 +65,17 @@ struct ServePerf {
 ServePerf EstimateLlmServing(const ModelSpec& m, const ServeSetup& setup, const ComputeDevice& dev,
                              int input_len, int output_len, int batch, const Calibration& cal);
 
+// LLM serving on one replica of `pp` nodes of `setup.tp` devices: tensor parallel within a node,
+// pipeline parallel across nodes (vLLM --pipeline-parallel-size). Each stage holds ceil(L/pp)
+// layers and is costed with the embeddings and the LM head (the heaviest stage). vLLM keeps pp
+// micro-batches in flight (one per virtual engine), so all stages stay busy: the replica's B
+// sequences advance one token per cycle of pp stage steps at B/pp sequences, plus (pp - 1)
+// activation sends of (tokens x hidden x 2 bytes) over the node fabric, each `stage_latency`
+// + bytes / `stage_link`. `pp` = 1 is EstimateLlmServing. docs/model.md section 10.5.
+ServePerf EstimateLlmServingPipelined(const ModelSpec& m, const ServeSetup& setup,
+                                      const ComputeDevice& dev, int pp, BytesPerSec stage_link,
+                                      Seconds stage_latency, int input_len, int output_len,
+                                      int batch, const Calibration& cal);
 // One forward pass of an encoder / ViT / CNN at `batch` samples (seq_len for encoders).
 // `fused`: an inference engine that fuses element-wise work into GEMM epilogues (TensorRT,
 // OpenVINO, ONNX Runtime); false for eager PyTorch.

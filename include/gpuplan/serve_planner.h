@@ -39,7 +39,10 @@ struct ServeJobSpec {
 
 struct ServePlan {
   const InstanceType* instance = nullptr;
-  int tp = 1;                    // GPUs per replica (0 for CPU)
+  int tp = 1;                    // tensor-parallel GPUs per replica within a node (0 for CPU)
+  // Nodes per replica: 1, or the pipeline-parallel stages across nodes (tp within a node, pp
+  // across nodes over the fabric) when the model fits no single node of the shape.
+  int pp = 1;
   int replicas_per_instance = 1;
   int replicas = 1;
   int instances = 1;
@@ -58,6 +61,11 @@ struct ServePlan {
   // The host's RAM cannot stage the replica's weights plus the engine workers (default sizing
   // policy, docs/sizing.md): such plans rank after every plan whose host is adequate.
   bool host_inadequate = false;
+  // Disk one instance needs for the engine image and the weights (default sizing policy: the
+  // OS and images plus a downloaded and a converted copy of the weights), and whether the
+  // shape's local NVMe is known to hold it (nullopt = not recorded for this shape).
+  Bytes disk_needed;
+  std::optional<bool> local_disk_enough;
   std::vector<std::string> also_regions;  // same deployment, same or higher price elsewhere
 };
 

@@ -3,6 +3,10 @@
 // written once. Zero cost: each type is one double.
 #pragma once
 
+#include <string_view>
+
+#include <optional>
+
 #include <compare>
 #include <cstdint>
 
@@ -68,6 +72,10 @@ constexpr BytesPerSec ToBytesPerSec(BitsPerSec b) { return BytesPerSec(b.value()
 // Money: a price is an amount in a named currency per hour. Amounts of different currencies
 // must be converted explicitly (cost/currency), so the currency travels with the number.
 enum class Currency : std::uint8_t { kUsd, kCny };
+// "USD" or "CNY".
+const char* CurrencyCode(Currency c);
+// "usd", "$" -> USD; "cny", "rmb", "yuan" -> CNY (case-insensitive, trimmed).
+std::optional<Currency> ParseCurrency(std::string_view s);
 
 struct Money {
   double amount = 0.0;

@@ -99,15 +99,6 @@ std::optional<InterNodeFabric> ParseInterNodeFabric(std::string_view s) {
   return std::nullopt;
 }
 
-const char* CurrencyCode(Currency c) { return c == Currency::kUsd ? "USD" : "CNY"; }
-
-std::optional<Currency> ParseCurrency(std::string_view s) {
-  std::string t = ToLower(internal::Trim(s));
-  if (t == "usd" || t == "$") return Currency::kUsd;
-  if (t == "cny" || t == "rmb" || t == "yuan") return Currency::kCny;
-  return std::nullopt;
-}
-
 const std::vector<InstanceFlag>& KnownInstanceFlags() {
   static const std::vector<InstanceFlag> flags = {
       {"suspect-sku", "the source's SKU-to-price mapping is doubtful (the row's notes say why)"},

@@ -60,9 +60,13 @@ Result<std::vector<EmittedFile>> Emit(std::string_view plan_json, std::string_vi
   try {
     p = emit::ReadPlan(doc, opt.rank);
   } catch (const emit::PlanError& e) {
-    const ErrorCode code = e.field == "--rank" ? ErrorCode::kInvalidArgument : ErrorCode::kParse;
+    const bool not_yet = e.field.ends_with(".nodes_per_replica");
+    const ErrorCode code = not_yet ? ErrorCode::kUnsupported
+                         : e.field == "--rank" ? ErrorCode::kInvalidArgument : ErrorCode::kParse;
     return MakeError(code, e.field, e.what(),
-                     e.field == "--rank" ? "1 is the top plan" : "give the output of `gpuplan --json plan train|infer ...`");
+                     e.field == "--rank" ? "1 is the top plan"
+                     : not_yet           ? "multi-node serving emit is not implemented yet (issue 12)"
+                                         : "give the output of `gpuplan --json plan train|infer ...`");
   } catch (const std::exception& e) {
     return MakeError(ErrorCode::kParse, "--plan", e.what());
   }

@@ -82,6 +82,14 @@ Plan ReadPlan(const json& doc, int rank) {
     p.serve_quant = OptStr(job, "quant");
     p.accelerator = OptStr(j, "accelerator");
     p.gpus_per_replica = Int(j, "gpus_per_replica", p.path);
+    if (j.contains("nodes_per_replica") && Int(j, "nodes_per_replica", p.path) > 1) {
+      throw PlanError(p.path + ".nodes_per_replica",
+                      fmt::format("not yet: this serving plan spans {} nodes per replica (pipeline "
+                                  "parallel across nodes) and gpuplan emit writes single-node "
+                                  "replicas only; deploy it by hand (vLLM multi-node on Ray) or "
+                                  "emit a plan of --rank whose nodes_per_replica is 1",
+                                  Int(j, "nodes_per_replica", p.path)));
+    }
     p.replicas = std::max(1, Int(j, "replicas", p.path));
     p.batch = std::max(1, Int(j, "batch", p.path));
     p.kv_tokens = static_cast<std::int64_t>(Num(j, "kv_tokens_per_replica", p.path));

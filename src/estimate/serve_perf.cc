@@ -237,6 +237,49 @@ ServePerf EstimateLlmServing(const ModelSpec& m, const ServeSetup& setup, const 
   return r;
 }
 
+ServePerf EstimateLlmServingPipelined(const ModelSpec& m, const ServeSetup& setup,
+                                      const ComputeDevice& dev, int pp, BytesPerSec stage_link,
+                                      Seconds stage_latency, int input_len, int output_len,
+                                      int batch, const Calibration& cal) {
+  if (pp <= 1 || m.layers < pp) {
+    return EstimateLlmServing(m, setup, dev, input_len, output_len, batch, cal);
+  }
+  // The heaviest stage: ceil(L / pp) layers, with the embeddings and the LM head, and as few of
+  // the leading dense-MLP layers (DeepSeek first_k_dense) as any stage of that size holds.
+  ModelSpec stage = m;
+  stage.layers = (m.layers + pp - 1) / pp;
+  if (stage.moe) stage.moe->dense_layers = std::max(0, m.moe->dense_layers - (m.layers - stage.layers));
+  const double in = std::max(0, input_len), out = std::max(0, output_len);
+  // KV capacity: every stage holds all sequences' KV for its own layers.
+  ServePerf cap = EstimateLlmServing(stage, setup, dev, input_len, output_len, 0, cal);
+  if (!cap.fits) return cap;
+  const int B = batch > 0 ? batch : cap.batch;
+  const int micro = std::max(1, (B + pp - 1) / pp);  // sequences per virtual engine
+  ServePerf st = EstimateLlmServing(stage, setup, dev, input_len, output_len, micro, cal);
+  const double link = stage_link.value() > 0 ? stage_link.value() : 1e9;
+  auto send = [&](double tokens) {  // activations of `tokens` tokens to the next stage, bf16
+    return stage_latency.value() + tokens * static_cast<double>(m.hidden) * 2.0 / link;
+  };
+  const double hops = pp - 1;
+  ServePerf r = st;
+  r.batch = B;
+  r.kv_tokens = cap.kv_tokens;
+  r.fits = st.fits && static_cast<double>(B) * (in + out) <= static_cast<double>(cap.kv_tokens);
+  if (!r.fits && r.why.empty()) r.why = "the pipeline's KV cache cannot hold the batch";
+  r.prefill = Seconds(pp * st.prefill.value() + hops * send(in));
+  r.decode_step = Seconds(out > 0 ? pp * st.decode_step.value() + hops * send(micro) : 0);
+  r.tpot = r.decode_step;
+  // Prompts of all B sequences: pp micro-batches of `micro` prompts through pp stages.
+  const double pf_micro = in > 0 ? st.ttft.value() : 0;  // `micro` prompts on one stage
+  const double pf_all = in > 0 ? pp * pf_micro + hops * send(in * micro) : 0;
+  r.ttft = Seconds(batch > 0 ? pf_all : r.prefill.value());
+  const double cycle = pf_all + out * r.decode_step.value();
+  r.e2e = Seconds(r.ttft.value() + std::max(0.0, out - 1) * r.decode_step.value());
+  r.output_tokens_per_s = cycle > 0 ? B * out / cycle : 0;
+  r.samples_per_s = cycle > 0 ? B / cycle : 0;
+  return r;
+}
+
 ServePerf EstimateForward(const ModelSpec& m, Precision p, const ComputeDevice& dev, int batch,
                           int seq_len, const Calibration& cal, bool fused) {
   ServePerf r;

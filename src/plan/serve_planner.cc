@@ -48,13 +48,35 @@ bool IsNeuron(const std::string& acc) {
   return acc.rfind("Inferentia", 0) == 0 || acc.rfind("Trainium", 0) == 0;
 }
 
+// Achievable fraction of the node fabric's line rate (the calibration's link_efficiency.*).
+double FabricEfficiency(InterNodeFabric f, const Calibration& cal) {
+  switch (f) {
+    case InterNodeFabric::kInfiniband: return cal.Get("link_efficiency.infiniband", 0.85);
+    case InterNodeFabric::kEfa:
+    case InterNodeFabric::kGpuDirectTcpx: return cal.Get("link_efficiency.efa", 0.75);
+    case InterNodeFabric::kRoce:
+    case InterNodeFabric::kErdma: return cal.Get("link_efficiency.roce", 0.8);
+    case InterNodeFabric::kNone: break;
+  }
+  return cal.Get("link_efficiency.tcp", 0.45);
+}
+
+// One serving layout of an instance: tensor parallel within a node, pipeline stages across
+// nodes (pp = nodes per replica).
+struct ServeLayout {
+  int tp = 1;
+  int pp = 1;
+};
+
+constexpr int kMaxServeNodesPerReplica = 8;
+
 // Keeps the cheapest of the plans that differ only by region; lists the others' regions.
 void CollapseRegions(std::vector<ServePlan>& plans) {
   std::vector<ServePlan> kept;
   for (auto& p : plans) {
     auto same = std::find_if(kept.begin(), kept.end(), [&](const ServePlan& k) {
       return k.instance->cloud == p.instance->cloud &&
-             k.instance->instance_type == p.instance->instance_type && k.tp == p.tp;
+             k.instance->instance_type == p.instance->instance_type && k.tp == p.tp && k.pp == p.pp;
     });
     if (same == kept.end()) {
       kept.push_back(std::move(p));
@@ -192,14 +214,15 @@ Result<ServePlanResult> PlanServingImpl(const ServeJobSpec& job, const Catalog& 
       ++skipped_suspect;
       continue;
     }
-    std::vector<int> tps;
+    std::vector<ServeLayout> layouts;
     ComputeDevice dev;
+    BytesPerSec stage_link;  // node fabric per direction, achievable (pipeline stages)
     if (cpu_inst) {
       const Cpu* cpu = catalog.FindCpu(inst.cpu);
       if (!cpu) continue;
       dev = CpuInstanceDevice(inst, *cpu, cal);
       if (llm) continue;  // LLM serving on CPUs is not planned (llama.cpp-class speeds)
-      tps = {0};
+      layouts = {{0, 1}};
     } else {
       const Accelerator* acc = catalog.FindAccelerator(inst.accelerator);
       if (!acc) continue;
@@ -209,28 +232,54 @@ Result<ServePlanResult> PlanServingImpl(const ServeJobSpec& job, const Catalog& 
         if (tp > inst.accelerator_count || inst.accelerator_count % tp != 0) continue;
         if (tp > 1 && m.heads > 0 && m.heads % tp != 0) continue;
         if (tp > 1 && !llm) continue;
-        tps.push_back(tp);
+        layouts.push_back({tp, 1});
+      }
+      // A model that fits no single node of this shape: tp over the whole node, pipeline stages
+      // across the fewest nodes that hold it, over the node fabric (vLLM multi-node serving).
+      if (llm && !layouts.empty() && inst.inter_node_fabric != InterNodeFabric::kNone &&
+          inst.inter_node_bw && inst.accelerator_count >= 2) {
+        const bool one_node = std::any_of(layouts.begin(), layouts.end(), [&](const ServeLayout& l) {
+          return EstimateLlmServing(m, SetupFor(job, l.tp), dev, job.input_len, job.output_len, 0, cal).fits;
+        });
+        stage_link = BytesPerSec(inst.inter_node_bw->value() / 8 * FabricEfficiency(inst.inter_node_fabric, cal));
+        const int tp = layouts.back().tp;
+        for (int pp = 2; !one_node && pp <= kMaxServeNodesPerReplica && pp <= m.layers; ++pp) {
+          if (EstimateLlmServingPipelined(m, SetupFor(job, tp), dev, pp, stage_link,
+                                          Seconds(cal.Get("link_latency_us.inter", 15) * 1e-6),
+                                          job.input_len, job.output_len, 0, cal).fits) {
+            layouts.push_back({tp, pp});
+            break;
+          }
+        }
       }
     }
-    for (int tp : tps) {
+    const Seconds stage_latency(cal.Get("link_latency_us.inter", 15) * 1e-6);
+    for (const ServeLayout& layout : layouts) {
+      const int tp = layout.tp, pp = layout.pp;
       ++out.evaluated;
       ServePlan p;
       p.instance = &inst;
       p.tp = tp;
-      p.replicas_per_instance = cpu_inst ? 1 : inst.accelerator_count / tp;
+      p.pp = pp;
+      p.replicas_per_instance = cpu_inst || pp > 1 ? 1 : inst.accelerator_count / tp;
       ServePerf best;
       double best_cap = 0;
       int best_b = 0;
       double ttft = 0, tpot = 0, e2e = 0;
       if (llm) {
         const ServeSetup su = SetupFor(job, tp);
-        ServePerf cap = EstimateLlmServing(m, su, dev, job.input_len, job.output_len, 0, cal);
+        auto estimate = [&](int b) {
+          return pp > 1 ? EstimateLlmServingPipelined(m, su, dev, pp, stage_link, stage_latency,
+                                                      job.input_len, job.output_len, b, cal)
+                        : EstimateLlmServing(m, su, dev, job.input_len, job.output_len, b, cal);
+        };
+        ServePerf cap = estimate(0);
         if (!cap.fits) continue;
         std::vector<int> batches;
         for (int b = 1; b < cap.batch; b *= 2) batches.push_back(b);
         batches.push_back(std::max(1, cap.batch));  // the KV-bound maximum
         for (int b : batches) {
-          ServePerf r = EstimateLlmServing(m, su, dev, job.input_len, job.output_len, b, cal);
+          ServePerf r = estimate(b);
           double c = r.samples_per_s * job.target_utilization;
           // SLO checks at this concurrency, queueing included for TTFT.
           double q = QueueP99(r.prefill.value(), job.target_utilization, b);
@@ -274,7 +323,8 @@ Result<ServePlanResult> PlanServingImpl(const ServeJobSpec& job, const Catalog& 
       const double replicas = std::ceil(job.qps / best_cap - 1e-9);
       if (replicas > 100000) continue;  // beyond any single deployment; reported in the notes
       p.replicas = static_cast<int>(replicas);
-      p.instances = (p.replicas + p.replicas_per_instance - 1) / p.replicas_per_instance;
+      p.instances = pp > 1 ? p.replicas * pp
+                           : (p.replicas + p.replicas_per_instance - 1) / p.replicas_per_instance;
       p.utilization = job.qps / (p.replicas * best.samples_per_s);
       p.ttft_p99_ms = ttft;
       p.tpot_p99_ms = tpot;
@@ -309,8 +359,9 @@ Result<ServePlanResult> PlanServingImpl(const ServeJobSpec& job, const Catalog& 
         hin.gpus_per_node = cpu_inst ? 0 : p.replicas_per_instance * tp;
         hin.nodes = 1;
         if (const Accelerator* a = catalog.FindAccelerator(inst.accelerator)) hin.gpu_memory = a->memory;
-        hin.model_files = Bytes(static_cast<double>(CountParams(m).total) * bits / 8 *
-                                (cpu_inst ? 1 : p.replicas_per_instance));
+        // The weights one node holds: its replicas' copies, or its pipeline stage's share.
+        const Bytes weights(static_cast<double>(CountParams(m).total) * bits / 8 / pp);
+        hin.model_files = weights * (cpu_inst ? 1 : p.replicas_per_instance);
         const HostNeeds needs = SizeHost(SizingPolicy::kDefault, hin);
         for (const HostFinding& f : CheckHost(needs, inst)) {
           if (f.item == "ram" && !f.ok) {
@@ -319,6 +370,36 @@ Result<ServePlanResult> PlanServingImpl(const ServeJobSpec& job, const Catalog& 
                                  "the engine workers)");
           }
         }
+        // Disk: the replicas on one node share one copy of the files.
+        hin.model_files = weights;
+        p.disk_needed = SizeHost(SizingPolicy::kDefault, hin).system_disk;
+        if (inst.local_nvme_known) {
+          p.local_disk_enough = inst.local_nvme >= p.disk_needed;
+          if (!*p.local_disk_enough) {
+            p.warnings.push_back(fmt::format(
+                "disk: the engine image and the weights need {:.0f} GB per node (default sizing: "
+                "200 GB for the OS and container images{}, plus a downloaded and a converted copy "
+                "of {:.0f} GB of weights); this shape has {}: launch it with a boot or network "
+                "volume of at least {:.0f} GB (block storage is billed apart, not in this price)",
+                p.disk_needed.value() / 1e9,
+                p.runtime == "vllm" ? ", the vLLM image alone 28.6 GB" : "", weights.value() / 1e9,
+                inst.local_nvme.value() > 0 ? fmt::format("{:.0f} GB of local NVMe", inst.local_nvme.value() / 1e9)
+                                            : std::string("no local NVMe"),
+                p.disk_needed.value() / 1e9));
+          }
+        }
+      }
+      if (pp > 1) {
+        const double micro = std::ceil(p.batch / static_cast<double>(pp));  // as the estimator
+        const double hop_ms = (stage_latency.value() +
+                               micro * static_cast<double>(m.hidden) * 2.0 / stage_link.value()) * 1e3;
+        p.warnings.push_back(fmt::format(
+            "multi-node replica: the model fits no single {} node, so each replica spans {} nodes "
+            "(tensor parallel {} within a node x pipeline parallel {} across nodes over {}; vLLM "
+            "--pipeline-parallel-size {} on a Ray cluster of the nodes); each token crosses {} "
+            "node hop(s) of {:.2f} ms; the GPUs per replica are {} x {}",
+            inst.instance_type, pp, tp, pp, InterNodeFabricName(inst.inter_node_fabric), pp,
+            pp - 1, hop_ms, pp, tp));
       }
       if (!cpu_inst && inst.inter_node_fabric != InterNodeFabric::kNone && inst.accelerator_count >= 8 &&
           p.instances == 1 && p.utilization < 0.3) {
@@ -334,7 +415,8 @@ Result<ServePlanResult> PlanServingImpl(const ServeJobSpec& job, const Catalog& 
     if (a.instance->cloud != b.instance->cloud) return a.instance->cloud < b.instance->cloud;
     if (a.instance->instance_type != b.instance->instance_type) return a.instance->instance_type < b.instance->instance_type;
     if (a.instance->region != b.instance->region) return a.instance->region < b.instance->region;
-    return a.tp < b.tp;
+    if (a.tp != b.tp) return a.tp < b.tp;
+    return a.pp < b.pp;
   });
   if (all.empty()) {
     out.notes.push_back("no deployment meets the SLOs with the allowed hardware (or the load needs "
@@ -342,6 +424,13 @@ Result<ServePlanResult> PlanServingImpl(const ServeJobSpec& job, const Catalog& 
                         "or quantize");
   }
   if (!job.by_region) CollapseRegions(all);
+  if (job.reserved && !all.empty() && !all.front().cost_per_hour_reserved) {
+    const InstanceType& top = *all.front().instance;
+    out.notes.push_back(fmt::format(
+        "--reserved: the top plan ({} {} in {}) has no 1-year reserved or committed-use price in "
+        "the catalog; its cost is the on-demand price",
+        top.cloud, top.instance_type, top.region));
+  }
   if (job.reserved) {
     const auto without = std::count_if(all.begin(), all.end(), [](const ServePlan& p) { return !p.cost_per_hour_reserved; });
     if (without > 0) {
@@ -350,6 +439,18 @@ Result<ServePlanResult> PlanServingImpl(const ServeJobSpec& job, const Catalog& 
           "by their on-demand price",
           without, all.size()));
     }
+  }
+  if (!all.empty() && all.front().pp > 1) {
+    out.notes.push_back(fmt::format(
+        "the top plan spans {} nodes per replica (pipeline parallel across nodes): `gpuplan emit` "
+        "does not write multi-node serving files yet",
+        all.front().pp));
+  }
+  if (!all.empty() && !all.front().local_disk_enough) {
+    out.notes.push_back(fmt::format(
+        "disk: local NVMe is not recorded for {}; the engine image and the weights need {:.0f} GB "
+        "per node: set the boot volume (or a network volume) to at least that at launch",
+        all.front().instance->instance_type, all.front().disk_needed.value() / 1e9));
   }
   if (skipped_suspect) {
     out.notes.push_back(fmt::format(
@@ -388,7 +489,14 @@ ServeLoadCurve BuildServeLoadCurve(const ServeJobSpec& job, const ServePlan& pla
   for (int b = 1; b < plan.batch; b *= 2) batches.push_back(b);
   batches.push_back(std::max(1, plan.batch));
   for (int b : batches) {
-    ServePerf r = c.llm ? EstimateLlmServing(m, SetupFor(job, plan.tp), dev, job.input_len, job.output_len, b, cal)
+    ServePerf r = c.llm && plan.pp > 1 && inst.inter_node_bw
+                      ? EstimateLlmServingPipelined(
+                            m, SetupFor(job, plan.tp), dev, plan.pp,
+                            BytesPerSec(inst.inter_node_bw->value() / 8 *
+                                        FabricEfficiency(inst.inter_node_fabric, cal)),
+                            Seconds(cal.Get("link_latency_us.inter", 15) * 1e-6), job.input_len,
+                            job.output_len, b, cal)
+                  : c.llm ? EstimateLlmServing(m, SetupFor(job, plan.tp), dev, job.input_len, job.output_len, b, cal)
                         : EstimateForward(m, job.weight_precision, dev, b, std::max(1, job.input_len), cal, true);
     if (!(r.samples_per_s > 0)) continue;
     if (!c.rps.empty() && r.samples_per_s <= c.rps.back()) continue;  // keep the curve increasing

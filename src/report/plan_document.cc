@@ -75,7 +75,10 @@ json ServePlanJson(const ServePlan& p, Currency cur) {
   const auto& i = *p.instance;
   return {{"cloud", i.cloud}, {"region", i.region}, {"instance_type", i.instance_type},
           {"accelerator", i.is_cpu_only() ? json(nullptr) : json(i.accelerator)},
-          {"cpu", i.cpu}, {"gpus_per_replica", p.tp}, {"replicas", p.replicas},
+          {"cpu", i.cpu}, {"gpus_per_replica", p.tp * p.pp}, {"tensor_parallel", p.tp},
+          {"nodes_per_replica", p.pp}, {"disk_needed_bytes", p.disk_needed.value()},
+          {"local_disk_enough", p.local_disk_enough ? json(*p.local_disk_enough) : json(nullptr)},
+          {"replicas", p.replicas},
           {"replicas_per_instance", p.replicas_per_instance}, {"instances", p.instances},
           {"batch", p.batch}, {"capacity_qps_per_replica", p.capacity_qps}, {"utilization", p.utilization},
           {"ttft_p99_ms", p.ttft_p99_ms}, {"tpot_p99_ms", p.tpot_p99_ms}, {"e2e_p99_ms", p.e2e_p99_ms},

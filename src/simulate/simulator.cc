@@ -48,9 +48,11 @@ namespace {
 
 constexpr double kInf = std::numeric_limits<double>::infinity();
 
+// A replica's share of its instances: 1 / replicas_per_instance of one, or `pp` whole instances
+// when the replica spans nodes (multi-node serving).
 double PricePerReplicaHour(const ServePlan& p) {
   if (!p.cost_per_hour || p.instances <= 0) return 0;
-  return *p.cost_per_hour / p.instances / std::max(1, p.replicas_per_instance);
+  return *p.cost_per_hour / p.instances * std::max(1, p.pp) / std::max(1, p.replicas_per_instance);
 }
 
 int ReplicasFor(double rps, double capacity) {
@@ -618,7 +620,8 @@ Result<SimulationResult> Simulate(const ServeJobSpec& job_in, const Catalog& cat
   }
   const Precision wp = job.weight_precision;
   const double weight_bytes = InferenceWeightBytes(job.model, wp, job.quant, 1, 1).value();
-  c.gpu_cold = EstimateColdStart(*c.gpu_plan.instance, weight_bytes, opt.cold_start);
+  // A multi-node replica's nodes load their own pipeline stage's weights in parallel.
+  c.gpu_cold = EstimateColdStart(*c.gpu_plan.instance, weight_bytes / std::max(1, c.gpu_plan.pp), opt.cold_start);
   c.gpu_price_h = PricePerReplicaHour(c.gpu_plan);
   // Schedule: each hour of day sized for its peak over the trace; CPU where cheaper (B14).
   const std::vector<double> hourly = HourlyPeaks(trace);

@@ -1,0 +1,173 @@
+// `gpuplan check`: a setup resolved against the catalog (instance row or custom hardware) and
+// its training shape (layout, batch, accumulation), validated before any rule runs.
+#include "check/check_internal.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <set>
+#include <utility>
+
+#include "gpuplan/input.h"
+#include "gpuplan/job.h"
+#include "io/csv.h"
+
+namespace gpuplan {
+namespace check_internal {
+
+std::string Join(const std::vector<std::string>& v) {
+  std::string out;
+  for (const auto& s : v) {
+    if (!out.empty()) out += ", ";
+    out += s;
+  }
+  return out;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Resolution against the catalog.
+
+
+
+std::optional<double> UsdPerHour(const Catalog& cat, const InstanceType& i, bool spot) {
+  std::optional<double> p = spot && i.price_spot ? i.price_spot : i.price_on_demand;
+  if (!p) return std::nullopt;
+  return cat.Convert(*p, i.currency, Currency::kUsd);
+}
+
+Result<Resolved> Resolve(const Setup& s, const Catalog& cat) {
+  Resolved r;
+  const SetupHardware& h = s.hardware;
+  if (!h.instance_type.empty()) {
+    const InstanceType* found = nullptr;
+    std::vector<std::string> types, regions;
+    for (const auto& i : cat.instances) {
+      types.push_back(i.instance_type);
+      if (internal::ToLower(i.instance_type) != internal::ToLower(h.instance_type)) continue;
+      regions.push_back(i.region);
+      if (!h.region.empty() && i.region != h.region) continue;
+      if (found == nullptr) found = &i;
+    }
+    if (found == nullptr && regions.empty()) {
+      const std::string best = ClosestMatch(h.instance_type, types);
+      return MakeError(ErrorCode::kNotFound, h.instance_field,
+                       "unknown instance type \"" + h.instance_type + "\"",
+                       best.empty() ? "`gpuplan instances` lists the catalog"
+                                    : "did you mean \"" + best + "\"?");
+    }
+    if (found == nullptr) {
+      return MakeError(ErrorCode::kNotFound, h.instance_field,
+                       "instance type \"" + h.instance_type + "\" is not in region \"" +
+                           h.region + "\"",
+                       "regions in the catalog: " + Join(regions));
+    }
+    if (found->is_cpu_only()) {
+      return MakeError(ErrorCode::kUnsupported, h.instance_field,
+                       "\"" + h.instance_type + "\" has no accelerator",
+                       "check covers GPU setups; use `gpuplan tco` for CPU serving");
+    }
+    r.inst = *found;
+    r.acc = cat.FindAccelerator(found->accelerator);
+    if (r.acc == nullptr) {
+      return MakeError(ErrorCode::kInternal, h.instance_field,
+                       "accelerator \"" + found->accelerator + "\" of the instance is not in "
+                       "the catalog");
+    }
+    r.price_usd = UsdPerHour(cat, r.inst, s.spot);
+    return r;
+  }
+  auto acc = cat.ResolveAccelerator(h.accelerator, h.accelerator_field);
+  if (!acc) return acc.error();
+  r.acc = *acc;
+  r.custom = true;
+  r.inst.cloud = "custom";
+  r.inst.instance_type = "custom";
+  r.inst.accelerator = r.acc->id;
+  r.inst.accelerator_count = h.gpus_per_node;
+  r.inst.vcpus = h.vcpus.value_or(0);
+  r.inst.ram = h.ram.value_or(Bytes(0));
+  r.inst.network = h.network.value_or(BitsPerSec(0));
+  r.inst.intra_node_link = h.intra;
+  r.inst.inter_node_fabric = h.inter;
+  r.inst.inter_node_bw = h.network;
+  if (h.storage == StorageKind::kNvme) r.inst.local_nvme = Bytes(1e18);  // size not a check here
+  // A price for custom hardware: the cheapest catalog rental of the same GPU, per GPU.
+  for (const auto& i : cat.instances) {
+    if (i.accelerator != r.acc->id || i.accelerator_count <= 0) continue;
+    if (auto p = UsdPerHour(cat, i, s.spot)) {
+      const double per_node = *p / i.accelerator_count * h.gpus_per_node;
+      if (!r.price_usd || per_node < *r.price_usd) r.price_usd = per_node;
+    }
+  }
+  return r;
+}
+
+
+Result<TrainShape> ShapeTraining(const SetupTraining& t, int gpus) {
+  TrainShape s;
+  const int mp = t.tp * t.pp;
+  if (gpus % mp != 0) {
+    return MakeError(ErrorCode::kInvalidArgument, t.field + ".tp",
+                     fmt::format("tp x pp = {} does not divide the {} GPUs", mp, gpus),
+                     "pick tp and pp whose product divides GPUs per node x nodes");
+  }
+  s.par.tp = t.tp;
+  s.par.pp = t.pp;
+  s.par.dp = gpus / mp;
+  s.par.zero_stage = t.zero_stage;
+  s.par.sequence_parallel = t.tp > 1;
+  TrainJobSpec spec;
+  spec.model = t.model;
+  spec.method = t.method;
+  spec.seq_len = t.seq_len;
+  spec.global_batch = t.global_batch.value_or(0);
+  s.opt.method = t.method;
+  s.opt.precision = t.precision;
+  s.opt.micro_batch = t.micro_batch;
+  s.opt.seq_len = EffectiveSeqLen(spec);
+  s.opt.recompute = t.recompute;
+  s.opt.dropout = DefaultDropout(t.model);
+  if (t.method == TrainMethod::kQlora) s.opt.base_bits = 4;
+  const int per_step = t.micro_batch * s.par.dp;
+  if (t.global_batch && t.gradient_accumulation &&
+      *t.global_batch != per_step * *t.gradient_accumulation) {
+    return MakeError(ErrorCode::kInvalidArgument, t.field + ".global_batch",
+                     fmt::format("global_batch {} != micro_batch {} x data-parallel {} x "
+                                 "gradient_accumulation {}",
+                                 *t.global_batch, t.micro_batch, s.par.dp,
+                                 *t.gradient_accumulation),
+                     "give one of global_batch and gradient_accumulation, or make them agree");
+  }
+  if (t.gradient_accumulation) {
+    s.accumulation = *t.gradient_accumulation;
+  } else {
+    const int gb = t.global_batch ? *t.global_batch : DefaultGlobalBatch(spec);
+    if (gb % per_step != 0) {
+      return MakeError(ErrorCode::kInvalidArgument, t.field + ".global_batch",
+                       fmt::format("global batch {} is not a multiple of micro_batch {} x "
+                                   "data-parallel {} = {}",
+                                   gb, t.micro_batch, s.par.dp, per_step),
+                       "change global_batch or micro_batch");
+    }
+    s.accumulation = gb / per_step;
+  }
+  s.opt.num_microbatches = s.accumulation;
+  s.job.global_batch = per_step * s.accumulation;
+  return s;
+}
+
+}  // namespace check_internal
+
+Status ValidateSetup(const Setup& setup, const Catalog& catalog) {
+  auto r = check_internal::Resolve(setup, catalog);
+  if (!r) return r.error();
+  if (setup.train) {
+    auto s = check_internal::ShapeTraining(*setup.train, r->gpus() * setup.nodes);
+    if (!s) return s.error();
+  }
+  return {};
+}
+
+}  // namespace gpuplan

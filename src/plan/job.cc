@@ -1,0 +1,93 @@
+// The training job's own semantics: defaults a job leaves unstated (sequence length, global
+// batch) and the objective names. File reading is in job_yaml.cc; validation in job_validate.cc.
+#include "gpuplan/job.h"
+
+#include <algorithm>
+#include <cmath>
+#include <string>
+
+#include "base/strings.h"
+
+namespace gpuplan {
+
+namespace {
+
+using internal::ToLower;
+using internal::Trim;
+
+// ~1M tokens per step for LLM pretraining (Llama 1/2 used 4M, GPT-3 0.5-3.2M; 2^20 keeps
+// the batch a power of two at power-of-two sequence lengths: 256 x 4096).
+constexpr double kPretrainTokensPerStep = 1048576.0;
+constexpr int kFullFinetuneBatch = 128;
+constexpr int kLoraBatch = 16;
+constexpr int kVisionBatch = 256;
+// Default LLM sequence length when the job does not give one (capped by the model's context).
+constexpr int kDefaultSeqLen = 4096;
+
+
+
+}  // namespace
+
+// Tokens in one sequence (sample) the job trains on: the given seq_len, else the family default.
+int EffectiveSeqLen(const TrainJobSpec& job) {
+  if (job.seq_len > 0) return job.seq_len;
+  const ModelSpec& m = job.model;
+  switch (m.arch) {
+    case ModelArch::kVit:
+      // Patches plus the class token: 224/16 -> 14 x 14 + 1 = 197.
+      if (m.image_size > 0 && m.patch_size > 0) {
+        int side = m.image_size / m.patch_size;
+        return side * side + 1;
+      }
+      return 1;
+    case ModelArch::kCnn:
+    case ModelArch::kDiffusionUnet:
+      return 1;  // a sample is the unit of work
+    default:
+      break;
+  }
+  if (m.max_positions > 0) return std::min(kDefaultSeqLen, m.max_positions);
+  return kDefaultSeqLen;
+}
+
+const char* ObjectiveName(Objective o) {
+  switch (o) {
+    case Objective::kCost:
+      return "cost";
+    case Objective::kTime:
+      return "time";
+    case Objective::kPareto:
+      return "pareto";
+  }
+  return "?";
+}
+
+std::optional<Objective> ParseObjective(std::string_view s) {
+  std::string t = ToLower(Trim(s));
+  if (t == "cost" || t == "cheapest") return Objective::kCost;
+  if (t == "time" || t == "fastest") return Objective::kTime;
+  if (t == "pareto") return Objective::kPareto;
+  return std::nullopt;
+}
+
+double TrainJobSpec::TotalTokens() const {
+  if (tokens > 0) return tokens * epochs;
+  return samples * EffectiveSeqLen(*this) * epochs;
+}
+
+int DefaultGlobalBatch(const TrainJobSpec& job) {
+  if (job.model.is_image_model()) return kVisionBatch;
+  switch (job.method) {
+    case TrainMethod::kLora:
+    case TrainMethod::kQlora:
+      return kLoraBatch;
+    case TrainMethod::kFull:
+      return kFullFinetuneBatch;
+    case TrainMethod::kPretrain:
+      break;
+  }
+  double seqs = std::round(kPretrainTokensPerStep / EffectiveSeqLen(job));
+  return std::max(1, static_cast<int>(seqs));
+}
+
+}  // namespace gpuplan
