@@ -16,6 +16,16 @@ tmp="$(mktemp)"
     "$BIN" validate --markdown "$f"
     echo
   done
+  echo "## Cross-validated figures (leave one source out)"
+  echo
+  echo "\`gpuplan validate --cv source\` over all the files above together: the performance"
+  echo "constants of \`data/calibration.csv\` are refitted without each source's cases and the error"
+  echo "is measured on that source (section \"Cross-validation\" above). *in-sample* = shipped"
+  echo "constants; *refit* = constants fitted on every case; *held-out* = each source predicted by"
+  echo "constants fitted on the other sources."
+  echo
+  "$BIN" validate --cv source --markdown "${files[@]}"
+  echo
 } > "$tmp"
 mv "$tmp" docs/accuracy.md
 echo "wrote docs/accuracy.md"

@@ -1,6 +1,8 @@
 // gpuplan validate FILE.jsonl... [--kind K] [--json]: predictions vs published measurements.
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <fstream>
+#include <map>
 #include <memory>
 #include <sstream>
 
@@ -21,6 +23,7 @@ struct ValidateArgs {
   bool quiet = false;     // summary only
   bool markdown = false;  // Markdown tables (docs/accuracy.md)
   std::string explain;    // case id to explain
+  std::string cv;         // "source": leave-one-source-out cross-validation
 };
 
 std::string Md(const std::string& s) {
@@ -29,6 +32,94 @@ std::string Md(const std::string& s) {
     if (ch == '|') out += "\\|";
     else out += ch;
   }
+  return out;
+}
+
+json SummaryJson(const KindSummary& s) {
+  return {{"cases", s.cases},           {"covered", s.covered},
+          {"median_abs_err", s.median_abs_err}, {"p90_abs_err", s.p90_abs_err},
+          {"max_abs_err", s.max_abs_err}, {"bias", s.bias}};
+}
+
+// --cv source: in-sample (shipped constants), refit in-sample and held-out figures per file and
+// kind, and the fitted constants.
+Result<Output> RunCrossValidate(const GlobalOptions& g, const ValidateArgs& a, const Catalog& cat) {
+  if (a.cv != "source") {
+    return MakeError(ErrorCode::kInvalidArgument, "--cv", "unknown split " + Excerpt(a.cv),
+                     "use --cv source (leave one source out)");
+  }
+  std::vector<CaseFile> files;
+  for (const auto& f : a.files) {
+    auto text = ReadInputFile(f, "FILE", kMaxJsonlFileBytes);
+    if (!text) return text.error();
+    files.push_back({f, *text});
+  }
+  auto cv = CrossValidateBySource(files, cat, a.kind);
+  if (!cv) return cv.error();
+  // Per (file, kind) and per file "all": indices into the reports' case lists.
+  std::map<std::pair<std::string, std::string>, std::vector<size_t>> groups;
+  for (size_t i = 0; i < cv->shipped.cases.size(); ++i) {
+    const auto& c = cv->shipped.cases[i];
+    groups[{c.file, c.kind}].push_back(i);
+    groups[{c.file, "~all"}].push_back(i);
+  }
+  auto summary = [&](const ValidationReport& r, const std::vector<size_t>& idx) {
+    std::vector<const CaseResult*> v;
+    for (size_t i : idx) v.push_back(&r.cases[i]);
+    return Summarize(v);
+  };
+  auto pct = [](double x) { return fmt::format("{:.1f}%", 100 * x); };
+  Output out;
+  if (g.json) {
+    json j = {{"schema_version", kSchemaVersion}, {"split", "source"}, {"groups", json::array()},
+              {"constants", json::array()}, {"sources", cv->sources}};
+    for (const auto& [k, idx] : groups) {
+      j["groups"].push_back({{"file", k.first},
+                             {"kind", k.second == "~all" ? "all" : k.second},
+                             {"in_sample", SummaryJson(summary(cv->shipped, idx))},
+                             {"refit_in_sample", SummaryJson(summary(cv->refit, idx))},
+                             {"held_out", SummaryJson(summary(cv->held_out, idx))}});
+    }
+    for (const auto& c : cv->constants) {
+      j["constants"].push_back({{"key", c.key}, {"shipped", c.shipped}, {"refit_all", c.refit_all}});
+    }
+    out.text = DumpJson(j) + "\n";
+    return out;
+  }
+  const std::vector<std::string> head = {"file", "kind", "covered", "in-sample median", "in-sample p90",
+                                         "refit median", "refit p90", "held-out median", "held-out p90"};
+  std::vector<std::vector<std::string>> rows;
+  for (const auto& [k, idx] : groups) {
+    const KindSummary s = summary(cv->shipped, idx), r = summary(cv->refit, idx),
+                      h = summary(cv->held_out, idx);
+    std::string file = k.first;
+    if (auto sl = file.rfind('/'); sl != std::string::npos) file = file.substr(sl + 1);
+    rows.push_back({file, k.second == "~all" ? "all" : k.second, fmt::format("{}/{}", s.covered, s.cases),
+                    pct(s.median_abs_err), pct(s.p90_abs_err), pct(r.median_abs_err),
+                    pct(r.p90_abs_err), pct(h.median_abs_err), pct(h.p90_abs_err)});
+  }
+  if (a.markdown) {
+    std::string md = "| " + fmt::format("{}", fmt::join(head, " | ")) + " |\n|";
+    for (size_t i = 0; i < head.size(); ++i) md += "---|";
+    md += "\n";
+    for (const auto& r : rows) md += "| " + fmt::format("{}", fmt::join(r, " | ")) + " |\n";
+    md += fmt::format("\n{} sources (folds): {}\n\n| constant | shipped | fitted on all cases |\n|---|---|---|\n",
+                      cv->sources.size(), fmt::join(cv->sources, ", "));
+    for (const auto& c : cv->constants) {
+      md += fmt::format("| {} | {:.4g} | {:.4g} |\n", c.key, c.shipped, c.refit_all);
+    }
+    out.text = md;
+    return out;
+  }
+  Table t(head);
+  for (const auto& r : rows) t.Row(r);
+  out.text = fmt::format("gpuplan validate --cv source: {} case(s), {} source(s); constants refitted without each "
+                         "source, error measured on it\n\n",
+                         cv->shipped.cases.size(), cv->sources.size());
+  out.text += t.Render();
+  Table c({"constant", "shipped", "fitted on all cases"});
+  for (const auto& x : cv->constants) c.Row({x.key, fmt::format("{:.4g}", x.shipped), fmt::format("{:.4g}", x.refit_all)});
+  out.text += "\n" + c.Render();
   return out;
 }
 
@@ -41,6 +132,7 @@ Result<Output> RunValidate(const GlobalOptions& g, const ValidateArgs& a) {
   }
   auto cat = LoadCatalog(g);
   if (!cat) return cat.error();
+  if (!a.cv.empty()) return RunCrossValidate(g, a, *cat);
   ValidationReport all;
   for (const auto& f : a.files) {
     auto text = ReadInputFile(f, "FILE", kMaxJsonlFileBytes);
@@ -124,6 +216,9 @@ void RegisterValidateCommand(CLI::App& app, GlobalOptions& g, Runner& run) {
   c->add_option("--kind", a->kind, "Only cases of this kind");
   c->add_flag("--summary", a->quiet, "Print the summary table only");
   c->add_option("--explain", a->explain, "Print the prediction's terms for this case id");
+  c->add_option("--cv", a->cv,
+                 "Cross-validate: 'source' refits the performance constants without each source's "
+                 "cases and measures the error on them");
   c->add_flag("--markdown", a->markdown, "Markdown tables (used to regenerate docs/accuracy.md)");
   c->callback([&g, &run, a] { run = [&g, a] { return RunValidate(g, *a); }; });
 }

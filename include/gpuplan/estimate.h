@@ -15,7 +15,7 @@
 namespace gpuplan {
 
 enum class TrainMethod : std::uint8_t { kPretrain, kFull, kLora, kQlora };
-enum class Optimizer : std::uint8_t { kAdamW, kAdam, kSgd, kLion, kAdamW8bit };
+enum class Optimizer : std::uint8_t { kAdamW, kAdam, kSgd, kLion, kAdamW8bit, kAdamW4bit };
 enum class Recompute : std::uint8_t { kNone, kSelective, kFull };
 // Which weights LoRA adapts: q,v only (PEFT's default for Llama), all attention projections,
 // or every linear layer of the blocks (QLoRA paper).
@@ -137,6 +137,10 @@ struct TrainMemoryOptions {
   // Parameter offload (ZeRO-Infinity offload_param; ZeRO-3 only): the 16-bit weight shard
   // lives in host RAM too and is read over the host link for every forward and backward.
   bool param_offload = false;
+  // Gradient offload: gradients move to host RAM as the backward pass produces them, so about
+  // one layer's worth is alive on the GPU (torchao CPUOffloadOptimizer offload_gradients=True;
+  // DeepSpeed ZeRO-Offload streams reduced gradient partitions to the CPU).
+  bool gradient_offload = false;
   // ZeRO-3 gathers one layer at a time; override the derived largest layer (parameters).
   std::optional<double> largest_layer_params;
   RuntimeReserve reserve;

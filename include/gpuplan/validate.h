@@ -19,6 +19,8 @@ struct CaseResult {
   std::string id;
   std::string kind;    // train_throughput, train_time, infer_throughput, infer_latency, memory
   std::string metric;  // memory_gib, kv_cache_tokens, ...
+  std::string file;    // the case file's label
+  std::string source;  // publication key (repository or first author) for cross-validation
   double measured = 0;
   std::optional<double> predicted;
   std::optional<double> error;  // predicted / measured - 1
@@ -48,6 +50,38 @@ struct ValidationReport {
 Result<ValidationReport> RunValidation(std::string_view text, std::string_view label,
                                        const Catalog& catalog, std::string_view kind_filter = {},
                                        std::string_view explain_id = {});
+
+// One case file: its label (path) and its text.
+struct CaseFile {
+  std::string label;
+  std::string text;
+};
+
+// A constant of data/calibration.csv that the cross-validation fits, with its shipped value
+// and its value when fitted on every case.
+struct FittedConstant {
+  std::string key;
+  double shipped = 0;
+  double refit_all = 0;
+};
+
+// Leave-one-source-out cross-validation (src/validate/cross_validate.cc). The three reports
+// hold the same cases in the same order: `shipped` scores them with data/calibration.csv as
+// shipped; `refit` with the performance constants fitted on all cases; `held_out` scores each
+// source's cases with the constants fitted on every other source only.
+struct CrossValidationReport {
+  ValidationReport shipped;
+  ValidationReport refit;
+  ValidationReport held_out;
+  std::vector<FittedConstant> constants;  // the constants some case reads
+  std::vector<std::string> sources;       // the folds
+};
+
+// Runs the cross-validation over the cases of all `files` together (a source's cases may sit
+// in several files). Errors as RunValidation.
+Result<CrossValidationReport> CrossValidateBySource(const std::vector<CaseFile>& files,
+                                                    const Catalog& catalog,
+                                                    std::string_view kind_filter = {});
 
 // Summary statistics over a set of case results (covered cases only for the error terms).
 KindSummary Summarize(const std::vector<const CaseResult*>& cases);

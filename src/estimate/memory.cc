@@ -29,6 +29,7 @@ const char* OptimizerName(Optimizer o) {
     case Optimizer::kSgd: return "sgd";
     case Optimizer::kLion: return "lion";
     case Optimizer::kAdamW8bit: return "adamw-8bit";
+    case Optimizer::kAdamW4bit: return "adamw-4bit";
   }
   return "?";
 }
@@ -71,6 +72,7 @@ std::optional<Optimizer> ParseOptimizer(std::string_view s) {
       t == "8bit-adam" || t == "paged_adamw_8bit") {
     return Optimizer::kAdamW8bit;
   }
+  if (t == "adamw-4bit" || t == "adamw4bit" || t == "adam4bit") return Optimizer::kAdamW4bit;
   return std::nullopt;
 }
 std::string RecomputeLabel(Recompute r, int recompute_layers) {
@@ -147,6 +149,10 @@ double OptimizerStateBytes(Optimizer o, Precision state_dtype) {
     case Optimizer::kSgd: return b;       // momentum buffer
     // bitsandbytes 8-bit Adam: m and v in int8 with one fp32 absmax per 2048-value block.
     case Optimizer::kAdamW8bit: return 2 * (1.0 + 4.0 / 2048.0);
+    // torchao AdamW4bit (Li et al. 2023, arXiv:2309.01507): m and v as packed 4-bit codes
+    // (0.5 B) with one fp32 scale per 128-value block (torchao/optim/subclass_4bit.py,
+    // block_size=128).
+    case Optimizer::kAdamW4bit: return 2 * (0.5 + 4.0 / 128.0);
   }
   return 2 * b;
 }
@@ -302,11 +308,17 @@ MemoryBreakdown EstimateTrainingMemory(const ModelSpec& m, const Parallelism& pa
       // Gradients are consumed as they appear: about one layer's worth is alive.
       out.gradients = Bytes(static_cast<double>(pc.largest_layer) / tp * gbytes);
     }
+    if (opt.gradient_offload) {
+      // Streamed to host RAM as produced: one layer in flight (double-buffered copy).
+      out.host_offload += out.gradients;
+      out.gradients = Bytes(2.0 * static_cast<double>(pc.largest_layer) / tp * gbytes);
+      if (opt.notes) out.notes.push_back("gradient offload: gradients streamed to host RAM");
+    }
     out.master_weights = Bytes(sharded(1) * master);
     out.optimizer = Bytes(sharded(1) * ostate);
     if (opt.optimizer_offload) {
       // ZeRO-Offload: master copy and optimizer states of this GPU's shard live in host RAM.
-      out.host_offload = out.master_weights + out.optimizer;
+      out.host_offload += out.master_weights + out.optimizer;
       out.master_weights = Bytes(0);
       out.optimizer = Bytes(0);
       if (opt.notes) out.notes.push_back("optimizer offload: fp32 master + optimizer states in host RAM");

@@ -371,9 +371,21 @@ StepTime EstimateTrainStep(const ModelSpec& m, const Parallelism& par,
   }
   // ---- MoE all-to-all: dispatch + combine, forward and backward ------------------------------
   if (m.moe && ep > 1) {
-    double bytes = T * m.moe->top_k * h * e * (ep - 1.0) / ep;
-    bool in_node = tp * ep <= hw.gpus_per_node;
-    double a2a = bytes / (in_node ? intra_bw : inter_bw) + (ep - 1) * (in_node ? lat_intra : lat_inter);
+    // Each rank dispatches its own tokens: with sequence parallelism the MoE layer's input is
+    // split over the TP ranks (Megatron-Core's all-to-all dispatcher takes [s/t, b, h] with
+    // expert TP 1), so a rank sends T/t tokens, each to top_k experts, (ep-1)/ep of them to
+    // other ranks.
+    const double sent_tokens = par.sequence_parallel ? T / tp : T;
+    const double bytes = sent_tokens * m.moe->top_k * h * e * (ep - 1.0) / ep;
+    // EP ranks in one node: consecutive ranks of the expert group (stride tp unless folded).
+    const bool folded_ep = dp % ep != 0;
+    const int stride = folded_ep ? 1 : tp;
+    const int ep_local = std::clamp(hw.gpus_per_node / std::max(1, stride), 1, ep);
+    // Peers inside the node go over NVLink, the others over the fabric, at the same time.
+    const double intra_share = (ep_local - 1.0) / (ep - 1.0);
+    const double a2a =
+        std::max(bytes * intra_share / intra_bw, bytes * (1 - intra_share) / inter_bw) +
+        (ep_local - 1) * lat_intra + (ep - ep_local) * (ep_local < ep ? lat_inter : 0.0);
     st.ep_comm = Seconds(4 * a2a * layers_here * mb);
   }
   // ---- pipeline: bubble (p-1)/(v m) of the ideal time, plus fill/drain point-to-point ---------
@@ -501,6 +513,9 @@ StepTime EstimateTrainStep(const ModelSpec& m, const Parallelism& par,
     trace->Add("TP communication", "4 all-reduces of b s h bytes per layer, ring 2(t-1)/t", st.tp_comm.value(), "s");
     trace->Add("DP communication (total)", "ring all-reduce of gradients (ZeRO-3: 2 all-gathers + reduce-scatter)", st.dp_comm_total.value(), "s");
     trace->Add("DP communication (exposed)", "total - overlap x backward", st.dp_comm.value(), "s");
+    if (st.ep_comm.value() > 0) {
+      trace->Add("EP all-to-all", "4 per layer x (T/t with SP) x top_k x h bytes, NVLink peers || fabric peers", st.ep_comm.value(), "s");
+    }
     trace->Add("pipeline bubble", "(p-1)/v x one micro-batch", st.bubble.value(), "s");
     trace->Add("optimizer step", "params/(tp pp [dp]) x 32 B / HBM (offload: / host memory bandwidth)", st.optimizer.value(), "s");
     if (st.offload.value() > 0) {
@@ -593,9 +608,16 @@ Seconds TrainStepLowerBound(const ModelSpec& m, const Parallelism& par,
          (2.0 * (tp - 1) / tp * tokens * h * e / bw + 2.0 * (tp - 1) * lat);
   }
   if (m.moe && ep > 1) {
-    const bool in_node = tp * ep <= hw.gpus_per_node;
-    const double bw = in_node ? intra_bw : inter_bw, lat = in_node ? k.lat_intra_s : k.lat_inter_s;
-    t += 4.0 * layers_here * (tokens * m.moe->top_k * h * e * (ep - 1.0) / ep / bw + (ep - 1) * lat);
+    // The step's all-to-all (EstimateTrainStep), summed over the step's tokens; the latency
+    // terms are counted once per layer pass (a lower bound of once per micro-batch).
+    const double sent = par.sequence_parallel ? tokens / tp : tokens;
+    const double bytes = sent * m.moe->top_k * h * e * (ep - 1.0) / ep;
+    const int stride = par.dp % ep != 0 ? 1 : tp;
+    const int ep_local = std::clamp(hw.gpus_per_node / std::max(1, stride), 1, ep);
+    const double intra_share = (ep_local - 1.0) / (ep - 1.0);
+    t += 4.0 * layers_here *
+         (std::max(bytes * intra_share / intra_bw, bytes * (1 - intra_share) / inter_bw) +
+          (ep_local - 1) * k.lat_intra_s + (ep - ep_local) * (ep_local < ep ? k.lat_inter_s : 0.0));
   }
   return Seconds(t);
 }

@@ -20,9 +20,15 @@
 
 #include "gpuplan/sizing.h"
 #include "io/csv.h"
+#include "sizing/sizing_internal.h"
 
 namespace gpuplan {
 namespace {
+
+using namespace sizing_internal;  // NOLINT(google-build-using-namespace): formatting helpers
+
+// CheckHost: instance local NVMe is counted as drives of 3.84 TB, each ~7 GB/s (A9).
+constexpr double kInstanceDriveTB = 3.84;
 
 // ---- Guide A (seed 000, "selection guide") -----------------------------------------------
 // A4: cores = GPUs x 8-12 (training), x 4-6 (inference); A7 and A8 use the midpoints 10 and 5.
@@ -37,8 +43,7 @@ constexpr double kGuideARamFactorInfer = 1.25;
 constexpr double kGuideASystemModelFactor = 5;
 // A10: save_total_limit=3, checkpoints on local NVMe.
 constexpr int kCheckpointsKept = 3;
-// A9: local NVMe reads ~7 GB/s; network storage typically 1-2 GB/s (the low end is counted).
-constexpr BytesPerSec kLocalNvmeDriveBw = GBps(7);
+// A9: network storage typically 1-2 GB/s (the low end is counted); local NVMe: sizing_internal.h.
 constexpr BytesPerSec kNetworkStorageBw = GBps(1);
 
 // ---- Guide B (seed 002, "training vs inference guide") ------------------------------------
@@ -86,50 +91,6 @@ constexpr BitsPerSec kRdmaFloorPerGpu = Gbps(100);
 // master (4) + m, v (8) = 14 B/param (ZeRO, Rajbhandari et al. 2020, minus the gradients),
 // i.e. 7 x bf16 model files.
 constexpr double kCheckpointPerModelFile = 7;
-// CheckHost: RAM within 5% below the need is accepted, as RoundRamToDimms rounds (A7).
-constexpr double kRamTolerance = 0.05;
-
-// ---- DIMMs and drives -------------------------------------------------------------------------
-constexpr int kSockets = 2;
-// DIMMs per socket that interleave evenly: 8 or 16 fill an 8-channel socket (Intel Xeon 4th-6th
-// gen) at 1 or 2 DIMMs per channel, 12 or 24 a 12-channel socket (AMD EPYC 9004/9005); 1, 2, 4
-// and 6 are partial populations for small capacities.
-constexpr int kDimmsPerSocket[] = {1, 2, 4, 6, 8, 12, 16, 24};
-constexpr double kDimmSizesGiB[] = {32, 64, 96, 128, 256};
-// Boot/system NVMe sizes (M.2 class) and enterprise data NVMe sizes (U.2/E1.S, 1 DWPD class).
-constexpr double kSystemDiskTB[] = {0.5, 1, 2, 4, 8};
-constexpr double kDataDriveTB[] = {0.48, 0.96, 1.92, 3.84, 7.68, 15.36};
-constexpr int kMaxDataDrives = 24;  // a 2U 24-bay NVMe chassis
-// CheckHost: instance local NVMe is counted as drives of 3.84 TB, each ~7 GB/s (A9).
-constexpr double kInstanceDriveTB = 3.84;
-
-// ---- Formatting -------------------------------------------------------------------------------
-// `v` with at most `decimals` decimals, trailing zeros dropped: 4.24, 1600, 0.5.
-std::string Num(double v, int decimals) {
-  std::string s = fmt::format("{:.{}f}", v, decimals);
-  if (s.find('.') != std::string::npos) {
-    while (!s.empty() && s.back() == '0') s.pop_back();
-    if (!s.empty() && s.back() == '.') s.pop_back();
-  }
-  if (s == "-0") s = "0";
-  return s;
-}
-std::string Mem(Bytes b) { return Num(ToGiB(b), 1) + " GiB"; }
-std::string Disk(Bytes b) {
-  double gb = ToGB(b);
-  if (gb >= 1000) return Num(gb / 1000, 2) + " TB";
-  return Num(gb, 0) + " GB";
-}
-std::string Bw(BytesPerSec r) { return Num(r.value() / 1e9, 2) + " GB/s"; }
-// A read rate in the unit that keeps it readable: KB/s for token streams, GB/s for images.
-std::string Rate(BytesPerSec r) {
-  const double v = r.value();
-  if (v >= 1e9) return Num(v / 1e9, 2) + " GB/s";
-  if (v >= 1e6) return Num(v / 1e6, 1) + " MB/s";
-  return Num(v / 1e3, 1) + " KB/s";
-}
-std::string Net(BitsPerSec r) { return Num(r.value() / 1e9, 0) + " Gbit/s"; }
-constexpr Bytes TB(double x) { return GB(x * 1000); }
 
 // Values every policy derives from the input.
 struct Basis {
@@ -363,99 +324,6 @@ HostNeeds SizeDefault(const SizingInput& in) {
   return n;
 }
 
-// ---- DIMM configurations ----------------------------------------------------------------------
-struct DimmOption {
-  int per_socket = 0;
-  double dimm_gib = 0;
-  double total_gib() const { return per_socket * kSockets * dimm_gib; }
-};
-
-// Fills every channel of an 8- or 12-channel socket equally.
-bool IsBalanced(int per_socket) {
-  return per_socket == 8 || per_socket == 12 || per_socket == 16 || per_socket == 24;
-}
-int DimmsPerChannel(int per_socket) { return per_socket > 12 ? 2 : 1; }
-
-// Lower is preferred: balanced before partial; 1 DIMM per channel before 2 (DDR5 runs slower at
-// 2 per channel); balanced: fewer DIMMs; partial: more DIMMs (more channels, more bandwidth).
-bool Preferred(const DimmOption& a, const DimmOption& b) {
-  auto key = [](const DimmOption& o) {
-    const bool bal = IsBalanced(o.per_socket);
-    return std::tuple(bal ? 0 : 1, DimmsPerChannel(o.per_socket),
-                      bal ? o.per_socket : -o.per_socket);
-  };
-  return key(a) < key(b);
-}
-
-std::vector<DimmOption> AllDimmOptions() {
-  std::vector<DimmOption> v;
-  for (int per_socket : kDimmsPerSocket) {
-    for (double size : kDimmSizesGiB) v.push_back({per_socket, size});
-  }
-  return v;
-}
-
-DimmConfig ToConfig(const DimmOption& o) {
-  DimmConfig c;
-  c.count = o.per_socket * kSockets;
-  c.dimm = GiB(o.dimm_gib);
-  c.total = GiB(o.total_gib());
-  return c;
-}
-
-// The preferred option of capacity `total_gib` (which must be a standard capacity).
-DimmOption BestOptionFor(double total_gib) {
-  DimmOption best;
-  bool found = false;
-  for (const DimmOption& o : AllDimmOptions()) {
-    if (std::abs(o.total_gib() - total_gib) > 1e-6) continue;
-    if (!found || Preferred(o, best)) best = o;
-    found = true;
-  }
-  return best;
-}
-
-std::string DimmLayout(const DimmConfig& c) {
-  const int per_socket = c.count / kSockets;
-  if (IsBalanced(per_socket)) {
-    const int channels = (per_socket % 12 == 0) ? 12 : 8;
-    return fmt::format("all {} channels per socket, {} DIMM per channel", channels,
-                       DimmsPerChannel(per_socket));
-  }
-  return fmt::format("{} DIMMs per socket, partial population: less memory bandwidth",
-                     per_socket);
-}
-
-// ---- Drives ---------------------------------------------------------------------------------
-Bytes RoundSystemDisk(Bytes need) {
-  if (need.value() <= 0) return Bytes(0);
-  for (double tb : kSystemDiskTB) {
-    if (TB(tb).value() >= need.value() * (1 - 1e-9)) return TB(tb);
-  }
-  const double largest = kSystemDiskTB[std::size(kSystemDiskTB) - 1];
-  return TB(largest * std::ceil(ToGB(need) / 1000 / largest - 1e-9));
-}
-
-struct DataDrives {
-  int count = 0;
-  double drive_tb = 0;
-  Bytes total() const { return TB(drive_tb * count); }
-};
-
-// Fewest drives that give both the capacity and the read bandwidth (~7 GB/s per drive, A9),
-// then the smallest drive size.
-DataDrives PickDataDrives(Bytes need, BytesPerSec bw) {
-  if (need.value() <= 0) return {};
-  const int by_bw =
-      std::max(1, static_cast<int>(std::ceil(bw.value() / kLocalNvmeDriveBw.value() - 1e-9)));
-  for (int n = std::min(by_bw, kMaxDataDrives); n <= kMaxDataDrives; ++n) {
-    for (double tb : kDataDriveTB) {
-      if (TB(tb * n).value() >= need.value() * (1 - 1e-9)) return {n, tb};
-    }
-  }
-  return {kMaxDataDrives, kDataDriveTB[std::size(kDataDriveTB) - 1]};
-}
-
 HostFinding MakeFinding(std::string item, double needed, double has, std::string unit) {
   HostFinding f;
   f.item = std::move(item);
@@ -667,91 +535,6 @@ std::vector<HostFinding> CheckHost(const HostNeeds& needs, const InstanceType& i
     out.push_back(f);
   }
   return out;
-}
-
-DimmConfig RoundRamToDimms(Bytes needed) {
-  if (needed.value() <= 0) return {};
-  const double need = ToGiB(needed);
-  std::vector<double> caps;
-  for (const DimmOption& o : AllDimmOptions()) caps.push_back(o.total_gib());
-  std::sort(caps.begin(), caps.end());
-  caps.erase(std::unique(caps.begin(), caps.end()), caps.end());
-
-  const double eps = 1e-6;
-  auto down = std::upper_bound(caps.begin(), caps.end(), need + eps);
-  const bool has_down = down != caps.begin();
-  const double down_gib = has_down ? *std::prev(down) : 0;
-  auto up = std::lower_bound(caps.begin(), caps.end(), need - eps);
-  if (up == caps.end()) return ToConfig(BestOptionFor(caps.back()));  // above 48 x 256 GiB
-  const double up_gib = *up;
-  if (has_down && need - down_gib <= kRamTolerance * need + eps &&
-      need - down_gib <= up_gib - need + eps) {
-    return ToConfig(BestOptionFor(down_gib));
-  }
-  return ToConfig(BestOptionFor(up_gib));
-}
-
-BillOfMaterials BuildBom(const HostNeeds& needs, const Accelerator& acc, int gpus_per_node) {
-  BillOfMaterials bom;
-  bom.accelerator = acc.id;
-  bom.gpus = std::max(0, gpus_per_node);
-  bom.cpu_cores = needs.cpu_cores;
-  bom.ram = RoundRamToDimms(needs.ram);
-  bom.system_disk = RoundSystemDisk(needs.system_disk);
-  const DataDrives drives = PickDataDrives(needs.data_disk, needs.storage_bw);
-  bom.data_disk = drives.total();
-
-  // Network. One RDMA NIC per GPU (rail-optimized, as DGX/HGX systems); its speed is what the
-  // GPU's PCIe generation can feed: Gen5 x16 ~ 504 Gbit/s -> 400G NDR (DGX H100: 8 x 400G),
-  // Gen4 x16 ~ 252 Gbit/s -> 200G HDR (DGX A100: 8 x 200G), older -> 100G EDR.
-  const std::string front_end = "2 x 25 GbE";
-  std::string net_line;
-  if (needs.network.value() <= 0) {
-    bom.network = front_end;
-    net_line = "network: " + front_end + " (front-end and storage; one node needs no RDMA fabric)";
-  } else {
-    const int nic_gbps = acc.pcie_gen >= 5 ? 400 : acc.pcie_gen == 4 ? 200 : 100;
-    const char* ib_name = nic_gbps == 400 ? "NDR" : nic_gbps == 200 ? "HDR" : "EDR";
-    const int gpus = std::max(1, bom.gpus);
-    const double per_gpu_gbps = needs.network.value() / 1e9 / gpus;
-    const int per_gpu_nics =
-        std::max(1, static_cast<int>(std::ceil(per_gpu_gbps / nic_gbps - 1e-9)));
-    const int nics = gpus * per_gpu_nics;
-    bom.network = fmt::format("{} x {} Gb/s InfiniBand {}", nics, nic_gbps, ib_name);
-    net_line = fmt::format(
-        "network: {} ({} Gbit/s per node for {} needed; RoCE at the same speed also works) + "
-        "{} front-end",
-        bom.network, nics * nic_gbps, Net(needs.network), front_end);
-  }
-
-  const int per_socket = (needs.cpu_cores + kSockets - 1) / kSockets;
-  bom.lines.push_back(fmt::format("GPU: {} x {} ({} GPU memory)", bom.gpus, acc.id,
-                                  Mem(acc.memory * static_cast<double>(bom.gpus))));
-  bom.lines.push_back(fmt::format("CPU: {} cores ({} sockets x {} cores or more)",
-                                  needs.cpu_cores, kSockets, per_socket));
-  if (bom.ram.count > 0) {
-    const bool short_of_need = bom.ram.total < needs.ram * (1 - kRamTolerance);
-    bom.lines.push_back(fmt::format(
-        "RAM: {} x {} RDIMM = {} (need {}; {}){}", bom.ram.count, Mem(bom.ram.dimm),
-        Mem(bom.ram.total), Mem(needs.ram), DimmLayout(bom.ram),
-        short_of_need ? "; below the need: the largest 2-socket configuration" : ""));
-  } else {
-    bom.lines.push_back("RAM: none needed");
-  }
-  bom.lines.push_back(fmt::format("system disk: {} NVMe (need {})", Disk(bom.system_disk),
-                                  Disk(needs.system_disk)));
-  if (drives.count > 0) {
-    const bool short_of_need = bom.data_disk < needs.data_disk;
-    bom.lines.push_back(fmt::format(
-        "data disk: {} x {} TB enterprise NVMe{} = {} (need {} and {} read){}", drives.count,
-        Num(drives.drive_tb, 2), drives.count > 1 ? " in RAID0" : "", Disk(bom.data_disk),
-        Disk(needs.data_disk), Bw(needs.storage_bw),
-        short_of_need ? "; below the need: add network storage" : ""));
-  } else {
-    bom.lines.push_back("data disk: none needed");
-  }
-  bom.lines.push_back(net_line);
-  return bom;
 }
 
 }  // namespace gpuplan

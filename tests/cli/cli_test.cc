@@ -92,6 +92,7 @@ TEST(CliBadInput, ExitTwoNothingOnStdoutFieldOnStderr) {
   const std::string no_config_dir = (dir.path() / "empty").string();
   fs::create_directories(no_config_dir);
   const std::string not_a_model = dir.Write("model.txt", "hello");
+  const std::string empty_cases = dir.Write("cases.jsonl", "");
 
   const BadCase cases[] = {
       {"unknown model", {"memory", "--model", "llama-9000b"}, {"--model", "did you mean"}},
@@ -127,6 +128,8 @@ TEST(CliBadInput, ExitTwoNothingOnStdoutFieldOnStderr) {
        {bad_csv + ":3:14 (price_on_demand)", "abc"}},
       {"unknown currency", {"--currency", "EUR", "gpus"}, {"--currency", "EUR"}},
       {"zero exchange rate", {"--usd-per-cny", "0", "gpus"}, {"--usd-per-cny"}},
+      {"unknown cross-validation split", {"validate", "--cv", "case", empty_cases},
+       {"--cv", "case", "--cv source"}},
   };
   for (const auto& c : cases) {
     SCOPED_TRACE(c.name + ": gpuplan " + Join(c.args));

@@ -421,7 +421,13 @@ TEST(SearchIssue11, DeepSeekV3FullFineTuningFindsPipelineAndExpertLayouts) {
     auto c = BestTrainLayout(m, base, job, hw, DefaultCalibration(), 0.8, fixed);
     ASSERT_TRUE(c.has_value()) << "before: does not fit on up to 1,024 H100s (EP and PP not searched)";
     EXPECT_GT(c->par.ep, 1);
-    EXPECT_GT(c->par.pp, 1);
+    // On 1,024 GPUs the best layout pipelines; on 2,048, ZeRO-2 over dp 1024 fits as well and,
+    // with the all-to-all split over NVLink and fabric peers and sent per sequence shard
+    // (issue #14), tp2 ep64 without a pipeline is faster. EP and PP are searched either way.
+    if (nodes == 128) {
+      EXPECT_GT(c->par.pp, 1) << "tp" << c->par.tp << " pp" << c->par.pp << " dp" << c->par.dp
+                              << " ep" << c->par.ep << " z" << c->par.zero_stage;
+    }
     EXPECT_LE(c->eval.memory.Total().value(), 0.8 * Acc("H100-SXM5-80GB").Usable().value());
   }
   // The issue's layout: 2,048 GPUs, pp 16, ep 64, ZeRO-1: about 15 GiB of model states.

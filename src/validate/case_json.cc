@@ -1,0 +1,312 @@
+// Reading a validation case: JSON accessors (null = absent), the case's model and hardware,
+// the benchmark it ran, the tool's memory-reporting convention, and the schema checks.
+#include <algorithm>
+#include <cmath>
+#include <fmt/format.h>
+
+#include "gpuplan/benchmark.h"
+#include "gpuplan/estimate.h"
+#include "gpuplan/job.h"
+#include "gpuplan/model.h"
+#include "gpuplan/plan.h"
+#include "gpuplan/serve.h"
+#include "io/csv.h"
+#include "validate/adapters.h"
+
+namespace gpuplan::validation {
+
+const Json* Child(const Json& j, const char* key) {
+  if (!j.is_object()) return nullptr;
+  auto it = j.find(key);
+  if (it == j.end() || it->is_null()) return nullptr;
+  return &*it;
+}
+std::optional<double> Num(const Json& j, const char* key) {
+  const Json* c = Child(j, key);
+  if (!c || !c->is_number()) return std::nullopt;
+  return c->get<double>();
+}
+std::optional<int> Int(const Json& j, const char* key) {
+  auto v = Num(j, key);
+  if (!v) return std::nullopt;
+  // CheckCase bounds every number; saturate anyway so no cast can overflow.
+  return static_cast<int>(std::lround(std::clamp(*v, -1e9, 1e9)));
+}
+std::string Str(const Json& j, const char* key) {
+  const Json* c = Child(j, key);
+  return c && c->is_string() ? c->get<std::string>() : std::string();
+}
+std::optional<bool> Bool(const Json& j, const char* key) {
+  const Json* c = Child(j, key);
+  if (!c) return std::nullopt;
+  if (c->is_boolean()) return c->get<bool>();
+  if (c->is_number()) return c->get<double>() != 0;
+  return std::nullopt;
+}
+bool Contains(const std::string& hay, std::initializer_list<const char*> needles) {
+  std::string h = internal::ToLower(hay);
+  for (const char* n : needles) {
+    if (h.find(n) != std::string::npos) return true;
+  }
+  return false;
+}
+
+std::variant<ModelSpec, Unsupported> CaseModel(const Json& mj) {
+  std::string preset = Str(mj, "preset");
+  if (!preset.empty()) {
+    if (const ModelSpec* p = FindPreset(preset)) return *p;
+    return Unsupported{"unknown preset \"" + preset + "\""};
+  }
+  ModelSpec m;
+  m.name = "inline model";
+  std::string arch = Str(mj, "arch");
+  if (!arch.empty()) {
+    auto a = ParseModelArch(arch);
+    if (!a) return Unsupported{"unknown arch \"" + arch + "\""};
+    m.arch = *a;
+  }
+  m.layers = Int(mj, "layers").value_or(0);
+  m.hidden = static_cast<std::int64_t>(Num(mj, "hidden").value_or(0));
+  m.heads = Int(mj, "heads").value_or(0);
+  m.kv_heads = Int(mj, "kv_heads").value_or(m.heads);
+  m.head_dim = Int(mj, "head_dim").value_or(m.heads > 0 ? static_cast<int>(m.hidden / m.heads) : 0);
+  m.gated_mlp = Bool(mj, "gated_mlp").value_or(false);
+  m.ffn_hidden = static_cast<std::int64_t>(
+      Num(mj, "ffn_hidden").value_or(m.gated_mlp ? 0.0 : 4.0 * static_cast<double>(m.hidden)));
+  m.vocab = static_cast<std::int64_t>(Num(mj, "vocab").value_or(0));
+  m.tied_embeddings = Bool(mj, "tied_embeddings").value_or(false);
+  m.norm = m.gated_mlp ? NormKind::kRmsNorm : NormKind::kLayerNorm;
+  if (auto p = Num(mj, "params")) m.params_override = static_cast<std::int64_t>(*p);
+  if (auto p = Num(mj, "active_params")) m.active_params_override = static_cast<std::int64_t>(*p);
+  if (const Json* moe = Child(mj, "moe")) {
+    MoeSpec e;
+    e.experts = Int(*moe, "experts").value_or(0);
+    e.top_k = Int(*moe, "top_k").value_or(0);
+    e.expert_ffn = static_cast<std::int64_t>(Num(*moe, "expert_ffn_hidden").value_or(0));
+    e.shared_experts = Int(*moe, "shared_experts").value_or(0);
+    if (e.experts > 0) m.moe = e;
+  }
+  m.gflops_per_sample = Num(mj, "gflops_per_sample");
+  if (m.layers > 0 && (m.hidden <= 0 || m.heads <= 0)) {
+    // Enough for KV-cache arithmetic (layers, kv_heads, head_dim), not for a parameter count.
+    if (m.heads <= 0) m.heads = m.kv_heads;
+  }
+  if (m.layers == 0 && !m.params_override) {
+    return Unsupported{"the case gives neither an architecture nor a parameter count"};
+  }
+  if (m.layers == 0 && m.hidden <= 0 && (m.arch == ModelArch::kDense || arch.empty()) &&
+      !m.gflops_per_sample && !m.moe) {
+    // Only a parameter count: the GPT-3 family's shape (Brown et al. 2020, Table 2.1: hidden /
+    // layers = 128, head dim 128, 4h GELU MLP, GPT-2 vocabulary), P = 12 L h^2 = 12 h^3 / 128.
+    const double p = static_cast<double>(*m.params_override);
+    const double h = std::max(1.0, std::round(std::cbrt(p * 128.0 / 12.0) / 128.0)) * 128.0;
+    m.hidden = static_cast<std::int64_t>(h);
+    m.layers = std::max(1, static_cast<int>(std::lround(h / 128.0)));
+    m.heads = m.kv_heads = m.layers;
+    m.head_dim = 128;
+    m.ffn_hidden = 4 * m.hidden;
+    m.vocab = m.vocab > 0 ? m.vocab : 50257;
+    m.arch = ModelArch::kDense;
+    m.norm = NormKind::kLayerNorm;
+  }
+  return m;
+}
+
+
+MemoryReport ReportOf(const std::string& framework) {
+  if (Contains(framework, {"torchtune", "pipeline", "generate", "megatron", "max_memory_allocated"})) {
+    return MemoryReport::kAllocated;
+  }
+  if (Contains(framework, {"unsloth", "reserved"})) return MemoryReport::kReserved;
+  return MemoryReport::kDevice;  // HF Trainer's nvidia-smi helper, plain PyTorch scripts
+}
+
+Engine EngineOf(const std::string& e) {
+  if (Contains(e, {"vllm"})) return Engine::kVllm;
+  if (Contains(e, {"sglang"})) return Engine::kSglang;
+  if (Contains(e, {"tgi", "text-generation-inference"})) return Engine::kTgi;
+  if (Contains(e, {"trt", "tensorrt"})) return Engine::kTrtLlm;
+  return Engine::kTransformers;
+}
+
+Bytes VisibleMemory(const Accelerator& a) {
+  // The driver reserves ~1% of HBM (ECC, firmware): an "80 GB" H100 shows 79.2 GiB, an A100
+  // 40GB 39.5 GiB, an RTX 3090 23.6 GiB (vLLM logs, nvidia-smi).
+  return a.memory * 0.99;
+}
+
+double Unit(const std::string& metric) {
+  // Metric names carry their unit as a token: memory_gib, activations_gib_per_gpu, kv_cache_gb.
+  std::string m = metric + "_";
+  if (m.find("_gib_") != std::string::npos) return kBytesPerGiB;
+  if (m.find("_mib_") != std::string::npos) return kBytesPerMiB;
+  if (m.find("_gb_") != std::string::npos) return kBytesPerGB;
+  return 1.0;  // _bytes, _tokens
+}
+
+
+// ---- hardware of a case ----------------------------------------------------------------------
+
+// Per-port line rates of the case schema's fabric ids, Gbit/s.
+double FabricGbps(const std::string& id) {
+  if (Contains(id, {"ib-xdr"})) return 800;
+  if (Contains(id, {"ib-ndr"})) return 400;
+  if (Contains(id, {"ib-hdr"})) return 200;
+  if (Contains(id, {"ib-edr"})) return 100;
+  if (Contains(id, {"efa"})) return 100;
+  if (Contains(id, {"roce"})) return 200;
+  return 0;
+}
+
+std::variant<HardwareView, Unsupported> CaseHardware(const Json& hw, const Catalog& cat) {
+  std::string gpu = Str(hw, "gpu");
+  const Accelerator* acc = gpu.empty() ? nullptr : cat.FindAccelerator(gpu);
+  if (!acc) return Unsupported{"needs a known accelerator, got \"" + gpu + "\""};
+  HardwareView v;
+  v.acc = acc;
+  int gpus = Int(hw, "gpus").value_or(0);
+  v.gpus_per_node = Int(hw, "gpus_per_node").value_or(gpus > 0 ? std::min(8, gpus) : 8);
+  if (gpus <= 0) gpus = 8 * v.gpus_per_node;  // unstated cluster size: a 64-GPU slice
+  v.nodes = std::max(1, gpus / std::max(1, v.gpus_per_node));
+  std::string intra = internal::ToLower(Str(hw, "intra_node"));
+  bool sxm = Contains(acc->form_factor, {"sxm", "oam", "superchip"});
+  if (intra.empty()) {
+    v.intra = sxm ? IntraNodeLink::kNvswitch : IntraNodeLink::kPcie;
+    if (Contains(acc->intra_link, {"infinity"})) v.intra = IntraNodeLink::kInfinityFabric;
+  } else if (Contains(intra, {"nvlink", "nvswitch"})) {
+    v.intra = IntraNodeLink::kNvswitch;
+  } else if (Contains(intra, {"infinity", "xgmi"})) {
+    v.intra = IntraNodeLink::kInfinityFabric;
+  } else {
+    v.intra = IntraNodeLink::kPcie;
+  }
+  InstanceType shape;
+  shape.accelerator_count = v.gpus_per_node;
+  shape.intra_node_link = v.intra;
+  std::string inter = internal::ToLower(Str(hw, "inter_node"));
+  // Training clusters are rail-optimised: a fabric named without a port count has one port
+  // per GPU (DGX SuperPOD, MosaicML's RoCE clusters, EFA on p4d/p5).
+  double count = v.gpus_per_node;
+  if (auto x = inter.find('x'); x != std::string::npos && x > 0) {
+    if (auto n = internal::ParseDouble(inter.substr(0, x))) count = *n;
+  }
+  double gbps = FabricGbps(inter) * count;
+  if (gbps <= 0) {
+    // Unstated fabric: a rail-optimised cluster, one NIC per GPU (200 Gb/s HDR for A100-era,
+    // 400 Gb/s NDR for Hopper and later).
+    bool fast = Contains(acc->arch, {"hopper", "blackwell", "cdna 3"});
+    gbps = (fast ? 400.0 : 200.0) * v.gpus_per_node;
+  }
+  shape.inter_node_bw = Gbps(gbps);
+  shape.inter_node_fabric = Contains(inter, {"efa"})    ? InterNodeFabric::kEfa
+                            : Contains(inter, {"roce"}) ? InterNodeFabric::kRoce
+                                                        : InterNodeFabric::kInfiniband;
+  HardwareView built = HardwareFromInstance(shape, *acc, v.nodes);
+  return built;
+}
+
+// The benchmark a run-to-target case ran: `workload.train.benchmark`, or the benchmark
+// directory of an MLPerf Training results path in `source`
+// ("training_results_v4.0 : NVIDIA/results/<system>/<benchmark>/result_*.txt").
+const TrainBenchmark* CaseBenchmark(const Json& c, const Json& w) {
+  if (const auto* b = FindTrainBenchmark(Str(w, "benchmark"))) return b;
+  const std::string src = Str(c, "source");
+  if (src.find("training_results_v") == std::string::npos) return nullptr;
+  auto r = src.find("/results/");
+  if (r == std::string::npos) return nullptr;
+  auto sys_end = src.find('/', r + 9);
+  if (sys_end == std::string::npos) return nullptr;
+  auto bench_end = src.find('/', sys_end + 1);
+  if (bench_end == std::string::npos) return nullptr;
+  return FindTrainBenchmark(src.substr(sys_end + 1, bench_end - sys_end - 1));
+}
+
+Status CheckCase(const Json& c, const std::string& where) {
+  auto bad = [&](const std::string& field, const std::string& msg) -> Status {
+    return MakeError(ErrorCode::kParse, where + ":" + field, msg,
+                     "see ../shared/validation/SCHEMA.md");
+  };
+  if (!c.is_object()) return bad("", "a case must be a JSON object");
+  for (const char* k : {"id", "kind", "metric"}) {
+    if (!c.contains(k) || !c[k].is_string() || c[k].get<std::string>().empty()) {
+      return bad(k, "missing or not a string");
+    }
+  }
+  if (!c.contains("measured") || !c["measured"].is_number()) {
+    return bad("measured", "missing or not a number");
+  }
+  double v = c["measured"].get<double>();
+  if (!std::isfinite(v) || v <= 0) return bad("measured", fmt::format("must be > 0, got {}", v));
+  if (!c.contains("model") || !c["model"].is_object()) return bad("model", "missing or not an object");
+  if (!c.contains("workload") || !c["workload"].is_object()) {
+    return bad("workload", "missing or not an object");
+  }
+  if (c.contains("hardware") && !c["hardware"].is_null() && !c["hardware"].is_object()) {
+    return bad("hardware", "must be an object or null");
+  }
+  // Sizes the model arithmetic multiplies: bounded so no count can overflow.
+  const Json& m = c["model"];
+  auto bounded = [&](const Json& obj, const std::string& path, const char* key, double hi) -> Status {
+    const Json* x = Child(obj, key);
+    if (!x) return {};
+    if (!x->is_number()) return bad(path + key, "must be a number, got " + internal::JsonTypeName(*x));
+    const double d = x->get<double>();
+    if (!(d >= 0 && d <= hi)) return bad(path + key, fmt::format("must be in [0, {:g}], got {:g}", hi, d));
+    return {};
+  };
+  for (const char* k : {"layers", "hidden", "heads", "kv_heads", "head_dim", "ffn_hidden", "vocab"}) {
+    if (auto st = bounded(m, "model.", k, 16777216); !st) return st;
+  }
+  for (const char* k : {"params", "active_params", "gflops_per_sample"}) {
+    if (auto st = bounded(m, "model.", k, 1e15); !st) return st;
+  }
+  if (const Json* moe = Child(m, "moe")) {
+    for (const char* k : {"experts", "top_k", "expert_ffn_hidden", "shared_experts"}) {
+      if (auto st = bounded(*moe, "model.moe.", k, 16777216); !st) return st;
+    }
+  }
+  // Every other number of the case: finite and within +-1e15 (counts, sizes, rates).
+  for (const char* section : {"workload", "hardware", "model"}) {
+    const Json* sec = Child(c, section);
+    if (!sec || !sec->is_object()) continue;
+    for (auto it = sec->begin(); it != sec->end(); ++it) {
+      const Json& x = it.value();
+      if (x.is_number() && !(std::fabs(x.get<double>()) <= 1e15)) {
+        return bad(std::string(section) + "." + it.key(), "must be within +-1e15");
+      }
+      if (x.is_object()) {
+        for (auto jt = x.begin(); jt != x.end(); ++jt) {
+          if (jt.value().is_number() && !(std::fabs(jt.value().get<double>()) <= 1e15)) {
+            return bad(std::string(section) + "." + it.key() + "." + jt.key(), "must be within +-1e15");
+          }
+        }
+      }
+    }
+  }
+  return {};
+}
+
+std::string SourceKey(const std::string& source) {
+  std::string s = internal::ToLower(internal::Trim(source));
+  for (const char* prefix : {"https://", "http://", "github.com/", "www."}) {
+    if (s.rfind(prefix, 0) == 0) s = s.substr(std::string(prefix).size());
+  }
+  // First token: a repository path or an author's name.
+  size_t end = s.find_first_of(" \t,;:(");
+  std::string tok = s.substr(0, end);
+  const size_t slash = tok.find('/');
+  if (slash != std::string::npos) {
+    const size_t second = tok.find('/', slash + 1);
+    tok = tok.substr(0, second);  // owner/name
+    // Benchmark rounds of one repository family are one source: training_results_v4.0.
+    const size_t v = tok.rfind("_v");
+    if (v != std::string::npos && v + 2 < tok.size() &&
+        tok.find_first_not_of("0123456789.", v + 2) == std::string::npos) {
+      tok = tok.substr(0, v);
+    }
+  }
+  while (!tok.empty() && (tok.back() == '.' || tok.back() == '\'' || tok.back() == '"')) tok.pop_back();
+  return tok.empty() ? std::string("(no source)") : tok;
+}
+
+}  // namespace gpuplan::validation

@@ -1,0 +1,260 @@
+// Serving cases: engine accounting of memory (EstimateInferenceMemory, KvBudget) and serving
+// performance (EstimateLlmServing, EstimateForward) on the catalog's GPU or CPU.
+#include <algorithm>
+#include <cmath>
+#include <fmt/format.h>
+
+#include "gpuplan/benchmark.h"
+#include "gpuplan/estimate.h"
+#include "gpuplan/job.h"
+#include "gpuplan/model.h"
+#include "gpuplan/plan.h"
+#include "gpuplan/serve.h"
+#include "io/csv.h"
+#include "validate/adapters.h"
+
+namespace gpuplan::validation {
+
+Predicted PredictInferenceMemory(const ModelSpec& m, const Json& w, const Json& hw,
+                                 const std::string& metric, const Catalog& cat) {
+  auto kv_prec = [&]() -> std::optional<Precision> {
+    std::string k = Str(w, "kv_precision");
+    if (k.empty()) k = Str(w, "precision");
+    if (k.empty() || k == "int4") return Precision::kBf16;
+    return ParsePrecision(k);
+  };
+  const int tp = Int(w, "tp").value_or(1);
+  const int pp = Int(w, "pp").value_or(1);
+  if (tp < 1 || pp < 1) return Unsupported{"tp and pp must be >= 1"};
+  std::string prec_s = Str(w, "precision");
+  Precision prec = m.dtype == Precision::kFp32 ? Precision::kBf16 : m.dtype;
+  if (!prec_s.empty()) {
+    auto p = ParsePrecision(prec_s);
+    if (!p) return Unsupported{"unknown precision \"" + prec_s + "\""};
+    prec = *p;
+  }
+
+  if (metric == "kv_per_token_bytes" || metric == "kv_cache_gb" || metric == "kv_cache_mib") {
+    auto kp = kv_prec();
+    if (!kp) return Unsupported{"unknown kv_precision"};
+    if (!m.is_decoder_llm() || m.layers == 0) return Unsupported{"no KV cache for this model"};
+    Bytes per = KvBytesPerToken(m, BytesPerElement(*kp), tp);
+    if (metric == "kv_per_token_bytes") return per.value();
+    double tokens = Num(w, "input_len").value_or(0) + Num(w, "output_len").value_or(0);
+    double batch = Num(w, "batch").value_or(1);
+    if (tokens <= 0) return Unsupported{"kv_cache needs input_len"};
+    return per.value() * tokens * batch;
+  }
+  if (metric.rfind("weights_", 0) == 0 && metric != "weights_gib") {
+    return InferenceWeightBytes(m, prec, m.quant, tp, pp).value();
+  }
+  if (metric == "largest_layer_bytes") {
+    ParamCounts pc = CountParams(m);
+    if (!pc.exact || pc.per_layer == 0) {
+      return Unsupported{"largest layer needs the layer-by-layer architecture"};
+    }
+    return static_cast<double>(pc.largest_layer) * BytesPerElement(prec);
+  }
+  if (metric == "kv_budget_tokens" || metric == "kv_budget_bytes") {
+    auto total = Num(w, "gpu_mem_gib");
+    auto non_kv = Num(w, "non_kv_gib");
+    auto per = Num(w, "kv_per_token_bytes");
+    if (!total || !non_kv) return Unsupported{"kv_budget needs gpu_mem_gib and non_kv_gib"};
+    Bytes budget = KvBudget(EngineOf(Str(w, "engine")), GiB(*total), GiB(*non_kv),
+                            GiB(*non_kv), Num(w, "kv_fraction"));
+    if (metric == "kv_budget_bytes") return budget.value();
+    if (!per || *per <= 0) return Unsupported{"kv_budget_tokens needs kv_per_token_bytes"};
+    return std::floor(budget.value() / *per);
+  }
+
+  // Whole-engine accounting on a real device.
+  std::string gpu = Str(hw, "gpu");
+  const Accelerator* acc = gpu.empty() ? nullptr : cat.FindAccelerator(gpu);
+  if (!acc) return Unsupported{"needs a known accelerator, got \"" + gpu + "\""};
+  InferMemoryOptions o;
+  o.engine = EngineOf(Str(w, "engine"));
+  o.weight_precision = prec;
+  o.quant = m.quant;
+  if (!o.quant && o.engine == Engine::kTransformers && prec == Precision::kInt4) {
+    // transformers' load_in_4bit: bitsandbytes NF4, blocks of 64 with fp32 absmax.
+    o.quant = QuantSpec{"bnb-nf4", 4, 64, false, false, 32};
+  }
+  auto kp = kv_prec();
+  if (!kp) return Unsupported{"unknown kv_precision"};
+  o.kv_precision = *kp;
+  o.tp = tp;
+  o.pp = pp;
+  if (auto f = Num(w, "gpu_memory_utilization")) o.memory_fraction = *f;
+  if (auto f = Num(w, "mem_fraction_static")) o.memory_fraction = *f;
+  if (o.engine == Engine::kVllm) {
+    // vLLM's scheduler defaults by engine generation: V0 (< 0.8, or "V0") profiles one prefill
+    // of max(max_model_len, 2048) tokens with 256 sequences; V1 uses 8192 tokens and, on GPUs
+    // with >= 70 GiB, 1024 sequences (2048 / 256 below that).
+    std::string ver = internal::ToLower(Str(w, "version"));
+    bool v0 = Contains(ver, {"v0", "0.4", "0.5", "0.6", "0.7"});
+    int max_len = Int(w, "max_model_len").value_or(0);
+    if (v0) {
+      o.max_num_batched_tokens = std::max(max_len, 2048);
+      o.max_num_seqs = 256;
+    } else {
+      bool big = acc->memory.value() >= 70.0 * kBytesPerGiB;
+      o.max_num_batched_tokens = big ? 8192 : 2048;
+      o.max_num_seqs = big ? 1024 : 256;
+    }
+  }
+  if (auto v = Int(w, "max_num_batched_tokens")) o.max_num_batched_tokens = *v;
+  if (auto v = Int(w, "max_num_seqs")) o.max_num_seqs = *v;
+  if (auto v = Int(w, "block_size")) o.block_size = *v;
+  int in = Int(w, "input_len").value_or(0), out = Int(w, "output_len").value_or(0);
+  o.concurrency = Int(w, "batch").value_or(Int(w, "concurrency").value_or(1));
+  o.context = std::max(1, in + out);
+  if (o.engine != Engine::kTransformers) {
+    o.context = Int(w, "max_model_len").value_or(o.context);
+    o.concurrency = 1;
+  }
+  Bytes total = Num(w, "total_gpu_memory_gib") ? GiB(*Num(w, "total_gpu_memory_gib"))
+                                               : VisibleMemory(*acc);
+  InferMemory r = EstimateInferenceMemory(m, o, total);
+  const MemoryBreakdown& b = r.breakdown;
+  if (metric == "weights_gib") return b.weights.value();  // the engine's own load
+  if (metric == "non_torch_gib") return (b.cuda_context + b.nccl_buffers).value();
+  if (metric == "activation_peak_gib") return (b.activations + b.logits).value();
+  if (metric == "kv_cache_gib") return r.kv_budget.value();
+  if (metric == "kv_cache_tokens") return static_cast<double>(r.kv_tokens);
+  if (metric == "memory_gib") {
+    if (!m.is_transformer() || m.hidden == 0) {
+      return Unsupported{"serving memory of non-transformer models is not modelled yet"};
+    }
+    MemoryReport rep = ReportOf(Str(w, "engine"));
+    double tensors = (b.weights + b.kv_cache + b.activations + b.logits).value();
+    if (Int(w, "batch").value_or(0) == 0 && in + out == 0) {
+      tensors = b.weights.value();  // weights loaded, nothing run
+    }
+    return rep == MemoryReport::kDevice ? tensors + b.cuda_context.value() : tensors;
+  }
+  return Unsupported{"metric \"" + metric + "\" is not predicted for serving workloads yet"};
+}
+
+Predicted PredictInferencePerf(const ModelSpec& m, const Json& w, const Json& hw,
+                               const std::string& metric, const Catalog& cat,
+                               const Calibration& cal) {
+  std::string gpu = Str(hw, "gpu");
+  const int units = std::max(1, Int(hw, "gpus").value_or(1));
+  ComputeDevice dev;
+  if (gpu.rfind("cpu:", 0) == 0) {
+    const Cpu* cpu = cat.FindCpu(gpu);
+    if (!cpu) return Unsupported{"unknown CPU \"" + gpu + "\""};
+    dev = DeviceFromCpu(*cpu, units, Int(w, "threads").value_or(0), cal);
+  } else if (gpu.empty() && Num(w, "peak_tflops")) {
+    dev.id = "case device";  // filled from the case's own figures below
+  } else {
+    const Accelerator* acc = gpu.empty() ? nullptr : cat.FindAccelerator(gpu);
+    if (!acc) return Unsupported{"needs a known accelerator, got \"" + gpu + "\""};
+    bool sxm = Contains(acc->form_factor, {"sxm", "oam", "superchip"});
+    std::string intra = internal::ToLower(Str(hw, "intra_node"));
+    IntraNodeLink link = intra.empty() ? (sxm ? IntraNodeLink::kNvswitch : IntraNodeLink::kPcie)
+                         : Contains(intra, {"pcie"}) ? IntraNodeLink::kPcie
+                                                     : IntraNodeLink::kNvswitch;
+    dev = DeviceFromAccelerator(*acc, cal, link);
+  }
+  std::string prec_s = Str(w, "precision");
+  Precision prec = m.dtype == Precision::kFp32 ? Precision::kFp16 : m.dtype;
+  if (!prec_s.empty()) {
+    auto p = ParsePrecision(prec_s);
+    if (!p) return Unsupported{"unknown precision \"" + prec_s + "\""};
+    prec = *p;
+  }
+  // Formula cases (llm-analysis, LLM-Viewer, GenZ) state the device figures and efficiencies
+  // themselves: a pure roofline device with those numbers and no size-dependent losses.
+  Calibration roof_cal;
+  if (auto pk = Num(w, "peak_tflops")) {
+    dev.peak_fp32 = dev.peak_bf16 = dev.peak_fp16 = dev.peak_fp8 = dev.peak_int8 = *pk * 1e12;
+    if (auto bw = Num(w, "hbm_gbps")) dev.mem_bw = *bw * 1e9;
+    dev.gemm_eff = Num(w, "flops_efficiency").value_or(1.0);
+    dev.mem_eff = Num(w, "hbm_efficiency").value_or(1.0);
+    dev.kernel_s = 0;
+    dev.gemm_knee = 1e-12;
+    dev.decode_knee = 0;
+    if (auto l = Num(w, "link_gbps")) dev.link_bw = BytesPerSec(*l * 1e9);
+    dev.memory = GiB(1e6);  // memory capacity is not part of these formulas
+    roof_cal.entries = {{"attention_efficiency", dev.gemm_eff, "case"},
+                        {"decode_overhead_us_per_layer", 0, "case"},
+                        {"decode_overhead_us_per_seq", 0, "case"},
+                        {"link_latency_us.intra", Num(w, "link_latency_us").value_or(0), "case"},
+                        {"hbm_efficiency", dev.mem_eff, "case"}};
+  }
+  const Calibration& pcal = Num(w, "peak_tflops") ? roof_cal : cal;
+  const std::string scenario = Str(w, "scenario");
+  const std::string engine_s = Str(w, "engine");
+  auto batch = Int(w, "batch");
+  if (m.is_decoder_llm()) {
+    int in = Int(w, "input_len").value_or(-1), out = Int(w, "output_len").value_or(-1);
+    if (out < 0 && Num(w, "peak_tflops")) out = 0;  // roofline formula cases: prompt only
+    if (in < 0 || out < 0) return Unsupported{"LLM serving needs input_len and output_len"};
+    ServeSetup su;
+    su.weight_precision = prec;
+    su.quant = m.quant;
+    if (dev.cpu && prec == Precision::kInt4) su.quant = QuantSpec{"gguf-q4_0", 4, 32, false, false, 16};
+    std::string kv = Str(w, "kv_precision");
+    su.kv_precision = kv.empty() ? (prec == Precision::kFp8 ? Precision::kFp8 : Precision::kBf16)
+                                 : ParsePrecision(kv).value_or(Precision::kBf16);
+    su.tp = Int(w, "tp").value_or(1);
+    su.engine = EngineOf(engine_s);
+    // Engines' default concurrency limits: TensorRT-LLM's benchmark engines 2048 sequences,
+    // vLLM 256 (V0) / 1024 (V1 on >= 70 GiB GPUs), others 256.
+    su.max_batch = su.engine == Engine::kTrtLlm ? 2048 : 256;
+    if (auto mb = Int(w, "max_num_seqs")) su.max_batch = *mb;
+    const int replicas = std::max(1, units / std::max(1, su.tp * Int(w, "pp").value_or(1)));
+    int static_batch = batch.value_or(0);
+    if (scenario == "single") static_batch = 1;
+    if (metric == "prefill_ms" || metric == "decode_ms_per_token" || metric == "decode_total_s" ||
+        metric == "generate_s") {
+      // One request (or the stated static batch): prefill of the prompt, decode steps after it.
+      const int b = std::max(1, batch.value_or(1));
+      ServePerf pre = EstimateLlmServing(m, su, dev, in, 1, b, pcal);
+      const double prefill = b > 1 ? pre.ttft.value() : pre.prefill.value();
+      if (metric == "prefill_ms") return prefill * 1e3;
+      // Decode at the prompt's context (one step), or summed over the output (mid context).
+      ServePerf one = EstimateLlmServing(m, su, dev, in, 2, b, pcal);
+      ServePerf mid = EstimateLlmServing(m, su, dev, in, std::max(2, out), b, pcal);
+      if (metric == "decode_ms_per_token") return one.decode_step.value() * 1e3;
+      const double dec_total = mid.decode_step.value() * std::max(0, out);
+      if (metric == "decode_total_s") return dec_total;
+      return prefill + dec_total;
+    }
+    ServePerf r = EstimateLlmServing(m, su, dev, in, out, static_batch, cal);
+    if (metric == "output_tokens_per_s") return r.output_tokens_per_s * replicas;
+    if (metric == "ttft_ms") return r.ttft.value() * 1e3;
+    if (metric == "tpot_ms") return r.tpot.value() * 1e3;
+    if (metric == "latency_ms") return r.e2e.value() * 1e3;
+    if (metric == "samples_per_s") return r.samples_per_s * replicas;
+    return Unsupported{"metric \"" + metric + "\" is not predicted for LLM serving yet"};
+  }
+  // Encoders, ViTs, CNNs: one forward per batch.
+  const int seq = Int(w, "seq_len").value_or(m.arch == ModelArch::kEncoder ? 128 : 1);
+  if (!m.is_transformer() && !m.gflops_per_sample) {
+    return Unsupported{"non-transformer model without gflops_per_sample"};
+  }
+  // Inference runtimes (TensorRT, OpenVINO, ONNX Runtime, IPEX) fuse element-wise work;
+  // plain PyTorch/transformers pipelines run eager.
+  const bool fused = !Contains(engine_s, {"pytorch (", "transformers"}) || Contains(engine_s, {"ipex", "tensorrt", "openvino", "onnx", "infinity"});
+  if (metric == "latency_ms") {
+    ServePerf r = EstimateForward(m, prec, dev, batch.value_or(1), seq, cal, fused);
+    return r.e2e.value() * 1e3;
+  }
+  if (metric == "samples_per_s") {
+    double thr = 0;
+    if (scenario == "single" || batch) {
+      ServePerf r = EstimateForward(m, prec, dev, batch.value_or(1), seq, cal, fused);
+      thr = r.samples_per_s;
+    } else {
+      thr = EstimateForwardThroughput(m, prec, dev, seq, 256, cal, fused).samples_per_s;
+      if (scenario == "server") thr *= cal.Get("server_scenario_utilization", 0.85);
+    }
+    // CPU sockets are one device here; GPUs count each.
+    return dev.cpu ? thr : thr * units;
+  }
+  return Unsupported{"metric \"" + metric + "\" is not predicted for this model yet"};
+}
+
+}  // namespace gpuplan::validation

@@ -1,0 +1,360 @@
+// Training cases: the case's fields mapped onto the planner's TrainMemoryOptions,
+// Parallelism and LayoutConstraints, then EstimateTrainingMemory / BestTrainLayout /
+// EvaluateTraining, the same functions `plan train` calls. Framework names select the
+// framework's documented semantics (what it keeps in memory, what it can overlap), never an
+// answer.
+#include <algorithm>
+#include <cmath>
+#include <fmt/format.h>
+
+#include "gpuplan/benchmark.h"
+#include "gpuplan/estimate.h"
+#include "gpuplan/job.h"
+#include "gpuplan/model.h"
+#include "gpuplan/plan.h"
+#include "gpuplan/serve.h"
+#include "io/csv.h"
+#include "validate/adapters.h"
+
+namespace gpuplan::validation {
+
+namespace {
+
+struct TrainSetup {
+  Parallelism par;
+  TrainMemoryOptions opt;
+  MemoryReport report = MemoryReport::kDevice;
+};
+
+std::variant<TrainSetup, Unsupported> BuildTrain(const ModelSpec& m, const Json& w,
+                                                 const Json& hw) {
+  TrainSetup s;
+  std::string framework = Str(w, "framework");
+  auto method = ParseTrainMethod(Str(w, "method").empty() ? "full" : Str(w, "method"));
+  if (!method) return Unsupported{"unknown method \"" + Str(w, "method") + "\""};
+  s.opt.method = *method;
+  std::string prec = Str(w, "precision");
+  if (!prec.empty()) {
+    auto p = ParsePrecision(prec);
+    if (!p) return Unsupported{"unknown precision \"" + prec + "\""};
+    s.opt.precision = *p;
+  }
+  std::string optim = Str(w, "optimizer");
+  if (!optim.empty()) {
+    auto o = ParseOptimizer(optim);
+    if (!o) return Unsupported{"unknown optimizer \"" + optim + "\""};
+    s.opt.optimizer = *o;
+  }
+  s.par.tp = Int(w, "tp").value_or(1);
+  s.par.pp = Int(w, "pp").value_or(1);
+  s.par.cp = Int(w, "cp").value_or(1);
+  s.par.ep = Int(w, "ep").value_or(1);
+  s.par.vpp = Int(w, "vpp").value_or(1);
+  int gpus = Int(hw, "gpus").value_or(0);
+  int mp = s.par.tp * s.par.pp * s.par.cp;
+  s.par.dp = Int(w, "dp").value_or(gpus > 0 && mp > 0 ? std::max(1, gpus / mp) : 1);
+  if (s.par.tp < 1 || s.par.pp < 1 || s.par.dp < 1 || s.par.cp < 1) {
+    return Unsupported{"parallel sizes must be >= 1"};
+  }
+  s.par.sequence_parallel = Bool(w, "sequence_parallel").value_or(false);
+  s.par.zero_stage = Int(w, "zero").value_or(0);
+  std::string fsdp = Str(w, "fsdp");
+  if (fsdp == "full" || fsdp == "hybrid") s.par.zero_stage = 3;
+  if (fsdp == "grad-op") s.par.zero_stage = 2;
+  if (fsdp == "hybrid") s.par.shard_group = Int(hw, "gpus_per_node").value_or(8);
+  std::string rc = Str(w, "recompute");
+  if (!rc.empty()) {
+    auto r = ParseRecompute(rc);
+    if (!r) return Unsupported{"unknown recompute \"" + rc + "\""};
+    s.opt.recompute = *r;
+  }
+  s.opt.micro_batch = Int(w, "micro_batch").value_or(1);
+  s.opt.seq_len = Int(w, "seq_len").value_or(m.arch == ModelArch::kEncoder ? 512 : 2048);
+  int global = Int(w, "global_batch").value_or(s.opt.micro_batch * s.par.dp);
+  s.opt.num_microbatches = std::max(1, global / std::max(1, s.opt.micro_batch * s.par.dp));
+  s.opt.dropout = DefaultDropout(m);
+  if (auto r = Int(w, "lora_rank")) s.opt.lora_rank = *r;
+  if (Contains(framework, {"gate", "mlp", "all-linear", "all linear"})) {
+    s.opt.lora_targets = LoraTargets::kAllLinear;
+  } else if (Contains(framework, {"q,v", "q_proj,v_proj"})) {
+    s.opt.lora_targets = LoraTargets::kQv;
+  }
+  if (s.opt.method == TrainMethod::kQlora) s.opt.base_bits = 4;
+  if (auto l = Num(w, "largest_layer_params")) s.opt.largest_layer_params = *l;
+
+  // Framework semantics.
+  if (Contains(framework, {"torchtune"})) {
+    // torchtune trains in pure bf16: parameters, grads and AdamW states in bf16, no master.
+    if (s.opt.precision == Precision::kBf16) {
+      s.opt.master_weights = false;
+      s.opt.optimizer_state_dtype = Precision::kBf16;
+    }
+    // What a torchtune recipe config leaves on when the case is silent: its single-device and
+    // distributed full / LoRA configs set `enable_activation_checkpointing: True` and
+    // `batch_size: 2` (recipes/configs/llama2/7B_full_low_memory.yaml, 7B_full.yaml,
+    // 7B_lora_single_device.yaml).
+    if (Str(w, "recompute").empty()) s.opt.recompute = Recompute::kFull;
+    if (!Int(w, "micro_batch")) s.opt.micro_batch = 2;
+    // The same configs' loss, `CEWithChunkedOutputLoss` (8 chunks): the output projection
+    // keeps bf16 logits (2 B per element) and the loss upcasts one chunk at a time to fp32
+    // (4 B x 1/8), instead of a whole fp32 copy.
+    s.opt.logits_bytes_per_element = 2.0 + 4.0 / 8.0;
+  }
+  // Flash attention: the case's flag; otherwise on for any named modern framework (SDPA/flash
+  // kernels are their default) and off for bare formula cases, which follow Korthikanti et al.
+  // (Megatron without flash attention, scores stored).
+  // Encoders ran HF's eager attention (BERT got SDPA only in transformers 4.38).
+  s.opt.flash_attention =
+      Bool(w, "flash_attention").value_or(!framework.empty() && m.is_decoder_llm());
+  s.opt.fused_kernels = Contains(framework, {"megatron", "nemo", "transformer engine", "unsloth"}) ||
+                        Bool(w, "compile").value_or(false);
+  if (Contains(framework, {"unsloth"})) {
+    // Unsloth's fused cross-entropy keeps bf16 logits and their gradient, no fp32 copy.
+    s.opt.logits_bytes_per_element = 4.0;
+  }
+  if (Contains(framework, {"nemo"})) {
+    // NeMo / Megatron-Bridge performance recipes reduce gradients in bf16
+    // (grad_reduce_in_fp32=False, "the benchmark-mode default": Megatron-Bridge
+    // recipes/_common.py `_perf_precision`): the gradient buffer holds 2 B per parameter, as the
+    // planner assumes for Megatron-Core plans.
+  } else if (Contains(framework, {"megatron"}) || s.par.tp > 1 || s.par.pp > 1) {
+    // Megatron-LM's own training scripts (and Megatron-style TP/PP code) accumulate and
+    // all-reduce gradients in fp32 main_grad buffers with bf16 (arguments.py sets
+    // accumulate_allreduce_grads_in_fp32 under --bf16): 18 B/param with Adam.
+    s.opt.grad_dtype = Precision::kFp32;
+  }
+  if (Bool(w, "optimizer_in_bwd").value_or(false)) s.opt.optimizer_in_backward = true;
+  // Offload the case states (DeepSpeed offload_optimizer / offload_param, torchao
+  // CPUOffloadOptimizer): master copy and optimizer states in host RAM. DeepSpeed's
+  // ZeRO-Offload (stage >= 2) also streams the reduced gradient partitions to the CPU; torchao
+  // does so with offload_gradients=True.
+  s.opt.optimizer_offload = Str(w, "offload_optimizer") == "cpu";
+  s.opt.param_offload = Str(w, "offload_param") == "cpu" && s.par.zero_stage >= 3;
+  s.opt.gradient_offload =
+      s.opt.optimizer_offload && (Bool(w, "offload_gradients").value_or(false) ||
+                                  (Contains(framework, {"deepspeed"}) && s.par.zero_stage >= 2));
+  if (Bool(w, "activation_offloading").value_or(false) ||
+      (Contains(framework, {"unsloth"}) && s.opt.recompute == Recompute::kFull)) {
+    // Unsloth's gradient checkpointing offloads the checkpoints to CPU RAM.
+    s.opt.activation_offload = true;
+  }
+  s.report = ReportOf(framework);
+  return s;
+}
+
+double ReportedTrainingPeak(const MemoryBreakdown& b, MemoryReport report) {
+  double tensors = (b.ModelStates() + b.activations + b.logits).value();
+  switch (report) {
+    case MemoryReport::kAllocated: return tensors;
+    case MemoryReport::kReserved: return tensors + b.allocator_slack.value();
+    case MemoryReport::kDevice: return b.Total().value();
+  }
+  return b.Total().value();
+}
+
+}  // namespace
+
+Predicted PredictTrainingMemory(const ModelSpec& m, const Json& w, const Json& hw,
+                                const std::string& metric, const Catalog& cat) {
+  // DeepSpeed's own estimator (the offload/zero_init fields only it takes).
+  bool ds = Child(w, "offload_param") || Child(w, "offload_optimizer") || Child(w, "zero_init") ||
+            Child(w, "buffer_factor");
+  if (ds && (metric == "model_states_gib_per_gpu" || metric == "model_states_gib_per_node_cpu")) {
+    ParamCounts pc = CountParams(m);
+    int gpn = Int(hw, "gpus_per_node").value_or(Int(hw, "gpus").value_or(1));
+    int gpus = Int(hw, "gpus").value_or(gpn);
+    int nodes = std::max(1, gpus / std::max(1, gpn));
+    double largest = Num(w, "largest_layer_params").value_or(static_cast<double>(pc.largest_layer));
+    ZeroOffloadEstimate e = DeepSpeedZeroEstimate(
+        static_cast<double>(pc.total), largest, gpn, nodes, Int(w, "zero").value_or(3),
+        Str(w, "offload_param") == "cpu", Str(w, "offload_optimizer") == "cpu",
+        Int(w, "zero_init").value_or(1) != 0, Num(w, "buffer_factor").value_or(1.5));
+    return (metric == "model_states_gib_per_gpu" ? e.gpu_per_gpu : e.cpu_per_node).value();
+  }
+  auto setup = BuildTrain(m, w, hw);
+  if (auto* u = std::get_if<Unsupported>(&setup)) return *u;
+  TrainSetup& s = std::get<TrainSetup>(setup);
+  if (metric == "train_adam_gib" || metric == "train_adam_mib" ||
+      metric == "model_states_gib_per_gpu") {
+    s.opt.include_runtime = false;
+    if (metric != "model_states_gib_per_gpu") s.par = Parallelism{};
+    MemoryBreakdown b = EstimateTrainingMemory(m, s.par, s.opt);
+    return b.ModelStates().value();
+  }
+  if (metric == "activations_gib_per_gpu") {
+    if (!m.is_transformer() || m.layers == 0) {
+      return Unsupported{"activations need the transformer architecture"};
+    }
+    s.opt.include_runtime = false;
+    s.opt.logits_buffer = false;
+    return EstimateTrainingMemory(m, s.par, s.opt).activations.value();
+  }
+  if (metric == "steady_allocated_gib") {
+    s.opt.include_runtime = false;
+    return EstimateTrainingMemory(m, s.par, s.opt).ModelStates().value();
+  }
+  if (metric == "memory_gib") {
+    if (!m.is_transformer() || m.layers == 0) {
+      return Unsupported{"activation memory of non-transformer models is not modelled yet"};
+    }
+    std::string gpu = Str(hw, "gpu");
+    if (!gpu.empty() && !cat.FindAccelerator(gpu)) {
+      return Unsupported{"unknown accelerator \"" + gpu + "\""};
+    }
+    MemoryBreakdown b = EstimateTrainingMemory(m, s.par, s.opt);
+    return ReportedTrainingPeak(b, s.report);
+  }
+  return Unsupported{"metric \"" + metric + "\" is not predicted for training workloads yet"};
+}
+
+Predicted PredictTrainingPerf(ModelSpec m, const Json& w, const Json& hwj,
+                              const std::string& metric, const Catalog& cat,
+                              const Calibration& base_cal, const TrainBenchmark* bench) {
+  auto hwv = CaseHardware(hwj, cat);
+  if (auto* u = std::get_if<Unsupported>(&hwv)) return *u;
+  HardwareView hw = std::get<HardwareView>(hwv);
+  auto setup = BuildTrain(m, w, hwj);
+  if (auto* u = std::get_if<Unsupported>(&setup)) return *u;
+  TrainSetup& s = std::get<TrainSetup>(setup);
+  if (!m.is_transformer() && !m.gflops_per_sample && bench && bench->gflops_per_sample) {
+    m.gflops_per_sample = bench->gflops_per_sample;  // the benchmark's model at its resolution
+  }
+  if (!m.is_transformer() && !m.gflops_per_sample) {
+    return Unsupported{"non-transformer model without gflops_per_sample"};
+  }
+  TrainJob job;
+  job.tokens = Num(w, "tokens").value_or(0);
+  job.global_batch = Int(w, "global_batch").value_or(0);
+  // Layout: what the case fixes is kept; the rest is chosen as the planner would (fastest
+  // layout that fits memory on these GPUs).
+  LayoutConstraints fixed;
+  if (auto v = Int(w, "tp")) fixed.tp = *v;
+  if (auto v = Int(w, "pp")) fixed.pp = *v;
+  if (auto v = Int(w, "dp")) fixed.dp = *v;
+  if (auto v = Int(w, "cp")) fixed.cp = *v;
+  if (auto v = Int(w, "ep")) fixed.ep = *v;
+  if (auto v = Int(w, "vpp")) fixed.vpp = *v;
+  if (auto v = Int(w, "micro_batch")) fixed.micro_batch = *v;
+  if (Child(w, "zero") || !Str(w, "fsdp").empty()) fixed.zero_stage = s.par.zero_stage;
+  const std::string fw = Str(w, "framework");
+  Calibration cal = base_cal;
+  // Framework capabilities (the planner applies the same: ApplyFramework). Legacy Megatron-LM
+  // (before Megatron-Core, 2023) shards at most the optimizer and all-reduces gradients after
+  // the backward pass; Megatron-Core/NeMo overlap TP collectives with their GEMMs and the
+  // distributed optimizer's parameter all-gather with the next forward; DeepSpeed pipelines
+  // only with ZeRO 0-1.
+  const TrainFramework tfw = TrainFrameworkFromText(fw);
+  ApplyFramework(tfw, cal, fixed);
+  const bool mcore = tfw == TrainFramework::kMegatronCore;
+  // An unstated precision is chosen like the other open fields when the framework or the
+  // benchmark run makes FP8 the fast path: Transformer Engine recipes, and LLM submissions to
+  // a run-to-target benchmark (every MLPerf LLM submission since v4.0 trains in FP8 where the
+  // GPU has it). Otherwise the generic default, bf16.
+  if (Str(w, "precision").empty() && hw.acc->fp8 && m.is_decoder_llm() && (mcore || bench)) {
+    s.opt.precision = Precision::kFp8;
+  }
+  if (!Str(w, "recompute").empty()) fixed.recompute = s.opt.recompute;
+  if (auto v = Bool(w, "sequence_parallel")) fixed.sequence_parallel = *v;
+  // Offload is something a published run states (DeepSpeed's offload_optimizer /
+  // offload_param "cpu"): a case that does not ran without it.
+  fixed.optimizer_offload = Str(w, "offload_optimizer") == "cpu";
+  fixed.param_offload = Str(w, "offload_param") == "cpu";
+  // The layout search sets offload per candidate from `fixed` (with the ZeRO stage it needs).
+  s.opt.optimizer_offload = false;
+  s.opt.param_offload = false;
+  int gpus_case = Int(hwj, "gpus").value_or(0);
+  if (fixed.tp && fixed.pp && fixed.dp) {
+    int n = *fixed.tp * *fixed.pp * *fixed.dp * fixed.cp.value_or(1);
+    if (gpus_case > 0 && n != gpus_case) {
+      return Unsupported{fmt::format("tp x pp x dp x cp = {} but the case has {} GPUs", n, gpus_case)};
+    }
+    hw.nodes = std::max(1, n / hw.gpus_per_node);
+    if (n < hw.gpus_per_node) hw.gpus_per_node = n;
+  }
+  if (job.global_batch <= 0) {
+    // Unstated batch: the planner's own default for the method (DefaultGlobalBatch: ~1M tokens
+    // per step for pretraining, 128 sequences for fine-tuning, 16 for LoRA).
+    TrainJobSpec spec;
+    spec.model = m;
+    spec.method = s.opt.method;
+    spec.seq_len = s.opt.seq_len;
+    job.global_batch = DefaultGlobalBatch(spec);
+    fixed.round_global_batch = true;
+  }
+  // Run to a quality target: the benchmark's samples to the target at this batch, plus its
+  // evaluation passes (forward only: a third of a training step's work, half for LoRA).
+  double eval_overhead = 0;
+  if (job.tokens <= 0 && bench && metric == "time_to_train_min") {
+    const double samples = bench->SamplesToTarget(job.global_batch);
+    job.tokens = samples * (m.is_transformer() ? s.opt.seq_len : 1);
+    const bool peft = s.opt.method == TrainMethod::kLora || s.opt.method == TrainMethod::kQlora;
+    eval_overhead = bench->EvalOverhead(peft ? 0.5 : 1.0 / 3.0);
+  }
+  if (!m.is_transformer() && job.tokens <= 0 && metric == "time_to_train_min") {
+    return Unsupported{"time to train needs the number of samples or epochs to the target"};
+  }
+  // The case's fixed fields are honoured; what it leaves open (recompute, ZeRO stage,
+  // micro-batch, interleaving) is chosen as the planner would: the fastest layout that fits.
+  TrainEval ev;
+  auto best = BestTrainLayout(m, s.opt, job, hw, cal, 0.95, fixed);
+  // Unstated cluster size: the 64-GPU slice, or the smallest doubling of it that holds the
+  // model (a 405B model needs more than 64 80-GB GPUs).
+  while (!best && gpus_case <= 0 && !(fixed.tp && fixed.pp && fixed.dp) && hw.gpus() < 16384) {
+    hw.nodes *= 2;
+    best = BestTrainLayout(m, s.opt, job, hw, cal, 0.95, fixed);
+  }
+  if (best) {
+    s.par = best->par;
+    s.opt = best->opt;
+    job.global_batch = best->global_batch;
+  } else if (fixed.tp && fixed.pp && fixed.dp) {
+    // Nothing fits our memory model; the run happened, so predict its speed anyway.
+    s.par.tp = *fixed.tp;
+    s.par.pp = *fixed.pp;
+    s.par.dp = *fixed.dp;
+    s.opt.micro_batch = fixed.micro_batch.value_or(1);
+  } else {
+    return Unsupported{"no layout fits memory on these GPUs"};
+  }
+  ev = EvaluateTraining(m, s.par, s.opt, job, hw, cal, 1.0, g_trace);
+  if (!ev.step.valid) return Unsupported{ev.step.reason};
+  if (g_trace) {
+    g_trace->Add("layout", fmt::format("tp{} pp{} dp{} cp{} zero{} mb{} recompute {} nodes {} x {}",
+                                       s.par.tp, s.par.pp, s.par.dp, s.par.cp, s.par.zero_stage,
+                                       s.opt.micro_batch, RecomputeLabel(s.opt.recompute, s.opt.recompute_layers), hw.nodes,
+                                       hw.gpus_per_node), 0, "");
+    g_trace->Add("memory per GPU", "GiB", ToGiB(ev.memory.Total()), "GiB");
+    g_trace->Add("intra bw per GPU", "GB/s per direction", hw.intra_bw.value() / 1e9, "GB/s");
+    g_trace->Add("inter bw per GPU", "GB/s per direction", hw.inter_bw.value() / 1e9, "GB/s");
+  }
+  const double gpus = s.par.gpus();
+  const double t = ev.step.total.value();
+  if (metric == "tflops_per_gpu") return ev.step.hardware_flops.value() / t / gpus / 1e12;
+  if (metric == "mfu") return ev.step.mfu;
+  if (metric == "tokens_per_s_per_gpu") return ev.step.tokens_per_s_per_gpu;
+  if (metric == "samples_per_s") return ev.step.samples_per_s;
+  if (metric == "iteration_s") return t;
+  if (metric == "gpu_hours") {
+    if (job.tokens <= 0) return Unsupported{"gpu_hours needs tokens"};
+    // A whole run's GPU-hours count the time lost to failures, restarts and checkpoint
+    // stalls: the effective-training-time ratio of large pretraining runs.
+    const double goodput = cal.Get("production_goodput", 1.0);
+    if (g_trace) g_trace->Add("production goodput", "effective training time / allocated time", goodput, "");
+    return job.tokens / ev.step.tokens_per_s_per_gpu / 3600.0 / goodput;
+  }
+  if (metric == "time_to_train_min") {
+    if (job.tokens <= 0) return Unsupported{"time to train needs tokens (or samples) to the target"};
+    if (g_trace && bench) {
+      g_trace->Add("benchmark " + bench->id, "samples to target at this batch",
+                   bench->SamplesToTarget(job.global_batch), "samples");
+      g_trace->Add("evaluation overhead", "eval samples / eval interval x forward share", eval_overhead, "");
+    }
+    const double per_sample_tokens = m.is_transformer() ? s.opt.seq_len : 1;
+    const double rate = m.is_transformer() ? ev.step.tokens_per_s_per_gpu * gpus
+                                           : ev.step.samples_per_s * per_sample_tokens;
+    return job.tokens / rate * (1 + eval_overhead) / 60.0;
+  }
+  return Unsupported{"metric \"" + metric + "\" is not predicted for training yet"};
+}
+
+}  // namespace gpuplan::validation
