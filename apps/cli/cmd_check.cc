@@ -6,6 +6,7 @@
 #include <sstream>
 
 #include "commands.h"
+#include "gpuplan/check_document.h"
 #include "gpuplan/input.h"
 #include "gpuplan/check.h"
 #include "gpuplan/perf.h"
@@ -36,18 +37,7 @@ Result<Output> RunCheck(const GlobalOptions& g, const CheckArgs& a) {
   Output out;
   out.exit_code = errors > 0 ? kExitNothingFits : kExitOk;
   if (g.json) {
-    nlohmann::json j = {{"schema_version", kSchemaVersion},
-                        {"file", a.file},
-                        {"errors", errors},
-                        {"warnings", warnings},
-                        {"infos", infos},
-                        {"findings", nlohmann::json::array()}};
-    for (const auto& f : findings) {
-      j["findings"].push_back({{"severity", SeverityName(f.severity)},
-                               {"rule", f.rule},
-                               {"message", f.message},
-                               {"fix", f.fix}});
-    }
+    nlohmann::json j = CheckDocument(a.file, findings);
     out.text = DumpJson(j) + "\n";
     return out;
   }

@@ -9,6 +9,7 @@
 
 #include "commands.h"
 #include "gpuplan/input.h"
+#include "gpuplan/job_checks.h"
 #include "gpuplan/job_validate.h"
 #include "gpuplan/job.h"
 #include "gpuplan/plan_document.h"
@@ -171,20 +172,8 @@ Result<TrainJobSpec> BuildJob(const PlanTrainArgs& a) {
     job.host_policy = *p;
   }
   if (a.headroom) job.headroom = *a.headroom;
-  if ((job.method == TrainMethod::kLora || job.method == TrainMethod::kQlora) &&
-      (!job.model.is_transformer() || job.model.layers == 0)) {
-    return MakeError(ErrorCode::kUnsupported, "--method",
-                     std::string("LoRA/QLoRA needs a transformer's linear layers; ") + job.model.name +
-                         " is a " + ModelArchName(job.model.arch) + " model",
-                     "use --method full");
-  }
-  if (job.seq_len <= 0) job.seq_len = EffectiveSeqLen(job);
-  if (job.TotalTokens() <= 0) {
-    return MakeError(ErrorCode::kInvalidArgument, "--tokens",
-                     "the job's size is unknown", "give --tokens (e.g. 2B) or --samples with --epochs");
-  }
-  // The same ranges as the YAML reader's (one validation layer); flags name the flag.
-  if (auto st = ValidateTrainJob(job, a.file.empty() ? InputSource::kFlags : InputSource::kYaml, a.file); !st) {
+  // The checks and defaults every front end runs (gpuplan/job_checks.h); flags name the flag.
+  if (auto st = FinalizeTrainJob(job, a.file.empty() ? InputSource::kFlags : InputSource::kYaml, a.file); !st) {
     return st.error();
   }
   return job;
@@ -215,19 +204,9 @@ Result<Output> RunPlanTrain(const GlobalOptions& g, const PlanTrainArgs& a) {
   }
   Calibration cal = DefaultCalibration();
   if (a.spot_rate) {
-    if (auto st = CheckRange(a.spot_rate, "--spot-rate", 0, 1); !st) {
-      return MakeError(ErrorCode::kInvalidArgument, "--spot-rate",
-                       fmt::format("must be in [0, 1] interruptions per node-hour, got {}", *a.spot_rate));
-    }
-    bool found = false;
-    for (auto& e : cal.entries) {
-      if (e.key == "spot_interruptions_per_node_hour") {
-        e.value = *a.spot_rate;
-        e.source = "--spot-rate";
-        found = true;
-      }
-    }
-    if (!found) cal.entries.push_back({"spot_interruptions_per_node_hour", *a.spot_rate, "--spot-rate"});
+    auto c = WithSpotRate(std::move(cal), *a.spot_rate, "--spot-rate");
+    if (!c) return c.error();
+    cal = std::move(*c);
   }
   auto res = PlanTraining(*job, *cat, cal, g.cny_per_usd);
   if (!res) {

@@ -7,6 +7,7 @@
 #include <sstream>
 
 #include "commands.h"
+#include "gpuplan/validate_document.h"
 #include "gpuplan/input.h"
 #include "gpuplan/validate.h"
 
@@ -32,11 +33,6 @@ std::string Md(const std::string& s) {
     else out += ch;
   }
   return out;
-}
-
-json Finite(std::optional<double> v) {
-  if (!v || !std::isfinite(*v)) return nullptr;
-  return *v;
 }
 
 json SummaryJson(const KindSummary& s) {
@@ -156,19 +152,7 @@ Result<Output> RunValidate(const GlobalOptions& g, const ValidateArgs& a) {
 
   Output out;
   if (g.json) {
-    json j = {{"schema_version", kSchemaVersion}, {"summary", json::object()},
-              {"cases", json::array()}};
-    for (const auto& [k, s] : all.summary) j["summary"][k] = SummaryJson(s);
-    for (const auto& c : all.cases) {
-      j["cases"].push_back({{"id", c.id},
-                            {"kind", c.kind},
-                            {"metric", c.metric},
-                            {"measured", c.measured},
-                            {"predicted", Finite(c.predicted)},
-                            {"error", Finite(c.error)},
-                            {"status", c.ok ? "ok" : "unsupported"},
-                            {"reason", c.ok ? json(nullptr) : json(c.reason)}});
-    }
+    json j = ValidationDocument(all);
     out.text = DumpJson(j) + "\n";
     return out;
   }

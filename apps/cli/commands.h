@@ -30,6 +30,8 @@ void RegisterEmitCommand(CLI::App& app, GlobalOptions& g, Runner& run);
 Result<Output> RunPlanTrainDefault(const GlobalOptions& g);
 // `simulate`: a serving plan replayed over a load trace under autoscaling policies (issue #16).
 void RegisterSimulateCommand(CLI::App& app, GlobalOptions& g, Runner& run);
+// `serve-api`: the HTTP/JSON API and the web page (docs/api.md, issue #17).
+void RegisterServeApiCommand(CLI::App& app, GlobalOptions& g, Runner& run);
 // The default job when no subcommand is given (the guides' B16 NLP scenario).
 Result<Output> RunDefaultScenario(const GlobalOptions& g);
 

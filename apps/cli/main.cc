@@ -92,6 +92,7 @@ int main(int argc, char** argv) {
     RegisterCheckCommand(app, g, run);
     RegisterEmitCommand(app, g, run);
     RegisterSimulateCommand(app, g, run);
+    RegisterServeApiCommand(app, g, run);
     app.require_subcommand(0, 1);
     try {
       app.parse(argc, argv);

@@ -7,27 +7,16 @@
 #include <string>
 #include <vector>
 
+#include "gpuplan/job_checks.h"
 #include "gpuplan/serve_planner.h"
 #include "report.h"
 
 namespace gpuplan::cli {
 
-struct InferArgs {
+// The serving request (gpuplan/job_checks.h) plus what only the CLI has: the job file to
+// merge, --explain, and tco's horizon and profile.
+struct InferArgs : ServeRequest {
   std::string file;
-  std::string model = "Llama-2-13B";
-  std::string precision, quant, kv_precision, engine = "vllm", currency;
-  // Flags are optional values: unset is nullopt, never a 0/NaN/-1 sentinel.
-  std::optional<double> qps;
-  std::optional<double> tokens_per_s;  // load as output tokens/s (converted with output_len)
-  std::optional<double> users;         // load as concurrent users (converted with think time)
-  double think_s = 10;
-  std::optional<int> input_len, output_len;
-  std::optional<double> ttft_ms, tpot_ms, e2e_ms;
-  double util = 0.6;
-  std::vector<std::string> clouds, regions, gpus;
-  bool cpu = false, cpu_only = false, reserved = false;
-  bool include_suspect = false, by_region = false;
-  std::optional<int> top;
   bool explain = false;
   // tco
   double years = 3;

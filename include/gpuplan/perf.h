@@ -34,6 +34,10 @@ Result<Calibration> ParseCalibration(std::string_view text, std::string_view lab
 // The built-in table (data/calibration.csv).
 const Calibration& DefaultCalibration();
 
+// `cal` with the spot interruption rate (interruptions per node-hour) replaced by `rate`,
+// sourced "--spot-rate". Errors: `field` names the input when rate is outside [0, 1].
+Result<Calibration> WithSpotRate(Calibration cal, double rate, std::string_view field);
+
 // A simple trace of named terms for --explain. Null in the search loop.
 struct Trace {
   struct Term {

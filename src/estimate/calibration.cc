@@ -1,4 +1,5 @@
 #include <algorithm>
+#include <fmt/format.h>
 
 #include "io/embedded.h"
 #include "gpuplan/perf.h"
@@ -92,6 +93,23 @@ const Calibration& DefaultCalibration() {
     auto c = ParseCalibration(f->text, f->path);
     return c ? *c : Calibration{};
   }();
+  return cal;
+}
+
+Result<Calibration> WithSpotRate(Calibration cal, double rate, std::string_view field) {
+  if (!(rate >= 0 && rate <= 1)) {
+    return MakeError(ErrorCode::kInvalidArgument, std::string(field),
+                     fmt::format("must be in [0, 1] interruptions per node-hour, got {}", rate));
+  }
+  bool found = false;
+  for (auto& e : cal.entries) {
+    if (e.key == "spot_interruptions_per_node_hour") {
+      e.value = rate;
+      e.source = std::string(field);
+      found = true;
+    }
+  }
+  if (!found) cal.entries.push_back({"spot_interruptions_per_node_hour", rate, std::string(field)});
   return cal;
 }
 

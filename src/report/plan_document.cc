@@ -17,6 +17,9 @@ json PriceJson(std::optional<double> v) {
 
 std::string ModelReference(const std::string& arg, const ModelSpec& model) {
   if (arg.empty()) return model.name;
+  // A preset is what ResolveModel picks first; no file-system lookup for it (the HTTP API
+  // answers without touching the disk).
+  if (FindPreset(arg) != nullptr) return arg;
   std::error_code ec;
   const std::filesystem::path p(arg);
   if (std::filesystem::exists(p, ec)) {

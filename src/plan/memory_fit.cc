@@ -1,0 +1,417 @@
+// The memory analysis behind `gpuplan memory` and /v1/memory (include/gpuplan/memory_fit.h):
+// request -> estimator options, the fit search over GPU counts x ZeRO stages (training) and
+// tensor-parallel sizes (serving), and the cheapest offers for each fit.
+#include <algorithm>
+#include <cmath>
+#include <fmt/format.h>
+#include <tuple>
+
+#include "gpuplan/input.h"
+#include "gpuplan/memory_fit.h"
+
+namespace gpuplan {
+
+namespace {
+
+// GPU counts the training fit search tries, smallest first.
+constexpr int kGpuCounts[] = {1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024};
+// Tensor-parallel sizes a serving replica tries (inside one 8-GPU machine).
+constexpr int kServeTp[] = {1, 2, 4, 8};
+// The GPU the serving reference breakdown is shown on when none is pinned.
+constexpr const char* kReferenceAccelerator = "H100-SXM5-80GB";
+// Engine memory fractions when none is given: vLLM gpu_memory_utilization, TRT-LLM
+// kv_cache_free_gpu_mem_fraction, SGLang mem_fraction_static (docs/model.md section 4).
+constexpr double kDefaultEngineFraction = 0.9;
+constexpr double kSglangEngineFraction = 0.88;
+
+Status CheckPositive(int v, const char* flag, int min = 1) {
+  if (v < min) {
+    return MakeError(ErrorCode::kInvalidArgument, flag, fmt::format("must be >= {}, got {}", min, v));
+  }
+  return {};
+}
+
+Result<TrainMemoryOptions> BuildTrainOptions(const MemoryRequest& a, const ModelSpec& m) {
+  TrainMemoryOptions o;
+  auto method = ParseTrainMethod(a.method);
+  if (!method) {
+    return MakeError(ErrorCode::kInvalidArgument, "--method", "unknown method \"" + a.method + "\"",
+                     "use pretrain, full, lora or qlora");
+  }
+  o.method = *method;
+  std::string prec = a.precision.empty() ? "bf16" : a.precision;
+  auto p = ParsePrecision(prec);
+  if (!p || *p == Precision::kInt8 || *p == Precision::kInt4 || *p == Precision::kTf32) {
+    return MakeError(ErrorCode::kInvalidArgument, "--precision",
+                     "unknown training precision \"" + prec + "\"", "use bf16, fp16, fp8 or fp32");
+  }
+  o.precision = *p;
+  auto opt = ParseOptimizer(a.optimizer);
+  if (!opt) {
+    return MakeError(ErrorCode::kInvalidArgument, "--optimizer",
+                     "unknown optimizer \"" + a.optimizer + "\"",
+                     "use adamw, adam, sgd, lion or adamw-8bit");
+  }
+  o.optimizer = *opt;
+  auto sd = ParsePrecision(a.optimizer_states);
+  if (!sd || (*sd != Precision::kFp32 && *sd != Precision::kBf16)) {
+    return MakeError(ErrorCode::kInvalidArgument, "--optimizer-states",
+                     "must be fp32 or bf16, got \"" + a.optimizer_states + "\"");
+  }
+  o.optimizer_state_dtype = *sd;
+  o.master_weights = !a.guide_b4;
+  auto rc = ParseRecompute(a.recompute.empty() ? "none" : a.recompute);
+  if (!rc) {
+    return MakeError(ErrorCode::kInvalidArgument, "--recompute",
+                     "unknown recompute \"" + a.recompute + "\"", "use none, selective or full");
+  }
+  o.recompute = *rc;
+  auto lt = ParseLoraTargets(a.lora_targets);
+  if (!lt) {
+    return MakeError(ErrorCode::kInvalidArgument, "--lora-targets",
+                     "unknown targets \"" + a.lora_targets + "\"", "use qv, attention or all");
+  }
+  o.lora_targets = *lt;
+  if (auto s = CheckPositive(a.batch, "--batch"); !s) return s.error();
+  if (auto s = CheckPositive(a.lora_rank, "--lora-rank"); !s) return s.error();
+  if (auto s = CheckPositive(a.grad_accum, "--grad-accum"); !s) return s.error();
+  if (a.seq_len < 0) return CheckPositive(a.seq_len, "--seq-len").error();
+  o.micro_batch = a.batch;
+  o.lora_rank = a.lora_rank;
+  o.num_microbatches = a.grad_accum;
+  o.dropout = DefaultDropout(m);
+  int def_seq = m.arch == ModelArch::kEncoder ? 512 : 2048;
+  if (m.arch == ModelArch::kVit && m.patch_size > 0) {
+    def_seq = (m.image_size / m.patch_size) * (m.image_size / m.patch_size) + 1;
+  }
+  if (m.max_positions > 0) def_seq = std::min(def_seq, m.max_positions);
+  o.seq_len = a.seq_len > 0 ? a.seq_len : def_seq;
+  if (o.method == TrainMethod::kQlora) o.base_bits = 4;
+  if (o.method == TrainMethod::kLora && !a.quant.empty()) {
+    auto q = ParsePrecision(a.quant);
+    if (!q || (*q != Precision::kInt8 && *q != Precision::kInt4)) {
+      return MakeError(ErrorCode::kInvalidArgument, "--quant",
+                       "LoRA base must be int8 or int4 (nf4), got \"" + a.quant + "\"");
+    }
+    o.base_bits = *q == Precision::kInt8 ? 8 : 4;
+  }
+  if (a.guide_b4) o.include_runtime = false;
+  return o;
+}
+
+Result<InferMemoryOptions> BuildInferOptions(const MemoryRequest& a, const ModelSpec& m) {
+  InferMemoryOptions o;
+  auto eng = ParseEngine(a.engine);
+  if (!eng) {
+    return MakeError(ErrorCode::kInvalidArgument, "--engine", "unknown engine \"" + a.engine + "\"",
+                     "use vllm, trt-llm, sglang, tgi or transformers");
+  }
+  o.engine = *eng;
+  o.weight_precision = m.dtype == Precision::kFp32 ? Precision::kBf16 : m.dtype;
+  if (!a.precision.empty()) {
+    auto p = ParsePrecision(a.precision);
+    if (!p) {
+      return MakeError(ErrorCode::kInvalidArgument, "--precision",
+                       "unknown precision \"" + a.precision + "\"",
+                       "use fp32, bf16, fp16, fp8, int8 or int4");
+    }
+    o.weight_precision = *p;
+  }
+  o.quant = m.quant;
+  if (!a.quant.empty()) {
+    const std::string& q = a.quant;
+    if (q == "awq" || q == "gptq") {
+      o.quant = QuantSpec{q, 4, 128, true, false};
+    } else if (q == "nf4" || q == "bnb-nf4") {
+      o.quant = QuantSpec{"bnb-nf4", 4, 64, false, true, 32};
+    } else if (auto p = ParsePrecision(q)) {
+      o.weight_precision = *p;
+      o.quant.reset();
+    } else {
+      return MakeError(ErrorCode::kInvalidArgument, "--quant", "unknown quantization \"" + q + "\"",
+                       "use awq, gptq, nf4, int8, int4 or fp8");
+    }
+  }
+  o.kv_precision = Precision::kBf16;
+  if (!a.kv_precision.empty()) {
+    auto p = ParsePrecision(a.kv_precision);
+    if (!p || *p == Precision::kInt4 || *p == Precision::kTf32) {
+      return MakeError(ErrorCode::kInvalidArgument, "--kv-precision",
+                       "unknown KV precision \"" + a.kv_precision + "\"", "use bf16, fp16, fp8 or int8");
+    }
+    o.kv_precision = *p;
+  }
+  if (auto s = CheckPositive(a.context, "--context"); !s) return s.error();
+  if (auto s = CheckPositive(a.concurrency, "--concurrency"); !s) return s.error();
+  o.context = a.context;
+  o.concurrency = a.concurrency;
+  if (a.gpu_memory_utilization != 0) {
+    if (a.gpu_memory_utilization <= 0 || a.gpu_memory_utilization > 1) {
+      return MakeError(ErrorCode::kInvalidArgument, "--gpu-memory-utilization",
+                       fmt::format("must be in (0, 1], got {}", a.gpu_memory_utilization));
+    }
+    o.memory_fraction = a.gpu_memory_utilization;
+  }
+  return o;
+}
+
+// The smallest GPU count (and ZeRO stage) at which `acc` holds the training job.
+std::optional<MemoryFit> FitTraining(const ModelSpec& m, const TrainMemoryOptions& o,
+                                     const MemoryRequest& a, const Accelerator& acc) {
+  const double limit = acc.Usable().value() * a.headroom;
+  for (int n : kGpuCounts) {
+    if (a.gpus > 0 && n != a.gpus) continue;
+    const int mp = a.tp * a.pp * a.cp;
+    if (n % mp != 0) continue;
+    Parallelism par;
+    par.tp = a.tp;
+    par.pp = a.pp;
+    par.cp = a.cp;
+    par.ep = a.ep;
+    par.dp = n / mp;
+    if (par.ep > 1 && par.dp % par.ep != 0) continue;  // ep ranks come from dp
+    par.sequence_parallel = a.sequence_parallel;
+    if (a.fsdp == "hybrid") par.shard_group = std::min(8, par.dp);
+    std::vector<int> stages;
+    if (a.zero >= 0) stages = {a.zero};
+    else if (par.dp == 1) stages = {0};
+    else stages = {0, 1, 2, 3};
+    for (int z : stages) {
+      par.zero_stage = z;
+      TrainMemoryOptions oo = o;
+      oo.num_microbatches = std::max(o.num_microbatches, a.pp);
+      MemoryBreakdown mem = EstimateTrainingMemory(m, par, oo);
+      if (mem.Total().value() <= limit) {
+        MemoryFit f;
+        f.acc = &acc;
+        f.gpus = n;
+        f.tp = par.tp;
+        f.pp = par.pp;
+        f.dp = par.dp;
+        f.zero = z;
+        f.mem = std::move(mem);
+        f.limit_bytes = limit;
+        return f;
+      }
+    }
+    if (a.gpus > 0) break;
+  }
+  return std::nullopt;
+}
+
+std::optional<MemoryFit> FitServing(const ModelSpec& m, const InferMemoryOptions& o,
+                                    const MemoryRequest& a, const Accelerator& acc) {
+  const double limit = ServingMemoryLimit(o, a.headroom, acc);
+  for (int tp : kServeTp) {
+    if (a.tp_given && tp != a.tp) continue;
+    int n = tp * a.pp;
+    if (a.gpus > 0 && n != a.gpus) continue;
+    if (m.heads > 0 && m.heads % tp != 0) continue;
+    InferMemoryOptions oo = o;
+    oo.tp = tp;
+    oo.pp = a.pp;
+    InferMemory r = EstimateInferenceMemory(m, oo, Bytes(limit));
+    if (r.fits) {
+      MemoryFit f;
+      f.acc = &acc;
+      f.gpus = n;
+      f.tp = tp;
+      f.pp = a.pp;
+      f.mem = r.breakdown;
+      f.limit_bytes = limit;
+      f.kv_tokens = r.kv_tokens;
+      f.max_concurrency = r.max_concurrency;
+      return f;
+    }
+  }
+  return std::nullopt;
+}
+
+void SortFits(std::vector<MemoryFit>& fits) {
+  std::sort(fits.begin(), fits.end(), [](const MemoryFit& x, const MemoryFit& y) {
+    const double cx = CheapestOnDemand(x.offers).value_or(1e300);
+    const double cy = CheapestOnDemand(y.offers).value_or(1e300);
+    if (cx != cy) return cx < cy;
+    return x.acc->id < y.acc->id;
+  });
+}
+
+Result<TrainMemoryAnalysis> AnalyzeTraining(const Catalog& cat, const ModelSpec& m,
+                                            const MemoryRequest& a, Currency cur,
+                                            std::optional<double> rate, const Accelerator* pinned) {
+  auto o = BuildTrainOptions(a, m);
+  if (!o) return o.error();
+  TrainMemoryAnalysis s;
+  s.options = *o;
+  Parallelism& par = s.reference;
+  par.tp = a.tp;
+  par.pp = a.pp;
+  par.cp = a.cp;
+  par.ep = a.ep;
+  par.sequence_parallel = a.sequence_parallel;
+  int n = a.gpus > 0 ? a.gpus : a.tp * a.pp * a.cp;
+  if (n % (a.tp * a.pp * a.cp) != 0) {
+    return MakeError(ErrorCode::kInvalidArgument, "--gpus",
+                     fmt::format("{} GPUs cannot be split into tp {} x pp {} x cp {}", n, a.tp,
+                                 a.pp, a.cp),
+                     "make --gpus a multiple of tp x pp x cp");
+  }
+  par.dp = n / (a.tp * a.pp * a.cp);
+  if (a.ep > 1) {
+    // Expert-parallel ranks come from the data-parallel group and split the experts.
+    if (!m.moe) {
+      return MakeError(ErrorCode::kInvalidArgument, "--ep",
+                       fmt::format("ep {} on {}, a dense model (no experts)", a.ep, m.name), "leave out --ep");
+    }
+    if (m.moe->experts % a.ep != 0 || par.dp % a.ep != 0) {
+      return MakeError(ErrorCode::kInvalidArgument, "--ep",
+                       fmt::format("ep {} must divide the {} experts and dp {} (= GPUs {} / (tp {} x pp {} x cp {}))",
+                                   a.ep, m.moe->experts, par.dp, n, a.tp, a.pp, a.cp),
+                       "use an ep that divides both, or more --gpus");
+    }
+  }
+  par.zero_stage = a.zero >= 0 ? a.zero : (par.dp > 1 ? 3 : 0);
+  if (a.fsdp == "full") par.zero_stage = 3;
+  if (a.fsdp == "grad-op") par.zero_stage = 2;
+  if (a.fsdp == "hybrid") {
+    par.zero_stage = 3;
+    par.shard_group = std::min(8, par.dp);
+  }
+  TrainMemoryOptions ro = *o;
+  ro.num_microbatches = std::max(o->num_microbatches, a.pp);
+  s.memory = EstimateTrainingMemory(m, par, ro);
+  s.headroom = a.headroom;
+  for (const auto& acc : cat.accelerators) {
+    if (pinned && &acc != pinned) continue;
+    auto f = FitTraining(m, *o, a, acc);
+    if (!f && a.recompute.empty() && o->recompute == Recompute::kNone) {
+      // Recompute was not stated: where nothing fits without it, full recompute is what a
+      // user would turn on first (activations shrink to one layer input per layer).
+      TrainMemoryOptions rc = *o;
+      rc.recompute = Recompute::kFull;
+      f = FitTraining(m, rc, a, acc);
+      if (f) f->recompute = Recompute::kFull;
+    }
+    if (f) {
+      f->offers = CheapestOffers(cat, acc, f->gpus, true, cur, rate);
+      s.fits.push_back(std::move(*f));
+    }
+  }
+  SortFits(s.fits);
+  return s;
+}
+
+Result<InferMemoryAnalysis> AnalyzeServing(const Catalog& cat, const ModelSpec& m,
+                                           const MemoryRequest& a, Currency cur,
+                                           std::optional<double> rate, const Accelerator* pinned) {
+  auto o = BuildInferOptions(a, m);
+  if (!o) return o.error();
+  InferMemoryAnalysis s;
+  s.options = *o;
+  InferMemoryOptions ro = *o;
+  ro.tp = a.tp;
+  ro.pp = a.pp;
+  const Accelerator* ref_acc = pinned;
+  if (!ref_acc) ref_acc = cat.FindAccelerator(kReferenceAccelerator);
+  if (!ref_acc && !cat.accelerators.empty()) ref_acc = &cat.accelerators.front();
+  if (!ref_acc) return MakeError(ErrorCode::kInvalidArgument, "--catalog", "no accelerators");
+  s.reference_acc = ref_acc;
+  s.reference_tp = a.tp;
+  s.reference = EstimateInferenceMemory(m, ro, Bytes(ServingMemoryLimit(*o, a.headroom, *ref_acc)));
+  s.weights = o->quant ? fmt::format("{} ({:.2f} bits/weight incl. scales)", o->quant->method,
+                                     o->quant->EffectiveBits())
+                       : PrecisionName(o->weight_precision);
+  s.memory_fraction = o->memory_fraction.value_or(
+      o->engine == Engine::kSglang ? kSglangEngineFraction : kDefaultEngineFraction);
+  for (const auto& acc : cat.accelerators) {
+    if (pinned && &acc != pinned) continue;
+    if (auto f = FitServing(m, *o, a, acc)) {
+      f->offers = CheapestOffers(cat, acc, f->gpus, false, cur, rate);
+      s.fits.push_back(std::move(*f));
+    }
+  }
+  SortFits(s.fits);
+  return s;
+}
+
+}  // namespace
+
+double ServingMemoryLimit(const InferMemoryOptions& o, double headroom, const Accelerator& acc) {
+  if (o.engine == Engine::kTransformers) return acc.memory.value() * headroom;
+  return acc.memory.value();  // the engine's own fraction applies inside the estimator
+}
+
+Status ValidateMemoryRequest(const MemoryRequest& a) {
+  // Upper bounds (docs/reliability.md): products of these stay inside 64-bit counts.
+  for (auto [v, flag, hi] : {std::tuple{a.tp, "--tp", kMaxParallel}, {a.pp, "--pp", kMaxParallel},
+                             {a.cp, "--cp", kMaxParallel}, {a.ep, "--ep", kMaxParallel},
+                             {a.gpus, "--gpus", kMaxParallel}, {a.batch, "--batch", kMaxBatch},
+                             {a.grad_accum, "--grad-accum", kMaxBatch},
+                             {a.seq_len, "--seq-len", kMaxSeqLen}, {a.context, "--context", kMaxSeqLen},
+                             {a.concurrency, "--concurrency", kMaxBatch},
+                             {a.lora_rank, "--lora-rank", kMaxLoraRank}}) {
+    if (v > hi) {
+      return MakeError(ErrorCode::kInvalidArgument, flag, fmt::format("must be at most {}, got {}", hi, v));
+    }
+  }
+  if (static_cast<long long>(a.tp) * a.pp * a.cp > kMaxParallel ||
+      static_cast<long long>(a.batch) * a.grad_accum > kMaxBatch) {
+    return MakeError(ErrorCode::kInvalidArgument, "--tp",
+                     fmt::format("tp x pp x cp must be at most {} and batch x grad-accum at most {}",
+                                 kMaxParallel, kMaxBatch));
+  }
+  if (!std::isfinite(a.gpu_memory_utilization) || a.gpu_memory_utilization < 0 ||
+      a.gpu_memory_utilization > 1) {
+    return MakeError(ErrorCode::kInvalidArgument, "--gpu-memory-utilization",
+                     fmt::format("must be in (0, 1], got {}", a.gpu_memory_utilization));
+  }
+  if (!(a.headroom > 0 && a.headroom <= 1)) {
+    return MakeError(ErrorCode::kInvalidArgument, "--headroom",
+                     fmt::format("must be in (0, 1], got {}", a.headroom),
+                     "0.8 keeps 20% free, the guides' B5 rule");
+  }
+  for (auto [v, flag] : {std::pair{a.tp, "--tp"}, {a.pp, "--pp"}, {a.cp, "--cp"}, {a.ep, "--ep"}}) {
+    if (auto s = CheckPositive(v, flag); !s) return s.error();
+  }
+  if (a.gpus < 0) return CheckPositive(a.gpus, "--gpus").error();
+  if (a.zero < -1 || a.zero > 3) {
+    return MakeError(ErrorCode::kInvalidArgument, "--zero", fmt::format("must be 0-3, got {}", a.zero));
+  }
+  if (!a.fsdp.empty() && a.fsdp != "full" && a.fsdp != "hybrid" && a.fsdp != "grad-op") {
+    return MakeError(ErrorCode::kInvalidArgument, "--fsdp", "unknown FSDP mode \"" + a.fsdp + "\"",
+                     "use full, hybrid or grad-op");
+  }
+  return {};
+}
+
+Result<MemoryAnalysis> AnalyzeMemory(const MemoryRequest& req, const ModelSpec& model,
+                                     const Catalog& catalog, Currency currency,
+                                     std::optional<double> cny_per_usd) {
+  if (auto st = ValidateMemoryRequest(req); !st) return st.error();
+  const Accelerator* pinned = nullptr;
+  if (!req.gpu.empty()) {
+    auto acc = catalog.ResolveAccelerator(req.gpu, "--gpu");
+    if (!acc) return acc.error();
+    pinned = *acc;
+  }
+  MemoryAnalysis r;
+  r.model = model;
+  r.params = CountParams(model);
+  r.currency = currency;
+  r.cny_per_usd = cny_per_usd.value_or(catalog.CnyPerUsd());
+  r.prices_as_of = catalog.PricesAsOf();
+  const bool both = !req.train && !req.infer;
+  if (req.train || both) {
+    auto s = AnalyzeTraining(catalog, model, req, currency, cny_per_usd, pinned);
+    if (!s) return s.error();
+    r.train = std::move(*s);
+  }
+  if (req.infer || both) {
+    auto s = AnalyzeServing(catalog, model, req, currency, cny_per_usd, pinned);
+    if (!s) return s.error();
+    r.infer = std::move(*s);
+  }
+  return r;
+}
+
+}  // namespace gpuplan
