@@ -56,8 +56,8 @@ void BM_MemoryEveryPresetEveryAccelerator(benchmark::State& state) {
     }
     benchmark::DoNotOptimize(sink);
   }
-  state.counters["estimates"] = benchmark::Counter(static_cast<double>(estimates),
-                                                   benchmark::Counter::kIsRate);
+  state.counters["estimates"] =
+      benchmark::Counter(static_cast<double>(estimates), benchmark::Counter::kIsRate);
 }
 BENCHMARK(BM_MemoryEveryPresetEveryAccelerator)->Unit(benchmark::kMillisecond);
 

@@ -22,7 +22,8 @@ namespace {
 // Calculon's 530B example, from the repository's config.json for it (the model the CLI plans).
 ModelSpec Megatron530B() {
   static const ModelSpec m = [] {
-    auto r = ResolveModel(std::string(GPUPLAN_SOURCE_DIR) + "/examples/models/megatron-turing-530b.json", "bench");
+    auto r = ResolveModel(
+        std::string(GPUPLAN_SOURCE_DIR) + "/examples/models/megatron-turing-530b.json", "bench");
     if (!r.ok()) std::abort();
     return *r;
   }();
@@ -114,7 +115,8 @@ void BM_Calculon530BPhysicalSpace(benchmark::State& state) {
     for (size_t i = 0; i < space.pars.size(); ++i) {
       TrainJob job;
       job.global_batch = space.batches[i];
-      TrainEval ev = EvaluateTraining(m, space.pars[i], space.opts[i], job, hw, cal, 0.8, nullptr, &k);
+      TrainEval ev =
+          EvaluateTraining(m, space.pars[i], space.opts[i], job, hw, cal, 0.8, nullptr, &k);
       if (ev.fits) {
         ++fits;
         best = std::min(best, ev.step.total.value() / job.global_batch);

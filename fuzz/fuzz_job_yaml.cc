@@ -8,6 +8,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   std::string_view text(reinterpret_cast<const char*>(data), size);
   auto job = gpuplan::ParseTrainJobYaml(text, "job.yaml");
   gpuplan::fuzz::CheckContract(job);
-  if (job && !gpuplan::ValidateTrainJob(*job, gpuplan::InputSource::kYaml, "job.yaml")) std::abort();
+  if (job && !gpuplan::ValidateTrainJob(*job, gpuplan::InputSource::kYaml, "job.yaml"))
+    std::abort();
   return 0;
 }

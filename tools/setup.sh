@@ -7,7 +7,7 @@ BUILD_DIR="${1:-build}"
 shift || true
 PKGS=(build-essential cmake pkg-config libfmt-dev nlohmann-json3-dev libyaml-cpp-dev libcli11-dev
       libgtest-dev libgmock-dev libbenchmark-dev
-      libcpp-httplib-dev libjs-chart.js chromium wrk)
+      libcpp-httplib-dev libjs-chart.js chromium wrk clang-format)
 # serve-api (issue 17): cpp-httplib for the server, Chart.js vendored into the page at build
 # time, chromium for the headless browser test (skipped without it), wrk for docs/performance.md.
 # GPUPLAN_FUZZ=1: also clang and its libFuzzer/sanitizer runtimes (tools/fuzz_smoke.sh).

@@ -43,8 +43,10 @@ Result<Output> RunGpus(const GlobalOptions& g) {
   auto cheapest = CheapestPerGpu(*cat, *cur, g.cny_per_usd);
   Output out;
   if (g.json) {
-    json j = {{"schema_version", kSchemaVersion}, {"catalog_as_of", cat->PricesAsOf()},
-              {"currency", CurrencyCode(*cur)}, {"accelerators", json::array()}};
+    json j = {{"schema_version", kSchemaVersion},
+              {"catalog_as_of", cat->PricesAsOf()},
+              {"currency", CurrencyCode(*cur)},
+              {"accelerators", json::array()}};
     for (const auto& a : cat->accelerators) {
       json row = {{"id", a.id},
                   {"vendor", a.vendor},
@@ -64,27 +66,28 @@ Result<Output> RunGpus(const GlobalOptions& g) {
       auto it = cheapest.find(a.id);
       row["cheapest_price_per_gpu_hour"] =
           it == cheapest.end() ? json(nullptr) : PriceJson(it->second.first);
-      row["cheapest_instance"] = it == cheapest.end()
-                                     ? json(nullptr)
-                                     : json(it->second.second->cloud + ":" +
-                                            it->second.second->instance_type);
+      row["cheapest_instance"] =
+          it == cheapest.end()
+              ? json(nullptr)
+              : json(it->second.second->cloud + ":" + it->second.second->instance_type);
       j["accelerators"].push_back(row);
     }
     out.text = DumpJson(j) + "\n";
     return out;
   }
-  Table t({"accelerator", "memory", "HBM GB/s", "fp32", "bf16", "fp8", "int8", "link",
-           "link GB/s", "TDP W", "cheapest/GPU-h", "where"});
+  Table t({"accelerator", "memory", "HBM GB/s", "fp32", "bf16", "fp8", "int8", "link", "link GB/s",
+           "TDP W", "cheapest/GPU-h", "where"});
   for (const auto& a : cat->accelerators) {
     auto it = cheapest.find(a.id);
-    t.Row({a.id, fmt::format("{:.0f} GiB", a.memory.value() / 1073741824.0),
-           fmt::format("{:.0f}", a.memory_bw.value() / 1e9), Tf(a.fp32), Tf(a.bf16 ? a.bf16 : a.fp16),
-           Tf(a.fp8), Tf(a.int8), a.intra_link.empty() ? "-" : a.intra_link,
-           fmt::format("{:.0f}", a.intra_link_bw.value() / 1e9),
-           a.tdp.value() > 0 ? fmt::format("{:.0f}", a.tdp.value()) : "-",
-           it == cheapest.end() ? "-" : Price(it->second.first, *cur),
-           it == cheapest.end() ? "no priced instance"
-                                : it->second.second->cloud + " " + it->second.second->instance_type});
+    t.Row(
+        {a.id, fmt::format("{:.0f} GiB", a.memory.value() / 1073741824.0),
+         fmt::format("{:.0f}", a.memory_bw.value() / 1e9), Tf(a.fp32), Tf(a.bf16 ? a.bf16 : a.fp16),
+         Tf(a.fp8), Tf(a.int8), a.intra_link.empty() ? "-" : a.intra_link,
+         fmt::format("{:.0f}", a.intra_link_bw.value() / 1e9),
+         a.tdp.value() > 0 ? fmt::format("{:.0f}", a.tdp.value()) : "-",
+         it == cheapest.end() ? "-" : Price(it->second.first, *cur),
+         it == cheapest.end() ? "no priced instance"
+                              : it->second.second->cloud + " " + it->second.second->instance_type});
   }
   out.text = fmt::format(
       "Accelerators ({}): dense peak TFLOP/s (no sparsity); memory in GiB; prices as of {}\n\n",
@@ -175,7 +178,8 @@ Result<Output> RunInstances(const GlobalOptions& g, const InstanceFilter& f) {
     }
     return a.second->region < b.second->region;
   });
-  if (f.limit > 0 && rows.size() > static_cast<size_t>(f.limit)) rows.resize(static_cast<size_t>(f.limit));
+  if (f.limit > 0 && rows.size() > static_cast<size_t>(f.limit))
+    rows.resize(static_cast<size_t>(f.limit));
   std::vector<CloudCoverage> coverage;
   for (auto& c : CatalogCoverage(*cat)) {
     if (f.cloud.empty() || c.cloud == f.cloud) coverage.push_back(std::move(c));
@@ -186,14 +190,20 @@ Result<Output> RunInstances(const GlobalOptions& g, const InstanceFilter& f) {
     return cat->Convert(*v, i.currency, *cur, g.cny_per_usd);
   };
   if (g.json) {
-    json j = {{"schema_version", kSchemaVersion}, {"catalog_as_of", cat->PricesAsOf()},
-              {"currency", CurrencyCode(*cur)}, {"cny_per_usd", g.cny_per_usd.value_or(cat->CnyPerUsd())},
+    json j = {{"schema_version", kSchemaVersion},
+              {"catalog_as_of", cat->PricesAsOf()},
+              {"currency", CurrencyCode(*cur)},
+              {"cny_per_usd", g.cny_per_usd.value_or(cat->CnyPerUsd())},
               {"instances", json::array()}};
     for (const auto& [p, i] : rows) {
       j["instances"].push_back(
-          {{"cloud", i->cloud}, {"instance_type", i->instance_type}, {"region", i->region},
+          {{"cloud", i->cloud},
+           {"instance_type", i->instance_type},
+           {"region", i->region},
            {"accelerator", i->accelerator.empty() ? json(nullptr) : json(i->accelerator)},
-           {"accelerator_count", i->accelerator_count}, {"cpu", i->cpu}, {"vcpus", i->vcpus},
+           {"accelerator_count", i->accelerator_count},
+           {"cpu", i->cpu},
+           {"vcpus", i->vcpus},
            {"ram_gib", i->ram.value() / 1073741824.0},
            {"local_nvme_gb",
             i->local_nvme_known ? json(i->local_nvme.value() / 1e9) : json(nullptr)},
@@ -204,8 +214,10 @@ Result<Output> RunInstances(const GlobalOptions& g, const InstanceFilter& f) {
            {"price_spot_per_hour", PriceJson(conv(*i, i->price_spot))},
            {"price_reserved_1y_per_hour", PriceJson(conv(*i, i->price_reserved_1y))},
            {"price_reserved_3y_per_hour", PriceJson(conv(*i, i->price_reserved_3y))},
-           {"source_currency", CurrencyCode(i->currency)}, {"as_of", i->as_of},
-           {"source", i->source}, {"flags", i->flags},
+           {"source_currency", CurrencyCode(i->currency)},
+           {"as_of", i->as_of},
+           {"source", i->source},
+           {"flags", i->flags},
            {"suspect_reason", i->suspect_reason.empty() ? json(nullptr) : json(i->suspect_reason)},
            {"reserved_source",
             i->reserved_source.empty() ? json(nullptr) : json(i->reserved_source)}});
@@ -214,9 +226,12 @@ Result<Output> RunInstances(const GlobalOptions& g, const InstanceFilter& f) {
     for (const auto& c : coverage) {
       json skipped = json::object();
       for (const auto& [reason, n] : c.skipped) skipped[reason] = n;
-      j["coverage"].push_back({{"cloud", c.cloud}, {"shapes", c.shapes},
-                               {"gpu_shapes", c.gpu_shapes}, {"priced_shapes", c.priced},
-                               {"suspect_shapes", c.suspect}, {"reserved_shapes", c.reserved},
+      j["coverage"].push_back({{"cloud", c.cloud},
+                               {"shapes", c.shapes},
+                               {"gpu_shapes", c.gpu_shapes},
+                               {"priced_shapes", c.priced},
+                               {"suspect_shapes", c.suspect},
+                               {"reserved_shapes", c.reserved},
                                {"skipped_shapes", skipped}});
     }
     out.text = DumpJson(j) + "\n";
@@ -237,13 +252,14 @@ Result<Output> RunInstances(const GlobalOptions& g, const InstanceFilter& f) {
            i->flags.empty() ? (i->suspect_reason.empty() ? "-" : "suspect")
                             : fmt::format("{}", fmt::join(i->flags, ";"))});
   }
-  out.text = fmt::format("{} instances, sorted by on-demand price in {} (catalog prices as of {};"
-                         " CNY rows converted at {:.4g} CNY/USD); '-' = no public price\n\n",
-                         rows.size(), CurrencyCode(*cur), cat->PricesAsOf(),
-                         g.cny_per_usd.value_or(cat->CnyPerUsd()));
+  out.text = fmt::format(
+      "{} instances, sorted by on-demand price in {} (catalog prices as of {};"
+      " CNY rows converted at {:.4g} CNY/USD); '-' = no public price\n\n",
+      rows.size(), CurrencyCode(*cur), cat->PricesAsOf(), g.cny_per_usd.value_or(cat->CnyPerUsd()));
   out.text += t.Render();
-  out.text += "\nNVMe '?' = local disk not recorded for the shape; flags = a source anomaly found"
-              " by review (data/README.md): such rows are suspect and not ranked by default\n";
+  out.text +=
+      "\nNVMe '?' = local disk not recorded for the shape; flags = a source anomaly found"
+      " by review (data/README.md): such rows are suspect and not ranked by default\n";
   out.text += CoverageText(coverage);
   if (rows.empty()) out.exit_code = kExitNothingFits;
   return out;
@@ -279,9 +295,9 @@ Result<Output> RunModels(const GlobalOptions& g) {
            m.layers ? std::to_string(m.layers) : "-", m.hidden ? std::to_string(m.hidden) : "-",
            m.heads ? fmt::format("{}/{}", m.heads, m.kv_heads) : "-",
            kv > 0 ? fmt::format("{:.0f} KiB", kv / 1024) : "-",
-           fmt::format("{}", fmt::join(m.aliases.begin(),
-                                       m.aliases.begin() + std::min<size_t>(3, m.aliases.size()),
-                                       ", "))});
+           fmt::format(
+               "{}", fmt::join(m.aliases.begin(),
+                               m.aliases.begin() + std::min<size_t>(3, m.aliases.size()), ", "))});
   }
   out.text = fmt::format("{} model presets (`--model` also takes config.json or .safetensors)\n\n",
                          presets.size()) +

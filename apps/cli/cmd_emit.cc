@@ -65,8 +65,9 @@ Result<Output> RunEmit(const GlobalOptions& g, const EmitArgs& a) {
     auto planned = serving ? RunPlanInferFile(gj, a.job) : RunPlanTrainFile(gj, a.job);
     if (!planned) return planned.error();
     if (planned->exit_code != kExitOk) {
-      return MakeError(ErrorCode::kInvalidArgument, "--job", "the job has no feasible plan",
-                       "run `gpuplan plan " + std::string(serving ? "infer" : "train") + " -f FILE` to see why");
+      return MakeError(
+          ErrorCode::kInvalidArgument, "--job", "the job has no feasible plan",
+          "run `gpuplan plan " + std::string(serving ? "infer" : "train") + " -f FILE` to see why");
     }
     ss << planned->text;
   } else {
@@ -100,19 +101,30 @@ Result<Output> RunEmit(const GlobalOptions& g, const EmitArgs& a) {
 
 void RegisterEmitCommand(CLI::App& app, GlobalOptions& g, Runner& run) {
   auto a = std::make_shared<EmitArgs>();
-  auto* c = app.add_subcommand("emit", "Write deployment files for a plan: k8s, skypilot, slurm, vllm, hf, deepspeed, monitoring");
-  c->add_option("target", a->target, "k8s | skypilot | slurm | vllm | hf | deepspeed | monitoring")->required();
+  auto* c = app.add_subcommand(
+      "emit",
+      "Write deployment files for a plan: k8s, skypilot, slurm, vllm, hf, deepspeed, monitoring");
+  c->add_option("target", a->target, "k8s | skypilot | slurm | vllm | hf | deepspeed | monitoring")
+      ->required();
   c->add_option("--plan", a->plan, "JSON of `gpuplan --json plan train|infer ...`");
-  c->add_option("--job", a->job, "A training or serving job file: plan it, then emit (instead of --plan)");
+  c->add_option("--job", a->job,
+                "A training or serving job file: plan it, then emit (instead of --plan)");
   c->add_option("--rank", a->rank, "Which plan of the list (1 = top)")->capture_default_str();
   c->add_option("-o,--out-dir", a->out_dir, "Directory to write into (default: stdout)");
   c->add_flag("--force", a->force, "Overwrite existing files");
-  c->add_option("--autoscaler", a->autoscaler, "k8s serving autoscaler: hpa | keda")->capture_default_str();
+  c->add_option("--autoscaler", a->autoscaler, "k8s serving autoscaler: hpa | keda")
+      ->capture_default_str();
   c->add_option("--image", a->image, "Container image (k8s)");
-  c->add_option("--k8s-training", a->k8s_training, "k8s training workload: job | pytorchjob (Kubeflow)")->capture_default_str();
-  c->add_option("--min-replicas", a->min_replicas, "Serving autoscaler floor (default: from --off-peak-qps, else 1)");
-  auto* off = c->add_option("--off-peak-qps", a->off_peak_qps, "Off-peak load, requests/s: minReplicas = ceil(load / per-replica capacity)");
-  auto* peak = c->add_option("--peak-qps", a->peak_qps, "Peak load, requests/s (default: the plan's load): maxReplicas");
+  c->add_option("--k8s-training", a->k8s_training,
+                "k8s training workload: job | pytorchjob (Kubeflow)")
+      ->capture_default_str();
+  c->add_option("--min-replicas", a->min_replicas,
+                "Serving autoscaler floor (default: from --off-peak-qps, else 1)");
+  auto* off =
+      c->add_option("--off-peak-qps", a->off_peak_qps,
+                    "Off-peak load, requests/s: minReplicas = ceil(load / per-replica capacity)");
+  auto* peak = c->add_option("--peak-qps", a->peak_qps,
+                             "Peak load, requests/s (default: the plan's load): maxReplicas");
   c->callback([&g, &run, a, off, peak] {
     a->has_off_peak = off->count() > 0;
     a->has_peak = peak->count() > 0;

@@ -21,7 +21,6 @@ namespace gpuplan::cli {
 
 using nlohmann::json;
 
-
 // Fills the fields a flag left unset from the YAML job file (flags win).
 Status MergeFile(InferArgs& a, const CLI::App* cmd) {
   if (a.file.empty()) return {};
@@ -44,18 +43,21 @@ Result<ServeJobSpec> BuildServeJob(const InferArgs& a, const GlobalOptions& g) {
 namespace {
 
 std::string PlansTable(const std::vector<ServePlan>& plans, Currency cur) {
-  Table t({"#", "cloud", "instance", "region", "hardware", "replicas", "batch", "TTFT p99", "TPOT p99",
-           "e2e p99", "util", "$/h", "$/month", "per 1k req", "per 1M tok"});
+  Table t({"#", "cloud", "instance", "region", "hardware", "replicas", "batch", "TTFT p99",
+           "TPOT p99", "e2e p99", "util", "$/h", "$/month", "per 1k req", "per 1M tok"});
   int k = 1;
   for (const auto& p : plans) {
     const auto& i = *p.instance;
-    t.Row({std::to_string(k++), i.cloud, i.instance_type, i.region,
-           i.is_cpu_only() ? "CPU " + i.cpu : fmt::format("{} x {} per replica", p.tp, i.accelerator),
-           fmt::format("{} on {}", p.replicas, p.instances), std::to_string(p.batch),
-           fmt::format("{:.0f} ms", p.ttft_p99_ms), p.tpot_p99_ms > 0 ? fmt::format("{:.1f} ms", p.tpot_p99_ms) : "-",
-           fmt::format("{:.0f} ms", p.e2e_p99_ms), fmt::format("{:.0f}%", 100 * p.utilization),
-           Price(p.cost_per_hour, cur), Price(p.cost_per_month, cur), Price(p.cost_per_1k_requests, cur),
-           p.cost_per_1m_output_tokens > 0 ? Price(p.cost_per_1m_output_tokens, cur) : "-"});
+    t.Row(
+        {std::to_string(k++), i.cloud, i.instance_type, i.region,
+         i.is_cpu_only() ? "CPU " + i.cpu : fmt::format("{} x {} per replica", p.tp, i.accelerator),
+         fmt::format("{} on {}", p.replicas, p.instances), std::to_string(p.batch),
+         fmt::format("{:.0f} ms", p.ttft_p99_ms),
+         p.tpot_p99_ms > 0 ? fmt::format("{:.1f} ms", p.tpot_p99_ms) : "-",
+         fmt::format("{:.0f} ms", p.e2e_p99_ms), fmt::format("{:.0f}%", 100 * p.utilization),
+         Price(p.cost_per_hour, cur), Price(p.cost_per_month, cur),
+         Price(p.cost_per_1k_requests, cur),
+         p.cost_per_1m_output_tokens > 0 ? Price(p.cost_per_1m_output_tokens, cur) : "-"});
   }
   return t.Render();
 }
@@ -75,10 +77,13 @@ Result<Output> RunPlanInfer(const GlobalOptions& g, const InferArgs& a) {
     return out;
   }
   std::string s = fmt::format(
-      "gpuplan plan infer: {} at {:g} req/s, {} in / {} out tokens, engine {}, target utilisation {:.0f}% (B12)\n"
-      "SLOs (p99): TTFT {}, TPOT {}, e2e {}; prices as of {} in {}; {} configurations evaluated\n\n",
+      "gpuplan plan infer: {} at {:g} req/s, {} in / {} out tokens, engine {}, target utilisation "
+      "{:.0f}% (B12)\n"
+      "SLOs (p99): TTFT {}, TPOT {}, e2e {}; prices as of {} in {}; {} configurations "
+      "evaluated\n\n",
       job->model.name, job->qps, job->input_len, job->output_len, EngineName(job->engine),
-      100 * job->target_utilization, job->ttft_p99_ms ? fmt::format("{:g} ms", *job->ttft_p99_ms) : "-",
+      100 * job->target_utilization,
+      job->ttft_p99_ms ? fmt::format("{:g} ms", *job->ttft_p99_ms) : "-",
       job->tpot_p99_ms ? fmt::format("{:g} ms", *job->tpot_p99_ms) : "-",
       job->e2e_p99_ms ? fmt::format("{:g} ms", *job->e2e_p99_ms) : "-", res->prices_as_of,
       CurrencyCode(job->currency), res->evaluated);
@@ -87,24 +92,35 @@ Result<Output> RunPlanInfer(const GlobalOptions& g, const InferArgs& a) {
   } else {
     s += PlansTable(res->plans, job->currency);
     const auto& p = res->plans.front();
-    s += fmt::format("\nTop: {} replica(s) of {} on {} x {} {}{}; runtime {}; per replica {:.1f} req/s max ({:.0f} output tok/s), "
-                     "KV capacity {} tokens\n",
-                     p.replicas, p.instance->is_cpu_only() ? "CPU " + p.instance->cpu : fmt::format("{} x {}", p.tp, p.instance->accelerator),
-                     p.instances, p.instance->cloud, p.instance->instance_type,
-                     p.also_regions.empty() ? "" : fmt::format(" (also in {})", fmt::join(p.also_regions, ", ")),
-                     p.runtime, p.perf.samples_per_s, p.perf.output_tokens_per_s, p.perf.kv_tokens);
+    s += fmt::format(
+        "\nTop: {} replica(s) of {} on {} x {} {}{}; runtime {}; per replica {:.1f} req/s max "
+        "({:.0f} output tok/s), "
+        "KV capacity {} tokens\n",
+        p.replicas,
+        p.instance->is_cpu_only() ? "CPU " + p.instance->cpu
+                                  : fmt::format("{} x {}", p.tp, p.instance->accelerator),
+        p.instances, p.instance->cloud, p.instance->instance_type,
+        p.also_regions.empty() ? "" : fmt::format(" (also in {})", fmt::join(p.also_regions, ", ")),
+        p.runtime, p.perf.samples_per_s, p.perf.output_tokens_per_s, p.perf.kv_tokens);
     for (const auto& w : p.warnings) s += "  warning: " + w + "\n";
     if (a.explain) {
       s += "\nExplain (top plan, per replica):\n";
       auto line = [&](const char* name, double v, const char* unit, const char* how) {
         s += fmt::format("  {:<30} = {:<12.6g} {:<6} [{}]\n", name, v, unit, how);
       };
-      line("prefill of one request", p.perf.prefill.value() * 1e3, "ms", "L x GEMMs(input tokens) + causal attention + LM head + TP all-reduces (docs/model.md 10.1)");
-      line("decode step", p.perf.decode_step.value() * 1e3, "ms", "weights read or batch FLOPs + KV read + per-sequence sampling + TP all-reduces (10.2)");
-      line("concurrency", p.batch, "seqs", "largest meeting the SLOs, bounded by KV capacity (10.3, 11)");
-      line("KV capacity", static_cast<double>(p.perf.kv_tokens), "tokens", "engine memory rule (section 4)");
-      line("requests/s at that concurrency", p.perf.samples_per_s, "req/s", "B / (prefill of B prompts + output x decode step)");
-      line("capacity at target utilisation", p.capacity_qps, "req/s", "requests/s x target utilisation");
+      line("prefill of one request", p.perf.prefill.value() * 1e3, "ms",
+           "L x GEMMs(input tokens) + causal attention + LM head + TP all-reduces (docs/model.md "
+           "10.1)");
+      line("decode step", p.perf.decode_step.value() * 1e3, "ms",
+           "weights read or batch FLOPs + KV read + per-sequence sampling + TP all-reduces (10.2)");
+      line("concurrency", p.batch, "seqs",
+           "largest meeting the SLOs, bounded by KV capacity (10.3, 11)");
+      line("KV capacity", static_cast<double>(p.perf.kv_tokens), "tokens",
+           "engine memory rule (section 4)");
+      line("requests/s at that concurrency", p.perf.samples_per_s, "req/s",
+           "B / (prefill of B prompts + output x decode step)");
+      line("capacity at target utilisation", p.capacity_qps, "req/s",
+           "requests/s x target utilisation");
       line("replicas", p.replicas, "", "ceil(qps / capacity)");
       line("TTFT p99", p.ttft_p99_ms, "ms", "prefill + M/M/c p99 wait");
     }
@@ -113,9 +129,10 @@ Result<Output> RunPlanInfer(const GlobalOptions& g, const InferArgs& a) {
     s += "\nGuide's rule of thumb: " + res->guide_rule + "\n";
     if (!res->guide_plans.empty()) {
       const ServePlan& gp = res->guide_plans.front();
-      s += fmt::format("  cheapest deployment following it: {} replica(s) of {} x {} on {} {}, {}/month\n",
-                       gp.replicas, gp.tp, gp.instance->accelerator, gp.instance->cloud,
-                       gp.instance->instance_type, Price(gp.cost_per_month, job->currency));
+      s += fmt::format(
+          "  cheapest deployment following it: {} replica(s) of {} x {} on {} {}, {}/month\n",
+          gp.replicas, gp.tp, gp.instance->accelerator, gp.instance->cloud,
+          gp.instance->instance_type, Price(gp.cost_per_month, job->currency));
     }
     if (!res->guide_comparison.empty()) s += "  " + res->guide_comparison + "\n";
   }
@@ -145,19 +162,24 @@ Result<Output> RunTco(const GlobalOptions& g, const InferArgs& a) {
   const auto& break_even = r->break_even_qps;
   Output out;
   const double months = r->months;
-  std::string s = fmt::format("gpuplan tco: {} at {:g} req/s over {:g} years (prices as of {}, {})\n\n", job->model.name,
-                              job->qps, a.years, cat->PricesAsOf(), CurrencyCode(cur));
+  std::string s =
+      fmt::format("gpuplan tco: {} at {:g} req/s over {:g} years (prices as of {}, {})\n\n",
+                  job->model.name, job->qps, a.years, cat->PricesAsOf(), CurrencyCode(cur));
   std::vector<ServePlan> both;
   if (gpu) both.push_back(*gpu);
   if (cpu) both.push_back(*cpu);
   s += both.empty() ? "neither a GPU nor a CPU deployment meets the SLOs\n" : PlansTable(both, cur);
   if (gpu && cpu) {
     double gt = gpu->cost_per_month * months, ct = cpu->cost_per_month * months;
-    s += fmt::format("\n{}-year total: GPU {} vs CPU {}: {} is cheaper by {:.0f}%\n", a.years, Price(gt, cur), Price(ct, cur),
-                     ct < gt ? "CPU" : "GPU", 100 * std::fabs(gt - ct) / std::max(gt, ct));
+    s += fmt::format("\n{}-year total: GPU {} vs CPU {}: {} is cheaper by {:.0f}%\n", a.years,
+                     Price(gt, cur), Price(ct, cur), ct < gt ? "CPU" : "GPU",
+                     100 * std::fabs(gt - ct) / std::max(gt, ct));
   }
   if (break_even) {
-    s += fmt::format("break-even: CPU serving is cheaper up to about {:.0f} req/s (guide B10 says ~500 QPS for BERT-base)\n", *break_even);
+    s += fmt::format(
+        "break-even: CPU serving is cheaper up to about {:.0f} req/s (guide B10 says ~500 QPS for "
+        "BERT-base)\n",
+        *break_even);
   } else {
     s += "break-even: CPU serving is not cheaper at any load scanned (or cannot meet the SLOs)\n";
   }
@@ -166,8 +188,10 @@ Result<Output> RunTco(const GlobalOptions& g, const InferArgs& a) {
     const auto& profile = req.profile;
     const double peak = *std::max_element(profile.begin(), profile.end());
     const double saving_day = dn->static_gpu_per_day - dn->mixed_per_day;
-    s += fmt::format("\nhourly profile (peak {:g} req/s): static GPU fleet {}/day; GPU autoscaled by hour {}/day",
-                     peak, Price(dn->static_gpu_per_day, cur), Price(dn->autoscaled_gpu_per_day, cur));
+    s += fmt::format(
+        "\nhourly profile (peak {:g} req/s): static GPU fleet {}/day; GPU autoscaled by hour "
+        "{}/day",
+        peak, Price(dn->static_gpu_per_day, cur), Price(dn->autoscaled_gpu_per_day, cur));
     std::vector<int> cpu_hours;
     for (int h = 0; h < 24; ++h) {
       if (dn->hours[static_cast<size_t>(h)].on_cpu) cpu_hours.push_back(h);
@@ -175,15 +199,18 @@ Result<Output> RunTco(const GlobalOptions& g, const InferArgs& a) {
     if (dn->cpu_hours > 0) {
       std::string hours;
       for (int h : cpu_hours) hours += (hours.empty() ? "" : ",") + std::to_string(h);
-      s += fmt::format("; GPU by day + CPU by night: {}/day, {} hour(s) on CPU (hours {}), CPU saves {}/day, {}/year (guide B14)\n",
-                       Price(dn->mixed_per_day, cur), dn->cpu_hours, hours, Price(dn->cpu_saving_per_day, cur),
-                       Price(dn->cpu_saving_per_day * 365, cur));
+      s += fmt::format(
+          "; GPU by day + CPU by night: {}/day, {} hour(s) on CPU (hours {}), CPU saves {}/day, "
+          "{}/year (guide B14)\n",
+          Price(dn->mixed_per_day, cur), dn->cpu_hours, hours, Price(dn->cpu_saving_per_day, cur),
+          Price(dn->cpu_saving_per_day * 365, cur));
     } else {
-      s += "; no hour runs on CPU (a CPU deployment is never cheaper or cannot meet the SLOs): the saving is GPU "
+      s += "; no hour runs on CPU (a CPU deployment is never cheaper or cannot meet the SLOs): the "
+           "saving is GPU "
            "autoscaling alone\n";
     }
-    s += fmt::format("saving against the static fleet: {}/day, {} per year ({:.0f}%)\n", Price(saving_day, cur),
-                     Price(saving_day * 365, cur),
+    s += fmt::format("saving against the static fleet: {}/day, {} per year ({:.0f}%)\n",
+                     Price(saving_day, cur), Price(saving_day * 365, cur),
                      dn->static_gpu_per_day > 0 ? 100 * saving_day / dn->static_gpu_per_day : 0);
   }
   out.text = g.json ? DumpJson(TcoDocument(*job, *cat, req, *r)) + "\n" : s;
@@ -193,12 +220,17 @@ Result<Output> RunTco(const GlobalOptions& g, const InferArgs& a) {
 }  // namespace
 
 void AddServeOptions(CLI::App* c, InferArgs& a) {
-  c->add_option("--model,-m", a.model, "Preset, HF id, config.json or .safetensors")->capture_default_str();
-  c->add_option("-f,--file", a.file, "YAML serving job file (docs/serve-yaml.md); flags override it");
+  c->add_option("--model,-m", a.model, "Preset, HF id, config.json or .safetensors")
+      ->capture_default_str();
+  c->add_option("-f,--file", a.file,
+                "YAML serving job file (docs/serve-yaml.md); flags override it");
   c->add_option("--qps", a.qps, "Peak load, requests per second (or --tokens-per-s / --users)");
-  c->add_option("--tokens-per-s", a.tokens_per_s, "Peak load as output tokens per second (/ --output-len)");
-  c->add_option("--users", a.users, "Peak load as concurrent users, each sending a request every --think-s");
-  c->add_option("--think-s", a.think_s, "Seconds between a user's requests (with --users)")->capture_default_str();
+  c->add_option("--tokens-per-s", a.tokens_per_s,
+                "Peak load as output tokens per second (/ --output-len)");
+  c->add_option("--users", a.users,
+                "Peak load as concurrent users, each sending a request every --think-s");
+  c->add_option("--think-s", a.think_s, "Seconds between a user's requests (with --users)")
+      ->capture_default_str();
   c->add_option("--input-len", a.input_len, "Prompt tokens (LLM) or sequence length (encoders)");
   c->add_option("--output-len", a.output_len, "Output tokens (LLM)");
   c->add_option("--ttft-ms", a.ttft_ms, "TTFT p99 SLO, ms");
@@ -207,7 +239,8 @@ void AddServeOptions(CLI::App* c, InferArgs& a) {
   c->add_option("--precision", a.precision, "Weights: bf16 | fp16 | fp8 | int8 | int4");
   c->add_option("--quant", a.quant, "awq | gptq | nf4 | int8 | int4 | fp8");
   c->add_option("--kv-precision", a.kv_precision, "KV cache: bf16 | fp16 | fp8 | int8");
-  c->add_option("--engine", a.engine, "vllm | trt-llm | sglang | tgi | transformers")->capture_default_str();
+  c->add_option("--engine", a.engine, "vllm | trt-llm | sglang | tgi | transformers")
+      ->capture_default_str();
   c->add_option("--util", a.util, "Target utilisation (B12: 0.6)")->capture_default_str();
   c->add_option("--clouds", a.clouds, "Allowed clouds")->delimiter(',');
   c->add_option("--regions", a.regions, "Allowed regions")->delimiter(',');
@@ -244,7 +277,8 @@ void RegisterInferCommands(CLI::App& app, GlobalOptions& g, Runner& run) {
   AddServeOptions(c, *a);
   c->add_flag("--cpu", a->cpu, "Also consider CPU instances");
   c->add_flag("--cpu-only", a->cpu_only, "Only CPU instances");
-  c->add_flag("--reserved", a->reserved, "Rank by 1-year reserved prices where the catalog has them");
+  c->add_flag("--reserved", a->reserved,
+              "Rank by 1-year reserved prices where the catalog has them");
   c->add_flag("--include-suspect", a->include_suspect,
               "Also rank catalog rows whose source marks the price suspect or anomalous");
   c->add_flag("--by-region", a->by_region, "List each region of an instance as its own plan");
@@ -258,10 +292,12 @@ void RegisterInferCommands(CLI::App& app, GlobalOptions& g, Runner& run) {
   });
 
   auto t = std::make_shared<InferArgs>();
-  auto* tc = app.add_subcommand("tco", "CPU vs GPU serving cost over 1-3 years, break-even load, day/night mix");
+  auto* tc = app.add_subcommand(
+      "tco", "CPU vs GPU serving cost over 1-3 years, break-even load, day/night mix");
   AddServeOptions(tc, *t);
   tc->add_option("--years", t->years, "Horizon in years")->capture_default_str();
-  tc->add_option("--profile", t->profile, "24 comma-separated hourly loads (req/s) for the day/night mix");
+  tc->add_option("--profile", t->profile,
+                 "24 comma-separated hourly loads (req/s) for the day/night mix");
   tc->callback([&g, &run, t, tc] {
     Status st = MergeFile(*t, tc);
     run = [&g, t, st] {

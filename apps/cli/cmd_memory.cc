@@ -44,7 +44,8 @@ std::string BreakdownText(const MemoryBreakdown& b, const std::string& indent) {
   return s;
 }
 
-std::string TrainText(const MemoryAnalysis& an, const TrainMemoryAnalysis& t, const MemoryRequest& a) {
+std::string TrainText(const MemoryAnalysis& an, const TrainMemoryAnalysis& t,
+                      const MemoryRequest& a) {
   const ModelSpec& m = an.model;
   const auto* o = &t.options;
   const Parallelism& par = t.reference;
@@ -52,10 +53,12 @@ std::string TrainText(const MemoryAnalysis& an, const TrainMemoryAnalysis& t, co
   const Currency cur = an.currency;
   std::string text;
   std::string prec_desc =
-      a.guide_b4 ? fmt::format("pure {} (no fp32 master; guide B4 arithmetic)", PrecisionName(o->precision))
-                 : (o->precision == Precision::kFp32
-                        ? std::string("fp32")
-                        : fmt::format("{} mixed precision (fp32 master)", PrecisionName(o->precision)));
+      a.guide_b4
+          ? fmt::format("pure {} (no fp32 master; guide B4 arithmetic)",
+                        PrecisionName(o->precision))
+          : (o->precision == Precision::kFp32
+                 ? std::string("fp32")
+                 : fmt::format("{} mixed precision (fp32 master)", PrecisionName(o->precision)));
   text += fmt::format("Training: {} ({} params), {}, {}, optimizer {} (states {})\n", m.name,
                       Params(static_cast<double>(pc.total)), TrainMethodName(o->method), prec_desc,
                       OptimizerName(o->optimizer), PrecisionName(o->optimizer_state_dtype));
@@ -69,8 +72,10 @@ std::string TrainText(const MemoryAnalysis& an, const TrainMemoryAnalysis& t, co
   if (a.guide_b4) {
     double P = static_cast<double>(pc.total);
     text += fmt::format(
-        "  the guide's B4 arithmetic leaves out: fp32 master weights ({:.1f} GB, 4 B/param; standard "
-        "mixed precision is 16 B/param = {:.1f} GB of model states), the CUDA context, NCCL buffers "
+        "  the guide's B4 arithmetic leaves out: fp32 master weights ({:.1f} GB, 4 B/param; "
+        "standard "
+        "mixed precision is 16 B/param = {:.1f} GB of model states), the CUDA context, NCCL "
+        "buffers "
         "and allocator slack (B5's 'x1.3')\n",
         P * 4 / 1e9, P * 16 / 1e9);
   }
@@ -87,15 +92,17 @@ std::string TrainText(const MemoryAnalysis& an, const TrainMemoryAnalysis& t, co
     }
     tb.Row({f.acc->id, std::to_string(f.gpus),
             fmt::format("tp{} pp{} dp{} zero{}{}", f.tp, f.pp, f.dp, f.zero,
-                        f.recompute != Recompute::kNone ? fmt::format(" recompute {}", RecomputeName(f.recompute)) : ""),
+                        f.recompute != Recompute::kNone
+                            ? fmt::format(" recompute {}", RecomputeName(f.recompute))
+                            : ""),
             Gib(f.mem.Total().value()),
             fmt::format("{:.0f}%", 100.0 * f.mem.Total().value() / f.acc->memory.value()),
             Price(cheapest, cur), where});
   }
-  text += fmt::format("\n  Accelerators that hold it under {:.0f}% of memory (B5) with the fewest"
-                      " GPUs, cheapest setup first ({}):\n",
-                      a.headroom * 100, a.gpus > 0 ? fmt::format("{} GPUs pinned", a.gpus)
-                                                    : "GPU counts 1-1024");
+  text += fmt::format(
+      "\n  Accelerators that hold it under {:.0f}% of memory (B5) with the fewest"
+      " GPUs, cheapest setup first ({}):\n",
+      a.headroom * 100, a.gpus > 0 ? fmt::format("{} GPUs pinned", a.gpus) : "GPU counts 1-1024");
   text += t.fits.empty() ? "  none: the job does not fit; try --recompute full, --zero 3, more "
                            "--gpus, or LoRA/QLoRA\n"
                          : tb.Render("  ");
@@ -112,7 +119,8 @@ std::string TrainText(const MemoryAnalysis& an, const TrainMemoryAnalysis& t, co
   return text;
 }
 
-std::string InferText(const MemoryAnalysis& an, const InferMemoryAnalysis& s, const MemoryRequest& a) {
+std::string InferText(const MemoryAnalysis& an, const InferMemoryAnalysis& s,
+                      const MemoryRequest& a) {
   const ModelSpec& m = an.model;
   const auto* o = &s.options;
   const Currency cur = an.currency;
@@ -122,18 +130,20 @@ std::string InferText(const MemoryAnalysis& an, const InferMemoryAnalysis& s, co
                       Params(static_cast<double>(an.params.total)), s.weights,
                       PrecisionName(o->kv_precision), EngineName(o->engine));
   const double fraction = s.memory_fraction;
-  std::string rule = o->engine == Engine::kVllm
-                         ? fmt::format("vLLM: gpu_memory_utilization {:.2f} of TOTAL memory", fraction)
-                     : o->engine == Engine::kTrtLlm
-                         ? fmt::format("TRT-LLM: {:.2f} of FREE memory after weights", fraction)
-                     : o->engine == Engine::kSglang
-                         ? fmt::format("SGLang: mem_fraction_static {:.2f}", fraction)
-                         : fmt::format("stay under {:.0f}% of memory (B5)", a.headroom * 100);
+  std::string rule =
+      o->engine == Engine::kVllm
+          ? fmt::format("vLLM: gpu_memory_utilization {:.2f} of TOTAL memory", fraction)
+      : o->engine == Engine::kTrtLlm
+          ? fmt::format("TRT-LLM: {:.2f} of FREE memory after weights", fraction)
+      : o->engine == Engine::kSglang
+          ? fmt::format("SGLang: mem_fraction_static {:.2f}", fraction)
+          : fmt::format("stay under {:.0f}% of memory (B5)", a.headroom * 100);
   text += fmt::format(
       "  {} sequences x {} tokens; KV {:.0f} KiB/token at tp {}; memory rule: {}\n"
       "  reference: tp {} on {}: KV budget {} = {} tokens (max {} sequences of {} tokens)\n\n",
-      o->concurrency, o->context, KvBytesPerToken(m, BytesPerElement(o->kv_precision), a.tp).value() / 1024,
-      a.tp, rule, a.tp, s.reference_acc->id, Gib(ref.kv_budget.value()), ref.kv_tokens, ref.max_concurrency,
+      o->concurrency, o->context,
+      KvBytesPerToken(m, BytesPerElement(o->kv_precision), a.tp).value() / 1024, a.tp, rule, a.tp,
+      s.reference_acc->id, Gib(ref.kv_budget.value()), ref.kv_tokens, ref.max_concurrency,
       o->context);
   text += BreakdownText(ref.breakdown, "  ");
   Table t({"accelerator", "GPUs", "TP", "weights/GPU", "KV tokens/GPU", "max seqs", "cheapest/h",
@@ -151,13 +161,15 @@ std::string InferText(const MemoryAnalysis& an, const InferMemoryAnalysis& s, co
            std::to_string(f.kv_tokens), std::to_string(f.max_concurrency), Price(cheapest, cur),
            where});
   }
-  text += fmt::format("\n  Accelerators that hold weights + {} x {} tokens of KV, cheapest first:\n",
-                      o->concurrency, o->context);
+  text +=
+      fmt::format("\n  Accelerators that hold weights + {} x {} tokens of KV, cheapest first:\n",
+                  o->concurrency, o->context);
   if (s.fits.empty()) {
     // Suggest only the knobs the user has not already turned.
     std::vector<std::string> knobs;
     std::string q = a.quant;
-    std::transform(q.begin(), q.end(), q.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+    std::transform(q.begin(), q.end(), q.begin(),
+                   [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
     if (q.empty() || q == "none") {
       knobs.push_back("--quant awq/int8/fp8");
     } else if (q == "int8" || q == "fp8") {
@@ -218,7 +230,9 @@ void AddMemoryOptions(CLI::App* c, MemoryArgs& args) {
   c->add_option("--cp", a.cp, "Context-parallel size")->capture_default_str();
   c->add_option("--ep", a.ep, "Expert-parallel size")->capture_default_str();
   c->add_flag("--sequence-parallel", a.sequence_parallel, "Megatron sequence parallelism");
-  c->add_option("--recompute", a.recompute, "none | selective | full (default: none, and full for GPUs that hold the job only with it)");
+  c->add_option(
+      "--recompute", a.recompute,
+      "none | selective | full (default: none, and full for GPUs that hold the job only with it)");
   c->add_option("--lora-rank", a.lora_rank, "LoRA rank")->capture_default_str();
   c->add_option("--lora-targets", a.lora_targets, "qv | attention | all")->capture_default_str();
   c->add_option("--quant", a.quant, "Serving: awq|gptq|nf4|int8|int4|fp8; LoRA base: int8|int4");
@@ -268,17 +282,21 @@ Result<Output> RunDefaultScenario(const GlobalOptions& g) {
   if (g.json) {
     auto jt = nlohmann::json::parse(t->text);
     auto js = nlohmann::json::parse(s->text);
-    nlohmann::json j = {{"schema_version", kSchemaVersion},
-                        {"scenario", "B16: Llama-2-13B full fine-tune in bf16 (2B tokens x 2 epochs), then serving"},
-                        {"catalog_as_of", jt.value("catalog_as_of", "")},
-                        {"train", jt},
-                        {"infer", js}};
+    nlohmann::json j = {
+        {"schema_version", kSchemaVersion},
+        {"scenario",
+         "B16: Llama-2-13B full fine-tune in bf16 (2B tokens x 2 epochs), then serving"},
+        {"catalog_as_of", jt.value("catalog_as_of", "")},
+        {"train", jt},
+        {"infer", js}};
     out.text = DumpJson(j) + "\n";
   } else {
-    out.text = "Default scenario (guide B16, NLP): Llama-2-13B, full fine-tuning in bf16 (job size assumed:\n"
-               "2B tokens x 2 epochs), then serving it at ~2000 output tokens/s with P99 TPOT < 100 ms.\n"
-               "`gpuplan plan train --help`, `gpuplan plan infer --help`, `gpuplan memory --help`.\n\n" +
-               t->text + "\n" + s->text;
+    out.text =
+        "Default scenario (guide B16, NLP): Llama-2-13B, full fine-tuning in bf16 (job size "
+        "assumed:\n"
+        "2B tokens x 2 epochs), then serving it at ~2000 output tokens/s with P99 TPOT < 100 ms.\n"
+        "`gpuplan plan train --help`, `gpuplan plan infer --help`, `gpuplan memory --help`.\n\n" +
+        t->text + "\n" + s->text;
   }
   out.exit_code = std::max(t->exit_code, s->exit_code);
   return out;

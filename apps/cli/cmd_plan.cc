@@ -65,24 +65,34 @@ Result<TrainJobSpec> BuildJob(const PlanTrainArgs& a) {
   }
   if (!a.method.empty()) {
     auto v = ParseTrainMethod(a.method);
-    if (!v) return MakeError(ErrorCode::kInvalidArgument, "--method", "unknown method \"" + a.method + "\"", "use pretrain, full, lora or qlora");
+    if (!v)
+      return MakeError(ErrorCode::kInvalidArgument, "--method",
+                       "unknown method \"" + a.method + "\"", "use pretrain, full, lora or qlora");
     job.method = *v;
   }
   if (!a.precision.empty()) {
     auto v = ParsePrecision(a.precision);
     if (!v || *v == Precision::kInt8 || *v == Precision::kInt4) {
-      return MakeError(ErrorCode::kInvalidArgument, "--precision", "unknown training precision \"" + a.precision + "\"", "use bf16, fp16, fp8 or fp32");
+      return MakeError(ErrorCode::kInvalidArgument, "--precision",
+                       "unknown training precision \"" + a.precision + "\"",
+                       "use bf16, fp16, fp8 or fp32");
     }
     job.precision = *v;
   }
   if (!a.framework.empty()) {
     auto v = ParseTrainFramework(a.framework);
-    if (!v) return MakeError(ErrorCode::kInvalidArgument, "--framework", "unknown framework \"" + a.framework + "\"", "use generic, megatron, megatron-core (nemo) or deepspeed");
+    if (!v)
+      return MakeError(ErrorCode::kInvalidArgument, "--framework",
+                       "unknown framework \"" + a.framework + "\"",
+                       "use generic, megatron, megatron-core (nemo) or deepspeed");
     job.framework = *v;
   }
   if (!a.optimizer.empty()) {
     auto v = ParseOptimizer(a.optimizer);
-    if (!v) return MakeError(ErrorCode::kInvalidArgument, "--optimizer", "unknown optimizer \"" + a.optimizer + "\"", "use adamw, adam, sgd, lion or adamw-8bit");
+    if (!v)
+      return MakeError(ErrorCode::kInvalidArgument, "--optimizer",
+                       "unknown optimizer \"" + a.optimizer + "\"",
+                       "use adamw, adam, sgd, lion or adamw-8bit");
     job.optimizer = *v;
   }
   if (!a.tokens.empty() && !a.samples.empty()) {
@@ -90,9 +100,10 @@ Result<TrainJobSpec> BuildJob(const PlanTrainArgs& a) {
                      "give --tokens (LLMs) or --samples (with --seq-len), not both");
   }
   if (a.lora_rank && job.method != TrainMethod::kLora && job.method != TrainMethod::kQlora) {
-    return MakeError(ErrorCode::kInvalidArgument, "--lora-rank",
-                     std::string("needs --method lora or qlora, got ") + TrainMethodName(job.method),
-                     "drop --lora-rank, or add --method lora");
+    return MakeError(
+        ErrorCode::kInvalidArgument, "--lora-rank",
+        std::string("needs --method lora or qlora, got ") + TrainMethodName(job.method),
+        "drop --lora-rank, or add --method lora");
   }
   if (auto st = CheckRange(a.epochs, "--epochs", 0, kMaxEpochs, true); !st) return st.error();
   if (auto st = CheckRange(a.headroom, "--headroom", 0, 1, true); !st) return st.error();
@@ -102,7 +113,8 @@ Result<TrainJobSpec> BuildJob(const PlanTrainArgs& a) {
                                     {a.max_nodes, "--max-nodes", kMaxNodes},
                                     {a.top, "--top", kMaxTop}}) {
     if (v && (*v < 1 || *v > hi)) {
-      return MakeError(ErrorCode::kInvalidArgument, flag, fmt::format("must be in [1, {}], got {}", hi, *v));
+      return MakeError(ErrorCode::kInvalidArgument, flag,
+                       fmt::format("must be in [1, {}], got {}", hi, *v));
     }
   }
   if (!a.tokens.empty()) {
@@ -133,18 +145,22 @@ Result<TrainJobSpec> BuildJob(const PlanTrainArgs& a) {
   }
   if (!a.currency.empty()) {
     auto c = ParseCurrency(a.currency);
-    if (!c) return MakeError(ErrorCode::kInvalidArgument, "--currency", "unknown currency \"" + a.currency + "\"", "use USD or CNY");
+    if (!c)
+      return MakeError(ErrorCode::kInvalidArgument, "--currency",
+                       "unknown currency \"" + a.currency + "\"", "use USD or CNY");
     job.currency = *c;
   }
   if (!a.budget.empty()) {
     auto v = ParseCount(a.budget, "--budget");
     if (!v) return v.error();
-    if (*v <= 0) return MakeError(ErrorCode::kInvalidArgument, "--budget", "must be > 0, got " + a.budget);
+    if (*v <= 0)
+      return MakeError(ErrorCode::kInvalidArgument, "--budget", "must be > 0, got " + a.budget);
     job.budget = *v;
   }
   for (const auto& [v, flag] : {std::pair{a.num_gpus, "--num-gpus"}, {a.nodes, "--nodes"}}) {
     if (v && (*v < 1 || *v > 1000000)) {
-      return MakeError(ErrorCode::kInvalidArgument, flag, fmt::format("must be in [1, 1000000], got {}", *v),
+      return MakeError(ErrorCode::kInvalidArgument, flag,
+                       fmt::format("must be in [1, 1000000], got {}", *v),
                        "give the cluster's size, or leave it out to search node counts");
     }
   }
@@ -163,17 +179,24 @@ Result<TrainJobSpec> BuildJob(const PlanTrainArgs& a) {
   if (a.by_region) job.by_region = true;
   if (!a.objective.empty()) {
     auto o = ParseObjective(a.objective);
-    if (!o) return MakeError(ErrorCode::kInvalidArgument, "--objective", "unknown objective \"" + a.objective + "\"", "use cost, time or pareto");
+    if (!o)
+      return MakeError(ErrorCode::kInvalidArgument, "--objective",
+                       "unknown objective \"" + a.objective + "\"", "use cost, time or pareto");
     job.objective = *o;
   }
   if (!a.host_policy.empty()) {
     auto p = ParseSizingPolicy(a.host_policy);
-    if (!p) return MakeError(ErrorCode::kInvalidArgument, "--host-policy", "unknown policy \"" + a.host_policy + "\"", "use guide-a, guide-b or default");
+    if (!p)
+      return MakeError(ErrorCode::kInvalidArgument, "--host-policy",
+                       "unknown policy \"" + a.host_policy + "\"",
+                       "use guide-a, guide-b or default");
     job.host_policy = *p;
   }
   if (a.headroom) job.headroom = *a.headroom;
   // The checks and defaults every front end runs (gpuplan/job_checks.h); flags name the flag.
-  if (auto st = FinalizeTrainJob(job, a.file.empty() ? InputSource::kFlags : InputSource::kYaml, a.file); !st) {
+  if (auto st =
+          FinalizeTrainJob(job, a.file.empty() ? InputSource::kFlags : InputSource::kYaml, a.file);
+      !st) {
     return st.error();
   }
   return job;
@@ -182,10 +205,12 @@ Result<TrainJobSpec> BuildJob(const PlanTrainArgs& a) {
 std::string StepSplit(const StepTime& s) {
   const double t = s.total.value();
   auto pct = [&](Seconds x) { return 100.0 * x.value() / t; };
-  return fmt::format("compute {:.0f}% | TP/CP comm {:.0f}% | DP comm {:.0f}% | PP {:.0f}% | bubble {:.0f}% | EP {:.0f}% | optimizer {:.0f}%{}",
-                     pct(s.compute), pct(s.tp_comm), pct(s.dp_comm), pct(s.pp_comm), pct(s.bubble),
-                     pct(s.ep_comm), pct(s.optimizer),
-                     s.offload.value() > 0 ? fmt::format(" | offload {:.0f}%", pct(s.offload)) : "");
+  return fmt::format(
+      "compute {:.0f}% | TP/CP comm {:.0f}% | DP comm {:.0f}% | PP {:.0f}% | bubble {:.0f}% | EP "
+      "{:.0f}% | optimizer {:.0f}%{}",
+      pct(s.compute), pct(s.tp_comm), pct(s.dp_comm), pct(s.pp_comm), pct(s.bubble), pct(s.ep_comm),
+      pct(s.optimizer),
+      s.offload.value() > 0 ? fmt::format(" | offload {:.0f}%", pct(s.offload)) : "");
 }
 
 Result<Output> RunPlanTrain(const GlobalOptions& g, const PlanTrainArgs& a) {
@@ -212,9 +237,11 @@ Result<Output> RunPlanTrain(const GlobalOptions& g, const PlanTrainArgs& a) {
   if (!res) {
     // Name the flag the user typed, not the job file's path, when the value came from a flag.
     Error e = res.error();
-    for (const auto& [prefix, flag, given] : {std::tuple{"constraints.clouds", "--clouds", !a.clouds.empty()},
-                                             std::tuple{"constraints.gpus", "--gpus", !a.gpus.empty()}}) {
-      if (given && e.field.rfind(prefix, 0) == 0) e.field = flag + e.field.substr(std::string(prefix).size());
+    for (const auto& [prefix, flag, given] :
+         {std::tuple{"constraints.clouds", "--clouds", !a.clouds.empty()},
+          std::tuple{"constraints.gpus", "--gpus", !a.gpus.empty()}}) {
+      if (given && e.field.rfind(prefix, 0) == 0)
+        e.field = flag + e.field.substr(std::string(prefix).size());
     }
     return e;
   }
@@ -229,15 +256,17 @@ Result<Output> RunPlanTrain(const GlobalOptions& g, const PlanTrainArgs& a) {
   }
   std::string s = fmt::format(
       "gpuplan plan train: {} ({} params), {}, {}, {} ({} x seq {}), global batch {}\n"
-      "objective {}{}{}{}; prices as of {} in {}; searched {} shapes x node counts, {} layouts{}\n\n",
+      "objective {}{}{}{}; prices as of {} in {}; searched {} shapes x node counts, {} "
+      "layouts{}\n\n",
       job->model.name, Params(static_cast<double>(pc.total)), TrainMethodName(job->method),
       PrecisionName(job->precision),
       job->model.is_transformer() && job->model.arch != ModelArch::kVit
           ? Params(job->TotalTokens()) + " tokens"
           : Params(job->samples * job->epochs) + " samples" +
                 (job->benchmark.empty() ? "" : " to the " + job->benchmark + " target"),
-      job->epochs > 1 ? fmt::format("{:.4g} epochs", job->epochs) : "1 epoch",
-      job->seq_len, job->global_batch > 0 ? job->global_batch : DefaultGlobalBatch(*job), ObjectiveName(job->objective),
+      job->epochs > 1 ? fmt::format("{:.4g} epochs", job->epochs) : "1 epoch", job->seq_len,
+      job->global_batch > 0 ? job->global_batch : DefaultGlobalBatch(*job),
+      ObjectiveName(job->objective),
       job->deadline_hours ? fmt::format(", deadline {:.0f} h", *job->deadline_hours) : "",
       job->budget ? fmt::format(", budget {:.0f} {}", *job->budget, CurrencyCode(cur)) : "",
       job->spot_allowed ? ", spot allowed" : "", res->prices_as_of, CurrencyCode(cur), res->shapes,
@@ -257,76 +286,106 @@ Result<Output> RunPlanTrain(const GlobalOptions& g, const PlanTrainArgs& a) {
   const bool token_model = job->model.is_transformer() && job->model.arch != ModelArch::kVit &&
                            job->model.layers > 0 && job->model.vocab > 0;
   const bool image_model = job->model.arch == ModelArch::kCnn || job->model.arch == ModelArch::kVit;
-  const std::string rate_unit = token_model ? "tok/s/GPU" : image_model ? "img/s/GPU" : "samples/s/GPU";
+  const std::string rate_unit = token_model   ? "tok/s/GPU"
+                                : image_model ? "img/s/GPU"
+                                              : "samples/s/GPU";
   auto rate = [&](const TrainPlan& p) {
-    return token_model ? p.eval.step.tokens_per_s_per_gpu : p.eval.step.samples_per_s / p.par.gpus();
+    return token_model ? p.eval.step.tokens_per_s_per_gpu
+                       : p.eval.step.samples_per_s / p.par.gpus();
   };
   Table t({"#", "cloud", "instance", "region", "GPUs", "layout", "mem/GPU", rate_unit, "MFU",
            "hours", "on-demand", "spot", "warn"});
   int rank = 1;
   for (const auto& p : res->plans) {
     const auto& i = *p.instance;
-    t.Row({std::to_string(rank++), i.cloud, i.instance_type,
-           p.also_regions.empty() ? i.region : fmt::format("{} +{}", i.region, p.also_regions.size()),
-           fmt::format("{}x{}{}", p.nodes, i.accelerator_count, " " + i.accelerator),
-           fmt::format("tp{} pp{} dp{}{} z{}{} mb{} rc:{} {}", p.par.tp, p.par.pp, p.par.dp,
-                       p.par.ep > 1 ? fmt::format(" ep{}", p.par.ep) : "", p.par.zero_stage,
-                       p.opt.optimizer_offload ? (p.opt.param_offload ? " off:opt+param" : " off:opt") : "",
-                       p.opt.micro_batch, RecomputeLabel(p.opt.recompute, p.opt.recompute_layers),
-                       TrainFrameworkName(p.framework)),
-           Gib(p.eval.memory.Total().value()), fmt::format("{:.0f}", rate(p)),
-           fmt::format("{:.0f}%", 100 * p.eval.step.mfu), fmt::format("{:.1f}", p.hours),
-           Price(p.cost_on_demand, cur),
-           p.cost_spot ? fmt::format("{} ({:.1f} h)", Price(p.cost_spot, cur), p.spot.hours) : "-",
-           std::to_string(p.warnings.size())});
+    t.Row(
+        {std::to_string(rank++), i.cloud, i.instance_type,
+         p.also_regions.empty() ? i.region : fmt::format("{} +{}", i.region, p.also_regions.size()),
+         fmt::format("{}x{}{}", p.nodes, i.accelerator_count, " " + i.accelerator),
+         fmt::format(
+             "tp{} pp{} dp{}{} z{}{} mb{} rc:{} {}", p.par.tp, p.par.pp, p.par.dp,
+             p.par.ep > 1 ? fmt::format(" ep{}", p.par.ep) : "", p.par.zero_stage,
+             p.opt.optimizer_offload ? (p.opt.param_offload ? " off:opt+param" : " off:opt") : "",
+             p.opt.micro_batch, RecomputeLabel(p.opt.recompute, p.opt.recompute_layers),
+             TrainFrameworkName(p.framework)),
+         Gib(p.eval.memory.Total().value()), fmt::format("{:.0f}", rate(p)),
+         fmt::format("{:.0f}%", 100 * p.eval.step.mfu), fmt::format("{:.1f}", p.hours),
+         Price(p.cost_on_demand, cur),
+         p.cost_spot ? fmt::format("{} ({:.1f} h)", Price(p.cost_spot, cur), p.spot.hours) : "-",
+         std::to_string(p.warnings.size())});
   }
   s += t.Render();
   const TrainPlan& top = res->plans.front();
-  s += fmt::format("\nTop plan: {} {} x {} in {}{} ({} GPUs of {})\n", top.instance->cloud, top.instance->instance_type,
-                   top.nodes, top.instance->region,
-                   top.also_regions.empty() ? "" : fmt::format(" (also {})", fmt::join(top.also_regions, ", ")),
-                   top.nodes * top.instance->accelerator_count, top.instance->accelerator);
+  s += fmt::format(
+      "\nTop plan: {} {} x {} in {}{} ({} GPUs of {})\n", top.instance->cloud,
+      top.instance->instance_type, top.nodes, top.instance->region,
+      top.also_regions.empty() ? "" : fmt::format(" (also {})", fmt::join(top.also_regions, ", ")),
+      top.nodes * top.instance->accelerator_count, top.instance->accelerator);
   s += fmt::format("  framework: {}\n", TrainFrameworkName(top.framework));
   if (job->model.layers > 0 && top.par.pp > 1 && job->model.layers % top.par.pp != 0) {
     const int L = job->model.layers, P = top.par.pp, hi = (L + P - 1) / P;
     const int n_hi = L - (hi - 1) * P;  // stages holding hi layers; the rest hold hi - 1
-    s += fmt::format("  uneven pipeline stages: {} of {} layers and {} of {} (the step is timed on the {}-layer stage)\n",
-                     n_hi, hi, P - n_hi, hi - 1, hi);
+    s += fmt::format(
+        "  uneven pipeline stages: {} of {} layers and {} of {} (the step is timed on the {}-layer "
+        "stage)\n",
+        n_hi, hi, P - n_hi, hi - 1, hi);
   }
-  s += fmt::format("  layout: tp {} x pp {} (vpp {}) x dp {}{}, ZeRO {}{}, sequence parallel {}, micro-batch {} x {} micro-batches, recompute {}\n",
-                   top.par.tp, top.par.pp, top.par.vpp, top.par.dp,
-                   top.par.ep > 1 ? fmt::format(" (ep {} within dp)", top.par.ep) : "", top.par.zero_stage,
-                   top.opt.optimizer_offload ? (top.opt.param_offload ? ", optimizer and parameters offloaded to host RAM" : ", optimizer offloaded to host RAM") : "",
-                   top.par.sequence_parallel ? "on" : "off", top.opt.micro_batch, top.eval.step.num_microbatches,
-                   top.opt.recompute_layers > 0
-                       ? fmt::format("full on {} of {} layers per stage (block)", top.opt.recompute_layers,
-                                     (job->model.layers + top.par.pp - 1) / top.par.pp)
-                       : std::string(RecomputeName(top.opt.recompute)));
+  s += fmt::format(
+      "  layout: tp {} x pp {} (vpp {}) x dp {}{}, ZeRO {}{}, sequence parallel {}, micro-batch {} "
+      "x {} micro-batches, recompute {}\n",
+      top.par.tp, top.par.pp, top.par.vpp, top.par.dp,
+      top.par.ep > 1 ? fmt::format(" (ep {} within dp)", top.par.ep) : "", top.par.zero_stage,
+      top.opt.optimizer_offload
+          ? (top.opt.param_offload ? ", optimizer and parameters offloaded to host RAM"
+                                   : ", optimizer offloaded to host RAM")
+          : "",
+      top.par.sequence_parallel ? "on" : "off", top.opt.micro_batch, top.eval.step.num_microbatches,
+      top.opt.recompute_layers > 0
+          ? fmt::format("full on {} of {} layers per stage (block)", top.opt.recompute_layers,
+                        (job->model.layers + top.par.pp - 1) / top.par.pp)
+          : std::string(RecomputeName(top.opt.recompute)));
   const auto& m = top.eval.memory;
-  s += fmt::format("  memory/GPU {} = weights {} + master {} + grads {} + optimizer {} + adapter {} + activations {} + logits {} + runtime {}\n",
-                   Gib(m.Total().value()), Gib(m.weights.value()), Gib(m.master_weights.value()), Gib(m.gradients.value()),
-                   Gib(m.optimizer.value()), Gib(m.adapter.value()), Gib(m.activations.value()), Gib(m.logits.value()),
-                   Gib((m.cuda_context + m.nccl_buffers + m.allocator_slack).value()));
+  s += fmt::format(
+      "  memory/GPU {} = weights {} + master {} + grads {} + optimizer {} + adapter {} + "
+      "activations {} + logits {} + runtime {}\n",
+      Gib(m.Total().value()), Gib(m.weights.value()), Gib(m.master_weights.value()),
+      Gib(m.gradients.value()), Gib(m.optimizer.value()), Gib(m.adapter.value()),
+      Gib(m.activations.value()), Gib(m.logits.value()),
+      Gib((m.cuda_context + m.nccl_buffers + m.allocator_slack).value()));
   if (top.eval.memory.host_offload.value() > 0) {
-    s += fmt::format("  host RAM per GPU for offloaded states: {}\n", Gib(top.eval.memory.host_offload.value()));
+    s += fmt::format("  host RAM per GPU for offloaded states: {}\n",
+                     Gib(top.eval.memory.host_offload.value()));
   }
-  s += fmt::format("  step {:.3f} s (global batch {}): {}\n  {:.0f} {}, MFU {:.0f}%, job {:.1f} h on-demand{}\n",
-                   top.eval.step.total.value(), top.global_batch, StepSplit(top.eval.step), rate(top),
-                   token_model ? "tokens/s/GPU" : image_model ? "images/s/GPU" : "samples/s/GPU",
-                   100 * top.eval.step.mfu, top.hours,
-                   top.cost_spot ? fmt::format(", {:.1f} h on spot ({:.1f} interruptions, {:.1f} h lost, {:.1f} h checkpointing)",
-                                               top.spot.hours, top.spot.interruptions, top.spot.lost_hours, top.spot.checkpoint_hours) : "");
-  s += fmt::format("  cost: on-demand {} ({}/h){}{}\n", Price(top.cost_on_demand, cur), Price(top.price_per_hour, cur),
-                   top.cost_spot ? ", spot " + Price(top.cost_spot, cur) : "",
-                   top.cost_reserved_1y || top.cost_reserved_3y
-                       ? (top.cost_reserved_1y ? ", 1y reserved " + Price(top.cost_reserved_1y, cur) : std::string()) +
-                             (top.cost_reserved_3y ? ", 3y reserved " + Price(top.cost_reserved_3y, cur) : std::string())
-                       : ", reserved: no public price in the catalog");
+  s += fmt::format(
+      "  step {:.3f} s (global batch {}): {}\n  {:.0f} {}, MFU {:.0f}%, job {:.1f} h on-demand{}\n",
+      top.eval.step.total.value(), top.global_batch, StepSplit(top.eval.step), rate(top),
+      token_model   ? "tokens/s/GPU"
+      : image_model ? "images/s/GPU"
+                    : "samples/s/GPU",
+      100 * top.eval.step.mfu, top.hours,
+      top.cost_spot
+          ? fmt::format(
+                ", {:.1f} h on spot ({:.1f} interruptions, {:.1f} h lost, {:.1f} h checkpointing)",
+                top.spot.hours, top.spot.interruptions, top.spot.lost_hours,
+                top.spot.checkpoint_hours)
+          : "");
+  s += fmt::format(
+      "  cost: on-demand {} ({}/h){}{}\n", Price(top.cost_on_demand, cur),
+      Price(top.price_per_hour, cur), top.cost_spot ? ", spot " + Price(top.cost_spot, cur) : "",
+      top.cost_reserved_1y || top.cost_reserved_3y
+          ? (top.cost_reserved_1y ? ", 1y reserved " + Price(top.cost_reserved_1y, cur)
+                                  : std::string()) +
+                (top.cost_reserved_3y ? ", 3y reserved " + Price(top.cost_reserved_3y, cur)
+                                      : std::string())
+          : ", reserved: no public price in the catalog");
   s += fmt::format("  host ({}):\n", SizingPolicyName(top.host.policy));
   for (const auto& r : top.host.rationale) s += "    " + r + "\n";
   for (const auto& f : top.host_findings) {
-    s += fmt::format("    [{}] {}{}\n", f.waived ? "--" : f.ok ? "ok" : "!!", f.text,
-                     f.waived ? " (a rule no candidate meets: see the notes)" : "");
+    s += fmt::format("    [{}] {}{}\n",
+                     f.waived ? "--"
+                     : f.ok   ? "ok"
+                              : "!!",
+                     f.text, f.waived ? " (a rule no candidate meets: see the notes)" : "");
   }
   if (a.bom) {
     if (const Accelerator* acc = cat->FindAccelerator(top.instance->accelerator)) {
@@ -343,9 +402,10 @@ Result<Output> RunPlanTrain(const GlobalOptions& g, const PlanTrainArgs& a) {
     s += "\nGuide's rule of thumb: " + res->guide_rule + "\n";
     if (!res->guide_plans.empty()) {
       const TrainPlan& gp = res->guide_plans.front();
-      s += fmt::format("  best plan following it: {} {} x {} in {} ({} GPUs), {:.1f} h, {}\n", gp.instance->cloud,
-                       gp.instance->instance_type, gp.nodes, gp.instance->region,
-                       gp.nodes * gp.instance->accelerator_count, gp.RankHours(), Price(gp.RankCost(), cur));
+      s += fmt::format("  best plan following it: {} {} x {} in {} ({} GPUs), {:.1f} h, {}\n",
+                       gp.instance->cloud, gp.instance->instance_type, gp.nodes,
+                       gp.instance->region, gp.nodes * gp.instance->accelerator_count,
+                       gp.RankHours(), Price(gp.RankCost(), cur));
     }
     if (!res->guide_comparison.empty()) s += "  " + res->guide_comparison + "\n";
   }
@@ -355,8 +415,9 @@ Result<Output> RunPlanTrain(const GlobalOptions& g, const PlanTrainArgs& a) {
     s += "\nCost/time Pareto front:\n";
     Table pt({"cloud", "instance", "nodes", "hours", "cost"});
     for (const auto& p : res->pareto) {
-      pt.Row({p.instance->cloud, p.instance->instance_type + " " + p.instance->region, std::to_string(p.nodes),
-              fmt::format("{:.1f}", p.RankHours()), Price(p.RankCost(), cur)});
+      pt.Row({p.instance->cloud, p.instance->instance_type + " " + p.instance->region,
+              std::to_string(p.nodes), fmt::format("{:.1f}", p.RankHours()),
+              Price(p.RankCost(), cur)});
     }
     s += pt.Render("  ");
   }
@@ -364,7 +425,8 @@ Result<Output> RunPlanTrain(const GlobalOptions& g, const PlanTrainArgs& a) {
     s += "\nExplain (top plan):\n";
     Trace tr = ExplainTrainPlan(*job, top, *cat, cal);
     for (const auto& term : tr.terms) {
-      s += fmt::format("  {:<34} = {:<12.6g} {:<8} [{}]\n", term.name, term.value, term.unit, term.formula);
+      s += fmt::format("  {:<34} = {:<12.6g} {:<8} [{}]\n", term.name, term.value, term.unit,
+                       term.formula);
     }
   }
   if (!res->notes.empty()) {
@@ -378,17 +440,20 @@ Result<Output> RunPlanTrain(const GlobalOptions& g, const PlanTrainArgs& a) {
 }  // namespace
 
 void RegisterPlanCommand(CLI::App& app, GlobalOptions& g, Runner& run) {
-  auto* plan = app.add_subcommand("plan", "Plan a training (or serving) deployment over the catalog");
+  auto* plan =
+      app.add_subcommand("plan", "Plan a training (or serving) deployment over the catalog");
   plan->require_subcommand(1);
   auto a = std::make_shared<PlanTrainArgs>();
-  auto* t = plan->add_subcommand("train", "Rank training plans: instance, nodes, layout, time, cost");
+  auto* t =
+      plan->add_subcommand("train", "Rank training plans: instance, nodes, layout, time, cost");
   t->add_option("-f,--file", a->file, "YAML job file (docs/job-yaml.md)");
   t->add_option("--model,-m", a->model, "Preset, HF id, config.json or .safetensors");
   t->add_option("--method", a->method, "pretrain | full | lora | qlora");
   t->add_option("--precision", a->precision, "bf16 | fp16 | fp8 | fp32");
   t->add_option("--optimizer", a->optimizer, "adamw | adam | sgd | lion | adamw-8bit");
   t->add_option("--framework", a->framework,
-                "generic | megatron | megatron-core (nemo) | deepspeed: its overlap and sharding capabilities");
+                "generic | megatron | megatron-core (nemo) | deepspeed: its overlap and sharding "
+                "capabilities");
   t->add_option("--tokens", a->tokens, "Tokens per epoch, e.g. 2B");
   t->add_option("--samples", a->samples, "Samples per epoch (with --seq-len)");
   t->add_option("--epochs", a->epochs, "Epochs");
@@ -405,18 +470,22 @@ void RegisterPlanCommand(CLI::App& app, GlobalOptions& g, Runner& run) {
   t->add_flag("--include-suspect", a->include_suspect,
               "Also rank catalog rows whose source marks the price suspect or anomalous");
   t->add_flag("--by-region", a->by_region, "List each region of an instance as its own plan");
-  t->add_option("--checkpoint-every", a->checkpoint_every, "Checkpoint interval, e.g. 1h (0 = none)");
+  t->add_option("--checkpoint-every", a->checkpoint_every,
+                "Checkpoint interval, e.g. 1h (0 = none)");
   t->add_option("--objective", a->objective, "cost | time | pareto");
   t->add_option("--host-policy", a->host_policy, "guide-a | guide-b | default");
   t->add_option("--headroom", a->headroom, "Usable fraction of GPU memory (B5: 0.8)");
   t->add_option("--lora-rank", a->lora_rank, "LoRA rank");
   t->add_option("--max-nodes", a->max_nodes, "Largest node count to consider");
-  t->add_option("--num-gpus", a->num_gpus, "Plan for a fixed cluster of exactly this many GPUs (any node count)");
+  t->add_option("--num-gpus", a->num_gpus,
+                "Plan for a fixed cluster of exactly this many GPUs (any node count)");
   t->add_option("--nodes", a->nodes, "Plan for a fixed number of nodes");
   t->add_option("--top", a->top, "Plans to print");
   t->add_flag("--explain", a->explain, "Print each formula of the top plan with its numbers");
-  t->add_flag("--bom", a->bom, "Print a bill of materials for a custom (bare-metal) build of the top plan's node");
-  t->add_option("--spot-rate", a->spot_rate, "Spot interruptions per node-hour (default: data/calibration.csv)");
+  t->add_flag("--bom", a->bom,
+              "Print a bill of materials for a custom (bare-metal) build of the top plan's node");
+  t->add_option("--spot-rate", a->spot_rate,
+                "Spot interruptions per node-hour (default: data/calibration.csv)");
   t->callback([&g, &run, a, t] {
     a->model_given = t->get_option("--model")->count() > 0;
     run = [&g, a] { return RunPlanTrain(g, *a); };

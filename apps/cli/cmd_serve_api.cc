@@ -21,7 +21,8 @@ struct ServeApiArgs {
 Result<Output> RunServeApi(const GlobalOptions& g, ServeApiArgs a) {
   const auto colon = a.listen.rfind(':');
   if (colon == std::string::npos || colon == 0) {
-    return MakeError(ErrorCode::kInvalidArgument, "--listen", "expected HOST:PORT, got " + Excerpt(a.listen),
+    return MakeError(ErrorCode::kInvalidArgument, "--listen",
+                     "expected HOST:PORT, got " + Excerpt(a.listen),
                      "e.g. 127.0.0.1:8080 (0.0.0.0:8080 listens on every interface)");
   }
   a.opt.host = a.listen.substr(0, colon);
@@ -29,17 +30,20 @@ Result<Output> RunServeApi(const GlobalOptions& g, ServeApiArgs a) {
   try {
     size_t used = 0;
     a.opt.port = std::stoi(port, &used);
-    if (used != port.size() || a.opt.port < 0 || a.opt.port > 65535) throw std::out_of_range("port");
+    if (used != port.size() || a.opt.port < 0 || a.opt.port > 65535)
+      throw std::out_of_range("port");
   } catch (...) {
-    return MakeError(ErrorCode::kInvalidArgument, "--listen", "port must be 0-65535, got " + Excerpt(port),
-                     "0 picks a free port");
+    return MakeError(ErrorCode::kInvalidArgument, "--listen",
+                     "port must be 0-65535, got " + Excerpt(port), "0 picks a free port");
   }
-  for (auto [v, flag, lo, hi] : {std::tuple{a.opt.threads, "--threads", 1, 256}, {a.opt.queue, "--queue", 1, 65536},
+  for (auto [v, flag, lo, hi] : {std::tuple{a.opt.threads, "--threads", 1, 256},
+                                 {a.opt.queue, "--queue", 1, 65536},
                                  {a.opt.read_timeout_s, "--read-timeout-s", 1, 3600},
                                  {a.opt.write_timeout_s, "--write-timeout-s", 1, 3600},
                                  {a.opt.keep_alive_timeout_s, "--keep-alive-timeout-s", 1, 3600}}) {
     if (v < lo || v > hi) {
-      return MakeError(ErrorCode::kInvalidArgument, flag, fmt::format("must be in [{}, {}], got {}", lo, hi, v));
+      return MakeError(ErrorCode::kInvalidArgument, flag,
+                       fmt::format("must be in [{}, {}], got {}", lo, hi, v));
     }
   }
   if (a.opt.max_body_bytes < 1024 || a.opt.max_body_bytes > (64u << 20)) {
@@ -54,7 +58,8 @@ Result<Output> RunServeApi(const GlobalOptions& g, ServeApiArgs a) {
   ctx->cny_per_usd = g.cny_per_usd;
   ctx->currency = g.currency;
   const int rc = server::RunServer(*ctx, a.opt, [&a](int bound_port) {
-    std::printf("gpuplan serve-api: listening on http://%s:%d/ (API under /v1, page at /)\n", a.opt.host.c_str(), bound_port);
+    std::printf("gpuplan serve-api: listening on http://%s:%d/ (API under /v1, page at /)\n",
+                a.opt.host.c_str(), bound_port);
     std::fflush(stdout);
   });
   if (rc != 0) {
@@ -70,16 +75,26 @@ Result<Output> RunServeApi(const GlobalOptions& g, ServeApiArgs a) {
 
 void RegisterServeApiCommand(CLI::App& app, GlobalOptions& g, Runner& run) {
   auto a = std::make_shared<ServeApiArgs>();
-  auto* c = app.add_subcommand("serve-api", "Serve the HTTP/JSON API and the web page (docs/api.md)");
-  c->add_option("--listen", a->listen, "HOST:PORT (loopback by default; port 0 = any free port)")->capture_default_str();
-  c->add_option("--max-body-bytes", a->opt.max_body_bytes, "Largest request body; larger gets 413")->capture_default_str();
-  c->add_option("--read-timeout-s", a->opt.read_timeout_s, "Disconnect a client silent this long while sending")->capture_default_str();
-  c->add_option("--write-timeout-s", a->opt.write_timeout_s, "Disconnect a client not reading this long")->capture_default_str();
-  c->add_option("--keep-alive-timeout-s", a->opt.keep_alive_timeout_s, "Close a keep-alive connection idle this long")->capture_default_str();
+  auto* c =
+      app.add_subcommand("serve-api", "Serve the HTTP/JSON API and the web page (docs/api.md)");
+  c->add_option("--listen", a->listen, "HOST:PORT (loopback by default; port 0 = any free port)")
+      ->capture_default_str();
+  c->add_option("--max-body-bytes", a->opt.max_body_bytes, "Largest request body; larger gets 413")
+      ->capture_default_str();
+  c->add_option("--read-timeout-s", a->opt.read_timeout_s,
+                "Disconnect a client silent this long while sending")
+      ->capture_default_str();
+  c->add_option("--write-timeout-s", a->opt.write_timeout_s,
+                "Disconnect a client not reading this long")
+      ->capture_default_str();
+  c->add_option("--keep-alive-timeout-s", a->opt.keep_alive_timeout_s,
+                "Close a keep-alive connection idle this long")
+      ->capture_default_str();
   c->add_flag("--no-tcp-nodelay{false}", a->opt.tcp_nodelay,
               "Leave Nagle's algorithm on (cpp-httplib's default; for measurements only)");
   c->add_option("--threads", a->opt.threads, "Worker threads")->capture_default_str();
-  c->add_option("--queue", a->opt.queue, "Accepted connections waiting for a worker")->capture_default_str();
+  c->add_option("--queue", a->opt.queue, "Accepted connections waiting for a worker")
+      ->capture_default_str();
   c->callback([&g, &run, a] { run = [&g, a] { return RunServeApi(g, *a); }; });
 }
 

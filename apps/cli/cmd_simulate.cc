@@ -54,7 +54,8 @@ Result<std::vector<HpaScalingPolicy>> ParsePolicies(const std::string& s, const 
     } else if (type == "Percent") {
       p.type = HpaPolicyType::kPercent;
     } else {
-      return MakeError(ErrorCode::kInvalidArgument, flag, fmt::format("unknown policy type \"{}\" in \"{}\"", type, item),
+      return MakeError(ErrorCode::kInvalidArgument, flag,
+                       fmt::format("unknown policy type \"{}\" in \"{}\"", type, item),
                        "write TYPE:VALUE:PERIOD_S with TYPE Pods or Percent, e.g. Percent:20:60");
     }
     try {
@@ -63,7 +64,8 @@ Result<std::vector<HpaScalingPolicy>> ParsePolicies(const std::string& s, const 
       p.period_s = std::stoi(period, &u2);
       if (u1 != value.size() || u2 != period.size()) throw std::invalid_argument("junk");
     } catch (...) {
-      return MakeError(ErrorCode::kInvalidArgument, flag, fmt::format("expected TYPE:VALUE:PERIOD_S, got \"{}\"", item),
+      return MakeError(ErrorCode::kInvalidArgument, flag,
+                       fmt::format("expected TYPE:VALUE:PERIOD_S, got \"{}\"", item),
                        "e.g. Pods:4:15");
     }
     out.push_back(p);
@@ -75,29 +77,39 @@ Result<HpaSelect> ParseSelect(const std::string& s, const char* flag) {
   if (s == "Max") return HpaSelect::kMax;
   if (s == "Min") return HpaSelect::kMin;
   if (s == "Disabled") return HpaSelect::kDisabled;
-  return MakeError(ErrorCode::kInvalidArgument, flag, fmt::format("unknown selectPolicy \"{}\"", s), "use Max, Min or Disabled");
+  return MakeError(ErrorCode::kInvalidArgument, flag, fmt::format("unknown selectPolicy \"{}\"", s),
+                   "use Max, Min or Disabled");
 }
 
 // A `plan infer --json` document: the job and the top deployment's hardware become flags.
 Status MergePlanDocument(InferArgs& a, const std::string& path) {
   std::ifstream in(path, std::ios::binary);
-  if (!in) return MakeError(ErrorCode::kIo, "--plan", "cannot read \"" + path + "\"", "check the path");
+  if (!in)
+    return MakeError(ErrorCode::kIo, "--plan", "cannot read \"" + path + "\"", "check the path");
   std::stringstream ss;
   ss << in.rdbuf();
   json j = json::parse(ss.str(), nullptr, false);
-  if (j.is_discarded() || !j.is_object() || !j.contains("job") || !j.contains("plans") || !j["plans"].is_array() ||
-      j["plans"].empty()) {
-    return MakeError(ErrorCode::kParse, "--plan", "\"" + path + "\" is not a `plan infer --json` document with a plan",
+  if (j.is_discarded() || !j.is_object() || !j.contains("job") || !j.contains("plans") ||
+      !j["plans"].is_array() || j["plans"].empty()) {
+    return MakeError(ErrorCode::kParse, "--plan",
+                     "\"" + path + "\" is not a `plan infer --json` document with a plan",
                      "write one with gpuplan plan infer ... --json > plan.json");
   }
   const json& job = j["job"];
   const json& p = j["plans"][0];
-  auto str = [](const json& o, const char* k) { return o.contains(k) && o[k].is_string() ? o[k].get<std::string>() : std::string(); };
-  if (!str(job, "model_ref").empty()) a.model = str(job, "model_ref");
-  else if (!str(job, "model").empty()) a.model = str(job, "model");
-  if (job.contains("input_len") && job["input_len"].is_number_integer()) a.input_len = job["input_len"].get<int>();
-  if (job.contains("output_len") && job["output_len"].is_number_integer()) a.output_len = job["output_len"].get<int>();
-  if (job.contains("target_utilization") && job["target_utilization"].is_number()) a.util = job["target_utilization"].get<double>();
+  auto str = [](const json& o, const char* k) {
+    return o.contains(k) && o[k].is_string() ? o[k].get<std::string>() : std::string();
+  };
+  if (!str(job, "model_ref").empty())
+    a.model = str(job, "model_ref");
+  else if (!str(job, "model").empty())
+    a.model = str(job, "model");
+  if (job.contains("input_len") && job["input_len"].is_number_integer())
+    a.input_len = job["input_len"].get<int>();
+  if (job.contains("output_len") && job["output_len"].is_number_integer())
+    a.output_len = job["output_len"].get<int>();
+  if (job.contains("target_utilization") && job["target_utilization"].is_number())
+    a.util = job["target_utilization"].get<double>();
   if (!str(job, "engine").empty()) a.engine = str(job, "engine");
   if (!str(p, "cloud").empty()) a.clouds = {str(p, "cloud")};
   if (!str(p, "region").empty()) a.regions = {str(p, "region")};
@@ -105,7 +117,9 @@ Status MergePlanDocument(InferArgs& a, const std::string& path) {
   return {};
 }
 
-std::string Pct(double part, double whole) { return whole > 0 ? fmt::format("{:.0f}%", 100 * part / whole) : "-"; }
+std::string Pct(double part, double whole) {
+  return whole > 0 ? fmt::format("{:.0f}%", 100 * part / whole) : "-";
+}
 
 Result<Output> RunSimulate(const GlobalOptions& g, SimArgs a) {
   auto cat = LoadCatalog(g);
@@ -113,14 +127,17 @@ Result<Output> RunSimulate(const GlobalOptions& g, SimArgs a) {
   // The load.
   LoadTrace trace;
   if (!a.trace.empty() && a.synthetic) {
-    return MakeError(ErrorCode::kInvalidArgument, "--trace", "give either --trace FILE or --synthetic, not both");
+    return MakeError(ErrorCode::kInvalidArgument, "--trace",
+                     "give either --trace FILE or --synthetic, not both");
   }
   if (!a.trace.empty()) {
     auto t = ReadTraceFile(a.trace);
     if (!t) return t.error();
     trace = std::move(*t);
   } else {
-    if (a.seed < 0) return MakeError(ErrorCode::kInvalidArgument, "--seed", fmt::format("must be >= 0, got {}", a.seed));
+    if (a.seed < 0)
+      return MakeError(ErrorCode::kInvalidArgument, "--seed",
+                       fmt::format("must be >= 0, got {}", a.seed));
     a.syn.seed = static_cast<std::uint64_t>(a.seed);
     auto t = SyntheticTrace(a.syn);
     if (!t) return t.error();
@@ -139,23 +156,30 @@ Result<Output> RunSimulate(const GlobalOptions& g, SimArgs a) {
   for (const auto& p : a.policies) {
     auto k = ParseScalingPolicy(p);
     if (!k) {
-      return MakeError(ErrorCode::kInvalidArgument, "--policy", fmt::format("unknown policy \"{}\"", p),
+      return MakeError(ErrorCode::kInvalidArgument, "--policy",
+                       fmt::format("unknown policy \"{}\"", p),
                        "use hpa, kpa, saturation, schedule or static (comma-separated)");
     }
-    if (std::find(o.policies.begin(), o.policies.end(), *k) == o.policies.end()) o.policies.push_back(*k);
+    if (std::find(o.policies.begin(), o.policies.end(), *k) == o.policies.end())
+      o.policies.push_back(*k);
   }
   o.min_replicas = a.min_replicas;
   o.max_replicas = a.max_replicas;
   o.tolerance = a.tolerance;
   o.behavior.scale_up.stabilization_window_s = a.up_window_s;
   o.behavior.scale_down.stabilization_window_s = a.down_window_s;
-  GPUPLAN_ASSIGN_OR_RETURN(o.behavior.scale_up.policies, ParsePolicies(a.up_policies, "--scale-up-policies"));
-  GPUPLAN_ASSIGN_OR_RETURN(o.behavior.scale_down.policies, ParsePolicies(a.down_policies, "--scale-down-policies"));
+  GPUPLAN_ASSIGN_OR_RETURN(o.behavior.scale_up.policies,
+                           ParsePolicies(a.up_policies, "--scale-up-policies"));
+  GPUPLAN_ASSIGN_OR_RETURN(o.behavior.scale_down.policies,
+                           ParsePolicies(a.down_policies, "--scale-down-policies"));
   GPUPLAN_ASSIGN_OR_RETURN(o.behavior.scale_up.select, ParseSelect(a.select_up, "--select-up"));
-  GPUPLAN_ASSIGN_OR_RETURN(o.behavior.scale_down.select, ParseSelect(a.select_down, "--select-down"));
+  GPUPLAN_ASSIGN_OR_RETURN(o.behavior.scale_down.select,
+                           ParseSelect(a.select_down, "--select-down"));
   o.keda_activation_rps = a.keda_activation_rps;
   o.keda_cooldown_s = a.keda_cooldown_s;
-  if (!(a.image_gb >= 0)) return MakeError(ErrorCode::kInvalidArgument, "--image-gb", fmt::format("must be >= 0, got {}", a.image_gb));
+  if (!(a.image_gb >= 0))
+    return MakeError(ErrorCode::kInvalidArgument, "--image-gb",
+                     fmt::format("must be >= 0, got {}", a.image_gb));
   o.cold_start.node_provision_s = a.node_provision_s;
   o.cold_start.image_bytes = a.image_gb * 1e9;
   auto res = Simulate(*job, *cat, DefaultCalibration(), trace, o, g.cny_per_usd);
@@ -168,7 +192,9 @@ Result<Output> RunSimulate(const GlobalOptions& g, SimArgs a) {
   // Files first (so a write error leaves no partial answer).
   auto write = [](const std::string& path, const std::string& text, const char* flag) -> Status {
     std::ofstream f(path, std::ios::binary | std::ios::trunc);
-    if (!f) return MakeError(ErrorCode::kIo, flag, "cannot write \"" + path + "\"", "check the directory exists");
+    if (!f)
+      return MakeError(ErrorCode::kIo, flag, "cannot write \"" + path + "\"",
+                       "check the directory exists");
     f << text;
     if (!f) return MakeError(ErrorCode::kIo, flag, "cannot write \"" + path + "\"");
     return {};
@@ -186,66 +212,87 @@ Result<Output> RunSimulate(const GlobalOptions& g, SimArgs a) {
     return out;
   }
   std::string s = fmt::format("gpuplan simulate: {} over {}\n", job->model.name, trace.source);
-  s += fmt::format("{} intervals of {:g} s ({:.2f} days); load peak {:.3g} req/s, mean {:.3g} req/s; prices as of {} in {}\n",
-                   trace.rps.size(), trace.interval_s, res->days, res->peak_rps, res->mean_rps, res->prices_as_of,
-                   CurrencyCode(cur));
-  s += fmt::format("replica: {} x {} on {} {} ({}), concurrency {}, {:.3g} req/s max, {:.3g} req/s at {:.0f}% target; "
-                   "static peak fleet {} replica(s)\n",
-                   p.tp, p.instance->accelerator, p.instance->cloud, p.instance->instance_type, p.instance->region, p.batch,
-                   p.perf.samples_per_s, p.capacity_qps, 100 * job->target_utilization, res->static_replicas);
-  s += fmt::format("cold start per replica: {:.0f} s = node {:.0f} s + image pull {:.0f} s + weight load {:.0f} s "
-                   "(billed from launch; docs/simulate.md)\n",
-                   res->cold_start.Total(), res->cold_start.node_s, res->cold_start.image_s, res->cold_start.weights_s);
+  s += fmt::format(
+      "{} intervals of {:g} s ({:.2f} days); load peak {:.3g} req/s, mean {:.3g} req/s; prices as "
+      "of {} in {}\n",
+      trace.rps.size(), trace.interval_s, res->days, res->peak_rps, res->mean_rps,
+      res->prices_as_of, CurrencyCode(cur));
+  s += fmt::format(
+      "replica: {} x {} on {} {} ({}), concurrency {}, {:.3g} req/s max, {:.3g} req/s at {:.0f}% "
+      "target; "
+      "static peak fleet {} replica(s)\n",
+      p.tp, p.instance->accelerator, p.instance->cloud, p.instance->instance_type,
+      p.instance->region, p.batch, p.perf.samples_per_s, p.capacity_qps,
+      100 * job->target_utilization, res->static_replicas);
+  s += fmt::format(
+      "cold start per replica: {:.0f} s = node {:.0f} s + image pull {:.0f} s + weight load {:.0f} "
+      "s "
+      "(billed from launch; docs/simulate.md)\n",
+      res->cold_start.Total(), res->cold_start.node_s, res->cold_start.image_s,
+      res->cold_start.weights_s);
   s += fmt::format("SLOs (p99): TTFT {}, TPOT {}, e2e {}{}\n\n",
                    job->ttft_p99_ms ? fmt::format("{:g} ms", *job->ttft_p99_ms) : "-",
                    job->tpot_p99_ms ? fmt::format("{:g} ms", *job->tpot_p99_ms) : "-",
                    job->e2e_p99_ms ? fmt::format("{:g} ms", *job->e2e_p99_ms) : "-",
-                   (job->ttft_p99_ms || job->tpot_p99_ms || job->e2e_p99_ms) ? "" : " (none given: a violation = load over the ready capacity)");
-  Table t({"policy", "$/day", "$/month", "per 1k req", "per 1M tok", "GPU rep-h", "CPU rep-h", "peak billed",
-           "SLO-miss intervals", "max queue", "vs static"});
+                   (job->ttft_p99_ms || job->tpot_p99_ms || job->e2e_p99_ms)
+                       ? ""
+                       : " (none given: a violation = load over the ready capacity)");
+  Table t({"policy", "$/day", "$/month", "per 1k req", "per 1M tok", "GPU rep-h", "CPU rep-h",
+           "peak billed", "SLO-miss intervals", "max queue", "vs static"});
   for (const auto& r : res->policies) {
     t.Row({ScalingPolicyName(r.policy), Price(r.cost_per_day, cur), Price(r.cost_per_month, cur),
-           Price(r.cost_per_1k_requests, cur), Price(r.cost_per_1m_tokens, cur), fmt::format("{:.1f}", r.gpu_replica_hours),
-           fmt::format("{:.1f}", r.cpu_replica_hours), fmt::format("{:.0f}", r.peak_billed),
-           fmt::format("{} ({})", r.slo_violation_intervals, Pct(r.slo_violation_intervals, static_cast<double>(trace.rps.size()))),
+           Price(r.cost_per_1k_requests, cur), Price(r.cost_per_1m_tokens, cur),
+           fmt::format("{:.1f}", r.gpu_replica_hours), fmt::format("{:.1f}", r.cpu_replica_hours),
+           fmt::format("{:.0f}", r.peak_billed),
+           fmt::format("{} ({})", r.slo_violation_intervals,
+                       Pct(r.slo_violation_intervals, static_cast<double>(trace.rps.size()))),
            fmt::format("{:.1f} s", r.max_queue_delay_s),
-           r.policy == ScalingPolicyKind::kStatic ? "-" : fmt::format("{} ({})", Pct(r.saving_vs_static, st->cost_total),
-                                                                       r.saving_vs_static >= 0 ? "saved" : "more")});
+           r.policy == ScalingPolicyKind::kStatic
+               ? "-"
+               : fmt::format("{} ({})", Pct(r.saving_vs_static, st->cost_total),
+                             r.saving_vs_static >= 0 ? "saved" : "more")});
   }
   s += t.Render();
   s += "\nWhere the difference with static peak provisioning comes from (per day):\n";
   const double days = std::max(res->days, 1e-9);
   for (const auto& r : res->policies) {
     if (r.policy == ScalingPolicyKind::kStatic) continue;
-    s += fmt::format("  {:<10} saves {}/day = demand below the peak {} - ready replicas beyond the need {} (negative: below the need, or cheaper CPU replicas) - cold starts {}; "
-                     "{} interval(s) missed the SLOs ({:.0f} requests; {} while replicas were still starting), "
-                     "{} scale-up(s)\n",
-                     ScalingPolicyName(r.policy), Price(r.saving_vs_static / days, cur), Price(r.saving_scale_down / days, cur),
-                     Price(r.overshoot_cost / days, cur), Price(r.cold_start_overhead / days, cur), r.slo_violation_intervals,
-                     r.slo_violation_requests, r.slo_violation_while_starting, r.scale_ups);
+    s += fmt::format(
+        "  {:<10} saves {}/day = demand below the peak {} - ready replicas beyond the need {} "
+        "(negative: below the need, or cheaper CPU replicas) - cold starts {}; "
+        "{} interval(s) missed the SLOs ({:.0f} requests; {} while replicas were still starting), "
+        "{} scale-up(s)\n",
+        ScalingPolicyName(r.policy), Price(r.saving_vs_static / days, cur),
+        Price(r.saving_scale_down / days, cur), Price(r.overshoot_cost / days, cur),
+        Price(r.cold_start_overhead / days, cur), r.slo_violation_intervals,
+        r.slo_violation_requests, r.slo_violation_while_starting, r.scale_ups);
     if (r.policy == ScalingPolicyKind::kSchedule) {
       if (r.cpu_hours.empty()) {
-        s += "             no hour ran on CPU (a CPU deployment is never cheaper or cannot meet the SLOs)\n";
+        s += "             no hour ran on CPU (a CPU deployment is never cheaper or cannot meet "
+             "the SLOs)\n";
       } else {
         std::string hrs;
         for (int h : r.cpu_hours) hrs += (hrs.empty() ? "" : ",") + std::to_string(h);
-        s += fmt::format("             hours on CPU: {} ({} on {}); CPU saved {}/day against the same schedule on GPUs\n", hrs,
-                         res->cpu_plan ? res->cpu_plan->instance->instance_type : "-",
-                         res->cpu_plan ? res->cpu_plan->instance->cloud : "-", Price(r.cpu_saving_per_day, cur));
+        s += fmt::format(
+            "             hours on CPU: {} ({} on {}); CPU saved {}/day against the same schedule "
+            "on GPUs\n",
+            hrs, res->cpu_plan ? res->cpu_plan->instance->instance_type : "-",
+            res->cpu_plan ? res->cpu_plan->instance->cloud : "-", Price(r.cpu_saving_per_day, cur));
       }
     }
   }
   s += "\nThe guides' claims: B12 says autoscaling saves 40-60%";
   for (const auto& r : res->policies) {
     if (r.policy == ScalingPolicyKind::kHpa || r.policy == ScalingPolicyKind::kKpa) {
-      s += fmt::format("; {} saves {} here", ScalingPolicyName(r.policy), Pct(r.saving_vs_static, st->cost_total));
+      s += fmt::format("; {} saves {} here", ScalingPolicyName(r.policy),
+                       Pct(r.saving_vs_static, st->cost_total));
     }
   }
   s += ". B14 says CPUs at night saved 48 USD/day (17,520 USD/year)";
   for (const auto& r : res->policies) {
     if (r.policy == ScalingPolicyKind::kSchedule) {
-      s += fmt::format("; here the CPU hours save {}/day ({}/year)", Price(r.cpu_saving_per_day, cur),
-                       Price(r.cpu_saving_per_day * 365, cur));
+      s += fmt::format("; here the CPU hours save {}/day ({}/year)",
+                       Price(r.cpu_saving_per_day, cur), Price(r.cpu_saving_per_day * 365, cur));
     }
   }
   s += ".\n";
@@ -260,35 +307,60 @@ Result<Output> RunSimulate(const GlobalOptions& g, SimArgs a) {
 
 void RegisterSimulateCommand(CLI::App& app, GlobalOptions& g, Runner& run) {
   auto a = std::make_shared<SimArgs>();
-  auto* c = app.add_subcommand("simulate", "Replay a load trace through a serving plan under autoscaling policies");
+  auto* c = app.add_subcommand(
+      "simulate", "Replay a load trace through a serving plan under autoscaling policies");
   AddServeOptions(c, a->serve);
-  c->add_option("--plan", a->plan_file, "A `plan infer --json` document: its job and top deployment's hardware");
-  c->add_option("--trace", a->trace, "Load trace: per-minute CSV, Azure LLM trace CSV or Mooncake JSONL");
-  c->add_flag("--synthetic", a->synthetic, "Use the seeded synthetic diurnal trace (the default without --trace)");
+  c->add_option("--plan", a->plan_file,
+                "A `plan infer --json` document: its job and top deployment's hardware");
+  c->add_option("--trace", a->trace,
+                "Load trace: per-minute CSV, Azure LLM trace CSV or Mooncake JSONL");
+  c->add_flag("--synthetic", a->synthetic,
+              "Use the seeded synthetic diurnal trace (the default without --trace)");
   c->add_option("--days", a->syn.days, "Synthetic: days")->capture_default_str();
   c->add_option("--peak-rps", a->syn.peak_rps, "Synthetic: peak requests/s")->capture_default_str();
-  c->add_option("--trough", a->syn.trough_fraction, "Synthetic: night load as a fraction of the peak")->capture_default_str();
-  c->add_option("--peak-hour", a->syn.peak_hour, "Synthetic: hour of the daily peak")->capture_default_str();
-  c->add_option("--weekend-factor", a->syn.weekend_factor, "Synthetic: weekend load factor")->capture_default_str();
+  c->add_option("--trough", a->syn.trough_fraction,
+                "Synthetic: night load as a fraction of the peak")
+      ->capture_default_str();
+  c->add_option("--peak-hour", a->syn.peak_hour, "Synthetic: hour of the daily peak")
+      ->capture_default_str();
+  c->add_option("--weekend-factor", a->syn.weekend_factor, "Synthetic: weekend load factor")
+      ->capture_default_str();
   c->add_option("--noise", a->syn.noise, "Synthetic: +- noise fraction")->capture_default_str();
-  c->add_option("--bursts", a->syn.bursts_per_day, "Synthetic: bursts per day")->capture_default_str();
-  c->add_option("--burst-factor", a->syn.burst_factor, "Synthetic: burst load multiplier")->capture_default_str();
-  c->add_option("--burst-minutes", a->syn.burst_minutes, "Synthetic: burst length")->capture_default_str();
+  c->add_option("--bursts", a->syn.bursts_per_day, "Synthetic: bursts per day")
+      ->capture_default_str();
+  c->add_option("--burst-factor", a->syn.burst_factor, "Synthetic: burst load multiplier")
+      ->capture_default_str();
+  c->add_option("--burst-minutes", a->syn.burst_minutes, "Synthetic: burst length")
+      ->capture_default_str();
   c->add_option("--seed", a->seed, "Synthetic: seed")->capture_default_str();
   c->add_option("--policy", a->policies, "hpa,kpa,saturation,schedule,static")->delimiter(',');
-  c->add_option("--min-replicas", a->min_replicas, "Minimum replicas (0 = KEDA activation in front of the HPA)")->capture_default_str();
-  c->add_option("--max-replicas", a->max_replicas, "Maximum replicas (0 = twice the static peak fleet)");
+  c->add_option("--min-replicas", a->min_replicas,
+                "Minimum replicas (0 = KEDA activation in front of the HPA)")
+      ->capture_default_str();
+  c->add_option("--max-replicas", a->max_replicas,
+                "Maximum replicas (0 = twice the static peak fleet)");
   c->add_option("--tolerance", a->tolerance, "HPA tolerance")->capture_default_str();
-  c->add_option("--scale-up-window-s", a->up_window_s, "HPA scale-up stabilization window")->capture_default_str();
-  c->add_option("--scale-down-window-s", a->down_window_s, "HPA scale-down stabilization window")->capture_default_str();
-  c->add_option("--scale-up-policies", a->up_policies, "HPA scale-up policies TYPE:VALUE:PERIOD_S,...")->capture_default_str();
-  c->add_option("--scale-down-policies", a->down_policies, "HPA scale-down policies")->capture_default_str();
-  c->add_option("--select-up", a->select_up, "HPA scale-up selectPolicy: Max | Min | Disabled")->capture_default_str();
-  c->add_option("--select-down", a->select_down, "HPA scale-down selectPolicy")->capture_default_str();
-  c->add_option("--keda-activation-rps", a->keda_activation_rps, "KEDA activation threshold (with --min-replicas 0)");
-  c->add_option("--keda-cooldown-s", a->keda_cooldown_s, "KEDA cooldownPeriod")->capture_default_str();
-  c->add_option("--node-provision-s", a->node_provision_s, "Cold start: node provisioning time")->capture_default_str();
-  c->add_option("--image-gb", a->image_gb, "Cold start: container image size, GB")->capture_default_str();
+  c->add_option("--scale-up-window-s", a->up_window_s, "HPA scale-up stabilization window")
+      ->capture_default_str();
+  c->add_option("--scale-down-window-s", a->down_window_s, "HPA scale-down stabilization window")
+      ->capture_default_str();
+  c->add_option("--scale-up-policies", a->up_policies,
+                "HPA scale-up policies TYPE:VALUE:PERIOD_S,...")
+      ->capture_default_str();
+  c->add_option("--scale-down-policies", a->down_policies, "HPA scale-down policies")
+      ->capture_default_str();
+  c->add_option("--select-up", a->select_up, "HPA scale-up selectPolicy: Max | Min | Disabled")
+      ->capture_default_str();
+  c->add_option("--select-down", a->select_down, "HPA scale-down selectPolicy")
+      ->capture_default_str();
+  c->add_option("--keda-activation-rps", a->keda_activation_rps,
+                "KEDA activation threshold (with --min-replicas 0)");
+  c->add_option("--keda-cooldown-s", a->keda_cooldown_s, "KEDA cooldownPeriod")
+      ->capture_default_str();
+  c->add_option("--node-provision-s", a->node_provision_s, "Cold start: node provisioning time")
+      ->capture_default_str();
+  c->add_option("--image-gb", a->image_gb, "Cold start: container image size, GB")
+      ->capture_default_str();
   c->add_option("--csv", a->csv, "Write the per-interval timeline as CSV");
   c->add_option("--svg", a->svg, "Write a chart of load and replicas as SVG");
   c->callback([&g, &run, a, c] {

@@ -29,16 +29,21 @@ struct ValidateArgs {
 std::string Md(const std::string& s) {
   std::string out;
   for (char ch : s) {
-    if (ch == '|') out += "\\|";
-    else out += ch;
+    if (ch == '|')
+      out += "\\|";
+    else
+      out += ch;
   }
   return out;
 }
 
 json SummaryJson(const KindSummary& s) {
-  return {{"cases", s.cases},           {"covered", s.covered},
-          {"median_abs_err", s.median_abs_err}, {"p90_abs_err", s.p90_abs_err},
-          {"max_abs_err", s.max_abs_err}, {"bias", s.bias}};
+  return {{"cases", s.cases},
+          {"covered", s.covered},
+          {"median_abs_err", s.median_abs_err},
+          {"p90_abs_err", s.p90_abs_err},
+          {"max_abs_err", s.max_abs_err},
+          {"bias", s.bias}};
 }
 
 // --cv source: in-sample (shipped constants), refit in-sample and held-out figures per file and
@@ -71,8 +76,11 @@ Result<Output> RunCrossValidate(const GlobalOptions& g, const ValidateArgs& a, c
   auto pct = [](double x) { return fmt::format("{:.1f}%", 100 * x); };
   Output out;
   if (g.json) {
-    json j = {{"schema_version", kSchemaVersion}, {"split", "source"}, {"groups", json::array()},
-              {"constants", json::array()}, {"sources", cv->sources}};
+    json j = {{"schema_version", kSchemaVersion},
+              {"split", "source"},
+              {"groups", json::array()},
+              {"constants", json::array()},
+              {"sources", cv->sources}};
     for (const auto& [k, idx] : groups) {
       j["groups"].push_back({{"file", k.first},
                              {"kind", k.second == "~all" ? "all" : k.second},
@@ -81,30 +89,34 @@ Result<Output> RunCrossValidate(const GlobalOptions& g, const ValidateArgs& a, c
                              {"held_out", SummaryJson(summary(cv->held_out, idx))}});
     }
     for (const auto& c : cv->constants) {
-      j["constants"].push_back({{"key", c.key}, {"shipped", c.shipped}, {"refit_all", c.refit_all}});
+      j["constants"].push_back(
+          {{"key", c.key}, {"shipped", c.shipped}, {"refit_all", c.refit_all}});
     }
     out.text = DumpJson(j) + "\n";
     return out;
   }
-  const std::vector<std::string> head = {"file", "kind", "covered", "in-sample median", "in-sample p90",
-                                         "refit median", "refit p90", "held-out median", "held-out p90"};
+  const std::vector<std::string> head = {
+      "file",         "kind",      "covered",         "in-sample median", "in-sample p90",
+      "refit median", "refit p90", "held-out median", "held-out p90"};
   std::vector<std::vector<std::string>> rows;
   for (const auto& [k, idx] : groups) {
     const KindSummary s = summary(cv->shipped, idx), r = summary(cv->refit, idx),
                       h = summary(cv->held_out, idx);
     std::string file = k.first;
     if (auto sl = file.rfind('/'); sl != std::string::npos) file = file.substr(sl + 1);
-    rows.push_back({file, k.second == "~all" ? "all" : k.second, fmt::format("{}/{}", s.covered, s.cases),
-                    pct(s.median_abs_err), pct(s.p90_abs_err), pct(r.median_abs_err),
-                    pct(r.p90_abs_err), pct(h.median_abs_err), pct(h.p90_abs_err)});
+    rows.push_back({file, k.second == "~all" ? "all" : k.second,
+                    fmt::format("{}/{}", s.covered, s.cases), pct(s.median_abs_err),
+                    pct(s.p90_abs_err), pct(r.median_abs_err), pct(r.p90_abs_err),
+                    pct(h.median_abs_err), pct(h.p90_abs_err)});
   }
   if (a.markdown) {
     std::string md = "| " + fmt::format("{}", fmt::join(head, " | ")) + " |\n|";
     for (size_t i = 0; i < head.size(); ++i) md += "---|";
     md += "\n";
     for (const auto& r : rows) md += "| " + fmt::format("{}", fmt::join(r, " | ")) + " |\n";
-    md += fmt::format("\n{} sources (folds): {}\n\n| constant | shipped | fitted on all cases |\n|---|---|---|\n",
-                      cv->sources.size(), fmt::join(cv->sources, ", "));
+    md += fmt::format(
+        "\n{} sources (folds): {}\n\n| constant | shipped | fitted on all cases |\n|---|---|---|\n",
+        cv->sources.size(), fmt::join(cv->sources, ", "));
     for (const auto& c : cv->constants) {
       md += fmt::format("| {} | {:.4g} | {:.4g} |\n", c.key, c.shipped, c.refit_all);
     }
@@ -113,12 +125,14 @@ Result<Output> RunCrossValidate(const GlobalOptions& g, const ValidateArgs& a, c
   }
   Table t(head);
   for (const auto& r : rows) t.Row(r);
-  out.text = fmt::format("gpuplan validate --cv source: {} case(s), {} source(s); constants refitted without each "
-                         "source, error measured on it\n\n",
-                         cv->shipped.cases.size(), cv->sources.size());
+  out.text = fmt::format(
+      "gpuplan validate --cv source: {} case(s), {} source(s); constants refitted without each "
+      "source, error measured on it\n\n",
+      cv->shipped.cases.size(), cv->sources.size());
   out.text += t.Render();
   Table c({"constant", "shipped", "fitted on all cases"});
-  for (const auto& x : cv->constants) c.Row({x.key, fmt::format("{:.4g}", x.shipped), fmt::format("{:.4g}", x.refit_all)});
+  for (const auto& x : cv->constants)
+    c.Row({x.key, fmt::format("{:.4g}", x.shipped), fmt::format("{:.4g}", x.refit_all)});
   out.text += "\n" + c.Render();
   return out;
 }
@@ -126,7 +140,8 @@ Result<Output> RunCrossValidate(const GlobalOptions& g, const ValidateArgs& a, c
 Result<Output> RunValidate(const GlobalOptions& g, const ValidateArgs& a) {
   static const char* kKinds[] = {"train_throughput", "train_time", "infer_throughput",
                                  "infer_latency", "memory"};
-  if (!a.kind.empty() && std::find(std::begin(kKinds), std::end(kKinds), a.kind) == std::end(kKinds)) {
+  if (!a.kind.empty() &&
+      std::find(std::begin(kKinds), std::end(kKinds), a.kind) == std::end(kKinds)) {
     return MakeError(ErrorCode::kInvalidArgument, "--kind", "unknown kind " + Excerpt(a.kind),
                      "use train_throughput, train_time, infer_throughput, infer_latency or memory");
   }
@@ -158,23 +173,27 @@ Result<Output> RunValidate(const GlobalOptions& g, const ValidateArgs& a) {
   }
   auto pct = [](double x) { return fmt::format("{:.1f}%", 100 * x); };
   if (a.markdown) {
-    std::string md = "| kind | cases | covered | coverage | median \\|err\\| | p90 \\|err\\| | max \\|err\\| | bias |\n|---|---|---|---|---|---|---|---|\n";
+    std::string md =
+        "| kind | cases | covered | coverage | median \\|err\\| | p90 \\|err\\| | max \\|err\\| | "
+        "bias |\n|---|---|---|---|---|---|---|---|\n";
     for (const auto& [k, v] : all.summary) {
-      md += fmt::format("| {} | {} | {} | {} | {} | {} | {} | {:+.1f}% |\n", k, v.cases, v.covered,
-                        pct(v.cases ? static_cast<double>(v.covered) / v.cases : 0),
-                        pct(v.median_abs_err), pct(v.p90_abs_err), pct(v.max_abs_err), 100 * v.bias);
+      md +=
+          fmt::format("| {} | {} | {} | {} | {} | {} | {} | {:+.1f}% |\n", k, v.cases, v.covered,
+                      pct(v.cases ? static_cast<double>(v.covered) / v.cases : 0),
+                      pct(v.median_abs_err), pct(v.p90_abs_err), pct(v.max_abs_err), 100 * v.bias);
     }
     md += "\n| case | metric | measured | predicted | error / reason |\n|---|---|---|---|---|\n";
     for (const auto& r : all.cases) {
-      md += fmt::format("| {} | {} | {:.4g} | {} | {} |\n", Md(r.id), r.metric, r.measured,
-                        r.predicted ? fmt::format("{:.4g}", *r.predicted) : "-",
-                        r.ok ? fmt::format("{:+.1f}%", 100 * *r.error) : "unsupported: " + Md(r.reason));
+      md += fmt::format(
+          "| {} | {} | {:.4g} | {} | {} |\n", Md(r.id), r.metric, r.measured,
+          r.predicted ? fmt::format("{:.4g}", *r.predicted) : "-",
+          r.ok ? fmt::format("{:+.1f}%", 100 * *r.error) : "unsupported: " + Md(r.reason));
     }
     out.text = md;
     return out;
   }
-  Table s({"kind", "cases", "covered", "coverage", "median |err|", "p90 |err|", "max |err|",
-           "bias"});
+  Table s(
+      {"kind", "cases", "covered", "coverage", "median |err|", "p90 |err|", "max |err|", "bias"});
   for (const auto& [k, v] : all.summary) {
     if (k == "all") continue;
     s.Row({k, std::to_string(v.cases), std::to_string(v.covered),
@@ -185,8 +204,9 @@ Result<Output> RunValidate(const GlobalOptions& g, const ValidateArgs& a) {
   s.Row({"all", std::to_string(t.cases), std::to_string(t.covered),
          pct(t.cases ? static_cast<double>(t.covered) / t.cases : 0), pct(t.median_abs_err),
          pct(t.p90_abs_err), pct(t.max_abs_err), fmt::format("{:+.1f}%", 100 * t.bias)});
-  out.text = fmt::format("gpuplan validate: {} case(s) from {} file(s); error = predicted / measured - 1\n\n",
-                         all.cases.size(), a.files.size());
+  out.text = fmt::format(
+      "gpuplan validate: {} case(s) from {} file(s); error = predicted / measured - 1\n\n",
+      all.cases.size(), a.files.size());
   out.text += s.Render();
   for (const auto& r : all.cases) {
     if (r.id != a.explain) continue;
@@ -217,8 +237,8 @@ void RegisterValidateCommand(CLI::App& app, GlobalOptions& g, Runner& run) {
   c->add_flag("--summary", a->quiet, "Print the summary table only");
   c->add_option("--explain", a->explain, "Print the prediction's terms for this case id");
   c->add_option("--cv", a->cv,
-                 "Cross-validate: 'source' refits the performance constants without each source's "
-                 "cases and measures the error on them");
+                "Cross-validate: 'source' refits the performance constants without each source's "
+                "cases and measures the error on them");
   c->add_flag("--markdown", a->markdown, "Markdown tables (used to regenerate docs/accuracy.md)");
   c->callback([&g, &run, a] { run = [&g, a] { return RunValidate(g, *a); }; });
 }

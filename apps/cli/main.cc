@@ -23,7 +23,8 @@ std::string DidYouMean(const CLI::App& app, int argc, char** argv) {
   for (int i = 1; i < argc; ++i) {
     const std::string t = argv[i];
     if (t.rfind("--", 0) == 0 && t.size() > 2) {
-      const std::string name = t.substr(2, t.find('=') == std::string::npos ? std::string::npos : t.find('=') - 2);
+      const std::string name =
+          t.substr(2, t.find('=') == std::string::npos ? std::string::npos : t.find('=') - 2);
       std::vector<std::string> names;
       for (const CLI::App* a = cur; a != nullptr; a = a->get_parent()) {
         for (const CLI::Option* o : a->get_options()) {
@@ -113,8 +114,7 @@ int main(int argc, char** argv) {
                 << " (give CNY per USD, e.g. 7.2)\n";
       return kExitBadInput;
     }
-    gpuplan::Result<Output> result =
-        run ? run() : RunDefaultScenario(g);
+    gpuplan::Result<Output> result = run ? run() : RunDefaultScenario(g);
     if (!result) {
       const auto& e = result.error();
       if (g.json) {

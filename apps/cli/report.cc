@@ -35,8 +35,10 @@ std::string Table::Render(const std::string& indent) const {
       std::string c = i < cells.size() ? cells[i] : "";
       size_t pad = w[i] - Width(c);
       bool right = !header && LooksNumeric(c) && i > 0;
-      if (right) l += std::string(pad, ' ') + c;
-      else l += c + std::string(pad, ' ');
+      if (right)
+        l += std::string(pad, ' ') + c;
+      else
+        l += c + std::string(pad, ' ');
       if (i + 1 < w.size()) l += "  ";
     }
     while (!l.empty() && l.back() == ' ') l.pop_back();
@@ -62,7 +64,8 @@ std::string Params(double n) {
 std::string Price(std::optional<double> v, Currency c) {
   if (!v) return "-";
   // Small amounts (per request, per token) keep 2 significant digits.
-  if (*v != 0 && std::fabs(*v) < 0.01) return fmt::format("{}{:.2g}", c == Currency::kUsd ? "$" : "¥", *v);
+  if (*v != 0 && std::fabs(*v) < 0.01)
+    return fmt::format("{}{:.2g}", c == Currency::kUsd ? "$" : "¥", *v);
   return fmt::format("{}{:.2f}", c == Currency::kUsd ? "$" : "¥", *v);
 }
 
@@ -83,6 +86,5 @@ Result<Currency> DisplayCurrency(const GlobalOptions& g) {
   }
   return *c;
 }
-
 
 }  // namespace gpuplan::cli

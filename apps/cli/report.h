@@ -38,9 +38,9 @@ class Table {
   std::vector<std::vector<std::string>> rows_;
 };
 
-std::string Gib(double bytes, int decimals = 1);    // "12.3 GiB"
+std::string Gib(double bytes, int decimals = 1);  // "12.3 GiB"
 std::string Num(double v, int decimals = 1);
-std::string Params(double n);                        // "6.74B", "110M"
+std::string Params(double n);                            // "6.74B", "110M"
 std::string Price(std::optional<double> v, Currency c);  // "$12.34" / "¥88.00" / "-"
 
 // Global options shared by commands.

@@ -26,7 +26,8 @@ Result<json> ParseBody(std::string_view body) {
                      "send a JSON object with Content-Type: application/json");
   }
   if (!j.is_object()) {
-    return MakeError(ErrorCode::kParse, "body", std::string("must be a JSON object, got ") + j.type_name(),
+    return MakeError(ErrorCode::kParse, "body",
+                     std::string("must be a JSON object, got ") + j.type_name(),
                      "wrap the job in {...}");
   }
   return j;
@@ -58,8 +59,9 @@ Result<ModelSpec> RequestModel(json& j, const char* key, const std::string& fiel
   }
   auto it = j.find(key);
   if (it == j.end() || it->is_null()) {
-    return MakeError(ErrorCode::kInvalidArgument, field, "is missing",
-                     "give a preset name (`gpuplan models`) or paste a config.json as model_config");
+    return MakeError(
+        ErrorCode::kInvalidArgument, field, "is missing",
+        "give a preset name (`gpuplan models`) or paste a config.json as model_config");
   }
   if (!it->is_string()) {
     return MakeError(ErrorCode::kInvalidArgument, field,
@@ -69,9 +71,10 @@ Result<ModelSpec> RequestModel(json& j, const char* key, const std::string& fiel
   const ModelSpec* p = FindPreset(name);
   if (p == nullptr) {
     // Presets only: resolving a path would make the server read its own file system.
-    Error e = MakeError(ErrorCode::kNotFound, field,
-                        "unknown preset " + Excerpt(name) + " (the API reads no files)",
-                        "give a preset name (`gpuplan models`) or paste a config.json as model_config");
+    Error e =
+        MakeError(ErrorCode::kNotFound, field,
+                  "unknown preset " + Excerpt(name) + " (the API reads no files)",
+                  "give a preset name (`gpuplan models`) or paste a config.json as model_config");
     return e;
   }
   return *p;
@@ -83,35 +86,35 @@ bool QueryFlag(std::string_view query, std::string_view name) {
     size_t end = query.find('&', pos);
     if (end == std::string_view::npos) end = query.size();
     std::string_view kv = query.substr(pos, end - pos);
-    if (kv == name || kv == std::string(name) + "=1" || kv == std::string(name) + "=true") return true;
+    if (kv == name || kv == std::string(name) + "=1" || kv == std::string(name) + "=true")
+      return true;
     pos = end + 1;
   }
   return false;
 }
 
 Error ServeFieldOfFlag(Error e) {
-  static const std::map<std::string, std::string> kMap = {
-      {"--model", "model"},
-      {"--qps", "serve.qps"},
-      {"--tokens-per-s", "serve.qps"},
-      {"--users", "serve.qps"},
-      {"--input-len", "serve.input_len"},
-      {"--output-len", "serve.output_len"},
-      {"--precision", "serve.precision"},
-      {"--quant", "serve.quant"},
-      {"--kv-precision", "serve.kv_precision"},
-      {"--engine", "serve.engine"},
-      {"--util", "serve.target_utilization"},
-      {"--ttft-ms", "slo.ttft_p99_ms"},
-      {"--tpot-ms", "slo.tpot_p99_ms"},
-      {"--e2e-ms", "slo.e2e_p99_ms"},
-      {"--clouds", "constraints.clouds"},
-      {"--regions", "constraints.regions"},
-      {"--gpus", "constraints.gpus"},
-      {"--currency", "constraints.currency"},
-      {"--top", "top"},
-      {"--years", "years"},
-      {"--profile", "profile"}};
+  static const std::map<std::string, std::string> kMap = {{"--model", "model"},
+                                                          {"--qps", "serve.qps"},
+                                                          {"--tokens-per-s", "serve.qps"},
+                                                          {"--users", "serve.qps"},
+                                                          {"--input-len", "serve.input_len"},
+                                                          {"--output-len", "serve.output_len"},
+                                                          {"--precision", "serve.precision"},
+                                                          {"--quant", "serve.quant"},
+                                                          {"--kv-precision", "serve.kv_precision"},
+                                                          {"--engine", "serve.engine"},
+                                                          {"--util", "serve.target_utilization"},
+                                                          {"--ttft-ms", "slo.ttft_p99_ms"},
+                                                          {"--tpot-ms", "slo.tpot_p99_ms"},
+                                                          {"--e2e-ms", "slo.e2e_p99_ms"},
+                                                          {"--clouds", "constraints.clouds"},
+                                                          {"--regions", "constraints.regions"},
+                                                          {"--gpus", "constraints.gpus"},
+                                                          {"--currency", "constraints.currency"},
+                                                          {"--top", "top"},
+                                                          {"--years", "years"},
+                                                          {"--profile", "profile"}};
   if (auto it = kMap.find(e.field); it != kMap.end()) e.field = it->second;
   return e;
 }
@@ -156,10 +159,11 @@ ApiResponse PlanTrain(const ApiContext& ctx, std::string_view query, std::string
   auto j = ParseBody(body);
   if (!j) return Bad(j.error());
   if (j->contains("model_config")) {
-    return Bad(MakeError(ErrorCode::kUnsupported, "model_config",
-                         "a pasted config.json is not yet supported for training jobs over the API "
-                         "(the job reader resolves `model` itself)",
-                         "give a preset name, or run `gpuplan plan train -f job.yaml` with a config.json path"));
+    return Bad(MakeError(
+        ErrorCode::kUnsupported, "model_config",
+        "a pasted config.json is not yet supported for training jobs over the API "
+        "(the job reader resolves `model` itself)",
+        "give a preset name, or run `gpuplan plan train -f job.yaml` with a config.json path"));
   }
   if (auto m = RequestModel(*j, "model", "model"); !m) return Bad(m.error());
   // The body text itself goes to the job reader (YAML is a superset of JSON), so errors carry
@@ -169,7 +173,8 @@ ApiResponse PlanTrain(const ApiContext& ctx, std::string_view query, std::string
   TrainJobFields fields;
   fields.method = "train.method";
   fields.tokens = "train.data.tokens";
-  if (auto st = FinalizeTrainJob(*job, InputSource::kYaml, "request", fields); !st) return Bad(st.error());
+  if (auto st = FinalizeTrainJob(*job, InputSource::kYaml, "request", fields); !st)
+    return Bad(st.error());
   if (ctx.currency != "USD") {  // the server's --currency, as the CLI's global --currency
     auto c = ParseCurrency(ctx.currency);
     if (c) job->currency = *c;
@@ -183,7 +188,8 @@ ApiResponse PlanTrain(const ApiContext& ctx, std::string_view query, std::string
 ApiResponse PlanInfer(const ApiContext& ctx, std::string_view, std::string_view body) {
   auto j = ParseBody(body);
   if (!j) return Bad(j.error());
-  const std::string model_arg = j->contains("model") && (*j)["model"].is_string() ? (*j)["model"].get<std::string>() : "";
+  const std::string model_arg =
+      j->contains("model") && (*j)["model"].is_string() ? (*j)["model"].get<std::string>() : "";
   auto job = ServeJobOfBody(ctx, *j);
   if (!job) return Bad(job.error());
   auto res = PlanServing(*job, ctx.catalog, DefaultCalibration(), ctx.cny_per_usd);
@@ -199,14 +205,16 @@ ApiResponse Tco(const ApiContext& ctx, std::string_view, std::string_view body) 
   json profile = Take(*j, "profile");
   if (!years.is_null()) {
     if (!years.is_number()) {
-      return Bad(MakeError(ErrorCode::kInvalidArgument, "years", std::string("must be a number, got ") + years.type_name()));
+      return Bad(MakeError(ErrorCode::kInvalidArgument, "years",
+                           std::string("must be a number, got ") + years.type_name()));
     }
     req.years = years.get<double>();
   }
   if (auto st = CheckTcoYears(req.years, "years"); !st) return Bad(st.error());
   if (!profile.is_null()) {
     if (!profile.is_array()) {
-      return Bad(MakeError(ErrorCode::kInvalidArgument, "profile", "must be a list of 24 loads (req/s)"));
+      return Bad(
+          MakeError(ErrorCode::kInvalidArgument, "profile", "must be a list of 24 loads (req/s)"));
     }
     for (size_t i = 0; i < profile.size(); ++i) {
       if (!profile[i].is_number() || !(profile[i].get<double>() >= 0)) {
@@ -240,19 +248,35 @@ ApiResponse Memory(const ApiContext& ctx, std::string_view, std::string_view bod
     Kind kind;
     void* dst;
   };
-  const Key keys[] = {
-      {"train", kBool, &r.train}, {"infer", kBool, &r.infer}, {"method", kStr, &r.method},
-      {"precision", kStr, &r.precision}, {"optimizer", kStr, &r.optimizer},
-      {"guide_b4", kBool, &r.guide_b4}, {"optimizer_states", kStr, &r.optimizer_states},
-      {"batch", kInt, &r.batch}, {"seq_len", kInt, &r.seq_len}, {"zero", kInt, &r.zero},
-      {"fsdp", kStr, &r.fsdp}, {"tp", kInt, &r.tp}, {"pp", kInt, &r.pp}, {"cp", kInt, &r.cp},
-      {"ep", kInt, &r.ep}, {"sequence_parallel", kBool, &r.sequence_parallel},
-      {"recompute", kStr, &r.recompute}, {"lora_rank", kInt, &r.lora_rank},
-      {"lora_targets", kStr, &r.lora_targets}, {"grad_accum", kInt, &r.grad_accum},
-      {"quant", kStr, &r.quant}, {"kv_precision", kStr, &r.kv_precision},
-      {"context", kInt, &r.context}, {"concurrency", kInt, &r.concurrency},
-      {"engine", kStr, &r.engine}, {"gpu_memory_utilization", kNum, &r.gpu_memory_utilization},
-      {"gpu", kStr, &r.gpu}, {"gpus", kInt, &r.gpus}, {"headroom", kNum, &r.headroom}};
+  const Key keys[] = {{"train", kBool, &r.train},
+                      {"infer", kBool, &r.infer},
+                      {"method", kStr, &r.method},
+                      {"precision", kStr, &r.precision},
+                      {"optimizer", kStr, &r.optimizer},
+                      {"guide_b4", kBool, &r.guide_b4},
+                      {"optimizer_states", kStr, &r.optimizer_states},
+                      {"batch", kInt, &r.batch},
+                      {"seq_len", kInt, &r.seq_len},
+                      {"zero", kInt, &r.zero},
+                      {"fsdp", kStr, &r.fsdp},
+                      {"tp", kInt, &r.tp},
+                      {"pp", kInt, &r.pp},
+                      {"cp", kInt, &r.cp},
+                      {"ep", kInt, &r.ep},
+                      {"sequence_parallel", kBool, &r.sequence_parallel},
+                      {"recompute", kStr, &r.recompute},
+                      {"lora_rank", kInt, &r.lora_rank},
+                      {"lora_targets", kStr, &r.lora_targets},
+                      {"grad_accum", kInt, &r.grad_accum},
+                      {"quant", kStr, &r.quant},
+                      {"kv_precision", kStr, &r.kv_precision},
+                      {"context", kInt, &r.context},
+                      {"concurrency", kInt, &r.concurrency},
+                      {"engine", kStr, &r.engine},
+                      {"gpu_memory_utilization", kNum, &r.gpu_memory_utilization},
+                      {"gpu", kStr, &r.gpu},
+                      {"gpus", kInt, &r.gpus},
+                      {"headroom", kNum, &r.headroom}};
   for (const auto& [k, v] : j->items()) {
     if (k == "model") continue;
     const Key* key = nullptr;
@@ -260,16 +284,23 @@ ApiResponse Memory(const ApiContext& ctx, std::string_view, std::string_view bod
       if (k == c.name) key = &c;
     }
     if (key == nullptr) {
-      return Bad(MakeError(ErrorCode::kInvalidArgument, FieldKey(k), "unknown key",
-                           "see docs/api.md (/v1/memory): the `gpuplan memory` flags with _ for -"));
+      return Bad(
+          MakeError(ErrorCode::kInvalidArgument, FieldKey(k), "unknown key",
+                    "see docs/api.md (/v1/memory): the `gpuplan memory` flags with _ for -"));
     }
-    const char* want = key->kind == kBool ? "true or false" : key->kind == kInt ? "a whole number"
-                       : key->kind == kNum ? "a number" : "a string";
+    const char* want = key->kind == kBool  ? "true or false"
+                       : key->kind == kInt ? "a whole number"
+                       : key->kind == kNum ? "a number"
+                                           : "a string";
     const bool ok = key->kind == kBool ? v.is_boolean()
-                    : key->kind == kInt ? v.is_number_integer() && v.get<long long>() >= -(1LL << 31) &&
-                                              v.get<long long>() < (1LL << 31)
-                    : key->kind == kNum ? v.is_number() : v.is_string();
-    if (!ok) return Bad(MakeError(ErrorCode::kInvalidArgument, k, std::string("must be ") + want + ", got " + v.dump()));
+                    : key->kind == kInt
+                        ? v.is_number_integer() && v.get<long long>() >= -(1LL << 31) &&
+                              v.get<long long>() < (1LL << 31)
+                    : key->kind == kNum ? v.is_number()
+                                        : v.is_string();
+    if (!ok)
+      return Bad(MakeError(ErrorCode::kInvalidArgument, k,
+                           std::string("must be ") + want + ", got " + v.dump()));
     if (key->kind == kBool) *static_cast<bool*>(key->dst) = v.get<bool>();
     if (key->kind == kInt) *static_cast<int*>(key->dst) = static_cast<int>(v.get<long long>());
     if (key->kind == kNum) *static_cast<double*>(key->dst) = v.get<double>();
@@ -277,7 +308,9 @@ ApiResponse Memory(const ApiContext& ctx, std::string_view, std::string_view bod
   }
   r.tp_given = j->contains("tp");
   auto cur = ParseCurrency(ctx.currency);
-  if (!cur) return Bad(MakeError(ErrorCode::kInvalidArgument, "currency", "unknown currency " + ctx.currency));
+  if (!cur)
+    return Bad(
+        MakeError(ErrorCode::kInvalidArgument, "currency", "unknown currency " + ctx.currency));
   auto an = AnalyzeMemory(r, *model, ctx.catalog, *cur, ctx.cny_per_usd);
   if (!an) {
     Error e = an.error();
@@ -293,7 +326,9 @@ ApiResponse Memory(const ApiContext& ctx, std::string_view, std::string_view bod
 }  // namespace internal
 
 std::string ErrorJson(const Error& e) {
-  nlohmann::json j = {{"code", ErrorCodeName(e.code)}, {"field", e.field}, {"message", e.message},
+  nlohmann::json j = {{"code", ErrorCodeName(e.code)},
+                      {"field", e.field},
+                      {"message", e.message},
                       {"hint", e.hint}};
   return j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
 }
@@ -301,8 +336,8 @@ std::string ErrorJson(const Error& e) {
 std::string ModelsJson() {
   nlohmann::json j = {{"models", nlohmann::json::array()}};
   for (const auto& m : Presets()) {
-    j["models"].push_back({{"name", m.name}, {"arch", ModelArchName(m.arch)},
-                           {"params", CountParams(m).total}});
+    j["models"].push_back(
+        {{"name", m.name}, {"arch", ModelArchName(m.arch)}, {"params", CountParams(m).total}});
   }
   return j.dump(1) + "\n";
 }
@@ -310,8 +345,8 @@ std::string ModelsJson() {
 std::string AcceleratorsJson(const ApiContext& ctx) {
   nlohmann::json j = {{"accelerators", nlohmann::json::array()}};
   for (const auto& a : ctx.catalog.accelerators) {
-    j["accelerators"].push_back({{"id", a.id}, {"memory_bytes", a.memory.value()},
-                                 {"usable_bytes", a.Usable().value()}});
+    j["accelerators"].push_back(
+        {{"id", a.id}, {"memory_bytes", a.memory.value()}, {"usable_bytes", a.Usable().value()}});
   }
   return j.dump(1) + "\n";
 }
@@ -327,15 +362,20 @@ ApiResponse HandleApi(const ApiContext& ctx, std::string_view route, std::string
                       std::string_view body) {
   using Handler = ApiResponse (*)(const ApiContext&, std::string_view, std::string_view);
   static const std::map<std::string, Handler, std::less<>> kRoutes = {
-      {"/v1/plan/train", internal::PlanTrain}, {"/v1/plan/infer", internal::PlanInfer},
-      {"/v1/tco", internal::Tco},              {"/v1/memory", internal::Memory},
-      {"/v1/check", internal::Check},          {"/v1/emit", internal::EmitFiles},
-      {"/v1/validate", internal::Validate},    {"/v1/simulate", internal::SimulateDay}};
+      {"/v1/plan/train", internal::PlanTrain},
+      {"/v1/plan/infer", internal::PlanInfer},
+      {"/v1/tco", internal::Tco},
+      {"/v1/memory", internal::Memory},
+      {"/v1/check", internal::Check},
+      {"/v1/emit", internal::EmitFiles},
+      {"/v1/validate", internal::Validate},
+      {"/v1/simulate", internal::SimulateDay}};
   auto it = kRoutes.find(route);
   if (it == kRoutes.end()) {
-    return {404, ErrorJson(MakeError(ErrorCode::kNotFound, "path", "no route " + Excerpt(route),
-                                     "POST one of /v1/plan/train, /v1/plan/infer, /v1/tco, /v1/memory, "
-                                     "/v1/check, /v1/emit, /v1/validate, /v1/simulate"))};
+    return {404,
+            ErrorJson(MakeError(ErrorCode::kNotFound, "path", "no route " + Excerpt(route),
+                                "POST one of /v1/plan/train, /v1/plan/infer, /v1/tco, /v1/memory, "
+                                "/v1/check, /v1/emit, /v1/validate, /v1/simulate"))};
   }
   return it->second(ctx, query, body);
 }

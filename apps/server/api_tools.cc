@@ -24,7 +24,8 @@ Status GetNum(const json& j, const char* key, double& dst, const std::string& fi
   auto it = j.find(key);
   if (it == j.end() || it->is_null()) return {};
   if (!it->is_number()) {
-    return MakeError(ErrorCode::kInvalidArgument, field, std::string("must be a number, got ") + it->dump());
+    return MakeError(ErrorCode::kInvalidArgument, field,
+                     std::string("must be a number, got ") + it->dump());
   }
   dst = it->get<double>();
   return {};
@@ -32,8 +33,10 @@ Status GetNum(const json& j, const char* key, double& dst, const std::string& fi
 Status GetInt(const json& j, const char* key, int& dst, const std::string& field) {
   auto it = j.find(key);
   if (it == j.end() || it->is_null()) return {};
-  if (!it->is_number_integer() || it->get<long long>() < -(1LL << 31) || it->get<long long>() >= (1LL << 31)) {
-    return MakeError(ErrorCode::kInvalidArgument, field, std::string("must be a whole number, got ") + it->dump());
+  if (!it->is_number_integer() || it->get<long long>() < -(1LL << 31) ||
+      it->get<long long>() >= (1LL << 31)) {
+    return MakeError(ErrorCode::kInvalidArgument, field,
+                     std::string("must be a whole number, got ") + it->dump());
   }
   dst = static_cast<int>(it->get<long long>());
   return {};
@@ -42,14 +45,16 @@ Status GetStr(const json& j, const char* key, std::string& dst, const std::strin
   auto it = j.find(key);
   if (it == j.end() || it->is_null()) return {};
   if (!it->is_string()) {
-    return MakeError(ErrorCode::kInvalidArgument, field, std::string("must be a string, got ") + it->dump());
+    return MakeError(ErrorCode::kInvalidArgument, field,
+                     std::string("must be a string, got ") + it->dump());
   }
   dst = it->get<std::string>();
   return {};
 }
 
 // Every key of `j` must be in `allowed`.
-Status OnlyKeys(const json& j, std::initializer_list<const char*> allowed, const std::string& prefix) {
+Status OnlyKeys(const json& j, std::initializer_list<const char*> allowed,
+                const std::string& prefix) {
   for (const auto& item : j.items()) {
     const std::string& k = item.key();  // a named copy: clang 14 cannot capture bindings
     if (std::none_of(allowed.begin(), allowed.end(), [&](const char* a) { return k == a; })) {
@@ -80,8 +85,10 @@ ApiResponse Check(const ApiContext& ctx, std::string_view, std::string_view body
 ApiResponse EmitFiles(const ApiContext& ctx, std::string_view, std::string_view body) {
   auto j = ParseBody(body);
   if (!j) return Bad(j.error());
-  if (auto st = OnlyKeys(*j, {"target", "plan", "rank", "autoscaler", "image", "min_replicas",
-                              "off_peak_qps", "k8s_training", "peak_qps"}, "");
+  if (auto st = OnlyKeys(*j,
+                         {"target", "plan", "rank", "autoscaler", "image", "min_replicas",
+                          "off_peak_qps", "k8s_training", "peak_qps"},
+                         "");
       !st) {
     return Bad(st.error());
   }
@@ -99,8 +106,10 @@ ApiResponse EmitFiles(const ApiContext& ctx, std::string_view, std::string_view 
   // The document's model reference must be a preset: emit would otherwise read a path.
   if (auto job = plan->find("job"); job != plan->end() && job->is_object()) {
     json ref = json::object();
-    if (job->contains("model_ref")) ref["model"] = (*job)["model_ref"];
-    else if (job->contains("model")) ref["model"] = (*job)["model"];
+    if (job->contains("model_ref"))
+      ref["model"] = (*job)["model_ref"];
+    else if (job->contains("model"))
+      ref["model"] = (*job)["model"];
     if (ref.contains("model")) {
       if (auto m = RequestModel(ref, "model", "plan.job.model_ref"); !m) return Bad(m.error());
     }
@@ -110,8 +119,10 @@ ApiResponse EmitFiles(const ApiContext& ctx, std::string_view, std::string_view 
   if (auto st = GetInt(*j, "rank", opt.rank, "rank"); !st) return Bad(st.error());
   if (auto st = GetStr(*j, "autoscaler", opt.autoscaler, "autoscaler"); !st) return Bad(st.error());
   if (auto st = GetStr(*j, "image", opt.image, "image"); !st) return Bad(st.error());
-  if (auto st = GetInt(*j, "min_replicas", opt.min_replicas, "min_replicas"); !st) return Bad(st.error());
-  if (auto st = GetStr(*j, "k8s_training", opt.k8s_training, "k8s_training"); !st) return Bad(st.error());
+  if (auto st = GetInt(*j, "min_replicas", opt.min_replicas, "min_replicas"); !st)
+    return Bad(st.error());
+  if (auto st = GetStr(*j, "k8s_training", opt.k8s_training, "k8s_training"); !st)
+    return Bad(st.error());
   if (auto st = GetNum(*j, "off_peak_qps", off_peak, "off_peak_qps"); !st) return Bad(st.error());
   if (auto st = GetNum(*j, "peak_qps", peak, "peak_qps"); !st) return Bad(st.error());
   if (j->contains("off_peak_qps")) opt.off_peak_qps = off_peak;
@@ -171,23 +182,33 @@ ApiResponse SimulateDay(const ApiContext& ctx, std::string_view, std::string_vie
   SyntheticTraceOptions syn;
   json s = j->contains("synthetic") ? (*j)["synthetic"] : json::object();
   j->erase("synthetic");
-  if (!s.is_object()) return Bad(MakeError(ErrorCode::kInvalidArgument, "synthetic", "must be an object"));
-  if (auto st = OnlyKeys(s, {"days", "interval_s", "peak_rps", "trough", "peak_hour", "weekend_factor", "noise",
-                             "bursts", "burst_factor", "burst_minutes", "seed"}, "synthetic.");
+  if (!s.is_object())
+    return Bad(MakeError(ErrorCode::kInvalidArgument, "synthetic", "must be an object"));
+  if (auto st = OnlyKeys(s,
+                         {"days", "interval_s", "peak_rps", "trough", "peak_hour", "weekend_factor",
+                          "noise", "bursts", "burst_factor", "burst_minutes", "seed"},
+                         "synthetic.");
       !st) {
     return Bad(st.error());
   }
   int seed = 1;
-  for (auto [key, dst] : {std::pair{"interval_s", &syn.interval_s}, {"peak_rps", &syn.peak_rps},
-                          {"trough", &syn.trough_fraction}, {"peak_hour", &syn.peak_hour},
-                          {"weekend_factor", &syn.weekend_factor}, {"noise", &syn.noise},
-                          {"bursts", &syn.bursts_per_day}, {"burst_factor", &syn.burst_factor},
+  for (auto [key, dst] : {std::pair{"interval_s", &syn.interval_s},
+                          {"peak_rps", &syn.peak_rps},
+                          {"trough", &syn.trough_fraction},
+                          {"peak_hour", &syn.peak_hour},
+                          {"weekend_factor", &syn.weekend_factor},
+                          {"noise", &syn.noise},
+                          {"bursts", &syn.bursts_per_day},
+                          {"burst_factor", &syn.burst_factor},
                           {"burst_minutes", &syn.burst_minutes}}) {
-    if (auto st = GetNum(s, key, *dst, std::string("synthetic.") + key); !st) return Bad(st.error());
+    if (auto st = GetNum(s, key, *dst, std::string("synthetic.") + key); !st)
+      return Bad(st.error());
   }
   if (auto st = GetInt(s, "days", syn.days, "synthetic.days"); !st) return Bad(st.error());
   if (auto st = GetInt(s, "seed", seed, "synthetic.seed"); !st) return Bad(st.error());
-  if (seed < 0) return Bad(MakeError(ErrorCode::kInvalidArgument, "synthetic.seed", fmt::format("must be >= 0, got {}", seed)));
+  if (seed < 0)
+    return Bad(MakeError(ErrorCode::kInvalidArgument, "synthetic.seed",
+                         fmt::format("must be >= 0, got {}", seed)));
   syn.seed = static_cast<std::uint64_t>(seed);
   auto trace = SyntheticTrace(syn);
   if (!trace) {
@@ -197,10 +218,14 @@ ApiResponse SimulateDay(const ApiContext& ctx, std::string_view, std::string_vie
   }
   std::vector<std::string> names = {"hpa", "kpa", "saturation", "schedule", "static"};
   if (auto it = j->find("policies"); it != j->end()) {
-    if (!it->is_array()) return Bad(MakeError(ErrorCode::kInvalidArgument, "policies", "must be a list of policy names"));
+    if (!it->is_array())
+      return Bad(
+          MakeError(ErrorCode::kInvalidArgument, "policies", "must be a list of policy names"));
     names.clear();
     for (const auto& p : *it) {
-      if (!p.is_string()) return Bad(MakeError(ErrorCode::kInvalidArgument, "policies", "must be a list of policy names"));
+      if (!p.is_string())
+        return Bad(
+            MakeError(ErrorCode::kInvalidArgument, "policies", "must be a list of policy names"));
       names.push_back(p.get<std::string>());
     }
     j->erase(it);
@@ -213,7 +238,8 @@ ApiResponse SimulateDay(const ApiContext& ctx, std::string_view, std::string_vie
       return Bad(MakeError(ErrorCode::kInvalidArgument, "policies", "unknown policy " + Excerpt(p),
                            "use hpa, kpa, saturation, schedule or static"));
     }
-    if (std::find(o.policies.begin(), o.policies.end(), *k) == o.policies.end()) o.policies.push_back(*k);
+    if (std::find(o.policies.begin(), o.policies.end(), *k) == o.policies.end())
+      o.policies.push_back(*k);
   }
   // The job is sized at the trace's peak, as `gpuplan simulate` does.
   if (!(*j)["serve"].is_object()) (*j)["serve"] = json::object();

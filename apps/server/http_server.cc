@@ -116,7 +116,8 @@ int RunServer(const ApiContext& ctx, const ServerOptions& opt,
   });
   svr.Get("/version", [&ctx, &timed](const httplib::Request&, httplib::Response& res) {
     const auto t0 = std::chrono::steady_clock::now();
-    res.set_content(std::string(kVersionJson) + ",\n  \"catalog_as_of\": \"" + ctx.catalog.PricesAsOf() +
+    res.set_content(std::string(kVersionJson) + ",\n  \"catalog_as_of\": \"" +
+                        ctx.catalog.PricesAsOf() +
                         "\",\n  \"httplib\": \"" CPPHTTPLIB_VERSION "\"\n}\n",
                     "application/json");
     timed("/version", res, t0);
@@ -140,7 +141,8 @@ int RunServer(const ApiContext& ctx, const ServerOptions& opt,
       return;
     }
     res.status = 404;
-    res.set_content(ErrorJson(MakeError(ErrorCode::kNotFound, "path", "no page " + req.path, "GET / for the page")),
+    res.set_content(ErrorJson(MakeError(ErrorCode::kNotFound, "path", "no page " + req.path,
+                                        "GET / for the page")),
                     "application/json");
     timed("static", res, t0);
   });
@@ -148,20 +150,23 @@ int RunServer(const ApiContext& ctx, const ServerOptions& opt,
   // 404/405 for unknown paths or methods) get the API's JSON error body; never a stack trace.
   svr.set_error_handler([&metrics](const httplib::Request& req, httplib::Response& res) {
     if (!res.body.empty()) return;
-    Error e = res.status == 413
-                  ? MakeError(ErrorCode::kInvalidArgument, "body", "is larger than the server's cap",
-                              "send a smaller job, or start the server with a larger --max-body-bytes")
-                  : MakeError(ErrorCode::kNotFound, "path", req.method + " " + req.path + " is not served",
-                              "POST /v1/...; GET /, /healthz, /version, /metrics");
+    Error e =
+        res.status == 413
+            ? MakeError(ErrorCode::kInvalidArgument, "body", "is larger than the server's cap",
+                        "send a smaller job, or start the server with a larger --max-body-bytes")
+            : MakeError(ErrorCode::kNotFound, "path",
+                        req.method + " " + req.path + " is not served",
+                        "POST /v1/...; GET /, /healthz, /version, /metrics");
     res.set_content(ErrorJson(e), "application/json");
     metrics.Record(res.status == 413 ? "body_too_large" : "unrouted", res.status, 0);
   });
-  svr.set_exception_handler([](const httplib::Request&, httplib::Response& res, std::exception_ptr) {
-    res.status = 500;
-    res.set_content(ErrorJson(MakeError(ErrorCode::kInternal, "", "internal error",
-                                        "this is a bug; please report the request")),
-                    "application/json");
-  });
+  svr.set_exception_handler(
+      [](const httplib::Request&, httplib::Response& res, std::exception_ptr) {
+        res.status = 500;
+        res.set_content(ErrorJson(MakeError(ErrorCode::kInternal, "", "internal error",
+                                            "this is a bug; please report the request")),
+                        "application/json");
+      });
 
   int port = opt.port;
   if (port == 0) {

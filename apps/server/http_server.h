@@ -19,7 +19,7 @@ struct ServerOptions {
   int read_timeout_s = 5;   // per read: a client silent this long is disconnected
   int write_timeout_s = 5;  // per write: a client not reading this long is disconnected
   int threads = 8;          // worker threads (each serves one connection at a time)
-  int queue = 256;          // accepted connections waiting for a worker; the accept loop waits beyond
+  int queue = 256;  // accepted connections waiting for a worker; the accept loop waits beyond
   int keep_alive_max = 1000;     // requests per connection
   int keep_alive_timeout_s = 5;  // idle keep-alive connections are closed after this (also
                                  // after a timed-out read: a silent client is cut off after

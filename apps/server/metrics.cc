@@ -25,7 +25,8 @@ std::string Metrics::Render() const {
   s += "# HELP gpuplan_http_requests_total HTTP requests by route and status code.\n";
   s += "# TYPE gpuplan_http_requests_total counter\n";
   for (const auto& [k, n] : requests_) {
-    s += fmt::format("gpuplan_http_requests_total{{route=\"{}\",code=\"{}\"}} {}\n", k.first, k.second, n);
+    s += fmt::format("gpuplan_http_requests_total{{route=\"{}\",code=\"{}\"}} {}\n", k.first,
+                     k.second, n);
   }
   s += "# HELP gpuplan_http_errors_total HTTP responses with a status >= 400.\n";
   s += "# TYPE gpuplan_http_errors_total counter\n";
@@ -36,12 +37,17 @@ std::string Metrics::Render() const {
     long long cum = 0;
     for (size_t i = 0; i < kBuckets.size(); ++i) {
       cum += h.le[i];
-      s += fmt::format("gpuplan_http_request_duration_seconds_bucket{{route=\"{}\",le=\"{}\"}} {}\n", route,
-                       kBuckets[i], cum);
+      s +=
+          fmt::format("gpuplan_http_request_duration_seconds_bucket{{route=\"{}\",le=\"{}\"}} {}\n",
+                      route, kBuckets[i], cum);
     }
-    s += fmt::format("gpuplan_http_request_duration_seconds_bucket{{route=\"{}\",le=\"+Inf\"}} {}\n", route, h.count);
-    s += fmt::format("gpuplan_http_request_duration_seconds_sum{{route=\"{}\"}} {:.6f}\n", route, h.sum);
-    s += fmt::format("gpuplan_http_request_duration_seconds_count{{route=\"{}\"}} {}\n", route, h.count);
+    s +=
+        fmt::format("gpuplan_http_request_duration_seconds_bucket{{route=\"{}\",le=\"+Inf\"}} {}\n",
+                    route, h.count);
+    s += fmt::format("gpuplan_http_request_duration_seconds_sum{{route=\"{}\"}} {:.6f}\n", route,
+                     h.sum);
+    s += fmt::format("gpuplan_http_request_duration_seconds_count{{route=\"{}\"}} {}\n", route,
+                     h.count);
   }
   return s;
 }

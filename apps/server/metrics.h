@@ -29,8 +29,8 @@ class Metrics {
   };
   mutable std::mutex mu_;
   std::map<std::pair<std::string, int>, long long> requests_;  // (route, status) -> count
-  std::map<std::string, Histogram> latency_;                    // route -> histogram
-  long long errors_ = 0;                                        // status >= 400
+  std::map<std::string, Histogram> latency_;                   // route -> histogram
+  long long errors_ = 0;                                       // status >= 400
 };
 
 }  // namespace gpuplan::server

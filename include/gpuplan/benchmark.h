@@ -18,10 +18,10 @@ struct TrainBenchmark {
   std::string dataset;
   double samples_per_epoch = 0;
   std::string target;
-  double samples_to_target = 0;      // mean at ref_global_batch
+  double samples_to_target = 0;  // mean at ref_global_batch
   int ref_global_batch = 0;
-  double batch_exponent = 0;         // samples x (batch / ref)^exponent above the reference
-  double eval_every_samples = 0;     // 0 = no evaluation cost modelled
+  double batch_exponent = 0;      // samples x (batch / ref)^exponent above the reference
+  double eval_every_samples = 0;  // 0 = no evaluation cost modelled
   double eval_samples = 0;
   std::optional<double> gflops_per_sample;  // the benchmark model's forward FLOPs per sample
   std::string source, as_of, notes;
@@ -34,7 +34,8 @@ struct TrainBenchmark {
   double EvalOverhead(double forward_share) const;
 };
 
-Result<std::vector<TrainBenchmark>> ParseTrainBenchmarks(std::string_view csv, std::string_view label);
+Result<std::vector<TrainBenchmark>> ParseTrainBenchmarks(std::string_view csv,
+                                                         std::string_view label);
 // The built-in table.
 const std::vector<TrainBenchmark>& TrainBenchmarks();
 // By id ("mlperf/resnet") or alias ("resnet"), case-insensitive; nullptr when unknown.

@@ -22,16 +22,16 @@ struct Accelerator {
   std::vector<std::string> aliases;  // other names: "H100", "H100-80GB"
   std::string vendor;
   std::string arch;
-  Bytes memory;             // device memory (nominal capacity, the datasheet's memory_gib)
+  Bytes memory;  // device memory (nominal capacity, the datasheet's memory_gib)
   // Capacity as the driver reports it (nvidia-smi memory.total), when the catalog has it, and
   // where that figure comes from; training fits against Usable().
   std::optional<Bytes> driver_memory;
   std::string memory_source;
   Bytes Usable() const { return driver_memory.value_or(memory); }
-  BytesPerSec memory_bw;    // device memory bandwidth
+  BytesPerSec memory_bw;  // device memory bandwidth
   // Dense peaks (no 2:4 sparsity); empty when the device lacks that precision.
   std::optional<FlopPerSec> fp32, tf32, bf16, fp16, fp8, int8, int4;
-  std::string intra_link;   // scale-up link id: "nvlink4", "pcie4", "infinity-fabric", ...
+  std::string intra_link;     // scale-up link id: "nvlink4", "pcie4", "infinity-fabric", ...
   BytesPerSec intra_link_bw;  // per-device scale-up bandwidth, bidirectional as quoted
   int pcie_gen = 0;
   Watts tdp;
@@ -56,7 +56,7 @@ struct Cpu {
   int threads = 0;
   double base_ghz = 0;
   std::optional<double> all_core_turbo_ghz;
-  double fp32_flop_per_cycle = 0;  // per core, vector units
+  double fp32_flop_per_cycle = 0;             // per core, vector units
   std::optional<double> bf16_flop_per_cycle;  // per core, best path (AMX-BF16 = 1024)
   std::optional<double> int8_op_per_cycle;    // per core, best path
   std::string matrix_ext;                     // "amx", "sme", "none"
@@ -70,11 +70,22 @@ struct Cpu {
 
 // How the accelerators inside one machine talk to each other.
 enum class IntraNodeLink : std::uint8_t {
-  kNone, kPcie, kNvlink, kNvswitch, kInfinityFabric, kNeuronLink, kIci
+  kNone,
+  kPcie,
+  kNvlink,
+  kNvswitch,
+  kInfinityFabric,
+  kNeuronLink,
+  kIci
 };
 // How machines talk to each other for collective communication.
 enum class InterNodeFabric : std::uint8_t {
-  kNone, kEfa, kInfiniband, kRoce, kErdma, kGpuDirectTcpx
+  kNone,
+  kEfa,
+  kInfiniband,
+  kRoce,
+  kErdma,
+  kGpuDirectTcpx
 };
 const char* IntraNodeLinkName(IntraNodeLink l);
 const char* InterNodeFabricName(InterNodeFabric f);
@@ -88,10 +99,10 @@ struct InstanceType {
   std::string region;         // "us-east-1"; may be empty for imported rows without one
   std::string accelerator;    // Accelerator::id; empty for CPU-only instances
   int accelerator_count = 0;
-  std::string cpu;            // Cpu::id when known
+  std::string cpu;  // Cpu::id when known
   int vcpus = 0;
   Bytes ram;
-  Bytes local_nvme;           // 0 when none, or when not recorded (see local_nvme_known)
+  Bytes local_nvme;               // 0 when none, or when not recorded (see local_nvme_known)
   bool local_nvme_known = false;  // the source states the local NVMe (0 = none, for real)
   BitsPerSec network;
   IntraNodeLink intra_node_link = IntraNodeLink::kNone;
@@ -176,11 +187,11 @@ struct Catalog {
 // instance_type names; a shape listed in several regions counts once).
 struct CloudCoverage {
   std::string cloud;
-  int shapes = 0;          // every shape of the cloud
-  int gpu_shapes = 0;      // shapes with an accelerator
-  int priced = 0;          // shapes with an on-demand price in at least one row not suspect
-  int suspect = 0;         // shapes with at least one suspect row
-  int reserved = 0;        // shapes with a 1-year or 3-year reserved price in some row
+  int shapes = 0;      // every shape of the cloud
+  int gpu_shapes = 0;  // shapes with an accelerator
+  int priced = 0;      // shapes with an on-demand price in at least one row not suspect
+  int suspect = 0;     // shapes with at least one suspect row
+  int reserved = 0;    // shapes with a 1-year or 3-year reserved price in some row
   // Shapes a planner skips, by reason ("no public price", "only suspect rows"), plus rows an
   // import skipped (Catalog::import_skips, counted in rows); sorted by reason.
   std::vector<std::pair<std::string, int>> skipped;
@@ -225,7 +236,7 @@ int MergeImportedInstances(Catalog& catalog, std::string_view cloud,
 struct SkyPilotImportStats {
   int rows_read = 0;
   int instances_added = 0;
-  int gpu_rows_attached = 0;   // GCP: accelerator rows attached to host VMs
+  int gpu_rows_attached = 0;  // GCP: accelerator rows attached to host VMs
   int skipped_unknown_accelerator = 0;
   int skipped_no_price = 0;
   int tpu_rows_skipped = 0;

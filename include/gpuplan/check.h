@@ -65,14 +65,14 @@ struct SetupTraining {
   TrainMethod method = TrainMethod::kFull;
   Precision precision = Precision::kBf16;
   int micro_batch = 1;
-  int seq_len = 0;  // 0 = the model family default (EffectiveSeqLen)
+  int seq_len = 0;                           // 0 = the model family default (EffectiveSeqLen)
   std::optional<int> global_batch;           // sequences per step
   std::optional<int> gradient_accumulation;  // micro-batches per step per data-parallel rank
   Recompute recompute = Recompute::kNone;
   int zero_stage = 0;
   int tp = 1;
   int pp = 1;
-  Bytes dataset;  // 0 = unknown
+  Bytes dataset;      // 0 = unknown
   std::string field;  // "label:LINE:train"
 };
 
@@ -95,7 +95,7 @@ struct Setup {
   bool spot = false;
   // Hours between checkpoints; empty or 0 = no checkpointing declared.
   std::optional<double> checkpoint_interval_hours;
-  double headroom = 0.8;  // usable fraction of GPU memory (B5)
+  double headroom = 0.8;               // usable fraction of GPU memory (B5)
   std::optional<SetupTraining> train;  // exactly one of train / serve
   std::optional<SetupServing> serve;
 };
@@ -111,7 +111,6 @@ Status ValidateSetup(const Setup& setup, const Catalog& catalog);
 
 // Evaluates the setup and returns the findings, errors first. A setup that ValidateSetup
 // rejects yields one error finding "setup-invalid" with the reason.
-std::vector<Finding> CheckSetup(const Setup& setup, const Catalog& catalog,
-                                const Calibration& cal);
+std::vector<Finding> CheckSetup(const Setup& setup, const Catalog& catalog, const Calibration& cal);
 
 }  // namespace gpuplan

@@ -1,6 +1,6 @@
-// JSON documents of the analyses that are not plans: `memory`, `tco` and `simulate --json`. Like the
-// plan document (plan_document.h) they carry schema_version and catalog_as_of, field names carry
-// their units, and every front end (CLI, HTTP API) returns them unchanged.
+// JSON documents of the analyses that are not plans: `memory`, `tco` and `simulate --json`. Like
+// the plan document (plan_document.h) they carry schema_version and catalog_as_of, field names
+// carry their units, and every front end (CLI, HTTP API) returns them unchanged.
 #pragma once
 
 #include <nlohmann/json.hpp>

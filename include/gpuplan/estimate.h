@@ -37,7 +37,8 @@ std::optional<Recompute> ParseRecompute(std::string_view s);
 // apply the same capabilities (docs/model.md section 7.3).
 enum class TrainFramework : std::uint8_t {
   kGeneric,         // PyTorch DDP/FSDP-style defaults: nothing beyond the calibration table
-  kMegatronLegacy,  // Megatron-LM before Megatron-Core: ZeRO <= 1, gradient all-reduce after backward
+  kMegatronLegacy,  // Megatron-LM before Megatron-Core: ZeRO <= 1, gradient all-reduce after
+                    // backward
   kMegatronCore,    // Megatron-Core / NeMo with Transformer Engine: TP and parameter-gather overlap
   kDeepSpeed,       // DeepSpeed: pipeline parallelism only with ZeRO 0-1
   kFsdp,            // PyTorch FSDP / torchtune: ZeRO-2/3-style sharding, no pipeline
@@ -121,8 +122,8 @@ struct TrainMemoryOptions {
   // LoRA / QLoRA.
   int lora_rank = 16;
   LoraTargets lora_targets = LoraTargets::kAllLinear;
-  double base_bits = 16;      // frozen base: 16, 8 or 4 (QLoRA NF4)
-  bool adapter_fp32 = true;   // PEFT keeps adapter weights in fp32
+  double base_bits = 16;     // frozen base: 16, 8 or 4 (QLoRA NF4)
+  bool adapter_fp32 = true;  // PEFT keeps adapter weights in fp32
   // torchtune's optimizer_in_bwd: each gradient is applied and freed during backward, so only
   // one parameter's gradient is alive at a time.
   bool optimizer_in_backward = false;
@@ -153,11 +154,11 @@ struct MemoryBreakdown {
   Bytes weights;         // model weights held for compute (sharded by TP/PP/ZeRO-3)
   Bytes master_weights;  // fp32 master copy (mixed precision)
   Bytes gradients;
-  Bytes optimizer;       // optimizer states (Adam m, v; Lion m; SGD momentum)
-  Bytes adapter;         // LoRA adapter weights + their grads + optimizer states
-  Bytes activations;     // stored for backward (training) or the forward workspace (serving)
-  Bytes logits;          // logits/loss buffer
-  Bytes kv_cache;        // serving only
+  Bytes optimizer;    // optimizer states (Adam m, v; Lion m; SGD momentum)
+  Bytes adapter;      // LoRA adapter weights + their grads + optimizer states
+  Bytes activations;  // stored for backward (training) or the forward workspace (serving)
+  Bytes logits;       // logits/loss buffer
+  Bytes kv_cache;     // serving only
   Bytes cuda_context;
   Bytes nccl_buffers;
   Bytes allocator_slack;
@@ -198,8 +199,8 @@ struct InferMemoryOptions {
   Precision kv_precision = Precision::kBf16;
   int tp = 1;
   int pp = 1;
-  int concurrency = 1;   // sequences resident at once
-  int context = 4096;    // tokens per sequence (prompt + output)
+  int concurrency = 1;  // sequences resident at once
+  int context = 4096;   // tokens per sequence (prompt + output)
   Engine engine = Engine::kTransformers;
   // vLLM: fraction of TOTAL GPU memory the engine may use. TRT-LLM: fraction of FREE memory
   // after weights (kv_cache_free_gpu_mem_fraction). SGLang: mem_fraction_static of total.
@@ -216,9 +217,9 @@ struct InferMemory {
   // Engine semantics: KV cache the engine allocates on this GPU (pre-allocating engines), or
   // the memory left for KV under the device's memory limit (transformers).
   Bytes kv_budget;
-  std::int64_t kv_tokens = 0;            // tokens of KV cache that fit in kv_budget
-  std::int64_t max_concurrency = 0;      // sequences of `context` tokens that fit
-  std::int64_t max_context = 0;          // context per sequence at `concurrency`
+  std::int64_t kv_tokens = 0;        // tokens of KV cache that fit in kv_budget
+  std::int64_t max_concurrency = 0;  // sequences of `context` tokens that fit
+  std::int64_t max_context = 0;      // context per sequence at `concurrency`
   bool fits = false;
 };
 

@@ -15,31 +15,31 @@
 namespace gpuplan {
 
 // --- Limits. Inputs beyond them are rejected with exit 2 before any work is done.
-inline constexpr std::uint64_t kMaxJsonFileBytes = 16ull << 20;    // config.json, index, plan JSON
-inline constexpr std::uint64_t kMaxJsonLineBytes = 1ull << 20;     // one validate JSONL case
-inline constexpr std::uint64_t kMaxJsonlFileBytes = 64ull << 20;   // a validate case file
-inline constexpr std::uint64_t kMaxYamlFileBytes = 1ull << 20;     // job / serve / check YAML
-inline constexpr std::uint64_t kMaxCsvFileBytes = 32ull << 20;     // a catalog override
-inline constexpr std::size_t kMaxCsvRows = 100000;                 // rows of one catalog CSV
-inline constexpr int kMaxJsonDepth = 64;                           // nesting of [ and {
-inline constexpr std::size_t kMaxNameBytes = 256;                  // a model name, path or id
-inline constexpr std::size_t kMaxIdentifierBytes = 128;            // catalog ids, instance types
+inline constexpr std::uint64_t kMaxJsonFileBytes = 16ull << 20;   // config.json, index, plan JSON
+inline constexpr std::uint64_t kMaxJsonLineBytes = 1ull << 20;    // one validate JSONL case
+inline constexpr std::uint64_t kMaxJsonlFileBytes = 64ull << 20;  // a validate case file
+inline constexpr std::uint64_t kMaxYamlFileBytes = 1ull << 20;    // job / serve / check YAML
+inline constexpr std::uint64_t kMaxCsvFileBytes = 32ull << 20;    // a catalog override
+inline constexpr std::size_t kMaxCsvRows = 100000;                // rows of one catalog CSV
+inline constexpr int kMaxJsonDepth = 64;                          // nesting of [ and {
+inline constexpr std::size_t kMaxNameBytes = 256;                 // a model name, path or id
+inline constexpr std::size_t kMaxIdentifierBytes = 128;           // catalog ids, instance types
 
 // Bounds of job values (docs/reliability.md: where each comes from).
-inline constexpr int kMaxNodes = 16384;             // 131k GPUs at 8 per node
-inline constexpr int kMaxSeqLen = 1 << 20;          // 1M-token context
-inline constexpr int kMaxGlobalBatch = 1 << 24;     // sequences per step
+inline constexpr int kMaxNodes = 16384;          // 131k GPUs at 8 per node
+inline constexpr int kMaxSeqLen = 1 << 20;       // 1M-token context
+inline constexpr int kMaxGlobalBatch = 1 << 24;  // sequences per step
 inline constexpr int kMaxLoraRank = 65536;
-inline constexpr int kMaxTop = 1000;                // plans to print
+inline constexpr int kMaxTop = 1000;  // plans to print
 inline constexpr double kMaxEpochs = 1e4;
-inline constexpr double kMaxTokens = 1e16;          // 10,000 T tokens (largest runs: ~36 T)
+inline constexpr double kMaxTokens = 1e16;  // 10,000 T tokens (largest runs: ~36 T)
 inline constexpr double kMaxSamples = 1e14;
-inline constexpr double kMaxHours = 87600;          // 10 years
+inline constexpr double kMaxHours = 87600;  // 10 years
 inline constexpr double kMaxBudget = 1e12;
 inline constexpr double kMaxQps = 1e7;
-inline constexpr double kMaxSloMs = 3.6e6;          // one hour
-inline constexpr int kMaxParallel = 65536;          // tp, pp, cp, ep, GPUs of one memory query
-inline constexpr int kMaxBatch = 1 << 20;           // micro-batch, concurrency, grad accumulation
+inline constexpr double kMaxSloMs = 3.6e6;  // one hour
+inline constexpr int kMaxParallel = 65536;  // tp, pp, cp, ep, GPUs of one memory query
+inline constexpr int kMaxBatch = 1 << 20;   // micro-batch, concurrency, grad accumulation
 
 // Reads a whole file of at most `max_bytes`; errors name `field` and never echo more than a
 // short excerpt of the path.

@@ -28,37 +28,37 @@ struct TrainJobSpec {
   TrainFramework framework = TrainFramework::kGeneric;  // its overlap and sharding capabilities
   int lora_rank = 16;
   // Data: tokens, or samples x seq_len; times epochs.
-  double tokens = 0;       // total tokens per epoch (0 = from samples)
-  double samples = 0;      // samples (sequences / images) per epoch
+  double tokens = 0;   // total tokens per epoch (0 = from samples)
+  double samples = 0;  // samples (sequences / images) per epoch
   double epochs = 1;
-  int seq_len = 0;         // 0 = model family default (LLM 4096 capped by max positions)
-  int global_batch = 0;    // sequences per step; 0 = family default (see DefaultGlobalBatch)
-  Bytes dataset;           // dataset size on disk; 0 = unknown
-  std::string benchmark;   // run-to-target benchmark that set `samples` ("mlperf/resnet"), or empty
+  int seq_len = 0;        // 0 = model family default (LLM 4096 capped by max positions)
+  int global_batch = 0;   // sequences per step; 0 = family default (see DefaultGlobalBatch)
+  Bytes dataset;          // dataset size on disk; 0 = unknown
+  std::string benchmark;  // run-to-target benchmark that set `samples` ("mlperf/resnet"), or empty
   // Constraints.
   std::optional<double> deadline_hours;
-  std::optional<double> budget;           // in `currency`, whole job
+  std::optional<double> budget;  // in `currency`, whole job
   Currency currency = Currency::kUsd;
-  std::vector<std::string> clouds;        // empty = all
-  std::vector<std::string> regions;       // empty = all
-  std::vector<std::string> gpus;          // accelerator ids/aliases to consider; empty = all
+  std::vector<std::string> clouds;   // empty = all
+  std::vector<std::string> regions;  // empty = all
+  std::vector<std::string> gpus;     // accelerator ids/aliases to consider; empty = all
   bool spot_allowed = false;
-  double checkpoint_interval_hours = 1.0; // 0 = no checkpoints
+  double checkpoint_interval_hours = 1.0;  // 0 = no checkpoints
   Objective objective = Objective::kCost;
   SizingPolicy host_policy = SizingPolicy::kDefault;
-  double headroom = 0.8;                  // B5
+  double headroom = 0.8;  // B5
   int max_nodes = 64;
   // A fixed cluster: exactly this many GPUs (instances whose GPU count divides it, any node
   // count) or this many nodes; 0 = searched (powers of two up to max_nodes).
   int num_gpus = 0;
   int nodes = 0;
-  int min_gpus = 0;                       // GPUs per plan bounds; 0 = no bound
+  int min_gpus = 0;  // GPUs per plan bounds; 0 = no bound
   int max_gpus = 0;
-  int top = 5;                            // plans to print
-  bool include_suspect = false;           // rank catalog rows whose source marks them suspect
-  bool by_region = false;                 // keep rows that differ only by region apart
+  int top = 5;                   // plans to print
+  bool include_suspect = false;  // rank catalog rows whose source marks them suspect
+  bool by_region = false;        // keep rows that differ only by region apart
 
-  double TotalTokens() const;             // tokens x epochs (or samples x seq_len x epochs)
+  double TotalTokens() const;  // tokens x epochs (or samples x seq_len x epochs)
 };
 
 // Sequences per step when the job does not say: ~1M tokens per step for LLM pretraining

@@ -28,9 +28,9 @@ struct MemoryRequest {
   std::string optimizer = "adamw";
   bool guide_b4 = false;  // the guides' B4 arithmetic: no fp32 master copy, no runtime terms
   std::string optimizer_states = "fp32";
-  int batch = 1;    // micro-batch per GPU
-  int seq_len = 0;  // 0 = model default
-  int zero = -1;    // -1 = search 0..3
+  int batch = 1;     // micro-batch per GPU
+  int seq_len = 0;   // 0 = model default
+  int zero = -1;     // -1 = search 0..3
   std::string fsdp;  // "", full | hybrid | grad-op
   int tp = 1, pp = 1, cp = 1, ep = 1;
   bool tp_given = false;  // serving: pin tp instead of searching 1, 2, 4, 8
@@ -47,8 +47,8 @@ struct MemoryRequest {
   std::string engine = "vllm";
   double gpu_memory_utilization = 0;  // 0 = the engine's default
   // Hardware.
-  std::string gpu;  // pin the accelerator (id or alias)
-  int gpus = 0;     // 0 = smallest count that fits
+  std::string gpu;        // pin the accelerator (id or alias)
+  int gpus = 0;           // 0 = smallest count that fits
   double headroom = 0.8;  // usable fraction of GPU memory (B5)
 };
 
@@ -59,17 +59,17 @@ struct MemoryFit {
   int tp = 1, pp = 1, dp = 1, zero = 0;
   Recompute recompute = Recompute::kNone;
   MemoryBreakdown mem;
-  double limit_bytes = 0;       // what the job may use on one GPU
-  std::int64_t kv_tokens = 0;   // serving
+  double limit_bytes = 0;      // what the job may use on one GPU
+  std::int64_t kv_tokens = 0;  // serving
   std::int64_t max_concurrency = 0;
-  std::vector<Offer> offers;    // cheapest per cloud, cheapest first
+  std::vector<Offer> offers;  // cheapest per cloud, cheapest first
 };
 
 struct TrainMemoryAnalysis {
   TrainMemoryOptions options;
-  Parallelism reference;     // the pinned GPU count (or tp x pp x cp), the user's ZeRO stage
-  MemoryBreakdown memory;    // at `reference`
-  double headroom = 0.8;     // the request's
+  Parallelism reference;        // the pinned GPU count (or tp x pp x cp), the user's ZeRO stage
+  MemoryBreakdown memory;       // at `reference`
+  double headroom = 0.8;        // the request's
   std::vector<MemoryFit> fits;  // cheapest setup first, then accelerator id
 };
 

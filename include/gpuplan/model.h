@@ -31,14 +31,14 @@ std::optional<ModelArch> ParseModelArch(std::string_view s);
 enum class NormKind : std::uint8_t { kRmsNorm, kLayerNorm };
 
 struct MoeSpec {
-  int experts = 0;                // routed experts per MoE layer
-  int top_k = 0;                  // routed experts per token
-  std::int64_t expert_ffn = 0;    // intermediate size of one routed expert
-  int shared_experts = 0;         // always-on experts (DeepSeek, Qwen2-MoE style)
-  std::int64_t shared_ffn = 0;    // intermediate size of one shared expert
-  int dense_layers = 0;           // leading layers with a dense MLP (DeepSeek first_k_dense)
-  int moe_every = 1;              // every k-th layer is MoE (Qwen decoder_sparse_step)
-  bool router_bias = false;       // per-expert score correction bias (DeepSeek-V3)
+  int experts = 0;              // routed experts per MoE layer
+  int top_k = 0;                // routed experts per token
+  std::int64_t expert_ffn = 0;  // intermediate size of one routed expert
+  int shared_experts = 0;       // always-on experts (DeepSeek, Qwen2-MoE style)
+  std::int64_t shared_ffn = 0;  // intermediate size of one shared expert
+  int dense_layers = 0;         // leading layers with a dense MLP (DeepSeek first_k_dense)
+  int moe_every = 1;            // every k-th layer is MoE (Qwen decoder_sparse_step)
+  bool router_bias = false;     // per-expert score correction bias (DeepSeek-V3)
 };
 
 struct MlaSpec {
@@ -53,9 +53,9 @@ struct MlaSpec {
 // user. Bits apply to the linear layers of the transformer blocks; embeddings, norms and the
 // LM head stay at 16 bits (as AWQ, GPTQ and bitsandbytes do).
 struct QuantSpec {
-  std::string method;      // "awq", "gptq", "bnb-nf4", "bnb-int8", "fp8", "gguf-q4_0", ...
-  double bits = 16;        // bits per quantized weight
-  int group_size = 0;      // 0 = per-channel
+  std::string method;  // "awq", "gptq", "bnb-nf4", "bnb-int8", "fp8", "gguf-q4_0", ...
+  double bits = 16;    // bits per quantized weight
+  int group_size = 0;  // 0 = per-channel
   bool zero_points = false;
   bool double_quant = false;  // bitsandbytes nested quantization of the scales
   double scale_bits = 16;     // bits per group scale (bitsandbytes absmax: fp32)
@@ -64,26 +64,26 @@ struct QuantSpec {
 };
 
 struct ModelSpec {
-  std::string name;     // display name
-  std::string hf_id;    // Hugging Face id when known
-  std::string family;   // "llama", "qwen", ...
+  std::string name;                  // display name
+  std::string hf_id;                 // Hugging Face id when known
+  std::string family;                // "llama", "qwen", ...
   std::vector<std::string> aliases;  // preset aliases ("llama-2-7b", "llama-7b")
   ModelArch arch = ModelArch::kDense;
 
   // Transformer shape (0 when not a transformer).
-  int layers = 0;             // decoder layers (encoder layers for encoders)
-  int encoder_layers = 0;     // encoder-decoder only
+  int layers = 0;          // decoder layers (encoder layers for encoders)
+  int encoder_layers = 0;  // encoder-decoder only
   std::int64_t hidden = 0;
   int heads = 0;
   int kv_heads = 0;
-  int head_dim = 0;           // hidden / heads unless the config says otherwise
+  int head_dim = 0;  // hidden / heads unless the config says otherwise
   std::int64_t ffn_hidden = 0;
-  bool gated_mlp = false;     // SwiGLU / GeGLU: three projections
+  bool gated_mlp = false;  // SwiGLU / GeGLU: three projections
   std::int64_t vocab = 0;
   bool tied_embeddings = false;
   NormKind norm = NormKind::kRmsNorm;
-  int norms_per_layer = 2;    // Gemma-2/3 use 4
-  bool qk_norm = false;       // per-head q/k norms (Qwen3, Gemma-3)
+  int norms_per_layer = 2;  // Gemma-2/3 use 4
+  bool qk_norm = false;     // per-head q/k norms (Qwen3, Gemma-3)
   bool qkv_bias = false;
   bool linear_bias = false;   // every linear layer has a bias (GPT-2, BERT, NeoX)
   int learned_positions = 0;  // learned absolute position embeddings (GPT-2, BERT); 0 = rotary
@@ -130,14 +130,14 @@ struct ModelSpec {
 
 // Parameter counts derived from the architecture.
 struct ParamCounts {
-  std::int64_t total = 0;        // every weight (MoE: all experts)
-  std::int64_t active = 0;       // used per token (MoE: top-k + shared experts)
-  std::int64_t embedding = 0;    // input embeddings (+ position/type embeddings)
-  std::int64_t lm_head = 0;      // untied output projection (0 when tied)
-  std::int64_t per_layer = 0;    // one transformer block (MoE: average over layers)
-  std::int64_t linear = 0;       // weights of the linear layers in the blocks (quantizable)
+  std::int64_t total = 0;          // every weight (MoE: all experts)
+  std::int64_t active = 0;         // used per token (MoE: top-k + shared experts)
+  std::int64_t embedding = 0;      // input embeddings (+ position/type embeddings)
+  std::int64_t lm_head = 0;        // untied output projection (0 when tied)
+  std::int64_t per_layer = 0;      // one transformer block (MoE: average over layers)
+  std::int64_t linear = 0;         // weights of the linear layers in the blocks (quantizable)
   std::int64_t largest_layer = 0;  // the largest single module (embedding or block)
-  bool exact = true;             // false when given, not derived
+  bool exact = true;               // false when given, not derived
 };
 
 // Counts parameters from the architecture (or returns the override). Published formulas: see

@@ -72,9 +72,9 @@ HardwareView HardwareFromInstance(const InstanceType& inst, const Accelerator& a
 
 // A training job's size: what one step and the whole run process.
 struct TrainJob {
-  int global_batch = 0;        // sequences (samples) per step
-  double tokens = 0;           // tokens to train on in total (0 = unknown)
-  double samples = 0;          // samples in total for non-token models (0 = unknown)
+  int global_batch = 0;  // sequences (samples) per step
+  double tokens = 0;     // tokens to train on in total (0 = unknown)
+  double samples = 0;    // samples in total for non-token models (0 = unknown)
 };
 
 struct StepTime {
@@ -88,13 +88,13 @@ struct StepTime {
   Seconds optimizer;      // optimizer step (on the CPU under optimizer offload)
   Seconds offload;        // host-link transfers of offloaded states (exposed)
   Seconds total;
-  Flop model_flops;       // per step, whole job: 6N-style + attention, no recompute
-  Flop hardware_flops;    // per step, whole job, including recompute
+  Flop model_flops;     // per step, whole job: 6N-style + attention, no recompute
+  Flop hardware_flops;  // per step, whole job, including recompute
   int num_microbatches = 1;
-  double mfu = 0;                  // model FLOPs / (time x GPUs x dense peak)
+  double mfu = 0;  // model FLOPs / (time x GPUs x dense peak)
   double tokens_per_s_per_gpu = 0;
   double samples_per_s = 0;
-  bool valid = false;              // false when the layout cannot run (reason says why)
+  bool valid = false;  // false when the layout cannot run (reason says why)
   std::string reason;
 };
 
@@ -121,9 +121,9 @@ struct StepConstants {
 // (micro_batch, seq_len, recompute, precision, method). Pure. `k`: the constants of `cal` for
 // `hw`, when the caller has them (StepConstants::From), else looked up here.
 StepTime EstimateTrainStep(const ModelSpec& m, const Parallelism& par,
-                           const TrainMemoryOptions& opt, int global_batch,
-                           const HardwareView& hw, const Calibration& cal,
-                           Trace* trace = nullptr, const StepConstants* k = nullptr);
+                           const TrainMemoryOptions& opt, int global_batch, const HardwareView& hw,
+                           const Calibration& cal, Trace* trace = nullptr,
+                           const StepConstants* k = nullptr);
 
 // A lower bound on EstimateTrainStep(...).total for every micro-batch, recompute, ZeRO stage,
 // offload and interleaving choice of the layout `par` (tp, pp, dp, cp, ep) at `global_batch`:
@@ -131,7 +131,7 @@ StepTime EstimateTrainStep(const ModelSpec& m, const Parallelism& par,
 // bubble, no DP traffic. The search skips a layout whose bound per sample is slower than the
 // best found (docs/model.md 7.2). 0 when no bound is known (non-transformers).
 Seconds TrainStepLowerBound(const ModelSpec& m, const Parallelism& par,
-                            const TrainMemoryOptions& opt, int global_batch,
-                            const HardwareView& hw, const StepConstants& k);
+                            const TrainMemoryOptions& opt, int global_batch, const HardwareView& hw,
+                            const StepConstants& k);
 
 }  // namespace gpuplan

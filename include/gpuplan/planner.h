@@ -29,11 +29,11 @@ struct TrainPlan {
   TrainMemoryOptions opt;
   TrainEval eval;
   TrainFramework framework = TrainFramework::kGeneric;  // the framework that runs the layout
-  int global_batch = 0;                   // the batch the layout runs (the job's, or rounded down)
-  double hours = 0;                       // on-demand wall clock for the whole job
+  int global_batch = 0;  // the batch the layout runs (the job's, or rounded down)
+  double hours = 0;      // on-demand wall clock for the whole job
   // Costs of the whole job in the job's currency (empty = no price in the catalog).
   std::optional<double> cost_on_demand, cost_spot, cost_reserved_1y, cost_reserved_3y;
-  std::optional<double> price_per_hour;   // whole setup, on-demand
+  std::optional<double> price_per_hour;  // whole setup, on-demand
   SpotEstimate spot;
   HostNeeds host;
   std::vector<HostFinding> host_findings;
@@ -57,12 +57,12 @@ struct TrainPlanResult {
   long instances_considered = 0;
   bool exhaustive = true;
   std::string prices_as_of;
-  std::vector<std::string> notes; // why candidates were dropped (deadline, budget, memory)
+  std::vector<std::string> notes;  // why candidates were dropped (deadline, budget, memory)
   // The guides' rule of thumb for this job (A2 decision tree) and the best plan that follows
   // it, shown beside gpuplan's own answer.
   std::string guide_rule;
   std::vector<TrainPlan> guide_plans;  // at most one
-  std::string guide_comparison;       // why gpuplan agrees or disagrees
+  std::string guide_comparison;        // why gpuplan agrees or disagrees
   // When nothing fits: the nearest misses (the cheapest plan that meets the deadline and how far
   // over budget it is; the fastest within budget and how far past the deadline; the knob that
   // closes a memory shortfall), one sentence each.

@@ -33,7 +33,7 @@ struct Error {
 template <class T>
 class [[nodiscard]] Result {
  public:
-  Result(T value) : v_(std::move(value)) {}  // NOLINT(google-explicit-constructor)
+  Result(T value) : v_(std::move(value)) {}      // NOLINT(google-explicit-constructor)
   Result(Error error) : v_(std::move(error)) {}  // NOLINT(google-explicit-constructor)
 
   bool ok() const { return v_.index() == 0; }
@@ -66,11 +66,11 @@ class [[nodiscard]] Status {
 
 // Inside a function returning Result<U> or Status: evaluates `expr` (a Result<T>), returns its
 // Error on failure, else moves the value into `lhs`.
-#define GPUPLAN_ASSIGN_OR_RETURN(lhs, expr) \
-  do {                                      \
-    auto gpuplan_r_ = (expr);               \
+#define GPUPLAN_ASSIGN_OR_RETURN(lhs, expr)     \
+  do {                                          \
+    auto gpuplan_r_ = (expr);                   \
     if (!gpuplan_r_) return gpuplan_r_.error(); \
-    lhs = std::move(*gpuplan_r_);           \
+    lhs = std::move(*gpuplan_r_);               \
   } while (0)
 
 inline Error MakeError(ErrorCode code, std::string field, std::string message,

@@ -18,15 +18,15 @@ struct ComputeDevice {
   std::string id;
   bool cpu = false;
   double peak_fp32 = 0, peak_bf16 = 0, peak_fp16 = 0, peak_fp8 = 0, peak_int8 = 0;  // FLOP/s
-  double mem_bw = 0;     // bytes/s
-  Bytes memory;          // device memory (CPU: 0 = not a constraint)
+  double mem_bw = 0;                                                                // bytes/s
+  Bytes memory;  // device memory (CPU: 0 = not a constraint)
   double gemm_eff = 0.8;
   double mem_eff = 0.8;
   double kernel_s = 4e-6;
-  double gemm_knee = 160;     // FLOP/byte where a GEMM reaches half its asymptotic efficiency
-  double decode_knee = 128;   // sequences where a decode GEMM reaches half its efficiency
-  double conv_factor = 0.6;   // convolution efficiency relative to GEMM efficiency
-  BytesPerSec link_bw;   // per-direction bandwidth to TP peers
+  double gemm_knee = 160;    // FLOP/byte where a GEMM reaches half its asymptotic efficiency
+  double decode_knee = 128;  // sequences where a decode GEMM reaches half its efficiency
+  double conv_factor = 0.6;  // convolution efficiency relative to GEMM efficiency
+  BytesPerSec link_bw;       // per-direction bandwidth to TP peers
   // Dense peak for math at `p`, falling back to the next wider path the device has.
   double Peak(Precision p) const;
 };
@@ -47,12 +47,12 @@ struct ServeSetup {
 };
 
 struct ServePerf {
-  Seconds prefill;        // one request's prompt (LLM) or one batch's forward (encoders, CNNs)
-  Seconds decode_step;    // one decode step at `batch` sequences (LLM)
-  Seconds ttft;           // time to first token of one request at this batch
-  Seconds tpot;           // time per output token
-  Seconds e2e;            // one request end to end (LLM) / one batch (others)
-  int batch = 1;          // sequences decoded together (or forward batch)
+  Seconds prefill;      // one request's prompt (LLM) or one batch's forward (encoders, CNNs)
+  Seconds decode_step;  // one decode step at `batch` sequences (LLM)
+  Seconds ttft;         // time to first token of one request at this batch
+  Seconds tpot;         // time per output token
+  Seconds e2e;          // one request end to end (LLM) / one batch (others)
+  int batch = 1;        // sequences decoded together (or forward batch)
   double output_tokens_per_s = 0;  // whole replica
   double samples_per_s = 0;        // requests (or samples) per second per replica
   std::int64_t kv_tokens = 0;      // KV capacity of the replica (LLM)

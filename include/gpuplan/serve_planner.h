@@ -20,16 +20,16 @@ struct ServeJobSpec {
   Precision weight_precision = Precision::kBf16;
   std::optional<QuantSpec> quant;
   Precision kv_precision = Precision::kBf16;
-  double qps = 1;           // requests per second (peak load to carry)
-  int input_len = 512;      // LLM prompt tokens, or encoder sequence length
-  int output_len = 128;     // LLM output tokens (0 for encoders/CNNs)
+  double qps = 1;        // requests per second (peak load to carry)
+  int input_len = 512;   // LLM prompt tokens, or encoder sequence length
+  int output_len = 128;  // LLM output tokens (0 for encoders/CNNs)
   std::optional<double> ttft_p99_ms, tpot_p99_ms, e2e_p99_ms;
   Engine engine = Engine::kVllm;
   double target_utilization = 0.6;  // guides' HPA target (B12)
   std::vector<std::string> clouds, regions, gpus;
   bool allow_gpu = true;
   bool allow_cpu = false;
-  bool reserved = false;    // rank by the 1-year reserved price where one exists
+  bool reserved = false;  // rank by the 1-year reserved price where one exists
   Currency currency = Currency::kUsd;
   int top = 5;
   bool include_suspect = false;  // rank catalog rows whose source marks them suspect
@@ -39,17 +39,17 @@ struct ServeJobSpec {
 
 struct ServePlan {
   const InstanceType* instance = nullptr;
-  int tp = 1;                    // tensor-parallel GPUs per replica within a node (0 for CPU)
+  int tp = 1;  // tensor-parallel GPUs per replica within a node (0 for CPU)
   // Nodes per replica: 1, or the pipeline-parallel stages across nodes (tp within a node, pp
   // across nodes over the fabric) when the model fits no single node of the shape.
   int pp = 1;
   int replicas_per_instance = 1;
   int replicas = 1;
   int instances = 1;
-  int batch = 1;                 // concurrent sequences (or forward batch) per replica
-  ServePerf perf;                // per replica at `batch`
-  double capacity_qps = 0;       // per replica at the target utilisation
-  double utilization = 0;        // at the job's load
+  int batch = 1;            // concurrent sequences (or forward batch) per replica
+  ServePerf perf;           // per replica at `batch`
+  double capacity_qps = 0;  // per replica at the target utilisation
+  double utilization = 0;   // at the job's load
   double ttft_p99_ms = 0, tpot_p99_ms = 0, e2e_p99_ms = 0;
   std::optional<double> cost_per_hour, cost_per_hour_reserved;
   double cost_per_month = 0, cost_per_1k_requests = 0, cost_per_1m_output_tokens = 0;

@@ -31,7 +31,7 @@ namespace gpuplan {
 struct LoadTrace {
   double interval_s = 60;
   std::vector<double> rps;
-  std::vector<double> input_tokens;   // per request, mean over the interval (0 = no request)
+  std::vector<double> input_tokens;  // per request, mean over the interval (0 = no request)
   std::vector<double> output_tokens;
   double start_of_day_s = 0;  // time of day of the first interval (seconds after midnight)
   std::string source;         // "file.csv (per-minute CSV)", "synthetic diurnal seed 1", ...
@@ -155,9 +155,9 @@ std::optional<ScalingPolicyKind> ParseScalingPolicy(std::string_view s);
 // only when ready. Constants and sources: docs/simulate.md section 3.
 struct ColdStartOptions {
   double node_provision_s = 120;
-  double image_bytes = 12e9;          // vllm/vllm-openai image, ~12 GB (vllm issue #27154)
-  double pull_efficiency = 0.5;       // of the instance's network bandwidth
-  double nvme_read_bytes_per_s = 2e9;     // local NVMe (one drive, sequential)
+  double image_bytes = 12e9;                 // vllm/vllm-openai image, ~12 GB (vllm issue #27154)
+  double pull_efficiency = 0.5;              // of the instance's network bandwidth
+  double nvme_read_bytes_per_s = 2e9;        // local NVMe (one drive, sequential)
   double network_disk_bytes_per_s = 0.25e9;  // network block volume (gp3-class) without NVMe
   double unknown_network_bytes_per_s = 1.25e9;  // 10 Gbit/s when the catalog row has no figure
 };
@@ -166,12 +166,13 @@ struct ColdStart {
   double Total() const { return node_s + image_s + weights_s; }
 };
 // The three terms for one replica of `weight_bytes` on `inst`.
-ColdStart EstimateColdStart(const InstanceType& inst, double weight_bytes, const ColdStartOptions& o);
+ColdStart EstimateColdStart(const InstanceType& inst, double weight_bytes,
+                            const ColdStartOptions& o);
 
 struct SimulationOptions {
   std::vector<ScalingPolicyKind> policies = {ScalingPolicyKind::kHpa, ScalingPolicyKind::kStatic};
-  int min_replicas = 1;   // 0 puts KEDA's activation/cooldown in front of the HPA
-  int max_replicas = 0;   // 0 = twice the static peak fleet
+  int min_replicas = 1;  // 0 puts KEDA's activation/cooldown in front of the HPA
+  int max_replicas = 0;  // 0 = twice the static peak fleet
   // HPA
   HpaBehavior behavior = DefaultHpaBehavior();
   double tolerance = 0.1;
@@ -183,13 +184,13 @@ struct SimulationOptions {
   // KPA (Knative defaults: config-autoscaler)
   int kpa_tick_s = 2;
   int kpa_stable_window_s = 60;
-  int kpa_panic_window_s = 6;       // 10% of the stable window
+  int kpa_panic_window_s = 6;        // 10% of the stable window
   double kpa_panic_threshold = 2.0;  // 200%
   double kpa_max_scale_up_rate = 1000;
   double kpa_max_scale_down_rate = 2;
   // Saturation (LLM-aware): per ready replica
   double sat_kv_up = 0.8, sat_kv_down = 0.3;
-  double sat_queue_up = 2;           // waiting requests per replica
+  double sat_queue_up = 2;  // waiting requests per replica
   int sat_period_s = 15, sat_down_window_s = 300;
   // Schedule: each hour of day sized for that hour's peak over the trace; CPU where cheaper.
   bool schedule_cpu_fallback = true;
@@ -203,7 +204,7 @@ struct SimulatedAutoscaling {
   ScalingPolicyKind policy = ScalingPolicyKind::kHpa;
   int min_replicas = 1, max_replicas = 1;
   // The per-pod metric targets the HPA used (the max over them decides).
-  double target_gpu_utilization = 0.6;      // fraction of the replica's maximum throughput
+  double target_gpu_utilization = 0.6;       // fraction of the replica's maximum throughput
   double target_requests_per_s_per_pod = 0;  // capacity at the target utilisation
   double target_concurrency_per_pod = 0;     // KPA target (in-flight requests)
   HpaBehavior behavior;
@@ -240,22 +241,22 @@ struct PolicyResult {
   double ready_replica_hours = 0;
   double peak_billed = 0;
   int slo_violation_intervals = 0;
-  double slo_violation_requests = 0;  // requests arriving in violating intervals
+  double slo_violation_requests = 0;     // requests arriving in violating intervals
   int slo_violation_while_starting = 0;  // violating intervals with replicas still starting
   int scale_ups = 0, scale_downs = 0;
   double max_queue_delay_s = 0;
   // Where the difference with the static fleet comes from (cost units).
-  double saving_vs_static = 0;          // static cost - this cost
-  double saving_scale_down = 0;         // fewer replicas than static while demand was low
-  double cold_start_overhead = 0;       // billed while launching (not ready)
-  double overshoot_cost = 0;            // ready replicas beyond what the load needed at target
-  std::vector<int> cpu_hours;           // hours of day with CPU replicas serving (schedule)
-  double cpu_saving_per_day = 0;        // vs the same schedule on GPUs only
+  double saving_vs_static = 0;     // static cost - this cost
+  double saving_scale_down = 0;    // fewer replicas than static while demand was low
+  double cold_start_overhead = 0;  // billed while launching (not ready)
+  double overshoot_cost = 0;       // ready replicas beyond what the load needed at target
+  std::vector<int> cpu_hours;      // hours of day with CPU replicas serving (schedule)
+  double cpu_saving_per_day = 0;   // vs the same schedule on GPUs only
   SimulatedAutoscaling autoscaling;
 };
 
 struct SimulationResult {
-  ServePlan plan;              // the GPU deployment the replicas copy (sized at the trace peak)
+  ServePlan plan;  // the GPU deployment the replicas copy (sized at the trace peak)
   std::optional<ServePlan> cpu_plan;
   ColdStart cold_start, cpu_cold_start;
   int static_replicas = 0;
@@ -277,22 +278,22 @@ Result<SimulationResult> Simulate(const ServeJobSpec& job, const Catalog& catalo
 
 struct HourPlan {
   double load_rps = 0;
-  int gpu_replicas = 0;          // replicas of the peak GPU plan for this hour's load
+  int gpu_replicas = 0;  // replicas of the peak GPU plan for this hour's load
   double gpu_cost_per_hour = 0;
   std::optional<double> cpu_cost_per_hour;  // cheapest CPU deployment for this load, if any
   int cpu_replicas = 0;
   std::string cpu_instance;
   bool on_cpu = false;
-  double gpu_utilization = 0;    // load / (replicas x max throughput) on GPUs
+  double gpu_utilization = 0;  // load / (replicas x max throughput) on GPUs
 };
 struct DayNightPlan {
-  ServePlan gpu_peak;            // the GPU deployment for the peak hour
-  std::vector<HourPlan> hours;   // 24
+  ServePlan gpu_peak;                 // the GPU deployment for the peak hour
+  std::vector<HourPlan> hours;        // 24
   double static_gpu_per_day = 0;      // the peak fleet all day
   double autoscaled_gpu_per_day = 0;  // GPU replicas following the hourly load
   double mixed_per_day = 0;           // each hour on the cheaper platform
   int cpu_hours = 0;
-  double cpu_saving_per_day = 0;      // autoscaled GPU - mixed (0 when no hour runs on CPU)
+  double cpu_saving_per_day = 0;  // autoscaled GPU - mixed (0 when no hour runs on CPU)
 };
 // `hourly_rps` has 24 values (hour 0..23). GPU hours reuse the peak plan's instance (a fleet
 // scales its replica count, not its instance type); CPU hours take the cheapest CPU deployment

@@ -25,10 +25,10 @@ struct SizingInput {
   bool training = true;
   int gpus_per_node = 8;
   int nodes = 1;
-  Bytes gpu_memory;      // memory of ONE accelerator (device capacity)
-  Bytes model_files;     // checkpoint size on disk (weights; training checkpoints add states)
-  Bytes checkpoint;      // one full training checkpoint (weights + optimizer), 0 if unknown
-  Bytes dataset;         // training data on disk, 0 if unknown
+  Bytes gpu_memory;   // memory of ONE accelerator (device capacity)
+  Bytes model_files;  // checkpoint size on disk (weights; training checkpoints add states)
+  Bytes checkpoint;   // one full training checkpoint (weights + optimizer), 0 if unknown
+  Bytes dataset;      // training data on disk, 0 if unknown
   // What the plan's GPUs read per second on one node: bytes per sample (dataset / samples per
   // epoch, or the data's form: token ids, JPEG images) x the plan's samples per second / nodes;
   // 0 if unknown. When known, every policy sizes training storage from it (x2 for the loaders'
@@ -42,12 +42,12 @@ struct SizingInput {
 // Needs of ONE node.
 struct HostNeeds {
   SizingPolicy policy = SizingPolicy::kDefault;
-  int cpu_cores = 0;           // physical cores (vCPUs = 2 x cores on SMT clouds)
+  int cpu_cores = 0;  // physical cores (vCPUs = 2 x cores on SMT clouds)
   Bytes ram;
-  Bytes system_disk;           // OS + environment + model files
-  Bytes data_disk;             // dataset + checkpoints (local NVMe)
-  BytesPerSec storage_bw;      // sustained read bandwidth the GPUs need
-  BitsPerSec network;          // per-node network for multi-node jobs (0 for single node)
+  Bytes system_disk;                   // OS + environment + model files
+  Bytes data_disk;                     // dataset + checkpoints (local NVMe)
+  BytesPerSec storage_bw;              // sustained read bandwidth the GPUs need
+  BitsPerSec network;                  // per-node network for multi-node jobs (0 for single node)
   std::vector<std::string> rationale;  // one line per item: the rule and its numbers
 };
 
@@ -55,15 +55,15 @@ HostNeeds SizeHost(SizingPolicy policy, const SizingInput& in);
 
 // One line of an instance check: "needs 1536 GB RAM, instance has 2048: ok".
 struct HostFinding {
-  std::string item;      // "cpu", "ram", "system_disk", "data_disk", "storage_bw", "network"
-  double needed = 0;     // in the unit below
+  std::string item;   // "cpu", "ram", "system_disk", "data_disk", "storage_bw", "network"
+  double needed = 0;  // in the unit below
   double has = 0;
-  std::string unit;      // "cores", "GB", "GB/s", "Gbit/s"
+  std::string unit;  // "cores", "GB", "GB/s", "Gbit/s"
   bool ok = true;
   // Set by a planner when no candidate instance meets this policy rule: the check is reported
   // (text unchanged) but neither warns nor ranks (`ok` is then true).
   bool waived = false;
-  std::string text;      // human sentence with the numbers
+  std::string text;  // human sentence with the numbers
 };
 
 // Compares a node's needs with an instance (vCPUs count as 2 per core unless the instance is
@@ -73,7 +73,7 @@ std::vector<HostFinding> CheckHost(const HostNeeds& needs, const InstanceType& i
 // A bill of materials for a custom (bare-metal) build of one node.
 struct DimmConfig {
   int count = 0;
-  Bytes dimm;          // size of one DIMM
+  Bytes dimm;  // size of one DIMM
   Bytes total;
 };
 // Rounds a RAM need to a real DIMM configuration of a 2-socket server (8 or 12 channels per
@@ -87,9 +87,9 @@ struct BillOfMaterials {
   int gpus = 0;
   int cpu_cores = 0;
   DimmConfig ram;
-  Bytes system_disk;   // rounded to a real NVMe size (0.5/1/2/4/8 TB)
+  Bytes system_disk;  // rounded to a real NVMe size (0.5/1/2/4/8 TB)
   Bytes data_disk;
-  std::string network;  // e.g. "8 x 400 Gb/s InfiniBand NDR" or "2 x 25 GbE"
+  std::string network;             // e.g. "8 x 400 Gb/s InfiniBand NDR" or "2 x 25 GbE"
   std::vector<std::string> lines;  // printable BOM lines
 };
 BillOfMaterials BuildBom(const HostNeeds& needs, const Accelerator& acc, int gpus_per_node);

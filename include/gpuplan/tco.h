@@ -16,12 +16,12 @@ namespace gpuplan {
 
 // CPU vs GPU serving over a horizon (guides B10, B14, B15).
 struct TcoRequest {
-  double years = 3;                // horizon, (0, 10]
-  std::vector<double> profile;     // empty, or 24 hourly loads (req/s) for the day/night mix
+  double years = 3;             // horizon, (0, 10]
+  std::vector<double> profile;  // empty, or 24 hourly loads (req/s) for the day/night mix
 };
 struct TcoResult {
-  std::optional<ServePlan> gpu, cpu;   // cheapest GPU-only / CPU-only deployment at job.qps
-  std::optional<double> break_even_qps;  // highest scanned load at which CPUs are cheaper
+  std::optional<ServePlan> gpu, cpu;      // cheapest GPU-only / CPU-only deployment at job.qps
+  std::optional<double> break_even_qps;   // highest scanned load at which CPUs are cheaper
   std::optional<DayNightPlan> day_night;  // with a profile
   double months = 0;
 };

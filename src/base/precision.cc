@@ -10,13 +10,20 @@ using internal::ToLower;
 
 const char* PrecisionName(Precision p) {
   switch (p) {
-    case Precision::kFp32: return "fp32";
-    case Precision::kTf32: return "tf32";
-    case Precision::kBf16: return "bf16";
-    case Precision::kFp16: return "fp16";
-    case Precision::kFp8: return "fp8";
-    case Precision::kInt8: return "int8";
-    case Precision::kInt4: return "int4";
+    case Precision::kFp32:
+      return "fp32";
+    case Precision::kTf32:
+      return "tf32";
+    case Precision::kBf16:
+      return "bf16";
+    case Precision::kFp16:
+      return "fp16";
+    case Precision::kFp8:
+      return "fp8";
+    case Precision::kInt8:
+      return "int8";
+    case Precision::kInt4:
+      return "int4";
   }
   return "?";
 }
@@ -36,12 +43,16 @@ std::optional<Precision> ParsePrecision(std::string_view s) {
 double BytesPerElement(Precision p) {
   switch (p) {
     case Precision::kFp32:
-    case Precision::kTf32: return 4.0;
+    case Precision::kTf32:
+      return 4.0;
     case Precision::kBf16:
-    case Precision::kFp16: return 2.0;
+    case Precision::kFp16:
+      return 2.0;
     case Precision::kFp8:
-    case Precision::kInt8: return 1.0;
-    case Precision::kInt4: return 0.5;
+    case Precision::kInt8:
+      return 1.0;
+    case Precision::kInt4:
+      return 0.5;
   }
   return 2.0;
 }

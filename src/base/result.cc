@@ -6,12 +6,18 @@ namespace gpuplan {
 
 const char* ErrorCodeName(ErrorCode code) {
   switch (code) {
-    case ErrorCode::kInvalidArgument: return "invalid_argument";
-    case ErrorCode::kNotFound: return "not_found";
-    case ErrorCode::kParse: return "parse_error";
-    case ErrorCode::kIo: return "io_error";
-    case ErrorCode::kUnsupported: return "unsupported";
-    case ErrorCode::kInternal: return "internal";
+    case ErrorCode::kInvalidArgument:
+      return "invalid_argument";
+    case ErrorCode::kNotFound:
+      return "not_found";
+    case ErrorCode::kParse:
+      return "parse_error";
+    case ErrorCode::kIo:
+      return "io_error";
+    case ErrorCode::kUnsupported:
+      return "unsupported";
+    case ErrorCode::kInternal:
+      return "internal";
   }
   return "unknown";
 }

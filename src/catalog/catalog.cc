@@ -53,25 +53,38 @@ std::optional<FlopPerSec> Accelerator::PeakFor(Precision p) const {
 
 const char* IntraNodeLinkName(IntraNodeLink l) {
   switch (l) {
-    case IntraNodeLink::kNone: return "none";
-    case IntraNodeLink::kPcie: return "pcie";
-    case IntraNodeLink::kNvlink: return "nvlink";
-    case IntraNodeLink::kNvswitch: return "nvswitch";
-    case IntraNodeLink::kInfinityFabric: return "infinity-fabric";
-    case IntraNodeLink::kNeuronLink: return "neuronlink";
-    case IntraNodeLink::kIci: return "ici";
+    case IntraNodeLink::kNone:
+      return "none";
+    case IntraNodeLink::kPcie:
+      return "pcie";
+    case IntraNodeLink::kNvlink:
+      return "nvlink";
+    case IntraNodeLink::kNvswitch:
+      return "nvswitch";
+    case IntraNodeLink::kInfinityFabric:
+      return "infinity-fabric";
+    case IntraNodeLink::kNeuronLink:
+      return "neuronlink";
+    case IntraNodeLink::kIci:
+      return "ici";
   }
   return "?";
 }
 
 const char* InterNodeFabricName(InterNodeFabric f) {
   switch (f) {
-    case InterNodeFabric::kNone: return "none";
-    case InterNodeFabric::kEfa: return "efa";
-    case InterNodeFabric::kInfiniband: return "infiniband";
-    case InterNodeFabric::kRoce: return "roce";
-    case InterNodeFabric::kErdma: return "erdma";
-    case InterNodeFabric::kGpuDirectTcpx: return "gpudirect-tcpx";
+    case InterNodeFabric::kNone:
+      return "none";
+    case InterNodeFabric::kEfa:
+      return "efa";
+    case InterNodeFabric::kInfiniband:
+      return "infiniband";
+    case InterNodeFabric::kRoce:
+      return "roce";
+    case InterNodeFabric::kErdma:
+      return "erdma";
+    case InterNodeFabric::kGpuDirectTcpx:
+      return "gpudirect-tcpx";
   }
   return "?";
 }
@@ -89,9 +102,9 @@ std::optional<IntraNodeLink> ParseIntraNodeLink(std::string_view s) {
 
 std::optional<InterNodeFabric> ParseInterNodeFabric(std::string_view s) {
   std::string t = ToLower(s);
-  for (auto f : {InterNodeFabric::kNone, InterNodeFabric::kEfa, InterNodeFabric::kInfiniband,
-                 InterNodeFabric::kRoce, InterNodeFabric::kErdma,
-                 InterNodeFabric::kGpuDirectTcpx}) {
+  for (auto f :
+       {InterNodeFabric::kNone, InterNodeFabric::kEfa, InterNodeFabric::kInfiniband,
+        InterNodeFabric::kRoce, InterNodeFabric::kErdma, InterNodeFabric::kGpuDirectTcpx}) {
     if (t == InterNodeFabricName(f)) return f;
   }
   if (t.empty()) return InterNodeFabric::kNone;
@@ -194,7 +207,6 @@ bool NameMatches(std::string_view name, const std::string& id,
 
 }  // namespace
 
-
 const Accelerator* Catalog::FindAccelerator(std::string_view name) const {
   for (const auto& a : accelerators) {
     if (NameMatches(name, a.id, a.aliases)) return &a;
@@ -220,8 +232,7 @@ Result<const Accelerator*> Catalog::ResolveAccelerator(std::string_view name,
     for (const auto& al : a.aliases) names.push_back(al);
   }
   std::string best = ClosestMatch(name, names);
-  return MakeError(ErrorCode::kNotFound, std::string(field),
-                   "unknown accelerator " + Excerpt(name),
+  return MakeError(ErrorCode::kNotFound, std::string(field), "unknown accelerator " + Excerpt(name),
                    best.empty() ? "run `gpuplan gpus` for the list"
                                 : "did you mean \"" + best + "\"? (`gpuplan gpus` lists all)");
 }
@@ -231,10 +242,9 @@ Result<const Cpu*> Catalog::ResolveCpu(std::string_view name, std::string_view f
   std::vector<std::string> names;
   for (const auto& c : cpus) names.push_back(c.id);
   std::string best = ClosestMatch(name, names);
-  return MakeError(ErrorCode::kNotFound, std::string(field),
-                   "unknown CPU " + Excerpt(name),
-                   best.empty() ? "see data/cpus.csv for the list"
-                                : "did you mean \"" + best + "\"?");
+  return MakeError(
+      ErrorCode::kNotFound, std::string(field), "unknown CPU " + Excerpt(name),
+      best.empty() ? "see data/cpus.csv for the list" : "did you mean \"" + best + "\"?");
 }
 
 double Catalog::CnyPerUsd() const {

@@ -44,7 +44,8 @@ Status CheckIds(Catalog& c, std::string_view label, bool skip_unsafe_rows = fals
   auto row_ok = [](const InstanceType& i) {
     return IsSafeIdentifier(i.cloud) && IsSafeName(i.instance_type) &&
            (i.region.empty() || IsSafeName(i.region)) &&
-           (i.accelerator.empty() || IsSafeName(i.accelerator)) && (i.cpu.empty() || IsSafeName(i.cpu));
+           (i.accelerator.empty() || IsSafeName(i.accelerator)) &&
+           (i.cpu.empty() || IsSafeName(i.cpu));
   };
   if (skip_unsafe_rows) {
     const size_t before = c.instances.size();
@@ -159,8 +160,8 @@ Status ApplyCatalogOverride(Catalog& catalog, std::string_view spec) {
         MergeImportedInstances(catalog, cloud, std::move(fresh.instances));
         const std::string id = ToLower(cloud);
         std::erase_if(catalog.import_skips, [&](const ImportSkip& k) { return k.cloud == id; });
-        catalog.import_skips.push_back(
-            {id, "unknown accelerator or fractional GPU (import)", stats.skipped_unknown_accelerator});
+        catalog.import_skips.push_back({id, "unknown accelerator or fractional GPU (import)",
+                                        stats.skipped_unknown_accelerator});
         catalog.import_skips.push_back({id, "TPU (not modelled, import)", stats.tpu_rows_skipped});
         return {};
       }

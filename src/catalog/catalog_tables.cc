@@ -41,11 +41,11 @@ Status CheckDate(const RowReader& r, std::string_view column) {
     if (i != 4 && i != 7 && !std::isdigit(static_cast<unsigned char>(d[i]))) ok = false;
   }
   if (ok) {
-    int y = std::stoi(d.substr(0, 4)), mo = std::stoi(d.substr(5, 2)), day = std::stoi(d.substr(8, 2));
+    int y = std::stoi(d.substr(0, 4)), mo = std::stoi(d.substr(5, 2)),
+        day = std::stoi(d.substr(8, 2));
     static const int kDays[] = {31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
     bool leap = (y % 4 == 0 && y % 100 != 0) || y % 400 == 0;
-    ok = mo >= 1 && mo <= 12 && day >= 1 &&
-         day <= kDays[mo - 1] + (mo == 2 && leap ? 1 : 0);
+    ok = mo >= 1 && mo <= 12 && day >= 1 && day <= kDays[mo - 1] + (mo == 2 && leap ? 1 : 0);
   }
   if (!ok) {
     return MakeError(ErrorCode::kParse, r.Where(column),
@@ -143,8 +143,8 @@ Status LoadGpus(Catalog& cat, const CsvTable& t) {
 }
 
 Status LoadCpus(Catalog& cat, const CsvTable& t) {
-  if (auto s = RequireColumns(t, {"id", "cores", "base_ghz", "fp32_flop_per_cycle", "mem_bw_gbps",
-                                  "source", "as_of"});
+  if (auto s = RequireColumns(
+          t, {"id", "cores", "base_ghz", "fp32_flop_per_cycle", "mem_bw_gbps", "source", "as_of"});
       !s) {
     return s;
   }
@@ -206,8 +206,8 @@ Status LoadInstances(Catalog& cat, const CsvTable& t) {
   if (auto s = RequireColumns(
           t, {"cloud", "instance_type", "region", "accelerator", "accelerator_count", "vcpus",
               "ram_gib", "local_nvme_gb", "network_gbps", "intra_node_link", "inter_node_fabric",
-              "price_on_demand", "price_spot", "price_reserved_1y", "price_reserved_3y",
-              "currency", "source", "as_of"});
+              "price_on_demand", "price_spot", "price_reserved_1y", "price_reserved_3y", "currency",
+              "source", "as_of"});
       !s) {
     return s;
   }
@@ -228,9 +228,9 @@ Status LoadInstances(Catalog& cat, const CsvTable& t) {
       }
       it.accelerator = a->id;
       if (it.accelerator_count < 1) {
-        return MakeError(ErrorCode::kParse, r.Where("accelerator_count"),
-                         "must be >= 1 when an accelerator is named, got " +
-                             r.Str("accelerator_count"));
+        return MakeError(
+            ErrorCode::kParse, r.Where("accelerator_count"),
+            "must be >= 1 when an accelerator is named, got " + r.Str("accelerator_count"));
       }
     } else if (it.accelerator_count != 0) {
       return MakeError(ErrorCode::kParse, r.Where("accelerator"),
@@ -319,11 +319,16 @@ Status LoadTable(Catalog& catalog, TableKind kind, std::string_view label, std::
   auto table = ParseCsv(text, label, /*allow_comments=*/true);
   if (!table) return table.error();
   switch (kind) {
-    case TableKind::kGpus: return LoadGpus(catalog, *table);
-    case TableKind::kCpus: return LoadCpus(catalog, *table);
-    case TableKind::kInstances: return LoadInstances(catalog, *table);
-    case TableKind::kCurrency: return LoadCurrency(catalog, *table);
-    case TableKind::kSkyPilotVms: break;
+    case TableKind::kGpus:
+      return LoadGpus(catalog, *table);
+    case TableKind::kCpus:
+      return LoadCpus(catalog, *table);
+    case TableKind::kInstances:
+      return LoadInstances(catalog, *table);
+    case TableKind::kCurrency:
+      return LoadCurrency(catalog, *table);
+    case TableKind::kSkyPilotVms:
+      break;
   }
   return MakeError(ErrorCode::kInternal, std::string(label), "unknown table kind");
 }

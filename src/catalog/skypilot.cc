@@ -35,7 +35,15 @@ using internal::CsvRow;
 using internal::CsvTable;
 using internal::RowReader;
 using internal::ToLower;
-using namespace skypilot_internal;  // NOLINT(google-build-using-namespace)
+using skypilot_internal::AcceleratorResolver;
+using skypilot_internal::Contains;
+using skypilot_internal::FabricFor;
+using skypilot_internal::FixedHostAccelerator;
+using skypilot_internal::GpuInfoMemoryMiB;
+using skypilot_internal::IntraLinkFor;
+using skypilot_internal::IsGpuOnlyFamily;
+using skypilot_internal::kN1Limits;
+using skypilot_internal::StartsWith;
 
 // Columns that may carry a row's date in a SkyPilot-format file (upstream files have none;
 // refreshed or hand-made files sometimes add one). The first present column wins.
@@ -154,7 +162,6 @@ Result<SkyRow> ReadRow(const CsvTable& table, const CsvRow& row) {
   }
   return s;
 }
-
 
 bool IsTpu(std::string_view sky_name) { return StartsWith(ToLower(sky_name), "tpu-"); }
 
@@ -431,20 +438,23 @@ int MergeImportedInstances(Catalog& catalog, std::string_view cloud,
       if (!it.price_reserved_1y && !it.price_reserved_3y) {
         it.price_reserved_1y = spec->price_reserved_1y;
         it.price_reserved_3y = spec->price_reserved_3y;
-        it.reserved_source = spec->reserved_source.empty() && (spec->price_reserved_1y ||
-                                                               spec->price_reserved_3y)
-                                 ? spec->source
-                                 : spec->reserved_source;
+        it.reserved_source =
+            spec->reserved_source.empty() && (spec->price_reserved_1y || spec->price_reserved_3y)
+                ? spec->source
+                : spec->reserved_source;
       }
       if (!it.flags.empty() || it.price_reserved_1y || it.price_reserved_3y) {
-        AppendNote(it.notes, "flags and reserved prices kept from the built-in row (same "
-                             "on-demand price)");
+        AppendNote(it.notes,
+                   "flags and reserved prices kept from the built-in row (same "
+                   "on-demand price)");
       }
     }
     if (used) {
       ++filled;
-      std::string note = "specs the import lacks (local NVMe, network, fabric, link, CPU) from "
-                         "the built-in row: " + spec->source;
+      std::string note =
+          "specs the import lacks (local NVMe, network, fabric, link, CPU) from "
+          "the built-in row: " +
+          spec->source;
       std::string kept;
       for (const auto& part : internal::Split(it.notes, ';')) {
         std::string p = internal::Trim(part);

@@ -17,7 +17,6 @@ namespace {
 // A GpuInfo memory size this far from the matched accelerator's picks another variant.
 constexpr double kMemoryMismatch = 0.10;
 
-
 // "A100-80GB" -> "a100", "H100-MEGA" -> "h100": the family part of a SkyPilot name.
 std::string BaseName(std::string_view name) {
   std::string lower = ToLower(name);
@@ -74,7 +73,8 @@ std::optional<double> GpuInfoMemoryMiB(std::string_view info) {
 }
 
 const Accelerator* AcceleratorResolver::Find(const std::string& name,
-                                           std::optional<double> memory_mib, bool pcie_hint) const {
+                                             std::optional<double> memory_mib,
+                                             bool pcie_hint) const {
   const Accelerator* match = catalog_.FindAccelerator(name);
   if (!match) return nullptr;
   bool memory_ok = !memory_mib || MemoryMatches(*match, *memory_mib);
@@ -162,7 +162,6 @@ InterNodeFabric FabricFor(std::string_view cloud, std::string_view type) {
 }
 
 // ---- GCP host families ------------------------------------------------------------------------
-
 
 // Parses "<N>g" or "<N>g-nolssd" (the tail of "a3-highgpu-8g-nolssd").
 std::optional<int> GpuSuffixCount(std::string_view tail) {

@@ -41,9 +41,7 @@ double Pct(double x) { return 100.0 * x; }
 
 Seconds ExposedComm(const StepTime& s) { return s.tp_comm + s.dp_comm + s.pp_comm + s.ep_comm; }
 
-double CommShare(const StepTime& s) {
-  return s.total.value() > 0 ? ExposedComm(s) / s.total : 0.0;
-}
+double CommShare(const StepTime& s) { return s.total.value() > 0 ? ExposedComm(s) / s.total : 0.0; }
 
 std::string HwName(const Resolved& r, int nodes) {
   const std::string shape = fmt::format("{} x {}", r.gpus(), r.acc->id);
@@ -80,8 +78,7 @@ class Rules {
     if (!shape_r) return;  // ValidateSetup reports it
     const TrainShape sh = *shape_r;
     const HardwareView hw = Hw(r_.inst);
-    const TrainEval ev =
-        EvaluateTraining(t.model, sh.par, sh.opt, sh.job, hw, cal_, s_.headroom);
+    const TrainEval ev = EvaluateTraining(t.model, sh.par, sh.opt, sh.job, hw, cal_, s_.headroom);
     const double cap = r_.acc->memory.value();
     const double used = ev.memory.Total().value();
     const MemoryBreakdown& m = ev.memory;
@@ -92,9 +89,9 @@ class Rules {
         ToGiB(m.optimizer + m.adapter), ToGiB(m.activations), ToGiB(m.logits),
         ToGiB(m.cuda_context + m.nccl_buffers + m.allocator_slack));
     const std::string layout =
-        fmt::format("tp {} pp {} dp {} ZeRO-{} micro-batch {} x {} tokens, recompute {}",
-                    sh.par.tp, sh.par.pp, sh.par.dp, sh.par.zero_stage, sh.opt.micro_batch,
-                    sh.opt.seq_len, RecomputeName(sh.opt.recompute));
+        fmt::format("tp {} pp {} dp {} ZeRO-{} micro-batch {} x {} tokens, recompute {}", sh.par.tp,
+                    sh.par.pp, sh.par.dp, sh.par.zero_stage, sh.opt.micro_batch, sh.opt.seq_len,
+                    RecomputeName(sh.opt.recompute));
     // B5: memory over the headroom.
     if (used > s_.headroom * cap) {
       Add(used > cap ? Severity::kError : Severity::kWarning, "B5-memory-headroom",
@@ -149,15 +146,16 @@ class Rules {
   void MultiNode(const TrainEval& ev) {
     if (s_.nodes <= 1) return;
     if (r_.inst.inter_node_fabric == InterNodeFabric::kNone) {
-      const double gbit = (r_.inst.inter_node_bw ? *r_.inst.inter_node_bw : r_.inst.network)
-                              .value() / 1e9;
+      const double gbit =
+          (r_.inst.inter_node_bw ? *r_.inst.inter_node_bw : r_.inst.network).value() / 1e9;
       Add(Severity::kError, "A13-multi-node-rdma",
-          fmt::format("{} nodes without RDMA (EFA/InfiniBand/RoCE): gradients cross {} TCP; "
-                      "exposed data-parallel communication is {:.0f}% of the {:.2f} s step "
-                      "(guide A13, B8)",
-                      s_.nodes, gbit > 0 ? fmt::format("{:.0f} Gbit/s", gbit)
-                                         : std::string("an unspecified network"),
-                      Pct(ev.step.dp_comm / ev.step.total), ev.step.total.value()),
+          fmt::format(
+              "{} nodes without RDMA (EFA/InfiniBand/RoCE): gradients cross {} TCP; "
+              "exposed data-parallel communication is {:.0f}% of the {:.2f} s step "
+              "(guide A13, B8)",
+              s_.nodes,
+              gbit > 0 ? fmt::format("{:.0f} Gbit/s", gbit) : std::string("an unspecified network"),
+              Pct(ev.step.dp_comm / ev.step.total), ev.step.total.value()),
           "use instances with RDMA (EFA, InfiniBand, RoCE) in one placement group, or train on "
           "one node");
     }
@@ -219,8 +217,8 @@ class Rules {
     }
     if (!forced_recompute && !forced_accum) return;
     const double tokens_per_sample = sh.opt.seq_len;
-    const double my_cost = *r_.price_usd * s_.nodes / 3600.0 /
-                           (ev.step.samples_per_s * tokens_per_sample) * 1e6;
+    const double my_cost =
+        *r_.price_usd * s_.nodes / 3600.0 / (ev.step.samples_per_s * tokens_per_sample) * 1e6;
     // Candidates: one machine of a GPU with >= 1.5x the memory and no more GPUs in all.
     struct Key {
       std::string acc;
@@ -274,9 +272,8 @@ class Rules {
                     forced_accum ? fmt::format("gradient accumulation x{} at micro-batch {}",
                                                sh.accumulation, sh.opt.micro_batch)
                                  : std::string(),
-                    my_cost, ev.step.samples_per_s * tokens_per_sample,
-                    *r_.price_usd * s_.nodes, best_desc, best_cost,
-                    Pct(1 - best_cost / my_cost)),
+                    my_cost, ev.step.samples_per_s * tokens_per_sample, *r_.price_usd * s_.nodes,
+                    best_desc, best_cost, Pct(1 - best_cost / my_cost)),
         "train on the larger-memory GPU; keep small cards for development and serving");
   }
 
@@ -307,12 +304,10 @@ class Rules {
                     "at {:.0f}% MFU; micro-batch {} (same global batch {}, still within the "
                     "{:.0f}% memory headroom) reaches {:.0f} tokens/s at {:.0f}% MFU (+{:.0f}%) "
                     "(guide B17: too-small batch)",
-                    sh.opt.micro_batch, sh.opt.seq_len, r_.acc->id,
-                    ev.step.tokens_per_s_per_gpu, Pct(ev.step.mfu), best_mb,
-                    sh.job.global_batch, Pct(s_.headroom), best, Pct(best_mfu),
-                    Pct(best / ev.step.tokens_per_s_per_gpu - 1)),
-        fmt::format("raise micro_batch to {} and lower gradient accumulation to match",
-                    best_mb));
+                    sh.opt.micro_batch, sh.opt.seq_len, r_.acc->id, ev.step.tokens_per_s_per_gpu,
+                    Pct(ev.step.mfu), best_mb, sh.job.global_batch, Pct(s_.headroom), best,
+                    Pct(best_mfu), Pct(best / ev.step.tokens_per_s_per_gpu - 1)),
+        fmt::format("raise micro_batch to {} and lower gradient accumulation to match", best_mb));
   }
 
   // A9 / B6 / B7 and the host: storage kind and bandwidth, RAM for the dataset, CPU cores.
@@ -328,9 +323,8 @@ class Rules {
     std::optional<StorageKind> kind = s_.hardware.storage;
     if (!kind && !r_.custom && r_.inst.local_nvme.value() > 0) kind = StorageKind::kNvme;
     const std::optional<BytesPerSec> bw = s_.hardware.storage_bw;
-    const std::string need_bw =
-        fmt::format("{} GPUs per node x 2 GB/s = {:.0f} GB/s", r_.gpus(),
-                    guide_b.storage_bw.value() / 1e9);
+    const std::string need_bw = fmt::format("{} GPUs per node x 2 GB/s = {:.0f} GB/s", r_.gpus(),
+                                            guide_b.storage_bw.value() / 1e9);
     if (kind == StorageKind::kHdd || kind == StorageKind::kNetwork) {
       const bool hdd = kind == StorageKind::kHdd;
       Add(hdd ? Severity::kError : Severity::kWarning, "A9-B6-training-storage",
@@ -403,8 +397,8 @@ class Rules {
     }
     if (!perf.fits || perf.samples_per_s <= 0) {
       Add(Severity::kError, "B5-memory-headroom",
-          fmt::format("{} does not fit for serving on {} GPUs of {}: {}", v.model.name,
-                      r_.gpus(), r_.acc->id, perf.why),
+          fmt::format("{} does not fit for serving on {} GPUs of {}: {}", v.model.name, r_.gpus(),
+                      r_.acc->id, perf.why),
           "use more or larger GPUs per replica, or quantize the weights (int8/int4)");
       return;
     }

@@ -29,8 +29,6 @@ std::string Join(const std::vector<std::string>& v) {
 // ---------------------------------------------------------------------------------------------
 // Resolution against the catalog.
 
-
-
 std::optional<double> UsdPerHour(const Catalog& cat, const InstanceType& i, bool spot) {
   std::optional<double> p = spot && i.price_spot ? i.price_spot : i.price_on_demand;
   if (!p) return std::nullopt;
@@ -58,10 +56,10 @@ Result<Resolved> Resolve(const Setup& s, const Catalog& cat) {
                                     : "did you mean \"" + best + "\"?");
     }
     if (found == nullptr) {
-      return MakeError(ErrorCode::kNotFound, h.instance_field,
-                       "instance type \"" + h.instance_type + "\" is not in region \"" +
-                           h.region + "\"",
-                       "regions in the catalog: " + Join(regions));
+      return MakeError(
+          ErrorCode::kNotFound, h.instance_field,
+          "instance type \"" + h.instance_type + "\" is not in region \"" + h.region + "\"",
+          "regions in the catalog: " + Join(regions));
     }
     if (found->is_cpu_only()) {
       return MakeError(ErrorCode::kUnsupported, h.instance_field,
@@ -72,8 +70,9 @@ Result<Resolved> Resolve(const Setup& s, const Catalog& cat) {
     r.acc = cat.FindAccelerator(found->accelerator);
     if (r.acc == nullptr) {
       return MakeError(ErrorCode::kInternal, h.instance_field,
-                       "accelerator \"" + found->accelerator + "\" of the instance is not in "
-                       "the catalog");
+                       "accelerator \"" + found->accelerator +
+                           "\" of the instance is not in "
+                           "the catalog");
     }
     r.price_usd = UsdPerHour(cat, r.inst, s.spot);
     return r;
@@ -104,7 +103,6 @@ Result<Resolved> Resolve(const Setup& s, const Catalog& cat) {
   return r;
 }
 
-
 Result<TrainShape> ShapeTraining(const SetupTraining& t, int gpus) {
   TrainShape s;
   const int mp = t.tp * t.pp;
@@ -133,12 +131,12 @@ Result<TrainShape> ShapeTraining(const SetupTraining& t, int gpus) {
   const int per_step = t.micro_batch * s.par.dp;
   if (t.global_batch && t.gradient_accumulation &&
       *t.global_batch != per_step * *t.gradient_accumulation) {
-    return MakeError(ErrorCode::kInvalidArgument, t.field + ".global_batch",
-                     fmt::format("global_batch {} != micro_batch {} x data-parallel {} x "
-                                 "gradient_accumulation {}",
-                                 *t.global_batch, t.micro_batch, s.par.dp,
-                                 *t.gradient_accumulation),
-                     "give one of global_batch and gradient_accumulation, or make them agree");
+    return MakeError(
+        ErrorCode::kInvalidArgument, t.field + ".global_batch",
+        fmt::format("global_batch {} != micro_batch {} x data-parallel {} x "
+                    "gradient_accumulation {}",
+                    *t.global_batch, t.micro_batch, s.par.dp, *t.gradient_accumulation),
+        "give one of global_batch and gradient_accumulation, or make them agree");
   }
   if (t.gradient_accumulation) {
     s.accumulation = *t.gradient_accumulation;

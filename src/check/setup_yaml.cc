@@ -24,19 +24,26 @@ using check_internal::Join;
 
 const char* SeverityName(Severity s) {
   switch (s) {
-    case Severity::kError: return "error";
-    case Severity::kWarning: return "warning";
-    case Severity::kInfo: return "info";
+    case Severity::kError:
+      return "error";
+    case Severity::kWarning:
+      return "warning";
+    case Severity::kInfo:
+      return "info";
   }
   return "info";
 }
 
 const char* StorageKindName(StorageKind s) {
   switch (s) {
-    case StorageKind::kNvme: return "nvme";
-    case StorageKind::kSsd: return "ssd";
-    case StorageKind::kNetwork: return "network";
-    case StorageKind::kHdd: return "hdd";
+    case StorageKind::kNvme:
+      return "nvme";
+    case StorageKind::kSsd:
+      return "ssd";
+    case StorageKind::kNetwork:
+      return "network";
+    case StorageKind::kHdd:
+      return "hdd";
   }
   return "nvme";
 }
@@ -55,17 +62,25 @@ namespace {
 // ---------------------------------------------------------------------------------------------
 // YAML reading.
 
-const std::vector<std::string> kTopKeys = {"hardware", "nodes",           "zones", "spot",
+const std::vector<std::string> kTopKeys = {"hardware",         "nodes",    "zones", "spot",
                                            "checkpoint_every", "headroom", "train", "serve"};
 const std::vector<std::string> kHardwareKeys = {
-    "instance", "region",  "accelerator", "gpus_per_node", "intra_link",  "inter_fabric",
-    "network_gbps", "ram_gb", "vcpus",     "storage",       "storage_gbps"};
-const std::vector<std::string> kTrainKeys = {
-    "model",      "method",       "precision", "micro_batch", "seq_len", "global_batch",
-    "gradient_accumulation", "recompute", "zero", "tp", "pp", "dataset_size"};
-const std::vector<std::string> kServeKeys = {"model",      "precision",   "qps",  "input_len",
+    "instance",     "region", "accelerator", "gpus_per_node", "intra_link",  "inter_fabric",
+    "network_gbps", "ram_gb", "vcpus",       "storage",       "storage_gbps"};
+const std::vector<std::string> kTrainKeys = {"model",
+                                             "method",
+                                             "precision",
+                                             "micro_batch",
+                                             "seq_len",
+                                             "global_batch",
+                                             "gradient_accumulation",
+                                             "recompute",
+                                             "zero",
+                                             "tp",
+                                             "pp",
+                                             "dataset_size"};
+const std::vector<std::string> kServeKeys = {"model",      "precision",   "qps", "input_len",
                                              "output_len", "autoscaling", "load"};
-
 
 std::string Describe(const YAML::Node& n) {
   if (!n.IsDefined() || n.IsNull()) return "nothing";
@@ -107,9 +122,9 @@ class Reader {
       if (std::find(known.begin(), known.end(), key) == known.end()) {
         const std::string best = ClosestMatch(key, known);
         return Fail(k, p, "unknown key \"" + key + "\"",
-                    best.empty() ? "known keys: " + Join(known)
-                                 : "did you mean \"" + best + "\"? (known keys: " + Join(known) +
-                                       ")");
+                    best.empty()
+                        ? "known keys: " + Join(known)
+                        : "did you mean \"" + best + "\"? (known keys: " + Join(known) + ")");
       }
     }
     return {};
@@ -138,8 +153,8 @@ class Reader {
     return std::optional<double>(*v);
   }
 
-  Result<std::optional<int>> Int(const YAML::Node& map, std::string_view key,
-                                 std::string_view path, int min) const {
+  Result<std::optional<int>> Int(const YAML::Node& map, std::string_view key, std::string_view path,
+                                 int min) const {
     auto s = Str(map, key, path);
     if (!s) return s.error();
     if (!*s) return std::optional<int>();
@@ -215,8 +230,8 @@ Result<SetupHardware> ReadHardware(const Reader& r, const YAML::Node& n) {
   GPUPLAN_ASSIGN_OR_RETURN(s, r.Str(n, "accelerator", "hardware.accelerator"));
   if (s) h.accelerator = *s;
   h.accelerator_field = r.Field(n["accelerator"], "hardware.accelerator");
-  static const char* kCustomOnly[] = {"accelerator", "gpus_per_node", "intra_link",
-                                      "inter_fabric", "network_gbps",  "ram_gb", "vcpus"};
+  static const char* kCustomOnly[] = {"accelerator",  "gpus_per_node", "intra_link", "inter_fabric",
+                                      "network_gbps", "ram_gb",        "vcpus"};
   if (!h.instance_type.empty()) {
     for (const char* k : kCustomOnly) {
       if (n[k].IsDefined() && !n[k].IsNull()) {
@@ -227,7 +242,8 @@ Result<SetupHardware> ReadHardware(const Reader& r, const YAML::Node& n) {
     }
   } else {
     if (h.accelerator.empty()) {
-      return r.Fail(n, "hardware", "needs `instance:` (a catalog instance type) or "
+      return r.Fail(n, "hardware",
+                    "needs `instance:` (a catalog instance type) or "
                     "`accelerator:` (custom hardware)",
                     "e.g. `instance: p5.48xlarge` or `accelerator: A100-PCIe-80GB`");
     }
@@ -238,14 +254,14 @@ Result<SetupHardware> ReadHardware(const Reader& r, const YAML::Node& n) {
     }
     h.gpus_per_node = *i;
     std::optional<IntraNodeLink> intra;
-    GPUPLAN_ASSIGN_OR_RETURN(intra, r.Choice<IntraNodeLink>(
-                                  n, "intra_link", "hardware.intra_link", ParseIntraNodeLink,
-                                  {"none", "pcie", "nvlink", "nvswitch"}));
+    GPUPLAN_ASSIGN_OR_RETURN(
+        intra, r.Choice<IntraNodeLink>(n, "intra_link", "hardware.intra_link", ParseIntraNodeLink,
+                                       {"none", "pcie", "nvlink", "nvswitch"}));
     h.intra = intra.value_or(h.gpus_per_node > 1 ? IntraNodeLink::kPcie : IntraNodeLink::kNone);
     std::optional<InterNodeFabric> inter;
-    GPUPLAN_ASSIGN_OR_RETURN(inter, r.Choice<InterNodeFabric>(
-                                  n, "inter_fabric", "hardware.inter_fabric",
-                                  ParseInterNodeFabric,
+    GPUPLAN_ASSIGN_OR_RETURN(
+        inter,
+        r.Choice<InterNodeFabric>(n, "inter_fabric", "hardware.inter_fabric", ParseInterNodeFabric,
                                   {"none", "efa", "infiniband", "roce", "erdma"}));
     h.inter = inter.value_or(InterNodeFabric::kNone);
     std::optional<double> d;
@@ -255,9 +271,9 @@ Result<SetupHardware> ReadHardware(const Reader& r, const YAML::Node& n) {
     if (d) h.ram = GB(*d);
     GPUPLAN_ASSIGN_OR_RETURN(h.vcpus, r.Int(n, "vcpus", "hardware.vcpus", 1));
   }
-  GPUPLAN_ASSIGN_OR_RETURN(h.storage, r.Choice<StorageKind>(n, "storage", "hardware.storage",
-                                                      ParseStorageKind,
-                                                      {"nvme", "ssd", "network", "hdd"}));
+  GPUPLAN_ASSIGN_OR_RETURN(h.storage,
+                           r.Choice<StorageKind>(n, "storage", "hardware.storage", ParseStorageKind,
+                                                 {"nvme", "ssd", "network", "hdd"}));
   std::optional<double> bw;
   GPUPLAN_ASSIGN_OR_RETURN(bw, r.Number(n, "storage_gbps", "hardware.storage_gbps", 0));
   if (bw) h.storage_bw = GBps(*bw);
@@ -271,11 +287,11 @@ Result<SetupTraining> ReadTraining(const Reader& r, const YAML::Node& n) {
   GPUPLAN_ASSIGN_OR_RETURN(t.model, ReadModel(r, n, "train", t.model_arg));
   std::optional<TrainMethod> m;
   GPUPLAN_ASSIGN_OR_RETURN(m, r.Choice<TrainMethod>(n, "method", "train.method", ParseTrainMethod,
-                                              {"pretrain", "full", "lora", "qlora"}));
+                                                    {"pretrain", "full", "lora", "qlora"}));
   t.method = m.value_or(TrainMethod::kFull);
   std::optional<Precision> p;
   GPUPLAN_ASSIGN_OR_RETURN(p, r.Choice<Precision>(n, "precision", "train.precision", ParsePrecision,
-                                            {"fp32", "bf16", "fp16", "fp8"}));
+                                                  {"fp32", "bf16", "fp16", "fp8"}));
   t.precision = p.value_or(Precision::kBf16);
   std::optional<int> i;
   GPUPLAN_ASSIGN_OR_RETURN(i, r.Int(n, "micro_batch", "train.micro_batch", 1));
@@ -284,10 +300,10 @@ Result<SetupTraining> ReadTraining(const Reader& r, const YAML::Node& n) {
   t.seq_len = i.value_or(0);
   GPUPLAN_ASSIGN_OR_RETURN(t.global_batch, r.Int(n, "global_batch", "train.global_batch", 1));
   GPUPLAN_ASSIGN_OR_RETURN(t.gradient_accumulation,
-                     r.Int(n, "gradient_accumulation", "train.gradient_accumulation", 1));
+                           r.Int(n, "gradient_accumulation", "train.gradient_accumulation", 1));
   std::optional<Recompute> rc;
-  GPUPLAN_ASSIGN_OR_RETURN(rc, r.Choice<Recompute>(n, "recompute", "train.recompute", ParseRecompute,
-                                             {"none", "selective", "full"}));
+  GPUPLAN_ASSIGN_OR_RETURN(rc, r.Choice<Recompute>(n, "recompute", "train.recompute",
+                                                   ParseRecompute, {"none", "selective", "full"}));
   t.recompute = rc.value_or(Recompute::kNone);
   GPUPLAN_ASSIGN_OR_RETURN(i, r.Int(n, "zero", "train.zero", 0));
   t.zero_stage = i.value_or(0);
@@ -314,7 +330,7 @@ Result<SetupServing> ReadServing(const Reader& r, const YAML::Node& n) {
   GPUPLAN_ASSIGN_OR_RETURN(s.model, ReadModel(r, n, "serve", s.model_arg));
   std::optional<Precision> p;
   GPUPLAN_ASSIGN_OR_RETURN(p, r.Choice<Precision>(n, "precision", "serve.precision", ParsePrecision,
-                                            {"fp32", "bf16", "fp16", "fp8", "int8", "int4"}));
+                                                  {"fp32", "bf16", "fp16", "fp8", "int8", "int4"}));
   s.precision = p.value_or(Precision::kBf16);
   std::optional<double> q;
   GPUPLAN_ASSIGN_OR_RETURN(q, r.Number(n, "qps", "serve.qps", 0));
@@ -329,15 +345,15 @@ Result<SetupServing> ReadServing(const Reader& r, const YAML::Node& n) {
   GPUPLAN_ASSIGN_OR_RETURN(b, r.Bool(n, "autoscaling", "serve.autoscaling"));
   s.autoscaling = b.value_or(false);
   std::optional<LoadPattern> l;
-  GPUPLAN_ASSIGN_OR_RETURN(l, r.Choice<LoadPattern>(
-                            n, "load", "serve.load",
-                            [](std::string_view v) -> std::optional<LoadPattern> {
-                              const std::string t = internal::ToLower(internal::Trim(v));
-                              if (t == "steady") return LoadPattern::kSteady;
-                              if (t == "variable") return LoadPattern::kVariable;
-                              return std::nullopt;
-                            },
-                            {"steady", "variable"}));
+  GPUPLAN_ASSIGN_OR_RETURN(
+      l, r.Choice<LoadPattern>(n, "load", "serve.load",
+                               [](std::string_view v) -> std::optional<LoadPattern> {
+                                 const std::string t = internal::ToLower(internal::Trim(v));
+                                 if (t == "steady") return LoadPattern::kSteady;
+                                 if (t == "variable") return LoadPattern::kVariable;
+                                 return std::nullopt;
+                               },
+                               {"steady", "variable"}));
   s.load = l.value_or(LoadPattern::kSteady);
   return s;
 }
@@ -360,8 +376,8 @@ Result<Setup> ParseSetupNode(const Reader& r, const YAML::Node& root) {
     } else if (z.IsSequence()) {
       for (size_t k = 0; k < z.size(); ++k) {
         if (!z[k].IsScalar()) {
-          return r.Fail(z[k], fmt::format("zones[{}]", k), "expected a zone name, got " +
-                                                               Describe(z[k]));
+          return r.Fail(z[k], fmt::format("zones[{}]", k),
+                        "expected a zone name, got " + Describe(z[k]));
         }
         s.zones.push_back(internal::Trim(z[k].Scalar()));
       }
@@ -413,7 +429,6 @@ Result<Setup> ParseSetupNode(const Reader& r, const YAML::Node& root) {
   }
   return s;
 }
-
 
 }  // namespace
 

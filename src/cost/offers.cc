@@ -13,8 +13,7 @@ double SortKey(const Offer& o) { return o.on_demand.value_or(o.spot.value_or(kNo
 }  // namespace
 
 std::vector<Offer> CheapestOffers(const Catalog& cat, const Accelerator& acc, int gpus,
-                                  bool allow_multi_node, Currency cur,
-                                  std::optional<double> rate) {
+                                  bool allow_multi_node, Currency cur, std::optional<double> rate) {
   std::map<std::string, Offer> best;
   for (const auto& i : cat.instances) {
     if (i.accelerator != acc.id || i.accelerator_count <= 0) continue;
@@ -31,7 +30,8 @@ std::vector<Offer> CheapestOffers(const Catalog& cat, const Accelerator& acc, in
     Offer o;
     o.inst = &i;
     o.nodes = nodes;
-    if (i.price_on_demand) o.on_demand = cat.Convert(*i.price_on_demand, i.currency, cur, rate) * nodes;
+    if (i.price_on_demand)
+      o.on_demand = cat.Convert(*i.price_on_demand, i.currency, cur, rate) * nodes;
     if (i.price_spot) o.spot = cat.Convert(*i.price_spot, i.currency, cur, rate) * nodes;
     const double key = SortKey(o);
     auto it = best.find(i.cloud);

@@ -15,7 +15,8 @@
 namespace gpuplan {
 
 const std::vector<std::string>& EmitTargets() {
-  static const std::vector<std::string> kTargets = {"k8s", "skypilot", "slurm", "vllm", "hf", "deepspeed", "monitoring"};
+  static const std::vector<std::string> kTargets = {"k8s", "skypilot",  "slurm",     "vllm",
+                                                    "hf",  "deepspeed", "monitoring"};
   return kTargets;
 }
 
@@ -24,22 +25,25 @@ Result<std::vector<EmittedFile>> Emit(std::string_view plan_json, std::string_vi
   using emit::Kind;
   const auto& targets = EmitTargets();
   if (std::find(targets.begin(), targets.end(), target) == targets.end()) {
-    return MakeError(ErrorCode::kNotFound, "target", "unknown target \"" + std::string(target) + "\"",
+    return MakeError(ErrorCode::kNotFound, "target",
+                     "unknown target \"" + std::string(target) + "\"",
                      "use one of k8s, skypilot, slurm, vllm, hf, deepspeed, monitoring");
   }
   if (opt.autoscaler != "hpa" && opt.autoscaler != "keda") {
-    return MakeError(ErrorCode::kInvalidArgument, "--autoscaler", "unknown autoscaler \"" + opt.autoscaler + "\"",
-                     "use hpa or keda");
+    return MakeError(ErrorCode::kInvalidArgument, "--autoscaler",
+                     "unknown autoscaler \"" + opt.autoscaler + "\"", "use hpa or keda");
   }
   if (opt.k8s_training != "job" && opt.k8s_training != "pytorchjob") {
-    return MakeError(ErrorCode::kInvalidArgument, "--k8s-training", "unknown workload \"" + opt.k8s_training + "\"",
-                     "use job or pytorchjob");
+    return MakeError(ErrorCode::kInvalidArgument, "--k8s-training",
+                     "unknown workload \"" + opt.k8s_training + "\"", "use job or pytorchjob");
   }
   if (opt.min_replicas < 0) {
     return MakeError(ErrorCode::kInvalidArgument, "--min-replicas",
-                     "must be >= 0, got " + std::to_string(opt.min_replicas), "0 derives it from --off-peak-qps");
+                     "must be >= 0, got " + std::to_string(opt.min_replicas),
+                     "0 derives it from --off-peak-qps");
   }
-  for (const auto& [field, v] : {std::pair{"--off-peak-qps", opt.off_peak_qps}, std::pair{"--peak-qps", opt.peak_qps}}) {
+  for (const auto& [field, v] :
+       {std::pair{"--off-peak-qps", opt.off_peak_qps}, std::pair{"--peak-qps", opt.peak_qps}}) {
     if (v && !(std::isfinite(*v) && *v >= 0)) {
       return MakeError(ErrorCode::kInvalidArgument, field, "must be a finite load >= 0 requests/s",
                        "give requests per second, e.g. 2.5");
@@ -61,12 +65,13 @@ Result<std::vector<EmittedFile>> Emit(std::string_view plan_json, std::string_vi
     p = emit::ReadPlan(doc, opt.rank);
   } catch (const emit::PlanError& e) {
     const bool not_yet = e.field.ends_with(".nodes_per_replica");
-    const ErrorCode code = not_yet ? ErrorCode::kUnsupported
-                         : e.field == "--rank" ? ErrorCode::kInvalidArgument : ErrorCode::kParse;
+    const ErrorCode code = not_yet               ? ErrorCode::kUnsupported
+                           : e.field == "--rank" ? ErrorCode::kInvalidArgument
+                                                 : ErrorCode::kParse;
     return MakeError(code, e.field, e.what(),
                      e.field == "--rank" ? "1 is the top plan"
-                     : not_yet           ? "multi-node serving emit is not implemented yet (issue 12)"
-                                         : "give the output of `gpuplan --json plan train|infer ...`");
+                     : not_yet ? "multi-node serving emit is not implemented yet (issue 12)"
+                               : "give the output of `gpuplan --json plan train|infer ...`");
   } catch (const std::exception& e) {
     return MakeError(ErrorCode::kParse, "--plan", e.what());
   }
@@ -78,7 +83,8 @@ Result<std::vector<EmittedFile>> Emit(std::string_view plan_json, std::string_vi
   }
   if (t == "slurm" || t == "hf" || t == "deepspeed") {
     if (p.kind != Kind::kTrain) {
-      return MakeError(ErrorCode::kInvalidArgument, "target", t + " needs a training plan, got a serving plan",
+      return MakeError(ErrorCode::kInvalidArgument, "target",
+                       t + " needs a training plan, got a serving plan",
                        "run `gpuplan --json plan train ...` and emit from its output");
     }
     if (t == "slurm") return emit::EmitSlurm(p);

@@ -53,7 +53,7 @@ struct Plan {
   std::string model, cloud, region, instance_type, accelerator, currency;
   std::string model_ref;  // what resolves to the planned model: preset name or absolute path
   std::string arch;       // ModelArchName: dense, moe, mla-moe, encoder, vit, cnn, ...
-  int gpus_per_node = 0, nodes = 1;  // training
+  int gpus_per_node = 0, nodes = 1;                                                  // training
   int gpus_per_replica = 0, replicas = 1, batch = 1, input_len = 0, output_len = 0;  // serving
   std::int64_t kv_tokens = 0;
   double qps = 0, capacity_qps = 0, e2e_p99_ms = 0, cost_per_1k = 0, target_utilization = 0.6;
@@ -101,14 +101,14 @@ bool LocalModel(const std::string& model_ref);
 
 // ---- Serving runtime per engine, architecture and precision (serve_runtime.cc) ----
 struct ServeRuntime {
-  std::string engine;            // "vllm", "sglang", "tgi", "triton-tensorrt", "openvino"
+  std::string engine;  // "vllm", "sglang", "tgi", "triton-tensorrt", "openvino"
   std::string image;
   std::vector<std::string> command;  // argv, first the program
   std::string health_path = "/health";
   std::string metrics_path = "/metrics";
   int metrics_port = kServePort;
-  std::string request_counter;  // Prometheus counter of completed requests
-  std::string queue_gauge;      // Prometheus gauge of waiting requests ("" if none)
+  std::string request_counter;     // Prometheus counter of completed requests
+  std::string queue_gauge;         // Prometheus gauge of waiting requests ("" if none)
   std::vector<std::string> notes;  // comment lines for the file headers
   // Extra files (Triton model configuration, TensorRT engine build script).
   std::vector<EmittedFile> files;
@@ -153,8 +153,10 @@ ojson HfTrainingArgs(const Plan& p);
 int SaveSteps(const Plan& p);
 
 // ---- Targets ----
-Result<std::vector<EmittedFile>> EmitK8s(const Plan& p, const EmitOptions& opt, const Catalog& catalog);
-Result<std::vector<EmittedFile>> EmitSkypilot(const Plan& p, const EmitOptions& opt, const Catalog& catalog);
+Result<std::vector<EmittedFile>> EmitK8s(const Plan& p, const EmitOptions& opt,
+                                         const Catalog& catalog);
+Result<std::vector<EmittedFile>> EmitSkypilot(const Plan& p, const EmitOptions& opt,
+                                              const Catalog& catalog);
 std::vector<EmittedFile> EmitSlurm(const Plan& p);
 std::vector<EmittedFile> EmitHf(const Plan& p);
 std::vector<EmittedFile> EmitMonitoring(const Plan& p, const Catalog& catalog);

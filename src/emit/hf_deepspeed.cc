@@ -33,7 +33,8 @@ ojson DeepSpeedConfig(const Plan& p) {
 
 int SaveSteps(const Plan& p) {
   if (!(p.step_time_s > 0) || !(p.checkpoint_interval_h > 0)) return 1000;
-  return std::max(1, static_cast<int>(std::lround(p.checkpoint_interval_h * 3600.0 / p.step_time_s)));
+  return std::max(1,
+                  static_cast<int>(std::lround(p.checkpoint_interval_h * 3600.0 / p.step_time_s)));
 }
 
 ojson HfTrainingArgs(const Plan& p) {
@@ -80,30 +81,36 @@ std::vector<EmittedFile> EmitHf(const Plan& p) {
   std::string py = "# " + Header(p, "Hugging Face TrainingArguments").substr(2);
   if (p.checkpoint_interval_h > 0) {
     py += fmt::format(
-        "# Checkpoints (guide A10): every {} steps = the job's {:g} h interval{} at {:.2f} s per step,\n"
+        "# Checkpoints (guide A10): every {} steps = the job's {:g} h interval{} at {:.2f} s per "
+        "step,\n"
         "# keep the last {}, safetensors, on local NVMe (sync to object storage separately).\n",
-        SaveSteps(p), p.checkpoint_interval_h, p.checkpoint_interval_known ? "" : " (planner default: the plan has none)",
-        p.step_time_s, kKeepCheckpoints);
+        SaveSteps(p), p.checkpoint_interval_h,
+        p.checkpoint_interval_known ? "" : " (planner default: the plan has none)", p.step_time_s,
+        kKeepCheckpoints);
   } else {
     py += "# Checkpoints: the job asked for none (checkpoint_every: 0).\n";
   }
-  py += fmt::format("# Global batch {} = {} per device x {} accumulation x {} data-parallel ranks.\n",
-                    p.micro_batch * p.grad_accum * p.dp, p.micro_batch, p.grad_accum, p.dp);
+  py +=
+      fmt::format("# Global batch {} = {} per device x {} accumulation x {} data-parallel ranks.\n",
+                  p.micro_batch * p.grad_accum * p.dp, p.micro_batch, p.grad_accum, p.dp);
   if (p.tp > 1 || p.pp > 1) {
-    py += fmt::format("# NOTE: the plan uses tensor parallel {} x pipeline parallel {}; the HF Trainer does\n"
-                      "# not shard layers that way: use Megatron-LM/NeMo or accept a different layout.\n",
-                      p.tp, p.pp);
+    py += fmt::format(
+        "# NOTE: the plan uses tensor parallel {} x pipeline parallel {}; the HF Trainer does\n"
+        "# not shard layers that way: use Megatron-LM/NeMo or accept a different layout.\n",
+        p.tp, p.pp);
   }
   if (p.method == "lora" || p.method == "qlora") {
     py += "# The plan is " + p.method + ": wrap the model with peft before building the Trainer.\n";
   }
-  if (p.precision == "fp8") py += "# fp8 training needs Transformer Engine; bf16 is set for the rest.\n";
+  if (p.precision == "fp8")
+    py += "# fp8 training needs Transformer Engine; bf16 is set for the rest.\n";
   py += "from transformers import TrainingArguments\n\nargs = TrainingArguments(\n";
   for (auto it = a.begin(); it != a.end(); ++it) {
     py += "    " + it.key() + "=" + PyValue(it.value()) + ",\n";
   }
   py += ")\n";
-  std::vector<EmittedFile> out = {{"training_args.py", py}, {"training_args.json", a.dump(2) + "\n"}};
+  std::vector<EmittedFile> out = {{"training_args.py", py},
+                                  {"training_args.json", a.dump(2) + "\n"}};
   if (p.zero_stage > 0) out.push_back({"ds_config.json", DeepSpeedConfig(p).dump(2) + "\n"});
   return out;
 }

@@ -22,7 +22,8 @@ const json& At(const json& j, const std::string& key, const std::string& path) {
 }
 double Num(const json& j, const std::string& key, const std::string& path) {
   const json& v = At(j, key, path);
-  if (!v.is_number()) throw PlanError(path + "." + key, "expected a number, got " + internal::JsonTypeName(v));
+  if (!v.is_number())
+    throw PlanError(path + "." + key, "expected a number, got " + internal::JsonTypeName(v));
   return v.get<double>();
 }
 int Int(const json& j, const std::string& key, const std::string& path) {
@@ -34,7 +35,8 @@ int Int(const json& j, const std::string& key, const std::string& path) {
 }
 std::string Str(const json& j, const std::string& key, const std::string& path) {
   const json& v = At(j, key, path);
-  if (!v.is_string()) throw PlanError(path + "." + key, "expected a string, got " + internal::JsonTypeName(v));
+  if (!v.is_string())
+    throw PlanError(path + "." + key, "expected a string, got " + internal::JsonTypeName(v));
   return v.get<std::string>();
 }
 std::optional<double> OptNum(const json& j, const std::string& key) {
@@ -54,7 +56,8 @@ Plan ReadPlan(const json& doc, int rank) {
   const json& plans = At(doc, "plans", "$");
   if (!plans.is_array()) throw PlanError("plans", "expected an array");
   if (plans.empty()) {
-    throw PlanError("plans", "the plan has no feasible deployment (planner exit 1): nothing to emit");
+    throw PlanError("plans",
+                    "the plan has no feasible deployment (planner exit 1): nothing to emit");
   }
   if (rank < 1 || static_cast<std::size_t>(rank) > plans.size()) {
     throw PlanError("--rank", fmt::format("must be in [1, {}], got {}", plans.size(), rank));
@@ -95,7 +98,8 @@ Plan ReadPlan(const json& doc, int rank) {
     p.kv_tokens = static_cast<std::int64_t>(Num(j, "kv_tokens_per_replica", p.path));
     p.capacity_qps = Num(j, "capacity_qps_per_replica", p.path);
     if (!(p.capacity_qps > 0)) {
-      throw PlanError(p.path + ".capacity_qps_per_replica", fmt::format("must be > 0, got {}", p.capacity_qps));
+      throw PlanError(p.path + ".capacity_qps_per_replica",
+                      fmt::format("must be > 0, got {}", p.capacity_qps));
     }
     p.e2e_p99_ms = Num(j, "e2e_p99_ms", p.path);
     p.price_per_hour = OptNum(j, "cost_per_hour");
@@ -112,7 +116,8 @@ Plan ReadPlan(const json& doc, int rank) {
     p.spot = job.contains("spot_allowed") && job["spot_allowed"].is_boolean() &&
              job["spot_allowed"].get<bool>() && OptNum(j, "cost_spot").has_value();
     if (auto h = OptNum(job, "checkpoint_interval_hours")) {
-      if (*h < 0) throw PlanError("job.checkpoint_interval_hours", fmt::format("must be >= 0, got {}", *h));
+      if (*h < 0)
+        throw PlanError("job.checkpoint_interval_hours", fmt::format("must be >= 0, got {}", *h));
       p.checkpoint_interval_h = *h;
       p.checkpoint_interval_known = true;
     }
@@ -140,8 +145,10 @@ Plan ReadPlan(const json& doc, int rank) {
     const json& h = At(j, "host", p.path);
     p.cpu_cores = Int(h, "cpu_cores", p.path + ".host");
     p.ram_bytes = Num(h, "ram_bytes", p.path + ".host");
-    p.disk_bytes = OptNum(h, "system_disk_bytes").value_or(0) + OptNum(h, "data_disk_bytes").value_or(0);
-    if (p.zero_stage > 3) throw PlanError(lp + ".zero_stage", fmt::format("must be 0-3, got {}", p.zero_stage));
+    p.disk_bytes =
+        OptNum(h, "system_disk_bytes").value_or(0) + OptNum(h, "data_disk_bytes").value_or(0);
+    if (p.zero_stage > 3)
+      throw PlanError(lp + ".zero_stage", fmt::format("must be 0-3, got {}", p.zero_stage));
     if (p.tp < 1 || p.pp < 1 || p.dp < 1) throw PlanError(lp, "tp, pp and dp must be >= 1");
   } else {
     throw PlanError("job", "neither a training plan (job.tokens) nor a serving plan (job.qps)");

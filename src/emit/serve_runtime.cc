@@ -48,11 +48,13 @@ Result<ServeRuntime> ResolveServeRuntime(const Plan& p, const Catalog& catalog) 
   // In a container or VM the model lives in the cache volume: a Hub id is downloaded there, a
   // local model directory is copied there by the user (the notes say so).
   const std::string hf_model = HfModelId(p.model_ref);
-  const std::string served_model =
-      local ? std::string(kModelCacheDir) + "/local/" + std::filesystem::path(hf_model).filename().string() : hf_model;
+  const std::string served_model = local ? std::string(kModelCacheDir) + "/local/" +
+                                               std::filesystem::path(hf_model).filename().string()
+                                         : hf_model;
   if (local) {
-    r.notes.push_back("The model was planned from a local config: copy its directory (config and weights) to " +
-                      served_model + " in the model cache volume before the first start.");
+    r.notes.push_back(
+        "The model was planned from a local config: copy its directory (config and weights) to " +
+        served_model + " in the model cache volume before the first start.");
   }
   if (DecoderLlm(p.arch)) {
     if (!gpu) {
@@ -69,21 +71,32 @@ Result<ServeRuntime> ResolveServeRuntime(const Plan& p, const Catalog& catalog) 
       for (const auto& a : VllmArgs(*c)) r.command.push_back(a);
       r.request_counter = "vllm:request_success_total";
       r.queue_gauge = "vllm:num_requests_waiting";
-      r.notes.push_back(fmt::format("vLLM KV cache per replica: {} tokens with these flags (planner: {}).",
-                                    c->flag_tokens, c->planner_tokens));
+      r.notes.push_back(
+          fmt::format("vLLM KV cache per replica: {} tokens with these flags (planner: {}).",
+                      c->flag_tokens, c->planner_tokens));
       r.prepare = "pip install vllm==0.7.3\n";
       return r;
     }
     if (p.engine == "tgi") {
       r.engine = "tgi";
       r.image = kTgiImage;
-      r.command = {"text-generation-launcher", "--model-id", served_model,
-                   "--num-shard", std::to_string(p.gpus_per_replica),
-                   "--max-concurrent-requests", std::to_string(std::max(128, 2 * p.batch)),
-                   "--max-batch-size", std::to_string(p.batch),
-                   "--max-input-tokens", std::to_string(std::max(1, p.input_len)),
-                   "--max-total-tokens", std::to_string(p.input_len + p.output_len),
-                   "--hostname", "0.0.0.0", "--port", std::to_string(kServePort)};
+      r.command = {"text-generation-launcher",
+                   "--model-id",
+                   served_model,
+                   "--num-shard",
+                   std::to_string(p.gpus_per_replica),
+                   "--max-concurrent-requests",
+                   std::to_string(std::max(128, 2 * p.batch)),
+                   "--max-batch-size",
+                   std::to_string(p.batch),
+                   "--max-input-tokens",
+                   std::to_string(std::max(1, p.input_len)),
+                   "--max-total-tokens",
+                   std::to_string(p.input_len + p.output_len),
+                   "--hostname",
+                   "0.0.0.0",
+                   "--port",
+                   std::to_string(kServePort)};
       if (p.serve_quant == "awq" || p.serve_quant == "gptq") {
         r.command.push_back("--quantize");
         r.command.push_back(p.serve_quant);
@@ -93,7 +106,8 @@ Result<ServeRuntime> ResolveServeRuntime(const Plan& p, const Catalog& catalog) 
       }
       r.request_counter = "tgi_request_success";
       r.queue_gauge = "tgi_queue_size";
-      r.prepare = "# TGI runs from its container image; on a VM use docker run " + std::string(kTgiImage) + "\n";
+      r.prepare = "# TGI runs from its container image; on a VM use docker run " +
+                  std::string(kTgiImage) + "\n";
       return r;
     }
     return MakeError(ErrorCode::kUnsupported, "job.engine",
@@ -110,8 +124,8 @@ Result<ServeRuntime> ResolveServeRuntime(const Plan& p, const Catalog& catalog) 
     r.image = kTritonImage;
     r.health_path = "/v2/health/ready";
     r.metrics_port = 8002;
-    r.command = {"tritonserver", "--model-repository=" + repo, "--http-port=" + std::to_string(kServePort),
-                 "--metrics-port=8002"};
+    r.command = {"tritonserver", "--model-repository=" + repo,
+                 "--http-port=" + std::to_string(kServePort), "--metrics-port=8002"};
     r.request_counter = "nv_inference_request_success";
     r.queue_gauge = "nv_inference_pending_request_count";
     const std::string dims = SampleDims(m, p);
@@ -131,15 +145,20 @@ Result<ServeRuntime> ResolveServeRuntime(const Plan& p, const Catalog& catalog) 
         "  }}\n"
         "]\n",
         "TensorRT", precision, name, p.batch);
-    std::vector<std::string> trt = {"trtexec", "--onnx=\"$ONNX\"", "--saveEngine=\"$PLAN\"",
-                                    "--minShapes=\"$INPUT_NAME\":1x\"$INPUT_DIMS\"",
-                                    fmt::format("--optShapes=\"$INPUT_NAME\":{}x\"$INPUT_DIMS\"", p.batch),
-                                    fmt::format("--maxShapes=\"$INPUT_NAME\":{}x\"$INPUT_DIMS\"", p.batch)};
+    std::vector<std::string> trt = {
+        "trtexec",
+        "--onnx=\"$ONNX\"",
+        "--saveEngine=\"$PLAN\"",
+        "--minShapes=\"$INPUT_NAME\":1x\"$INPUT_DIMS\"",
+        fmt::format("--optShapes=\"$INPUT_NAME\":{}x\"$INPUT_DIMS\"", p.batch),
+        fmt::format("--maxShapes=\"$INPUT_NAME\":{}x\"$INPUT_DIMS\"", p.batch)};
     for (const auto& f : TrtPrecisionFlags(precision)) trt.push_back(f);
     std::string build = "#!/bin/sh\n" + Header(p, "TensorRT engine build");
     build += fmt::format(
-        "# Builds the {} TensorRT engine Triton serves, once, into the model cache. Input: an ONNX\n"
-        "# export of the model with a dynamic batch dimension (torch.onnx.export(..., dynamic_axes=...)).\n"
+        "# Builds the {} TensorRT engine Triton serves, once, into the model cache. Input: an "
+        "ONNX\n"
+        "# export of the model with a dynamic batch dimension (torch.onnx.export(..., "
+        "dynamic_axes=...)).\n"
         "# The batch range is 1..{} (the plan's batch); INPUT_DIMS is one sample's shape.\n"
         "{}"
         "set -eu\n"
@@ -152,31 +171,43 @@ Result<ServeRuntime> ResolveServeRuntime(const Plan& p, const Catalog& catalog) 
         "mkdir -p \"$(dirname \"$PLAN\")\"\n"
         "cp \"$(dirname \"$0\")/config.pbtxt\" {}/{}/config.pbtxt\n",
         precision, p.batch,
-        precision == "int8" ? "# INT8 without a calibration cache uses TensorRT's default ranges: pass\n"
-                              "# --calib=CACHE (from your calibration set) for production accuracy.\n"
-                            : "",
+        precision == "int8"
+            ? "# INT8 without a calibration cache uses TensorRT's default ranges: pass\n"
+              "# --calib=CACHE (from your calibration set) for production accuracy.\n"
+            : "",
         kModelCacheDir, dims, repo, name, repo, name);
     build += ShellJoin(trt, " \\\n  ") + "\n";
     r.files.push_back({"config.pbtxt", cfg});
     r.files.push_back({"build-engine.sh", build});
     r.prepare = "sh build-engine.sh\n";
-    r.notes.push_back(fmt::format("Triton + TensorRT ({}): build-engine.sh turns {}/onnx/model.onnx into the engine "
-                                  "once; the server loads {}.",
-                                  precision, kModelCacheDir, repo));
+    r.notes.push_back(fmt::format(
+        "Triton + TensorRT ({}): build-engine.sh turns {}/onnx/model.onnx into the engine "
+        "once; the server loads {}.",
+        precision, kModelCacheDir, repo));
     return r;
   }
   // CPU: OpenVINO Model Server with the model's OpenVINO IR (int8 from NNCF when planned so).
   r.engine = "openvino";
   r.image = kOpenVinoImage;
   r.health_path = "/v2/health/ready";
-  r.command = {"/ovms/bin/ovms", "--model_path", std::string(kModelCacheDir) + "/openvino/" + name,
-               "--model_name", name, "--rest_port", std::to_string(kServePort), "--port", "9000",
+  r.command = {"/ovms/bin/ovms",
+               "--model_path",
+               std::string(kModelCacheDir) + "/openvino/" + name,
+               "--model_name",
+               name,
+               "--rest_port",
+               std::to_string(kServePort),
+               "--port",
+               "9000",
                "--metrics_enable"};
   r.request_counter = "ovms_requests_success";
   r.queue_gauge = "ovms_current_requests";
-  r.notes.push_back(fmt::format("OpenVINO Model Server on CPU ({}): put the OpenVINO IR (ovc model.onnx{}) in {}/openvino/{}/1/.",
-                                precision, precision == "int8" ? ", quantised with NNCF" : "", kModelCacheDir, name));
-  r.prepare = "# OpenVINO Model Server runs from its container image " + std::string(kOpenVinoImage) + "\n";
+  r.notes.push_back(fmt::format(
+      "OpenVINO Model Server on CPU ({}): put the OpenVINO IR (ovc model.onnx{}) in "
+      "{}/openvino/{}/1/.",
+      precision, precision == "int8" ? ", quantised with NNCF" : "", kModelCacheDir, name));
+  r.prepare =
+      "# OpenVINO Model Server runs from its container image " + std::string(kOpenVinoImage) + "\n";
   return r;
 }
 

@@ -24,7 +24,8 @@ std::string SkyAccelerator(const Plan& p, const Catalog& catalog) {
 
 }  // namespace
 
-Result<std::vector<EmittedFile>> EmitSkypilot(const Plan& p, const EmitOptions& opt, const Catalog& catalog) {
+Result<std::vector<EmittedFile>> EmitSkypilot(const Plan& p, const EmitOptions& opt,
+                                              const Catalog& catalog) {
   ojson res;
   res["infra"] = p.region.empty() ? p.cloud : p.cloud + "/" + p.region;
   res["instance_type"] = p.instance_type;
@@ -42,9 +43,11 @@ Result<std::vector<EmittedFile>> EmitSkypilot(const Plan& p, const EmitOptions& 
     if (p.spot) res["job_recovery"] = {{"strategy", "FAILOVER"}, {"max_restarts_on_errors", 3}};
     task["resources"] = res;
     ojson mounts = ojson::object();
-    for (const auto& f : launch.config_files) mounts[std::string(kConfigDir) + "/" + f.name] = "./" + f.name;
+    for (const auto& f : launch.config_files)
+      mounts[std::string(kConfigDir) + "/" + f.name] = "./" + f.name;
     if (!mounts.empty()) task["file_mounts"] = mounts;
-    task["envs"] = {{"GPUPLAN_CONFIG", kConfigDir}, {"MASTER_PORT", "29500"},
+    task["envs"] = {{"GPUPLAN_CONFIG", kConfigDir},
+                    {"MASTER_PORT", "29500"},
                     {"HF_HOME", std::string(kNvmeDir) + "/hf-cache"}};
     if (launch.framework_note.find("Megatron") != std::string::npos &&
         launch.framework_note.find("needs") == std::string::npos) {
@@ -57,12 +60,14 @@ Result<std::vector<EmittedFile>> EmitSkypilot(const Plan& p, const EmitOptions& 
         "export NNODES=\"$SKYPILOT_NUM_NODES\"\n"
         "export NODE_RANK=\"$SKYPILOT_NODE_RANK\"\n"
         "export MASTER_ADDR=\"$(echo \"$SKYPILOT_NODE_IPS\" | head -n1)\"\n"
-        "sudo mkdir -p " + std::string(kNvmeDir) + " && sudo chown \"$(id -u)\" " + kNvmeDir + "\n" +
-        launch.command + "\n";
+        "sudo mkdir -p " +
+        std::string(kNvmeDir) + " && sudo chown \"$(id -u)\" " + kNvmeDir + "\n" + launch.command +
+        "\n";
     header = Header(p, "SkyPilot task") +
-             fmt::format("# {}. Launch from the directory with train.py and the emitted config files:\n"
-                         "#   sky launch -c {} sky.yaml --secret HF_TOKEN\n",
-                         launch.framework_note, Slug(p.model) + "-train");
+             fmt::format(
+                 "# {}. Launch from the directory with train.py and the emitted config files:\n"
+                 "#   sky launch -c {} sky.yaml --secret HF_TOKEN\n",
+                 launch.framework_note, Slug(p.model) + "-train");
     for (const auto& f : launch.config_files) out.push_back(f);
   } else {
     auto rtr = ResolveServeRuntime(p, catalog);
@@ -80,7 +85,8 @@ Result<std::vector<EmittedFile>> EmitSkypilot(const Plan& p, const EmitOptions& 
     task["envs"] = {{"HF_HOME", kModelCacheDir}};
     const bool hub = !LocalModel(p.model_ref) && (rt.engine == "vllm" || rt.engine == "tgi");
     if (hub) task["secrets"] = {{"HF_TOKEN", nullptr}};
-    std::string setup = "sudo mkdir -p " + std::string(kModelCacheDir) + " && sudo chown \"$(id -u)\" " + kModelCacheDir + "\n";
+    std::string setup = "sudo mkdir -p " + std::string(kModelCacheDir) +
+                        " && sudo chown \"$(id -u)\" " + kModelCacheDir + "\n";
     std::string run;
     if (rt.engine == "vllm") {
       setup += rt.prepare;
@@ -92,36 +98,46 @@ Result<std::vector<EmittedFile>> EmitSkypilot(const Plan& p, const EmitOptions& 
       setup += "docker pull " + rt.image + "\n";
       if (!rt.files.empty()) {
         ojson mounts = ojson::object();
-        for (const auto& f : rt.files) mounts[std::string(kConfigDir) + "/" + f.name] = "./" + f.name;
+        for (const auto& f : rt.files)
+          mounts[std::string(kConfigDir) + "/" + f.name] = "./" + f.name;
         task["file_mounts"] = mounts;
         setup += "docker pull " + std::string(kTensorRtImage) + "\n";
         run += "docker run --rm" + gpus + mount + " -v " + kConfigDir + ":" + kConfigDir +
                " --entrypoint /bin/sh " + kTensorRtImage + " " + kConfigDir + "/build-engine.sh\n";
         for (const auto& f : rt.files) out.push_back(f);
       }
-      std::vector<std::string> words = {"docker run --rm" + gpus + " --ipc=host -p " + std::to_string(kServePort) + ":" +
+      std::vector<std::string> words = {"docker run --rm" + gpus + " --ipc=host -p " +
+                                        std::to_string(kServePort) + ":" +
                                         std::to_string(kServePort)};
       if (rt.metrics_port != kServePort) {
-        words.back() += " -p " + std::to_string(rt.metrics_port) + ":" + std::to_string(rt.metrics_port);
+        words.back() +=
+            " -p " + std::to_string(rt.metrics_port) + ":" + std::to_string(rt.metrics_port);
       }
       words.back() += " -e HF_HOME" + std::string(hub ? " -e HF_TOKEN" : "") + mount;
       words.push_back("--entrypoint " + ShellQuote(rt.command.front()) + " " + rt.image);
-      run += ShellJoin(words, " \\\n  ") + " \\\n  " +
-             ShellArgv(std::vector<std::string>(rt.command.begin() + 1, rt.command.end()), " \\\n  ") + "\n";
+      run +=
+          ShellJoin(words, " \\\n  ") + " \\\n  " +
+          ShellArgv(std::vector<std::string>(rt.command.begin() + 1, rt.command.end()), " \\\n  ") +
+          "\n";
     }
     task["setup"] = setup;
     task["run"] = run;
-    task["service"] = {{"readiness_probe", rt.health_path},
-                       {"replica_policy", {{"min_replicas", sc.min_replicas},
-                                           {"max_replicas", sc.max_replicas},
-                                           {"target_qps_per_replica", std::round(sc.target_per_replica * 1000) / 1000},
-                                           {"upscale_delay_seconds", 0},
-                                           {"downscale_delay_seconds", 300}}}};
-    header = Header(p, "SkyPilot service (SkyServe)") +
-             fmt::format("# Engine {} ({}); replicas {}..{} at {:.3f} req/s each: min = {}, max = {}.\n", rt.engine,
-                         rt.image, sc.min_replicas, sc.max_replicas, sc.target_per_replica, sc.min_reason, sc.max_reason);
+    task["service"] = {
+        {"readiness_probe", rt.health_path},
+        {"replica_policy",
+         {{"min_replicas", sc.min_replicas},
+          {"max_replicas", sc.max_replicas},
+          {"target_qps_per_replica", std::round(sc.target_per_replica * 1000) / 1000},
+          {"upscale_delay_seconds", 0},
+          {"downscale_delay_seconds", 300}}}};
+    header =
+        Header(p, "SkyPilot service (SkyServe)") +
+        fmt::format("# Engine {} ({}); replicas {}..{} at {:.3f} req/s each: min = {}, max = {}.\n",
+                    rt.engine, rt.image, sc.min_replicas, sc.max_replicas, sc.target_per_replica,
+                    sc.min_reason, sc.max_reason);
     for (const auto& n : rt.notes) header += "# " + n + "\n";
-    header += fmt::format("#   sky serve up -n {} sky.yaml{}\n", Slug(p.model), hub ? " --secret HF_TOKEN" : "");
+    header += fmt::format("#   sky serve up -n {} sky.yaml{}\n", Slug(p.model),
+                          hub ? " --secret HF_TOKEN" : "");
   }
   out.insert(out.begin(), EmittedFile{"sky.yaml", header + Yaml(task)});
   return out;

@@ -13,7 +13,8 @@ namespace {
 std::string SlurmTime(double hours) {
   // Job time plus 10 % and one hour of slack, as D-HH:MM:SS.
   const long long total_min = static_cast<long long>(std::ceil((hours * 1.1 + 1.0) * 60));
-  return fmt::format("{}-{:02d}:{:02d}:00", total_min / 1440, (total_min % 1440) / 60, total_min % 60);
+  return fmt::format("{}-{:02d}:{:02d}:00", total_min / 1440, (total_min % 1440) / 60,
+                     total_min % 60);
 }
 
 }  // namespace
@@ -42,8 +43,9 @@ std::vector<EmittedFile> EmitSlurm(const Plan& p) {
       "export MASTER_PORT=29500\n"
       "export GPUPLAN_CONFIG=\"$SLURM_SUBMIT_DIR\"\n"
       "export NCCL_DEBUG=WARN\n",
-      Slug(p.model), p.nodes, p.gpus_per_node, p.cpu_cores, SlurmTime(p.job_hours), p.tp, p.pp, p.dp,
-      p.zero_stage, p.micro_batch, p.grad_accum, p.step_time_s, p.job_hours, launch.framework_note);
+      Slug(p.model), p.nodes, p.gpus_per_node, p.cpu_cores, SlurmTime(p.job_hours), p.tp, p.pp,
+      p.dp, p.zero_stage, p.micro_batch, p.grad_accum, p.step_time_s, p.job_hours,
+      launch.framework_note);
   const std::string per_node = "export NODE_RANK=\"$SLURM_NODEID\"\n" + launch.command + "\n";
   s += "srun --kill-on-bad-exit=1 bash -c " + ShellQuote(per_node) + "\n";
   std::vector<EmittedFile> out = {{"train.sbatch", s}};

@@ -47,12 +47,26 @@ std::string HfFlags(const Plan& p) {
 
 std::vector<std::string> MegatronArgs(const Plan& p, const ModelSpec& m) {
   auto n = [](auto v) { return std::to_string(v); };
-  std::vector<std::string> a = {
-      "--tensor-model-parallel-size", n(p.tp), "--pipeline-model-parallel-size", n(p.pp),
-      "--micro-batch-size", n(p.micro_batch), "--global-batch-size", n(p.global_batch),
-      "--seq-length", n(p.seq_len), "--max-position-embeddings", n(std::max(p.seq_len, m.max_positions)),
-      "--num-layers", n(m.layers), "--hidden-size", n(m.hidden), "--num-attention-heads", n(m.heads),
-      "--ffn-hidden-size", n(m.ffn_hidden)};
+  std::vector<std::string> a = {"--tensor-model-parallel-size",
+                                n(p.tp),
+                                "--pipeline-model-parallel-size",
+                                n(p.pp),
+                                "--micro-batch-size",
+                                n(p.micro_batch),
+                                "--global-batch-size",
+                                n(p.global_batch),
+                                "--seq-length",
+                                n(p.seq_len),
+                                "--max-position-embeddings",
+                                n(std::max(p.seq_len, m.max_positions)),
+                                "--num-layers",
+                                n(m.layers),
+                                "--hidden-size",
+                                n(m.hidden),
+                                "--num-attention-heads",
+                                n(m.heads),
+                                "--ffn-hidden-size",
+                                n(m.ffn_hidden)};
   if (m.kv_heads > 0 && m.kv_heads != m.heads) {
     a.insert(a.end(), {"--group-query-attention", "--num-query-groups", n(m.kv_heads)});
   }
@@ -72,10 +86,11 @@ std::vector<std::string> MegatronArgs(const Plan& p, const ModelSpec& m) {
   }
   if (p.precision == "fp8") a.insert(a.end(), {"--fp8-format", "hybrid"});
   if (p.recompute == "full" && p.recompute_layers > 0) {
-    a.insert(a.end(), {"--recompute-granularity", "full", "--recompute-method", "block", "--recompute-num-layers",
-                       n(p.recompute_layers)});
+    a.insert(a.end(), {"--recompute-granularity", "full", "--recompute-method", "block",
+                       "--recompute-num-layers", n(p.recompute_layers)});
   } else if (p.recompute == "full") {
-    a.insert(a.end(), {"--recompute-granularity", "full", "--recompute-method", "uniform", "--recompute-num-layers", "1"});
+    a.insert(a.end(), {"--recompute-granularity", "full", "--recompute-method", "uniform",
+                       "--recompute-num-layers", "1"});
   } else if (p.recompute == "selective") {
     a.insert(a.end(), {"--recompute-granularity", "selective"});
   }
@@ -112,19 +127,26 @@ TrainLaunch MakeTrainLaunch(const Plan& p) {
     words.push_back("--tokenizer-type HuggingFaceTokenizer");
     words.push_back("--tokenizer-model " + ShellQuote(HfModelId(p.model_ref)));
     l.command = Torchrun(p) + "  pretrain_gpt.py \\\n  " + ShellJoin(words, " \\\n  ");
-    l.framework_note = fmt::format("framework {} (pretrain_gpt.py from Megatron-LM; set DATA_PATH, the indexed dataset prefix, and LR)",
-                                   p.framework);
-    l.setup = "git clone --depth 1 https://github.com/NVIDIA/Megatron-LM.git && pip install -e Megatron-LM\n";
+    l.framework_note = fmt::format(
+        "framework {} (pretrain_gpt.py from Megatron-LM; set DATA_PATH, the indexed dataset "
+        "prefix, and LR)",
+        p.framework);
+    l.setup =
+        "git clone --depth 1 https://github.com/NVIDIA/Megatron-LM.git && pip install -e "
+        "Megatron-LM\n";
     return l;
   }
   l.command = Torchrun(p) + "  train.py \\\n  " + HfFlags(p);
-  if (p.zero_stage > 0) l.config_files.push_back({"ds_config.json", DeepSpeedConfig(p).dump(2) + "\n"});
+  if (p.zero_stage > 0)
+    l.config_files.push_back({"ds_config.json", DeepSpeedConfig(p).dump(2) + "\n"});
   l.config_files.push_back({"training_args.json", HfTrainingArgs(p).dump(2) + "\n"});
-  l.framework_note = p.zero_stage > 0
-                         ? fmt::format("Hugging Face Trainer + DeepSpeed ZeRO-{} (ds_config.json)", p.zero_stage)
-                         : "Hugging Face Trainer, PyTorch DDP";
+  l.framework_note =
+      p.zero_stage > 0
+          ? fmt::format("Hugging Face Trainer + DeepSpeed ZeRO-{} (ds_config.json)", p.zero_stage)
+          : "Hugging Face Trainer, PyTorch DDP";
   if (p.framework == "megatron" || p.framework == "megatron-core") {
-    l.framework_note += " (the plan's Megatron framework needs a decoder LLM preset; this model has none)";
+    l.framework_note +=
+        " (the plan's Megatron framework needs a decoder LLM preset; this model has none)";
   }
   l.setup = "pip install \"transformers==4.50.0\" \"accelerate>=1.3\" datasets" +
             std::string(p.zero_stage > 0 ? " \"deepspeed==0.16.4\"" : "") + "\n";

@@ -39,12 +39,14 @@ Result<VllmMemory> EstimateVllmMemory(const VllmFlags& f, const Catalog& catalog
   if (!m) return m.error();
   const Accelerator* acc = catalog.FindAccelerator(f.accelerator);
   if (!acc) {
-    return MakeError(ErrorCode::kNotFound, "accelerator", "unknown accelerator \"" + f.accelerator + "\"",
+    return MakeError(ErrorCode::kNotFound, "accelerator",
+                     "unknown accelerator \"" + f.accelerator + "\"",
                      "the plan and the catalog must come from the same gpuplan version");
   }
   if (f.quantization != "" && f.quantization != "fp8" && f.quantization != "awq" &&
       f.quantization != "gptq" && f.quantization != "bitsandbytes") {
-    return MakeError(ErrorCode::kInvalidArgument, "--quantization", "unsupported \"" + f.quantization + "\"",
+    return MakeError(ErrorCode::kInvalidArgument, "--quantization",
+                     "unsupported \"" + f.quantization + "\"",
                      "use fp8, awq, gptq or bitsandbytes");
   }
   InferMemoryOptions mo;
@@ -82,7 +84,8 @@ constexpr double kVllmDefaultUtilization = 0.9;
 // 256 sequences, 8192 batched tokens). Plans that carry their precision narrow the search.
 Result<VllmConfig> ResolveVllm(const Plan& p, const Catalog& catalog) {
   if (p.kind != Kind::kServe) {
-    return MakeError(ErrorCode::kInvalidArgument, "target", "vllm needs a serving plan, got a training plan",
+    return MakeError(ErrorCode::kInvalidArgument, "target",
+                     "vllm needs a serving plan, got a training plan",
                      "run `gpuplan --json plan infer ...` and emit from its output");
   }
   if (p.engine != "vllm") {
@@ -92,7 +95,8 @@ Result<VllmConfig> ResolveVllm(const Plan& p, const Catalog& catalog) {
   }
   if (p.accelerator.empty() || p.gpus_per_replica < 1) {
     return MakeError(ErrorCode::kInvalidArgument, p.path + ".accelerator",
-                     "a CPU deployment has no vLLM GPU configuration", "pick a GPU plan with --rank");
+                     "a CPU deployment has no vLLM GPU configuration",
+                     "pick a GPU plan with --rank");
   }
   VllmConfig c;
   c.planner_tokens = p.kv_tokens;
@@ -103,8 +107,8 @@ Result<VllmConfig> ResolveVllm(const Plan& p, const Catalog& catalog) {
   f.gpu_memory_utilization = kVllmDefaultUtilization;
   f.max_model_len = p.input_len + p.output_len;
   const std::pair<const char*, const char*> kCandidates[] = {
-      {"", "auto"}, {"fp8", "fp8"}, {"", "fp8"}, {"fp8", "auto"}, {"awq", "auto"}, {"bitsandbytes", "auto"},
-      {"awq", "fp8"}};
+      {"", "auto"},    {"fp8", "fp8"},           {"", "fp8"},   {"fp8", "auto"},
+      {"awq", "auto"}, {"bitsandbytes", "auto"}, {"awq", "fp8"}};
   bool found = false;
   for (const auto& [q, kv] : kCandidates) {
     f.quantization = q;
@@ -117,9 +121,10 @@ Result<VllmConfig> ResolveVllm(const Plan& p, const Catalog& catalog) {
     }
   }
   if (!found) {
-    return MakeError(ErrorCode::kUnsupported, p.path + ".kv_tokens_per_replica",
-                     fmt::format("no vLLM precision setting reproduces the planner's {} KV tokens", p.kv_tokens),
-                     "int8 weights or KV have no vLLM flag here; re-plan with bf16, fp8, awq, gptq or nf4");
+    return MakeError(
+        ErrorCode::kUnsupported, p.path + ".kv_tokens_per_replica",
+        fmt::format("no vLLM precision setting reproduces the planner's {} KV tokens", p.kv_tokens),
+        "int8 weights or KV have no vLLM flag here; re-plan with bf16, fp8, awq, gptq or nf4");
   }
   c.ambiguous_awq_gptq = f.quantization == "awq";
   if (f.quantization == "awq" && p.serve_quant == "gptq") {
@@ -152,13 +157,13 @@ Result<VllmConfig> ResolveVllm(const Plan& p, const Catalog& catalog) {
 std::vector<std::string> VllmArgs(const VllmConfig& c) {
   const VllmFlags& f = c.flags;
   std::vector<std::string> a = {
-      "--tensor-parallel-size", std::to_string(f.tensor_parallel_size),
+      "--tensor-parallel-size",   std::to_string(f.tensor_parallel_size),
       "--pipeline-parallel-size", std::to_string(f.pipeline_parallel_size),
       "--gpu-memory-utilization", fmt::format("{}", f.gpu_memory_utilization),
-      "--max-model-len", std::to_string(f.max_model_len),
-      "--max-num-seqs", std::to_string(f.max_num_seqs),
+      "--max-model-len",          std::to_string(f.max_model_len),
+      "--max-num-seqs",           std::to_string(f.max_num_seqs),
       "--max-num-batched-tokens", std::to_string(f.max_num_batched_tokens),
-      "--kv-cache-dtype", f.kv_cache_dtype};
+      "--kv-cache-dtype",         f.kv_cache_dtype};
   if (!f.quantization.empty()) {
     a.push_back("--quantization");
     a.push_back(f.quantization);
@@ -179,7 +184,8 @@ std::vector<EmittedFile> EmitVllm(const Plan& p, const VllmConfig& c) {
   std::string s = "#!/bin/sh\n" + Header(p, "vLLM server command");
   s += fmt::format(
       "# KV cache per replica: {} tokens with these flags (planner: {} tokens, {:+.2f}%),\n"
-      "# i.e. {:.1f} requests of --max-model-len tokens at once; the plan runs up to {} (most hold\n"
+      "# i.e. {:.1f} requests of --max-model-len tokens at once; the plan runs up to {} (most "
+      "hold\n"
       "# fewer tokens than the maximum while they generate).\n"
       "# Visible GPU memory is taken as {:.0f}% of the nominal {} memory; vLLM logs the\n"
       "# measured value as \"GPU KV cache size: N tokens\" at startup.\n",
@@ -187,24 +193,30 @@ std::vector<EmittedFile> EmitVllm(const Plan& p, const VllmConfig& c) {
       static_cast<double>(c.flag_tokens) / std::max(1, c.flags.max_model_len), p.batch,
       100 * kVisibleMemoryFraction, p.accelerator);
   if (c.ambiguous_awq_gptq) {
-    s += "# 4-bit weights: awq and gptq checkpoints size alike; use the method your checkpoint has.\n";
+    s += "# 4-bit weights: awq and gptq checkpoints size alike; use the method your checkpoint "
+         "has.\n";
   }
-  s += fmt::format("# Planned: {} replica(s) of {} x {}, {:.2f} req/s each at the target utilisation.\n",
-                   p.replicas, p.gpus_per_replica, p.accelerator, p.capacity_qps);
-  s += fmt::format("# Tested flag names: vLLM engine arguments of the image {} (docs/emit.md).\n", kVllmImage);
+  s += fmt::format(
+      "# Planned: {} replica(s) of {} x {}, {:.2f} req/s each at the target utilisation.\n",
+      p.replicas, p.gpus_per_replica, p.accelerator, p.capacity_qps);
+  s += fmt::format("# Tested flag names: vLLM engine arguments of the image {} (docs/emit.md).\n",
+                   kVllmImage);
   s += "set -eu\n";
-  s += fmt::format("# Weights are downloaded once into the model cache (override with HF_HOME).\n"
-                   "export HF_HOME=\"${{HF_HOME:-$HOME/.cache/huggingface}}\"\n");
+  s += fmt::format(
+      "# Weights are downloaded once into the model cache (override with HF_HOME).\n"
+      "export HF_HOME=\"${{HF_HOME:-$HOME/.cache/huggingface}}\"\n");
   if (LocalModel(p.model_ref)) {
     s += "# The model was planned from a local config: serve its directory (weights beside it).\n";
   } else if (GatedModel(model)) {
-    s += "# Gated model on the Hugging Face Hub: accept its licence on the model page, then export\n"
-         "# HF_TOKEN (a read token of that account); without it the download answers 401.\n"
-         ": \"${HF_TOKEN:?set HF_TOKEN to a Hugging Face read token with access to the model}\"\n";
+    s +=
+        "# Gated model on the Hugging Face Hub: accept its licence on the model page, then export\n"
+        "# HF_TOKEN (a read token of that account); without it the download answers 401.\n"
+        ": \"${HF_TOKEN:?set HF_TOKEN to a Hugging Face read token with access to the model}\"\n";
   }
   std::vector<std::string> words = {"exec vllm serve " + ShellQuote(model)};
   auto a = VllmArgs(c);
-  for (std::size_t i = 0; i + 1 < a.size(); i += 2) words.push_back(a[i] + " " + ShellQuote(a[i + 1]));
+  for (std::size_t i = 0; i + 1 < a.size(); i += 2)
+    words.push_back(a[i] + " " + ShellQuote(a[i + 1]));
   s += ShellJoin(words, " \\\n  ") + "\n";
   return {{"vllm-serve.sh", s}};
 }

@@ -45,7 +45,8 @@ double Calibration::ForArch(std::string_view key, std::string_view arch, double 
   for (const auto& e : entries) {
     std::string_view k = e.key;
     if (k == key) plain = &e;
-    if (k.size() <= key.size() + 1 || k.substr(0, key.size()) != key || k[key.size()] != '.') continue;
+    if (k.size() <= key.size() + 1 || k.substr(0, key.size()) != key || k[key.size()] != '.')
+      continue;
     std::string_view kw = k.substr(key.size() + 1);
     if (kw == "default") {
       def = &e;
@@ -80,7 +81,8 @@ Result<Calibration> ParseCalibration(std::string_view text, std::string_view lab
                        "an efficiency must be in (0, 1], got " + r.Str("value"));
     }
     e.source = r.Str("source");
-    if (e.source.empty()) return MakeError(ErrorCode::kParse, r.Where("source"), "must not be empty");
+    if (e.source.empty())
+      return MakeError(ErrorCode::kParse, r.Where("source"), "must not be empty");
     c.entries.push_back(std::move(e));
   }
   return c;

@@ -13,11 +13,15 @@ namespace {
 
 std::optional<QuantSpec> DefaultQuant(Precision p) {
   switch (p) {
-    case Precision::kInt8: return QuantSpec{"int8", 8, 0, false, false};  // per-channel scales
-    case Precision::kFp8: return QuantSpec{"fp8", 8, 0, false, false};
+    case Precision::kInt8:
+      return QuantSpec{"int8", 8, 0, false, false};  // per-channel scales
+    case Precision::kFp8:
+      return QuantSpec{"fp8", 8, 0, false, false};
     // 4-bit weight-only (AWQ/GPTQ): group 128 with 16-bit scales and packed zero points.
-    case Precision::kInt4: return QuantSpec{"int4-g128", 4, 128, true, false};
-    default: return std::nullopt;
+    case Precision::kInt4:
+      return QuantSpec{"int4-g128", 4, 128, true, false};
+    default:
+      return std::nullopt;
   }
 }
 
@@ -103,8 +107,8 @@ InferMemory EstimateInferenceMemory(const ModelSpec& m, const InferMemoryOptions
     if (m.is_decoder_llm() && m.vocab > 0) {
       double seqs = opt.engine == Engine::kTransformers
                         ? static_cast<double>(opt.concurrency)
-                        : static_cast<double>(std::min<std::int64_t>(opt.max_num_seqs,
-                                                                     opt.max_num_batched_tokens));
+                        : static_cast<double>(
+                              std::min<std::int64_t>(opt.max_num_seqs, opt.max_num_batched_tokens));
       b.logits = Bytes(seqs * static_cast<double>(m.vocab) * 4.0 * 2.0);
     }
   }
@@ -113,9 +117,9 @@ InferMemory EstimateInferenceMemory(const ModelSpec& m, const InferMemoryOptions
 
   const double kv_elem = BytesPerElement(opt.kv_precision);
   const int layers_here = (m.layers + pp - 1) / pp;
-  Bytes per_token = m.layers > 0 ? KvBytesPerToken(m, kv_elem, tp) *
-                                       (static_cast<double>(layers_here) / m.layers)
-                                 : Bytes(0);
+  Bytes per_token =
+      m.layers > 0 ? KvBytesPerToken(m, kv_elem, tp) * (static_cast<double>(layers_here) / m.layers)
+                   : Bytes(0);
   b.kv_cache = per_token * (static_cast<double>(opt.concurrency) * opt.context);
   r.non_kv = b.weights + b.activations + b.logits + b.cuda_context + b.nccl_buffers;
 

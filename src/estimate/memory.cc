@@ -15,39 +15,57 @@ namespace gpuplan {
 
 const char* TrainMethodName(TrainMethod m) {
   switch (m) {
-    case TrainMethod::kPretrain: return "pretrain";
-    case TrainMethod::kFull: return "full";
-    case TrainMethod::kLora: return "lora";
-    case TrainMethod::kQlora: return "qlora";
+    case TrainMethod::kPretrain:
+      return "pretrain";
+    case TrainMethod::kFull:
+      return "full";
+    case TrainMethod::kLora:
+      return "lora";
+    case TrainMethod::kQlora:
+      return "qlora";
   }
   return "?";
 }
 const char* OptimizerName(Optimizer o) {
   switch (o) {
-    case Optimizer::kAdamW: return "adamw";
-    case Optimizer::kAdam: return "adam";
-    case Optimizer::kSgd: return "sgd";
-    case Optimizer::kLion: return "lion";
-    case Optimizer::kAdamW8bit: return "adamw-8bit";
-    case Optimizer::kAdamW4bit: return "adamw-4bit";
+    case Optimizer::kAdamW:
+      return "adamw";
+    case Optimizer::kAdam:
+      return "adam";
+    case Optimizer::kSgd:
+      return "sgd";
+    case Optimizer::kLion:
+      return "lion";
+    case Optimizer::kAdamW8bit:
+      return "adamw-8bit";
+    case Optimizer::kAdamW4bit:
+      return "adamw-4bit";
   }
   return "?";
 }
 const char* RecomputeName(Recompute r) {
   switch (r) {
-    case Recompute::kNone: return "none";
-    case Recompute::kSelective: return "selective";
-    case Recompute::kFull: return "full";
+    case Recompute::kNone:
+      return "none";
+    case Recompute::kSelective:
+      return "selective";
+    case Recompute::kFull:
+      return "full";
   }
   return "?";
 }
 const char* EngineName(Engine e) {
   switch (e) {
-    case Engine::kTransformers: return "transformers";
-    case Engine::kVllm: return "vllm";
-    case Engine::kTrtLlm: return "trt-llm";
-    case Engine::kSglang: return "sglang";
-    case Engine::kTgi: return "tgi";
+    case Engine::kTransformers:
+      return "transformers";
+    case Engine::kVllm:
+      return "vllm";
+    case Engine::kTrtLlm:
+      return "trt-llm";
+    case Engine::kSglang:
+      return "sglang";
+    case Engine::kTgi:
+      return "tgi";
   }
   return "?";
 }
@@ -76,7 +94,8 @@ std::optional<Optimizer> ParseOptimizer(std::string_view s) {
   return std::nullopt;
 }
 std::string RecomputeLabel(Recompute r, int recompute_layers) {
-  if (r == Recompute::kFull && recompute_layers > 0) return fmt::format("full:{}", recompute_layers);
+  if (r == Recompute::kFull && recompute_layers > 0)
+    return fmt::format("full:{}", recompute_layers);
   return RecomputeName(r);
 }
 
@@ -90,12 +109,18 @@ std::optional<Recompute> ParseRecompute(std::string_view s) {
 
 const char* TrainFrameworkName(TrainFramework f) {
   switch (f) {
-    case TrainFramework::kGeneric: return "generic";
-    case TrainFramework::kMegatronLegacy: return "megatron";
-    case TrainFramework::kMegatronCore: return "megatron-core";
-    case TrainFramework::kDeepSpeed: return "deepspeed";
-    case TrainFramework::kFsdp: return "fsdp";
-    case TrainFramework::kDdp: return "ddp";
+    case TrainFramework::kGeneric:
+      return "generic";
+    case TrainFramework::kMegatronLegacy:
+      return "megatron";
+    case TrainFramework::kMegatronCore:
+      return "megatron-core";
+    case TrainFramework::kDeepSpeed:
+      return "deepspeed";
+    case TrainFramework::kFsdp:
+      return "fsdp";
+    case TrainFramework::kDdp:
+      return "ddp";
   }
   return "generic";
 }
@@ -144,15 +169,20 @@ double OptimizerStateBytes(Optimizer o, Precision state_dtype) {
   const double b = BytesPerElement(state_dtype);
   switch (o) {
     case Optimizer::kAdamW:
-    case Optimizer::kAdam: return 2 * b;  // m and v
-    case Optimizer::kLion: return b;      // one momentum
-    case Optimizer::kSgd: return b;       // momentum buffer
+    case Optimizer::kAdam:
+      return 2 * b;  // m and v
+    case Optimizer::kLion:
+      return b;  // one momentum
+    case Optimizer::kSgd:
+      return b;  // momentum buffer
     // bitsandbytes 8-bit Adam: m and v in int8 with one fp32 absmax per 2048-value block.
-    case Optimizer::kAdamW8bit: return 2 * (1.0 + 4.0 / 2048.0);
+    case Optimizer::kAdamW8bit:
+      return 2 * (1.0 + 4.0 / 2048.0);
     // torchao AdamW4bit (Li et al. 2023, arXiv:2309.01507): m and v as packed 4-bit codes
     // (0.5 B) with one fp32 scale per 128-value block (torchao/optim/subclass_4bit.py,
     // block_size=128).
-    case Optimizer::kAdamW4bit: return 2 * (0.5 + 4.0 / 128.0);
+    case Optimizer::kAdamW4bit:
+      return 2 * (0.5 + 4.0 / 128.0);
   }
   return 2 * b;
 }
@@ -177,7 +207,7 @@ Bytes ActivationBytesPerLayer(const ModelSpec& m, int micro_batch, int seq, int 
   const double mask = dropout ? 1.0 : 0.0;
   // Attention block, linear parts: QKV input 2sbh; Q 2sb*q; K and V 2sb*kv each; output
   // projection input 2sb*q; dropout mask sbh. (GPT: 11sbh.)
-  double attn_rep = 2 * sbh;                                   // QKV input (LN output)
+  double attn_rep = 2 * sbh;  // QKV input (LN output)
   double attn_tp = 2 * s * b * q_dim + 4 * s * b * kv_dim + 2 * s * b * q_dim;
   double attn_mask = mask * sbh;
   // Attention scores: softmax output 2as^2b + dropout mask as^2b + dropout output 2as^2b
@@ -211,9 +241,8 @@ Bytes ActivationBytesPerLayer(const ModelSpec& m, int micro_batch, int seq, int 
   if (fp8_gemm_inputs && e == 2.0) {
     // QKV and MLP inputs (replicated), output-projection and down-projection inputs (split)
     // at one byte instead of two.
-    const double fc2_in = m.moe ? static_cast<double>(m.moe->expert_ffn) *
-                                      (m.moe->top_k + m.moe->shared_experts)
-                                : f;
+    const double fc2_in =
+        m.moe ? static_cast<double>(m.moe->expert_ffn) * (m.moe->top_k + m.moe->shared_experts) : f;
     replicated -= 2 * sbh;
     split -= s * b * q_dim + s * b * fc2_in;
   }
@@ -228,7 +257,7 @@ std::int64_t LoraParams(const ModelSpec& m, int rank, LoraTargets targets) {
   const std::int64_t kv = static_cast<std::int64_t>(m.kv_heads) * m.head_dim;
   std::int64_t per_layer = 0;
   // LoRA adds r x (in + out) per adapted linear layer.
-  per_layer += r * (h + q) + r * (h + kv);  // q_proj, v_proj
+  per_layer += r * (h + q) + r * (h + kv);                                   // q_proj, v_proj
   if (targets != LoraTargets::kQv) per_layer += r * (h + kv) + r * (q + h);  // k_proj, o_proj
   if (targets == LoraTargets::kAllLinear) {
     std::int64_t f = m.ffn_hidden;
@@ -254,7 +283,8 @@ MemoryBreakdown EstimateTrainingMemory(const ModelSpec& m, const Parallelism& pa
   // ZeRO shards over the ranks that hold the same weights: dp, and the cp ranks as well
   // (Megatron-Core's distributed optimizer uses the data-parallel group with context
   // parallelism: cp ranks reduce the same gradients).
-  const int shard = (par.shard_group > 0 ? std::min(par.shard_group, dp) : dp) * std::max(1, par.cp);
+  const int shard =
+      (par.shard_group > 0 ? std::min(par.shard_group, dp) : dp) * std::max(1, par.cp);
 
   // Parameters held by the most loaded model-parallel rank. Embedding and LM head are split
   // over TP (vocab-parallel) and sit on the first/last pipeline stage; blocks split over PP.
@@ -286,8 +316,8 @@ MemoryBreakdown EstimateTrainingMemory(const ModelSpec& m, const Parallelism& pa
   const double local = dense_local + expert_local;
   const int expert_shard = std::max(1, folded ? shard * tp / ep : shard / ep);
 
-  const double wbytes = BytesPerElement(opt.precision == Precision::kFp8 ? Precision::kBf16
-                                                                          : opt.precision);
+  const double wbytes =
+      BytesPerElement(opt.precision == Precision::kFp8 ? Precision::kBf16 : opt.precision);
   const bool peft = opt.method == TrainMethod::kLora || opt.method == TrainMethod::kQlora;
 
   if (!peft) {
@@ -321,7 +351,8 @@ MemoryBreakdown EstimateTrainingMemory(const ModelSpec& m, const Parallelism& pa
       out.host_offload += out.master_weights + out.optimizer;
       out.master_weights = Bytes(0);
       out.optimizer = Bytes(0);
-      if (opt.notes) out.notes.push_back("optimizer offload: fp32 master + optimizer states in host RAM");
+      if (opt.notes)
+        out.notes.push_back("optimizer offload: fp32 master + optimizer states in host RAM");
     }
     if (opt.param_offload && z >= 3) {
       // ZeRO-Infinity offload_param: the 16-bit shard lives in host RAM as well.
@@ -334,17 +365,19 @@ MemoryBreakdown EstimateTrainingMemory(const ModelSpec& m, const Parallelism& pa
       // full, double-buffered for prefetch.
       double largest = opt.largest_layer_params.value_or(static_cast<double>(pc.largest_layer));
       out.weights += Bytes(2.0 * largest / tp * wbytes);
-      if (opt.notes) out.notes.push_back("ZeRO-3/FSDP: + 2 x largest layer gathered for compute (prefetch)");
+      if (opt.notes)
+        out.notes.push_back("ZeRO-3/FSDP: + 2 x largest layer gathered for compute (prefetch)");
     }
     if (!opt.master_weights && opt.precision != Precision::kFp32) {
-      if (opt.notes) out.notes.push_back(
-          "no fp32 master weights (pure 16-bit training, the guides' B4 arithmetic): standard "
-          "mixed precision adds 4 B/param");
+      if (opt.notes)
+        out.notes.push_back(
+            "no fp32 master weights (pure 16-bit training, the guides' B4 arithmetic): standard "
+            "mixed precision adds 4 B/param");
     }
   } else {
     // Frozen base (no grads, no optimizer states) + trained adapter.
-    double base_bits = opt.method == TrainMethod::kQlora ? std::min(opt.base_bits, 4.0)
-                                                         : opt.base_bits;
+    double base_bits =
+        opt.method == TrainMethod::kQlora ? std::min(opt.base_bits, 4.0) : opt.base_bits;
     double linear = static_cast<double>(pc.linear);
     double rest = P - linear;
     double linear_bits = base_bits;
@@ -357,27 +390,27 @@ MemoryBreakdown EstimateTrainingMemory(const ModelSpec& m, const Parallelism& pa
     }
     double base = (linear * linear_bits / 8.0 + rest * 2.0) / (tp * pp);
     out.weights = Bytes(base / (par.zero_stage >= 3 ? shard : 1));
-    const double A = static_cast<double>(LoraParams(m, opt.lora_rank, opt.lora_targets)) /
-                     (tp * pp);
+    const double A =
+        static_cast<double>(LoraParams(m, opt.lora_rank, opt.lora_targets)) / (tp * pp);
     const double abytes = opt.adapter_fp32 ? 4.0 : 2.0;
     const double ostate = OptimizerStateBytes(opt.optimizer, opt.optimizer_state_dtype);
     out.adapter = Bytes(A * (abytes + abytes + ostate));
-    if (opt.notes) out.notes.push_back(fmt::format("LoRA rank {}: {:.1f}M adapter params, trained in {}",
-                                    opt.lora_rank, A * tp * pp / 1e6,
-                                    opt.adapter_fp32 ? "fp32" : "16-bit"));
+    if (opt.notes)
+      out.notes.push_back(fmt::format("LoRA rank {}: {:.1f}M adapter params, trained in {}",
+                                      opt.lora_rank, A * tp * pp / 1e6,
+                                      opt.adapter_fp32 ? "fp32" : "16-bit"));
   }
 
   // Activations on the first pipeline stage (the most loaded under 1F1B): its layers times
   // the micro-batches in flight (pp under 1F1B, bounded by the micro-batch count); interleaving
   // adds (1 + (p-1)/(p*v)) (Korthikanti Sec. 4.2.3).
   const int seq_local = std::max(1, opt.seq_len / cp);
-  const double act_bytes = BytesPerElement(opt.precision == Precision::kFp8 ? Precision::kBf16
-                                                                             : opt.precision);
+  const double act_bytes =
+      BytesPerElement(opt.precision == Precision::kFp8 ? Precision::kBf16 : opt.precision);
   const bool fp8_inputs = opt.precision == Precision::kFp8;
-  Bytes per_layer = ActivationBytesPerLayer(m, opt.micro_batch, seq_local, tp,
-                                            par.sequence_parallel, opt.recompute,
-                                            opt.flash_attention, opt.dropout, act_bytes,
-                                            opt.fused_kernels, fp8_inputs);
+  Bytes per_layer = ActivationBytesPerLayer(
+      m, opt.micro_batch, seq_local, tp, par.sequence_parallel, opt.recompute, opt.flash_attention,
+      opt.dropout, act_bytes, opt.fused_kernels, fp8_inputs);
   const int layers_here = (m.layers + pp - 1) / pp;
   const int in_flight = pp > 1 ? std::min(pp, std::max(1, opt.num_microbatches)) : 1;
   double interleave = (pp > 1 && par.vpp > 1) ? 1.0 + (pp - 1.0) / (pp * par.vpp) : 1.0;
@@ -398,9 +431,9 @@ MemoryBreakdown EstimateTrainingMemory(const ModelSpec& m, const Parallelism& pa
   }
   if (opt.activation_offload) {
     // Checkpoints live in host RAM; one layer's input is on the GPU while it is computed.
-    out.activations = ActivationBytesPerLayer(m, opt.micro_batch, seq_local, tp,
-                                              par.sequence_parallel, Recompute::kFull,
-                                              opt.flash_attention, opt.dropout, act_bytes);
+    out.activations =
+        ActivationBytesPerLayer(m, opt.micro_batch, seq_local, tp, par.sequence_parallel,
+                                Recompute::kFull, opt.flash_attention, opt.dropout, act_bytes);
   }
   if (full_rc) out.activations += whole_layer;  // live while a layer is recomputed
   if (opt.logits_buffer && m.is_decoder_llm() && m.vocab > 0) {
@@ -415,7 +448,8 @@ MemoryBreakdown EstimateTrainingMemory(const ModelSpec& m, const Parallelism& pa
       out.activations = Bytes(2.0 * *m.activation_melems_per_sample * 1e6 * opt.micro_batch *
                               act_bytes / (tp * pp));
     } else if (opt.notes) {
-      out.notes.push_back("activations of this non-transformer model are not modelled (no feature-map size)");
+      out.notes.push_back(
+          "activations of this non-transformer model are not modelled (no feature-map size)");
     }
   }
 
@@ -445,14 +479,14 @@ ZeroOffloadEstimate DeepSpeedZeroEstimate(double params, double largest_layer_pa
     if (offload_optimizer) {
       if (offload_params) {
         e.gpu_per_gpu = Bytes(largest);
-        e.cpu_per_node = Bytes(params * (zero_init ? 18 * gpus_factor
-                                                    : std::max(4 * gpn, 18 * gpus_factor)) *
-                               buffer_factor);
+        e.cpu_per_node =
+            Bytes(params * (zero_init ? 18 * gpus_factor : std::max(4 * gpn, 18 * gpus_factor)) *
+                  buffer_factor);
       } else {
         e.gpu_per_gpu = Bytes(largest + std::floor(2 * params / total_gpus));
-        e.cpu_per_node = Bytes(params * (zero_init ? 16 * gpus_factor
-                                                    : std::max(4 * gpn, 16 * gpus_factor)) *
-                               buffer_factor);
+        e.cpu_per_node =
+            Bytes(params * (zero_init ? 16 * gpus_factor : std::max(4 * gpn, 16 * gpus_factor)) *
+                  buffer_factor);
       }
     } else {
       e.gpu_per_gpu = Bytes(largest + std::floor(18 * params / total_gpus));

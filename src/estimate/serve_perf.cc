@@ -84,8 +84,8 @@ ComputeDevice DeviceFromCpu(const Cpu& cpu, int sockets, int threads, const Cali
   // Memory bandwidth scales with the sockets in use; a few cores cannot saturate it.
   const double all_cores = static_cast<double>(cpu.cores) * sockets;
   d.mem_bw = cpu.memory_bw.value() * sockets * std::min(1.0, 2.0 * cores / all_cores);
-  d.gemm_eff = cal.Get(cpu.matrix_ext == "amx" ? "cpu_matrix_efficiency" : "cpu_vector_efficiency",
-                       0.5);
+  d.gemm_eff =
+      cal.Get(cpu.matrix_ext == "amx" ? "cpu_matrix_efficiency" : "cpu_vector_efficiency", 0.5);
   d.mem_eff = cal.Get("cpu_memory_efficiency", 0.65);
   d.kernel_s = cal.Get("cpu_op_overhead_us", 10) * 1e-6;
   // Cache-blocked CPU GEMMs stay efficient at low arithmetic intensity and small M.
@@ -184,8 +184,8 @@ ServePerf EstimateLlmServing(const ModelSpec& m, const ServeSetup& setup, const 
     const double ctx = tokens / std::max(1.0, seqs);
     t += L * 4.0 * tokens * ctx * 0.5 * s.q / tp / (bf16 * cal.Get("attention_efficiency", 0.45));
     if (m.vocab > 0) {
-      t += GemmSeconds(seqs, static_cast<double>(m.vocab) / tp, s.h, 2.0, peak, dev.gemm_eff,
-                       knee, bw, ks);
+      t += GemmSeconds(seqs, static_cast<double>(m.vocab) / tp, s.h, 2.0, peak, dev.gemm_eff, knee,
+                       bw, ks);
     }
     // Two all-reduces per layer (after attention and after the MLP), each with its latency.
     t += 2 * L * AllReduceSeconds(tokens * s.h * 2.0, tp, link, lat) + L * per_layer_overhead;
@@ -198,7 +198,9 @@ ServePerf EstimateLlmServing(const ModelSpec& m, const ServeSetup& setup, const 
     const double t_gemm = std::max(wbytes_dev.value() / bw,
                                    gemm_flops / (peak * dev.gemm_eff * B / (B + dev.decode_knee)));
     // Attention runs as its own kernels after the projections: it reads every sequence's KV.
-    const double t_attn = std::max(B * c * kv_tok / bw, B * 4.0 * L * c * s.q / tp / (bf16 * cal.Get("attention_efficiency", 0.45)));
+    const double t_attn =
+        std::max(B * c * kv_tok / bw,
+                 B * 4.0 * L * c * s.q / tp / (bf16 * cal.Get("attention_efficiency", 0.45)));
     // Per-sequence work outside the layers: sampling over the vocabulary, scheduling.
     const double t_seq = B * cal.Get("decode_overhead_us_per_seq", 8) * 1e-6;
     return t_gemm + t_attn + t_seq + 2 * L * AllReduceSeconds(B * s.h * 2.0, tp, link, lat) +
@@ -217,7 +219,8 @@ ServePerf EstimateLlmServing(const ModelSpec& m, const ServeSetup& setup, const 
     B = static_cast<int>(std::max(1.0, std::min<double>(setup.max_batch, std::floor(by_kv))));
   }
   r.batch = B;
-  if (batch > 0 && !dev.cpu && static_cast<double>(batch) * (in + out) > static_cast<double>(r.kv_tokens)) {
+  if (batch > 0 && !dev.cpu &&
+      static_cast<double>(batch) * (in + out) > static_cast<double>(r.kv_tokens)) {
     r.fits = false;
     r.why = "the static batch's KV cache exceeds the capacity";
   }
@@ -248,7 +251,8 @@ ServePerf EstimateLlmServingPipelined(const ModelSpec& m, const ServeSetup& setu
   // the leading dense-MLP layers (DeepSeek first_k_dense) as any stage of that size holds.
   ModelSpec stage = m;
   stage.layers = (m.layers + pp - 1) / pp;
-  if (stage.moe) stage.moe->dense_layers = std::max(0, m.moe->dense_layers - (m.layers - stage.layers));
+  if (stage.moe)
+    stage.moe->dense_layers = std::max(0, m.moe->dense_layers - (m.layers - stage.layers));
   const double in = std::max(0, input_len), out = std::max(0, output_len);
   // KV capacity: every stage holds all sequences' KV for its own layers.
   ServePerf cap = EstimateLlmServing(stage, setup, dev, input_len, output_len, 0, cal);
@@ -294,8 +298,7 @@ ServePerf EstimateForward(const ModelSpec& m, Precision p, const ComputeDevice& 
     double flops = (m.gflops_per_sample ? *m.gflops_per_sample : 0) * 1e9 * b;
     const double ParamsB = static_cast<double>(CountParams(m).total) * e;
     const double kn = cal.Get("cnn_batch_knee", 16);
-    t = std::max(flops / (peak * dev.gemm_eff * dev.conv_factor * b / (b + kn)),
-                 ParamsB / bw);
+    t = std::max(flops / (peak * dev.gemm_eff * dev.conv_factor * b / (b + kn)), ParamsB / bw);
     t += cal.Get("cnn_layers_overhead", 50) * dev.kernel_s;
   } else {
     const Shape s = ShapeOf(m);
@@ -303,7 +306,8 @@ ServePerf EstimateForward(const ModelSpec& m, Precision p, const ComputeDevice& 
     const double L = m.layers;
     t = L * LayerGemms(s, T, 1, e, peak, dev.gemm_eff, knee, bw, dev.kernel_s);
     t += L * 4.0 * b * seq_len * static_cast<double>(seq_len) * s.q /
-         (dev.Peak(p == Precision::kInt8 ? Precision::kFp16 : p) * cal.Get("attention_efficiency", 0.45));
+         (dev.Peak(p == Precision::kInt8 ? Precision::kFp16 : p) *
+          cal.Get("attention_efficiency", 0.45));
     // Element-wise work (norms, softmax, GELU) at memory bandwidth, plus per-layer launches.
     const double passes = fused ? cal.Get("inference_elementwise_passes_fused", 4)
                                 : cal.Get("inference_elementwise_passes_eager", 12);

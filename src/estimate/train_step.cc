@@ -42,32 +42,39 @@ const char* LinkKey(IntraNodeLink l) {
     case IntraNodeLink::kNvlink:
     case IntraNodeLink::kNvswitch:
     case IntraNodeLink::kNeuronLink:
-    case IntraNodeLink::kIci: return "link_efficiency.nvlink";
-    case IntraNodeLink::kInfinityFabric: return "link_efficiency.infinity-fabric";
+    case IntraNodeLink::kIci:
+      return "link_efficiency.nvlink";
+    case IntraNodeLink::kInfinityFabric:
+      return "link_efficiency.infinity-fabric";
     case IntraNodeLink::kPcie:
-    case IntraNodeLink::kNone: return "link_efficiency.pcie";
+    case IntraNodeLink::kNone:
+      return "link_efficiency.pcie";
   }
   return "link_efficiency.pcie";
 }
 
 const char* FabricKey(InterNodeFabric f) {
   switch (f) {
-    case InterNodeFabric::kInfiniband: return "link_efficiency.infiniband";
+    case InterNodeFabric::kInfiniband:
+      return "link_efficiency.infiniband";
     case InterNodeFabric::kEfa:
-    case InterNodeFabric::kGpuDirectTcpx: return "link_efficiency.efa";
+    case InterNodeFabric::kGpuDirectTcpx:
+      return "link_efficiency.efa";
     case InterNodeFabric::kRoce:
-    case InterNodeFabric::kErdma: return "link_efficiency.roce";
-    case InterNodeFabric::kNone: return "link_efficiency.tcp";
+    case InterNodeFabric::kErdma:
+      return "link_efficiency.roce";
+    case InterNodeFabric::kNone:
+      return "link_efficiency.tcp";
   }
   return "link_efficiency.tcp";
 }
 
 struct Ctx {
   const Accelerator& acc;
-  double peak;       // FLOP/s at the training precision
+  double peak;  // FLOP/s at the training precision
   double gemm_eff;
-  double knee;       // FLOP/byte
-  double hbm;        // bytes/s achievable
+  double knee;  // FLOP/byte
+  double hbm;   // bytes/s achievable
   double attn_eff;
   double kernel_s;
 };
@@ -118,9 +125,9 @@ HardwareView HardwareFromInstance(const InstanceType& inst, const Accelerator& a
   hw.nodes = std::max(1, nodes);
   hw.intra = inst.intra_node_link;
   hw.inter = inst.inter_node_fabric;
-  hw.intra_bw = IntraBandwidth(acc, inst.intra_node_link == IntraNodeLink::kNone
-                                        ? IntraNodeLink::kPcie
-                                        : inst.intra_node_link);
+  hw.intra_bw =
+      IntraBandwidth(acc, inst.intra_node_link == IntraNodeLink::kNone ? IntraNodeLink::kPcie
+                                                                       : inst.intra_node_link);
   double node_bits = inst.inter_node_bw ? inst.inter_node_bw->value() : inst.network.value();
   hw.inter_bw = BytesPerSec(node_bits / 8.0 / hw.gpus_per_node);
   hw.host_bw = IntraBandwidth(acc, IntraNodeLink::kPcie);
@@ -149,8 +156,9 @@ Flop FlopsPerToken(const ModelSpec& m, const ParamCounts& pc, int seq_len, Train
   double fwd = 2 * matmul;
   // Attention scores and weighted sum: 2 x 2 x s x (heads x head_dim) per layer per token
   // (the full-square convention of Narayanan et al. 2021).
-  double qdim = m.mla ? static_cast<double>(m.heads) * (m.mla->qk_nope_head_dim + m.mla->qk_rope_head_dim)
-                      : static_cast<double>(m.heads) * m.head_dim;
+  double qdim =
+      m.mla ? static_cast<double>(m.heads) * (m.mla->qk_nope_head_dim + m.mla->qk_rope_head_dim)
+            : static_cast<double>(m.heads) * m.head_dim;
   double attn = 4.0 * m.layers * seq_len * qdim;
   fwd += attn;
   bool peft = method == TrainMethod::kLora || method == TrainMethod::kQlora;
@@ -194,9 +202,8 @@ StepConstants StepConstants::From(const Calibration& cal, const HardwareView& hw
 }
 
 StepTime EstimateTrainStep(const ModelSpec& m, const Parallelism& par,
-                           const TrainMemoryOptions& opt, int global_batch,
-                           const HardwareView& hw, const Calibration& cal, Trace* trace,
-                           const StepConstants* kp) {
+                           const TrainMemoryOptions& opt, int global_batch, const HardwareView& hw,
+                           const Calibration& cal, Trace* trace, const StepConstants* kp) {
   StepTime st;
   const StepConstants K = kp ? *kp : StepConstants::From(cal, hw);
   const Accelerator& acc = *hw.acc;
@@ -218,7 +225,7 @@ StepTime EstimateTrainStep(const ModelSpec& m, const Parallelism& par,
     return st;
   }
   // fp8 training keeps attention and element-wise work in bf16; GEMMs run at the fp8 rate.
-  Ctx c{acc, peak_opt->value(), K.gemm_eff, K.gemm_knee, acc.memory_bw.value() * K.hbm_eff,
+  Ctx c{acc,        peak_opt->value(), K.gemm_eff, K.gemm_knee, acc.memory_bw.value() * K.hbm_eff,
         K.attn_eff, K.kernel_s};
   const double bf16_peak = acc.PeakFor(Precision::kBf16).value_or(*peak_opt).value();
   if (math == Precision::kFp8 && acc.fp8) c.gemm_eff *= K.fp8_factor;
@@ -235,8 +242,9 @@ StepTime EstimateTrainStep(const ModelSpec& m, const Parallelism& par,
   double layer_fwd = 0, attn_fwd = 0, elem_fwd = 0;
   const int layers_here = (m.layers + pp - 1) / pp;
   if (m.is_transformer() && m.layers > 0 && h > 0) {
-    const double q = m.mla ? static_cast<double>(m.heads) * (m.mla->qk_nope_head_dim + m.mla->qk_rope_head_dim)
-                           : static_cast<double>(m.heads) * m.head_dim;
+    const double q =
+        m.mla ? static_cast<double>(m.heads) * (m.mla->qk_nope_head_dim + m.mla->qk_rope_head_dim)
+              : static_cast<double>(m.heads) * m.head_dim;
     const double kv = m.mla ? 0 : static_cast<double>(m.kv_heads) * m.head_dim;
     const double vdim = m.mla ? static_cast<double>(m.heads) * m.mla->v_head_dim : q;
     if (m.mla) {
@@ -279,7 +287,8 @@ StepTime EstimateTrainStep(const ModelSpec& m, const Parallelism& par,
                                  GemmSeconds(c, tok, h, ef / tp, gemm_e));
       double sf = static_cast<double>(x.shared_ffn > 0 ? x.shared_ffn : x.expert_ffn);
       for (int i = 0; i < x.shared_experts; ++i) {
-        moe_mlp += GemmSeconds(c, T, 2 * sf / tp, h, gemm_e) + GemmSeconds(c, T, h, sf / tp, gemm_e);
+        moe_mlp +=
+            GemmSeconds(c, T, 2 * sf / tp, h, gemm_e) + GemmSeconds(c, T, h, sf / tp, gemm_e);
       }
       moe_mlp += GemmSeconds(c, T, x.experts, h, gemm_e);  // router
     }
@@ -296,13 +305,13 @@ StepTime EstimateTrainStep(const ModelSpec& m, const Parallelism& par,
     // plus the MLP activation over token x ffn.
     const double passes = opt.fused_kernels ? K.passes_fused : K.passes_eager;
     const double hidden_here = par.sequence_parallel ? h / tp : h;
-    double mlp_act = m.moe ? static_cast<double>(m.moe->expert_ffn) * (m.moe->top_k + m.moe->shared_experts) : f;
+    double mlp_act =
+        m.moe ? static_cast<double>(m.moe->expert_ffn) * (m.moe->top_k + m.moe->shared_experts) : f;
     elem_fwd = (passes * T * hidden_here + 5.0 * T * mlp_act / tp) * e / c.hbm +
                K.kernels_per_layer * c.kernel_s * 0.5;
   }
   double per_layer_fwd = layer_fwd + attn_fwd + elem_fwd;
-  double per_layer_bwd = bwd_factor * layer_fwd + K.attn_bwd_factor * attn_fwd +
-                         2.0 * elem_fwd;
+  double per_layer_bwd = bwd_factor * layer_fwd + K.attn_bwd_factor * attn_fwd + 2.0 * elem_fwd;
   double per_layer_recompute = 0;
   if (opt.recompute == Recompute::kFull) per_layer_recompute = per_layer_fwd;
   if (opt.recompute == Recompute::kSelective) per_layer_recompute = attn_fwd;
@@ -316,7 +325,8 @@ StepTime EstimateTrainStep(const ModelSpec& m, const Parallelism& par,
   const int rc_layers = opt.recompute == Recompute::kFull && opt.recompute_layers > 0
                             ? std::min(opt.recompute_layers, layers_here)
                             : layers_here;
-  double micro = layers_here * (per_layer_fwd + per_layer_bwd) + rc_layers * per_layer_recompute + head;
+  double micro =
+      layers_here * (per_layer_fwd + per_layer_bwd) + rc_layers * per_layer_recompute + head;
   if (opt.method == TrainMethod::kQlora && m.is_transformer() && m.layers > 0) {
     // bitsandbytes dequantises each NF4 weight to 16 bits before every matmul that uses it:
     // forward, the backward's input gradient, and a recomputed forward (read 0.5 B + scales,
@@ -340,8 +350,8 @@ StepTime EstimateTrainStep(const ModelSpec& m, const Parallelism& par,
     // Batch norm, ReLU and residual adds read and write every feature map forward and
     // backward (fused NHWC kernels: ~8 passes of 16-bit elements), at memory bandwidth.
     if (m.activation_melems_per_sample) {
-      micro += K.cnn_train_passes * *m.activation_melems_per_sample * 1e6 *
-               b * e / (tp * pp) / c.hbm;
+      micro +=
+          K.cnn_train_passes * *m.activation_melems_per_sample * 1e6 * b * e / (tp * pp) / c.hbm;
     }
   }
   st.compute = Seconds(micro * mb);
@@ -413,7 +423,9 @@ StepTime EstimateTrainStep(const ModelSpec& m, const Parallelism& par,
   const double expert_params = trained * expert_frac / ((folded ? 1 : tp) * pp * ep);
   const double local_params = dense_params + expert_params;
   const int edp = std::max(1, folded ? dp * cp * tp / ep : dp / ep);
-  double grad_bytes = peft ? 4.0 : BytesPerElement(opt.grad_dtype.value_or(math == Precision::kFp8 ? Precision::kBf16 : math));
+  double grad_bytes = peft ? 4.0
+                           : BytesPerElement(opt.grad_dtype.value_or(
+                                 math == Precision::kFp8 ? Precision::kBf16 : math));
   if (math == Precision::kFp32) grad_bytes = 4.0;
   const int dp_span = tp * cp * dp;
   const bool dp_in_node = dp_span <= hw.gpus_per_node;
@@ -429,8 +441,9 @@ StepTime EstimateTrainStep(const ModelSpec& m, const Parallelism& par,
         const double base_local = static_cast<double>(pc.total) / (tp * pp);
         dp_time = mb * 2 * AllGatherSeconds(base_local * opt.base_bits / 8.0, dp, dp_bw, dp_lat);
       } else {
-        dp_time = mb * 2 * (AllGatherSeconds(dense_params * 2.0, dp, dp_bw, dp_lat) +
-                            AllGatherSeconds(expert_params * 2.0, edp, dp_bw, dp_lat));
+        dp_time = mb * 2 *
+                  (AllGatherSeconds(dense_params * 2.0, dp, dp_bw, dp_lat) +
+                   AllGatherSeconds(expert_params * 2.0, edp, dp_bw, dp_lat));
       }
       dp_time += AllGatherSeconds(dense_params * grad_bytes, dp, dp_bw, dp_lat) +
                  AllGatherSeconds(expert_params * grad_bytes, edp, dp_bw, dp_lat);
@@ -462,8 +475,10 @@ StepTime EstimateTrainStep(const ModelSpec& m, const Parallelism& par,
   }
   // ---- optimizer step --------------------------------------------------------------------------
   const double opt_params =
-      par.zero_stage >= 1 ? dense_params / (dp * cp) + expert_params / std::max(1, folded ? dp * cp * tp / ep : dp * cp / ep)
-                          : local_params;
+      par.zero_stage >= 1
+          ? dense_params / (dp * cp) +
+                expert_params / std::max(1, folded ? dp * cp * tp / ep : dp * cp / ep)
+          : local_params;
   st.optimizer = Seconds(opt_params * K.optimizer_bytes_per_param / c.hbm);
   if (!peft && (opt.optimizer_offload || (opt.param_offload && par.zero_stage >= 3))) {
     const double host_bw = HostLink(hw).value() * K.host_link_eff;
@@ -489,8 +504,10 @@ StepTime EstimateTrainStep(const ModelSpec& m, const Parallelism& par,
   // ---- throughput and MFU ----------------------------------------------------------------------
   double tokens_step = static_cast<double>(global_batch) * opt.seq_len;
   if (m.is_transformer() && m.layers > 0) {
-    st.model_flops = FlopsPerToken(m, pc, opt.seq_len, opt.method, opt.recompute, false) * tokens_step;
-    st.hardware_flops = FlopsPerToken(m, pc, opt.seq_len, opt.method, opt.recompute, true) * tokens_step;
+    st.model_flops =
+        FlopsPerToken(m, pc, opt.seq_len, opt.method, opt.recompute, false) * tokens_step;
+    st.hardware_flops =
+        FlopsPerToken(m, pc, opt.seq_len, opt.method, opt.recompute, true) * tokens_step;
     if (rc_layers < layers_here && layers_here > 0) {
       // Partial recompute: only that share of the recomputed forward is extra work.
       const double share = static_cast<double>(rc_layers) / layers_here;
@@ -509,17 +526,26 @@ StepTime EstimateTrainStep(const ModelSpec& m, const Parallelism& par,
   st.valid = t > 0;
   if (trace) {
     trace->Add("micro-batches per step", "global_batch / (micro_batch x dp)", mb, "");
-    trace->Add("compute", "m x layers/pp x (fwd + bwd + recompute) + LM head", st.compute.value(), "s");
-    trace->Add("TP communication", "4 all-reduces of b s h bytes per layer, ring 2(t-1)/t", st.tp_comm.value(), "s");
-    trace->Add("DP communication (total)", "ring all-reduce of gradients (ZeRO-3: 2 all-gathers + reduce-scatter)", st.dp_comm_total.value(), "s");
+    trace->Add("compute", "m x layers/pp x (fwd + bwd + recompute) + LM head", st.compute.value(),
+               "s");
+    trace->Add("TP communication", "4 all-reduces of b s h bytes per layer, ring 2(t-1)/t",
+               st.tp_comm.value(), "s");
+    trace->Add("DP communication (total)",
+               "ring all-reduce of gradients (ZeRO-3: 2 all-gathers + reduce-scatter)",
+               st.dp_comm_total.value(), "s");
     trace->Add("DP communication (exposed)", "total - overlap x backward", st.dp_comm.value(), "s");
     if (st.ep_comm.value() > 0) {
-      trace->Add("EP all-to-all", "4 per layer x (T/t with SP) x top_k x h bytes, NVLink peers || fabric peers", st.ep_comm.value(), "s");
+      trace->Add("EP all-to-all",
+                 "4 per layer x (T/t with SP) x top_k x h bytes, NVLink peers || fabric peers",
+                 st.ep_comm.value(), "s");
     }
     trace->Add("pipeline bubble", "(p-1)/v x one micro-batch", st.bubble.value(), "s");
-    trace->Add("optimizer step", "params/(tp pp [dp]) x 32 B / HBM (offload: / host memory bandwidth)", st.optimizer.value(), "s");
+    trace->Add("optimizer step",
+               "params/(tp pp [dp]) x 32 B / HBM (offload: / host memory bandwidth)",
+               st.optimizer.value(), "s");
     if (st.offload.value() > 0) {
-      trace->Add("offload transfers", "shard x (grad + 2 B) / host link (+ parameter reads)", st.offload.value(), "s");
+      trace->Add("offload transfers", "shard x (grad + 2 B) / host link (+ parameter reads)",
+                 st.offload.value(), "s");
     }
     trace->Add("step time", "sum of the above", t, "s");
     trace->Add("MFU", "6N+attention FLOPs / (step x GPUs x peak)", st.mfu, "");
@@ -532,8 +558,8 @@ StepTime EstimateTrainStep(const ModelSpec& m, const Parallelism& par,
 namespace gpuplan {
 
 Seconds TrainStepLowerBound(const ModelSpec& m, const Parallelism& par,
-                            const TrainMemoryOptions& opt, int global_batch,
-                            const HardwareView& hw, const StepConstants& k) {
+                            const TrainMemoryOptions& opt, int global_batch, const HardwareView& hw,
+                            const StepConstants& k) {
   if (!m.is_transformer() || m.layers <= 0 || m.hidden <= 0 || global_batch <= 0) return Seconds(0);
   const Accelerator& acc = *hw.acc;
   const Precision math = opt.precision;
@@ -548,14 +574,16 @@ Seconds TrainStepLowerBound(const ModelSpec& m, const Parallelism& par,
   const double tokens = static_cast<double>(global_batch / dp) * std::max(1, opt.seq_len / cp);
   const int layers_here = (m.layers + pp - 1) / pp;
   // GEMM FLOPs per token of one layer's forward on one GPU: the same shapes as the step.
-  const double q = m.mla ? static_cast<double>(m.heads) * (m.mla->qk_nope_head_dim + m.mla->qk_rope_head_dim)
-                         : static_cast<double>(m.heads) * m.head_dim;
+  const double q =
+      m.mla ? static_cast<double>(m.heads) * (m.mla->qk_nope_head_dim + m.mla->qk_rope_head_dim)
+            : static_cast<double>(m.heads) * m.head_dim;
   const double kv = m.mla ? 0 : static_cast<double>(m.kv_heads) * m.head_dim;
   const double vdim = m.mla ? static_cast<double>(m.heads) * m.mla->v_head_dim : q;
   double attn = 0;
   if (m.mla) {
     const MlaSpec& a = *m.mla;
-    attn += a.q_lora_rank > 0 ? 2 * h * a.q_lora_rank + 2.0 * a.q_lora_rank * q / tp : 2 * h * q / tp;
+    attn +=
+        a.q_lora_rank > 0 ? 2 * h * a.q_lora_rank + 2.0 * a.q_lora_rank * q / tp : 2 * h * q / tp;
     attn += 2 * h * (a.kv_lora_rank + a.qk_rope_head_dim) +
             2.0 * a.kv_lora_rank * m.heads * (a.qk_nope_head_dim + a.v_head_dim) / tp;
   } else {
@@ -595,7 +623,8 @@ Seconds TrainStepLowerBound(const ModelSpec& m, const Parallelism& par,
   }
   {
     const double ep_passes = opt.fused_kernels ? k.passes_fused : k.passes_eager;
-    const double mlp_act = m.moe ? static_cast<double>(m.moe->expert_ffn) * (m.moe->top_k + m.moe->shared_experts) : f;
+    const double mlp_act =
+        m.moe ? static_cast<double>(m.moe->expert_ffn) * (m.moe->top_k + m.moe->shared_experts) : f;
     const double hbm = acc.memory_bw.value() * k.hbm_eff;
     t += tokens * layers_here * 3.0 * (ep_passes * h / tp + 5.0 * mlp_act / tp) * e / hbm;
   }

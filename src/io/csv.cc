@@ -97,15 +97,17 @@ Result<CsvTable> ParseCsv(std::string_view text, std::string_view label, bool al
     }
     if (!have_header) {
       if (row.cells.size() > 1024) {
-        return MakeError(ErrorCode::kParse, std::string(label) + ":" + std::to_string(row.line),
-                         "header has " + std::to_string(row.cells.size()) + " columns, more than 1024");
+        return MakeError(
+            ErrorCode::kParse, std::string(label) + ":" + std::to_string(row.line),
+            "header has " + std::to_string(row.cells.size()) + " columns, more than 1024");
       }
       table.header = std::move(row.cells);
       have_header = true;
       continue;
     }
     if (table.rows.size() >= kMaxCsvRows) {
-      return MakeError(ErrorCode::kInvalidArgument, std::string(label) + ":" + std::to_string(row.line),
+      return MakeError(ErrorCode::kInvalidArgument,
+                       std::string(label) + ":" + std::to_string(row.line),
                        "more than " + std::to_string(kMaxCsvRows) + " rows",
                        "split the table or filter it to the clouds you use (docs/reliability.md)");
     }
@@ -139,8 +141,9 @@ std::string RowReader::Str(std::string_view column) const {
 
 Result<std::string> RowReader::RequiredStr(std::string_view column) const {
   if (table_.Column(column) < 0) {
-    return MakeError(ErrorCode::kParse, table_.label + ":1", "missing column \"" +
-                     std::string(column) + "\"", "add the column to the header");
+    return MakeError(ErrorCode::kParse, table_.label + ":1",
+                     "missing column \"" + std::string(column) + "\"",
+                     "add the column to the header");
   }
   std::string s = Str(column);
   if (s.empty()) {

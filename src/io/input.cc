@@ -13,7 +13,6 @@
 
 #include "base/strings.h"
 
-
 namespace gpuplan {
 
 using internal::ToLower;
@@ -21,13 +20,16 @@ using internal::ToLower;
 Result<std::string> ReadInputFile(const std::string& path, std::string_view field,
                                   std::uint64_t max_bytes) {
   const std::string f(field);
-  if (path.empty()) return MakeError(ErrorCode::kInvalidArgument, f, "is empty", "give a file path");
+  if (path.empty())
+    return MakeError(ErrorCode::kInvalidArgument, f, "is empty", "give a file path");
   if (path.size() > 4096 || path.find('\0') != std::string::npos) {
-    return MakeError(ErrorCode::kInvalidArgument, f, "path is not a valid file name: " + Excerpt(path));
+    return MakeError(ErrorCode::kInvalidArgument, f,
+                     "path is not a valid file name: " + Excerpt(path));
   }
   struct stat st {};
   if (::stat(path.c_str(), &st) != 0) {
-    return MakeError(ErrorCode::kIo, f, "cannot read " + Excerpt(path) + ": " + std::strerror(errno),
+    return MakeError(ErrorCode::kIo, f,
+                     "cannot read " + Excerpt(path) + ": " + std::strerror(errno),
                      "check the path");
   }
   if (S_ISDIR(st.st_mode)) {
@@ -41,7 +43,8 @@ Result<std::string> ReadInputFile(const std::string& path, std::string_view fiel
   }
   std::FILE* in = std::fopen(path.c_str(), "rb");
   if (in == nullptr) {
-    return MakeError(ErrorCode::kIo, f, "cannot read " + Excerpt(path) + ": " + std::strerror(errno),
+    return MakeError(ErrorCode::kIo, f,
+                     "cannot read " + Excerpt(path) + ": " + std::strerror(errno),
                      "check the path and its permissions");
   }
   std::string out;
@@ -63,9 +66,10 @@ Result<std::string> ReadInputFile(const std::string& path, std::string_view fiel
   }
   std::fclose(in);
   if (too_big) {
-    return MakeError(ErrorCode::kInvalidArgument, f,
-                     fmt::format("{} is larger than the limit of {} bytes", Excerpt(path), max_bytes),
-                     "see docs/reliability.md for the input limits");
+    return MakeError(
+        ErrorCode::kInvalidArgument, f,
+        fmt::format("{} is larger than the limit of {} bytes", Excerpt(path), max_bytes),
+        "see docs/reliability.md for the input limits");
   }
   if (failed) return MakeError(ErrorCode::kIo, f, "error while reading " + Excerpt(path));
   return out;
@@ -179,7 +183,8 @@ Status CheckIdentifier(std::string_view s, std::string_view field) {
 }
 
 bool IsSafeName(std::string_view s) {
-  if (s.empty() || s.size() > kMaxIdentifierBytes || s[0] == '-' || s[0] == ' ' || s.back() == ' ') {
+  if (s.empty() || s.size() > kMaxIdentifierBytes || s[0] == '-' || s[0] == ' ' ||
+      s.back() == ' ') {
     return false;
   }
   for (char c : s) {
@@ -210,8 +215,9 @@ Status CheckRange(std::optional<double> v, std::string_view field, double lo, do
   const double x = *v;
   const bool ok = std::isfinite(x) && (lo_open ? x > lo : x >= lo) && x <= hi;
   if (ok) return {};
-  return MakeError(ErrorCode::kInvalidArgument, std::string(field),
-                   fmt::format("must be in {}{:g}, {:g}], got {:g}", lo_open ? "(" : "[", lo, hi, x));
+  return MakeError(
+      ErrorCode::kInvalidArgument, std::string(field),
+      fmt::format("must be in {}{:g}, {:g}], got {:g}", lo_open ? "(" : "[", lo, hi, x));
 }
 
 namespace {

@@ -103,7 +103,8 @@ Result<std::optional<double>> GetNumber(const Json& obj, std::string_view key,
   const Json* v = Find(obj, key);
   if (!v) return std::optional<double>();
   if (!v->is_number()) {
-    return MakeError(ErrorCode::kParse, Path(path, key), "expected a number, got " + JsonTypeName(*v));
+    return MakeError(ErrorCode::kParse, Path(path, key),
+                     "expected a number, got " + JsonTypeName(*v));
   }
   double d = v->get<double>();
   if (!std::isfinite(d)) {
@@ -133,12 +134,12 @@ Result<std::optional<std::int64_t>> GetInt(const Json& obj, std::string_view key
                    "expected a whole number, got " + JsonTypeName(*v));
 }
 
-Result<std::optional<bool>> GetBool(const Json& obj, std::string_view key,
-                                    std::string_view path) {
+Result<std::optional<bool>> GetBool(const Json& obj, std::string_view key, std::string_view path) {
   const Json* v = Find(obj, key);
   if (!v) return std::optional<bool>();
   if (!v->is_boolean()) {
-    return MakeError(ErrorCode::kParse, Path(path, key), "expected true or false, got " + JsonTypeName(*v));
+    return MakeError(ErrorCode::kParse, Path(path, key),
+                     "expected true or false, got " + JsonTypeName(*v));
   }
   return std::optional<bool>(v->get<bool>());
 }
@@ -148,7 +149,8 @@ Result<std::optional<std::string>> GetString(const Json& obj, std::string_view k
   const Json* v = Find(obj, key);
   if (!v) return std::optional<std::string>();
   if (!v->is_string()) {
-    return MakeError(ErrorCode::kParse, Path(path, key), "expected a string, got " + JsonTypeName(*v));
+    return MakeError(ErrorCode::kParse, Path(path, key),
+                     "expected a string, got " + JsonTypeName(*v));
   }
   return std::optional<std::string>(v->get<std::string>());
 }

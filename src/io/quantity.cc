@@ -21,7 +21,8 @@ bool LooksNegative(std::string_view s) { return !s.empty() && s[0] == '-'; }
 std::string Shown(std::string_view s) {
   if (s.size() > 60) return Excerpt(s);
   for (char c : s) {
-    if (static_cast<unsigned char>(c) < 0x20 || static_cast<unsigned char>(c) >= 0x7F) return Excerpt(s);
+    if (static_cast<unsigned char>(c) < 0x20 || static_cast<unsigned char>(c) >= 0x7F)
+      return Excerpt(s);
   }
   return std::string(s);
 }
@@ -81,7 +82,6 @@ size_t ParseLeadingNumber(std::string_view s, double& out) {
   out = v;
   return static_cast<size_t>(ptr - s.data());
 }
-
 
 // Strips a leading currency symbol ("$", "US$", "¥", "￥", "CN¥") and reports which currency
 // it names.

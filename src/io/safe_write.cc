@@ -43,7 +43,8 @@ Result<std::vector<std::string>> SafeWriteFiles(const std::string& dir,
                                                 const std::vector<FileToWrite>& files, bool force,
                                                 const std::string& field) {
   if (dir.empty() || dir.find('\0') != std::string::npos || dir.size() > 4096) {
-    return MakeError(ErrorCode::kInvalidArgument, field, "is not a usable directory name: " + Excerpt(dir));
+    return MakeError(ErrorCode::kInvalidArgument, field,
+                     "is not a usable directory name: " + Excerpt(dir));
   }
   struct stat st {};
   if (::stat(dir.c_str(), &st) != 0) {
@@ -57,7 +58,8 @@ Result<std::vector<std::string>> SafeWriteFiles(const std::string& dir,
       if (i == dir.size() || (dir[i] == '/' && i > 0)) {
         partial = dir.substr(0, i);
         if (::mkdir(partial.c_str(), 0777) != 0 && errno != EEXIST) {
-          return MakeError(ErrorCode::kIo, field, "cannot create " + Excerpt(partial) + ": " + Errno(),
+          return MakeError(ErrorCode::kIo, field,
+                           "cannot create " + Excerpt(partial) + ": " + Errno(),
                            "check the path and permissions");
         }
       }
@@ -72,13 +74,15 @@ Result<std::vector<std::string>> SafeWriteFiles(const std::string& dir,
   // Check every destination before writing anything, so a refusal leaves no files behind.
   for (const auto& f : files) {
     if (!PlainName(f.name)) {
-      return MakeError(ErrorCode::kInternal, field, "refusing to write a file named " + Excerpt(f.name));
+      return MakeError(ErrorCode::kInternal, field,
+                       "refusing to write a file named " + Excerpt(f.name));
     }
     const std::string dest = dir + "/" + f.name;
     struct stat ds {};
     if (::lstat(dest.c_str(), &ds) == 0) {
       if (S_ISLNK(ds.st_mode)) {
-        return MakeError(ErrorCode::kIo, field, Excerpt(dest) + " is a symbolic link; refusing to write through it",
+        return MakeError(ErrorCode::kIo, field,
+                         Excerpt(dest) + " is a symbolic link; refusing to write through it",
                          "remove the link or choose another -o directory");
       }
       if (S_ISDIR(ds.st_mode)) {
@@ -108,7 +112,8 @@ Result<std::vector<std::string>> SafeWriteFiles(const std::string& dir,
     int fd = ::mkstemp(buf.data());
     if (fd < 0) {
       cleanup();
-      return MakeError(ErrorCode::kIo, field, "cannot create a file in " + Excerpt(dir) + ": " + Errno(),
+      return MakeError(ErrorCode::kIo, field,
+                       "cannot create a file in " + Excerpt(dir) + ": " + Errno(),
                        "check that the directory is writable");
     }
     tmps.emplace_back(buf.data());
@@ -120,7 +125,8 @@ Result<std::vector<std::string>> SafeWriteFiles(const std::string& dir,
     if (!ok) {
       cleanup();
       errno = saved;
-      return MakeError(ErrorCode::kIo, field, "cannot write " + Excerpt(tmps.back()) + ": " + Errno(),
+      return MakeError(ErrorCode::kIo, field,
+                       "cannot write " + Excerpt(tmps.back()) + ": " + Errno(),
                        "check free space and permissions");
     }
   }
@@ -132,7 +138,8 @@ Result<std::vector<std::string>> SafeWriteFiles(const std::string& dir,
     struct stat ds {};
     if (::lstat(dest.c_str(), &ds) == 0 && (!force || S_ISLNK(ds.st_mode) || S_ISDIR(ds.st_mode))) {
       cleanup();
-      return MakeError(ErrorCode::kIo, field, Excerpt(dest) + " appeared while writing; nothing after it was written",
+      return MakeError(ErrorCode::kIo, field,
+                       Excerpt(dest) + " appeared while writing; nothing after it was written",
                        "retry, or choose another -o directory");
     }
     if (::rename(tmps[i].c_str(), dest.c_str()) != 0) {

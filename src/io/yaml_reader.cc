@@ -68,7 +68,7 @@ Error YamlReader::Fail(const Entry& e, std::string message, std::string hint,
 }
 
 Result<Section> YamlReader::ReadSection(const YAML::Node& node, const YAML::Node* key_node,
-                              std::string_view path) const {
+                                        std::string_view path) const {
   const YamlSectionKeys* keys = nullptr;
   for (const auto& s : schema_.sections) {
     if (s.path == path) keys = &s;
@@ -115,15 +115,15 @@ Result<Section> YamlReader::ReadSection(const YAML::Node& node, const YAML::Node
 }
 
 Error YamlReader::UnknownKey(const Entry& e, std::string_view path,
-                   const std::vector<std::string>& known) const {
+                             const std::vector<std::string>& known) const {
   std::string where = path.empty() ? "at the top level" : "in " + std::string(path);
   // A key that belongs to another section.
   for (const auto& s : schema_.sections) {
     if (s.path == path) continue;
     for (const auto& k : s.keys) {
       if (k == e.key) {
-        std::string home = s.path.empty() ? std::string("at the top level")
-                                          : "under " + std::string(s.path) + ":";
+        std::string home =
+            s.path.empty() ? std::string("at the top level") : "under " + std::string(s.path) + ":";
         return Fail(e, "unknown key " + Excerpt(e.key) + " " + where,
                     "`" + e.key + "` belongs " + home + " (see " + schema_.doc + ")");
       }

@@ -70,7 +70,8 @@ struct Section {
 class YamlReader {
  public:
   YamlReader(std::string_view label, const YamlSchema& schema)
-      : file_(label), label_(label.empty() ? std::string("<yaml>") : std::string(label)),
+      : file_(label),
+        label_(label.empty() ? std::string("<yaml>") : std::string(label)),
         schema_(schema) {}
 
   // The label for messages ("<yaml>" when none was given) and as given (a path, or empty).

@@ -15,7 +15,8 @@ class ContentCounter : public YAML::EventHandler {
   void OnDocumentEnd() override {}
   void OnNull(const YAML::Mark&, YAML::anchor_t) override {}
   void OnAlias(const YAML::Mark& m, YAML::anchor_t) override { Content(m); }
-  void OnScalar(const YAML::Mark& m, const std::string&, YAML::anchor_t, const std::string&) override {
+  void OnScalar(const YAML::Mark& m, const std::string&, YAML::anchor_t,
+                const std::string&) override {
     Content(m);
   }
   void OnSequenceStart(const YAML::Mark& m, const std::string&, YAML::anchor_t,

@@ -11,7 +11,7 @@
 namespace gpuplan::internal {
 
 struct YamlDocument {
-  YAML::Node root;         // the first document (Null when empty)
+  YAML::Node root;             // the first document (Null when empty)
   bool extra_content = false;  // a later document holds content
   int extra_line = 0;          // 1-based line where that document starts
 };

@@ -15,8 +15,10 @@ std::string LayoutError(const ModelSpec& m, const Parallelism& par, const TrainM
   const int b = opt.micro_batch;
   if (tp < 1 || pp < 1 || dp < 1 || cp < 1 || ep < 1 || vpp < 1 || b < 1) {
     return terse ? "size < 1"
-                 : fmt::format("tp {}, pp {}, dp {}, cp {}, ep {}, vpp {} and micro-batch {} must all be >= 1",
-                               tp, pp, dp, cp, ep, vpp, b);
+                 : fmt::format(
+                       "tp {}, pp {}, dp {}, cp {}, ep {}, vpp {} and micro-batch {} must all be "
+                       ">= 1",
+                       tp, pp, dp, cp, ep, vpp, b);
   }
   const std::int64_t n = static_cast<std::int64_t>(tp) * pp * dp * cp;
   if (n != static_cast<std::int64_t>(hw.gpus())) {
@@ -27,8 +29,10 @@ std::string LayoutError(const ModelSpec& m, const Parallelism& par, const TrainM
   if (!m.is_transformer() || m.layers <= 0 || m.heads <= 0) {
     if (tp > 1 || pp > 1 || cp > 1) {
       return terse ? "not a transformer"
-                   : fmt::format("{} is a {} model: it trains data-parallel only (tp, pp, cp = 1), "
-                                 "got tp {}, pp {}, cp {}", m.name, ModelArchName(m.arch), tp, pp, cp);
+                   : fmt::format(
+                         "{} is a {} model: it trains data-parallel only (tp, pp, cp = 1), "
+                         "got tp {}, pp {}, cp {}",
+                         m.name, ModelArchName(m.arch), tp, pp, cp);
     }
   } else {
     if (m.heads % tp != 0) {
@@ -37,8 +41,10 @@ std::string LayoutError(const ModelSpec& m, const Parallelism& par, const TrainM
     }
     if (!m.mla && m.kv_heads > 0 && m.kv_heads % tp != 0) {
       return terse ? "tp kv heads"
-                   : fmt::format("tp {} does not divide the {} KV heads (Megatron needs "
-                                 "num_query_groups % tp == 0)", tp, m.kv_heads);
+                   : fmt::format(
+                         "tp {} does not divide the {} KV heads (Megatron needs "
+                         "num_query_groups % tp == 0)",
+                         tp, m.kv_heads);
     }
     if (pp > m.layers) {
       return terse ? "pp layers"
@@ -48,13 +54,16 @@ std::string LayoutError(const ModelSpec& m, const Parallelism& par, const TrainM
       const int chunks = pp * vpp;
       if (pp == 1 || (m.layers % chunks != 0 && (m.layers + 2) % chunks != 0)) {
         return terse ? "vpp"
-                     : fmt::format("interleaving vpp {} needs pp > 1 and pp x vpp = {} dividing the {} "
-                                   "layers (or the layers + embedding + loss)", vpp, chunks, m.layers);
+                     : fmt::format(
+                           "interleaving vpp {} needs pp > 1 and pp x vpp = {} dividing the {} "
+                           "layers (or the layers + embedding + loss)",
+                           vpp, chunks, m.layers);
       }
     }
     if (cp > 1 && opt.seq_len % (2 * cp) != 0) {
       return terse ? "cp seq"
-                   : fmt::format("cp {} needs the sequence {} to split into 2 x cp chunks", cp, opt.seq_len);
+                   : fmt::format("cp {} needs the sequence {} to split into 2 x cp chunks", cp,
+                                 opt.seq_len);
     }
   }
   if (ep > 1) {
@@ -69,22 +78,28 @@ std::string LayoutError(const ModelSpec& m, const Parallelism& par, const TrainM
     // parallel folding, expert tensor parallelism 1) from dp x cp x tp.
     if (dp % ep != 0 && (static_cast<std::int64_t>(dp) * cp * tp) % ep != 0) {
       return terse ? "ep dp"
-                   : fmt::format("ep {} does not divide dp {} (nor dp x cp x tp = {}): expert-parallel "
-                                 "ranks are drawn from the data-parallel group", ep, dp, dp * cp * tp);
+                   : fmt::format(
+                         "ep {} does not divide dp {} (nor dp x cp x tp = {}): expert-parallel "
+                         "ranks are drawn from the data-parallel group",
+                         ep, dp, dp * cp * tp);
     }
   }
   if (job.global_batch > 0 && job.global_batch % (static_cast<std::int64_t>(b) * dp) != 0) {
     return terse ? "batch"
-                 : fmt::format("global batch {} is not micro-batch {} x dp {} x a whole number of "
-                               "accumulation steps", job.global_batch, b, dp);
+                 : fmt::format(
+                       "global batch {} is not micro-batch {} x dp {} x a whole number of "
+                       "accumulation steps",
+                       job.global_batch, b, dp);
   }
   if (vpp > 1 && job.global_batch > 0) {
     // Megatron's interleaved schedule: the micro-batches per step must be a multiple of pp.
     const std::int64_t micro = job.global_batch / (static_cast<std::int64_t>(b) * dp);
     if (micro % pp != 0) {
       return terse ? "vpp micro"
-                   : fmt::format("interleaving needs the {} micro-batches per step to be a multiple "
-                                 "of pp {}", micro, pp);
+                   : fmt::format(
+                         "interleaving needs the {} micro-batches per step to be a multiple "
+                         "of pp {}",
+                         micro, pp);
     }
   }
   if (opt.optimizer_offload && par.zero_stage < 1) {
@@ -123,10 +138,11 @@ TrainEval EvaluateTraining(const ModelSpec& m, const Parallelism& par,
     return ev;
   }
   if (ev.memory.Total().value() > limit) {
-    ev.why = k != nullptr ? "over memory"
-                          : fmt::format("needs {:.1f} GiB per GPU, {:.0f}% of {:.1f} GiB is {:.1f} GiB",
-                                        ToGiB(ev.memory.Total()), headroom * 100,
-                                        ToGiB(hw.acc->Usable()), limit / kBytesPerGiB);
+    ev.why = k != nullptr
+                 ? "over memory"
+                 : fmt::format("needs {:.1f} GiB per GPU, {:.0f}% of {:.1f} GiB is {:.1f} GiB",
+                               ToGiB(ev.memory.Total()), headroom * 100, ToGiB(hw.acc->Usable()),
+                               limit / kBytesPerGiB);
   }
   ev.step = EstimateTrainStep(m, par, o, job.global_batch, hw, cal, trace, k);
   if (!ev.step.valid && ev.why.empty()) ev.why = ev.step.reason;
@@ -150,7 +166,8 @@ int LayoutSimplicity(const Parallelism& p, const TrainMemoryOptions& x) {
 bool FrameworkSupports(TrainFramework f, const Parallelism& p, const TrainMemoryOptions& o) {
   const bool model_parallel = p.tp > 1 || p.pp > 1 || p.cp > 1 || p.ep > 1 || p.vpp > 1;
   switch (f) {
-    case TrainFramework::kGeneric: return FrameworkFor(f, p, o).has_value();
+    case TrainFramework::kGeneric:
+      return FrameworkFor(f, p, o).has_value();
     case TrainFramework::kMegatronLegacy:
       return p.zero_stage <= 1 && !o.optimizer_offload && !o.param_offload;
     case TrainFramework::kMegatronCore:
@@ -176,9 +193,8 @@ std::optional<TrainFramework> FrameworkFor(TrainFramework requested, const Paral
     return std::nullopt;
   }
   const bool model_parallel = p.tp > 1 || p.pp > 1 || p.cp > 1 || p.ep > 1 || p.vpp > 1;
-  static constexpr TrainFramework kModelParallel[] = {TrainFramework::kMegatronCore,
-                                                      TrainFramework::kDeepSpeed,
-                                                      TrainFramework::kFsdp};
+  static constexpr TrainFramework kModelParallel[] = {
+      TrainFramework::kMegatronCore, TrainFramework::kDeepSpeed, TrainFramework::kFsdp};
   static constexpr TrainFramework kDataParallel[] = {TrainFramework::kDdp, TrainFramework::kFsdp,
                                                      TrainFramework::kDeepSpeed};
   for (TrainFramework f : model_parallel ? std::span<const TrainFramework>(kModelParallel)
@@ -309,10 +325,10 @@ std::optional<LayoutChoice> BestTrainLayout(const ModelSpec& m, const TrainMemor
   } else {
     for (int z = 0; z <= std::clamp(fixed.max_zero_stage, 0, 3); ++z) zeros.push_back(z);
   }
-  std::vector<Recompute> rcs = fixed.recompute
-                                   ? std::vector<Recompute>{*fixed.recompute}
-                                   : std::vector<Recompute>{Recompute::kNone, Recompute::kSelective,
-                                                            Recompute::kFull};
+  std::vector<Recompute> rcs =
+      fixed.recompute
+          ? std::vector<Recompute>{*fixed.recompute}
+          : std::vector<Recompute>{Recompute::kNone, Recompute::kSelective, Recompute::kFull};
   const bool peft = base.method == TrainMethod::kLora || base.method == TrainMethod::kQlora;
   struct Offload {
     bool opt, param;
@@ -321,7 +337,8 @@ std::optional<LayoutChoice> BestTrainLayout(const ModelSpec& m, const TrainMemor
   for (Offload x : {Offload{false, false}, Offload{true, false}, Offload{true, true}}) {
     if (fixed.optimizer_offload && *fixed.optimizer_offload != x.opt) continue;
     if (fixed.param_offload && *fixed.param_offload != x.param) continue;
-    if (!fixed.optimizer_offload && !fixed.param_offload && peft && x.opt) continue;  // adapters only
+    if (!fixed.optimizer_offload && !fixed.param_offload && peft && x.opt)
+      continue;  // adapters only
     offloads.push_back(x);
   }
   double fastest = 1e300;
@@ -414,8 +431,10 @@ std::optional<LayoutChoice> BestTrainLayout(const ModelSpec& m, const TrainMemor
             lo.micro_batch = mbs.front();
             lo.recompute = fixed.recompute.value_or(Recompute::kFull);
             lo.recompute_layers = 0;
-            if (lj.global_batch > 0) lo.num_microbatches = std::max(1, lj.global_batch / (lo.micro_batch * dp));
-            if (EstimateTrainingMemory(m, par, lo).Total().value() > hw.acc->Usable().value() * headroom) {
+            if (lj.global_batch > 0)
+              lo.num_microbatches = std::max(1, lj.global_batch / (lo.micro_batch * dp));
+            if (EstimateTrainingMemory(m, par, lo).Total().value() >
+                hw.acc->Usable().value() * headroom) {
               ++st.over_memory;
               continue;
             }
@@ -441,8 +460,8 @@ std::optional<LayoutChoice> BestTrainLayout(const ModelSpec& m, const TrainMemor
           for (int ri = 0; ri < n_rc; ++ri) {
             const Recompute rc = rc_opts[ri].rc;
             const int dominated_upto = rc == Recompute::kSelective ? none_fit_b
-                                       : rc == Recompute::kFull    ? std::max(none_fit_b, full_fit_b)
-                                                                   : 0;
+                                       : rc == Recompute::kFull ? std::max(none_fit_b, full_fit_b)
+                                                                : 0;
             for (int b : mbs) {
               if (b <= dominated_upto) continue;
               if (b <= fit_less_offload[ri]) continue;
@@ -467,7 +486,8 @@ std::optional<LayoutChoice> BestTrainLayout(const ModelSpec& m, const TrainMemor
               if (t > fastest * 1.01) continue;
               if (t < fastest) {
                 fastest = t;
-                std::erase_if(near, [&](const Candidate& c) { return c.per_sample > fastest * 1.01; });
+                std::erase_if(near,
+                              [&](const Candidate& c) { return c.per_sample > fastest * 1.01; });
               }
               near.push_back(Candidate{par, o, std::move(ev), lj.global_batch, t, *fw});
             }
@@ -484,8 +504,8 @@ std::optional<LayoutChoice> BestTrainLayout(const ModelSpec& m, const TrainMemor
   for (const Candidate& c : near) {
     if (SimplerThan(c, *best)) best = &c;
   }
-  LayoutChoice out{best->par, best->opt, best->eval, best->global_batch, st.evaluated,
-                   best->framework};
+  LayoutChoice out{best->par,          best->opt,    best->eval,
+                   best->global_batch, st.evaluated, best->framework};
   return out;
 }
 
@@ -504,7 +524,8 @@ void ApplyFramework(TrainFramework f, Calibration& cal, LayoutConstraints& fixed
     cal.entries.push_back({std::string(key), value, "framework capability"});
   };
   switch (f) {
-    case TrainFramework::kGeneric: break;
+    case TrainFramework::kGeneric:
+      break;
     case TrainFramework::kMegatronLegacy:
       // Its distributed optimizer is ZeRO-1; gradients are all-reduced after the backward pass.
       fixed.max_zero_stage = std::min(fixed.max_zero_stage, 1);
@@ -518,7 +539,8 @@ void ApplyFramework(TrainFramework f, Calibration& cal, LayoutConstraints& fixed
       fixed.pipeline_needs_zero01 = true;
       break;
     case TrainFramework::kFsdp:
-    case TrainFramework::kDdp: break;  // layout rules only (FrameworkSupports)
+    case TrainFramework::kDdp:
+      break;  // layout rules only (FrameworkSupports)
   }
   fixed.framework = f;
 }

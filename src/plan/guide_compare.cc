@@ -27,7 +27,8 @@ struct GuideRule {
   std::vector<GuideBranch> branches;
 };
 
-const std::vector<std::string> kA100s = {"A100-SXM4-80GB", "A100-PCIe-80GB", "A100-SXM4-40GB", "A100-PCIe-40GB"};
+const std::vector<std::string> kA100s = {"A100-SXM4-80GB", "A100-PCIe-80GB", "A100-SXM4-40GB",
+                                         "A100-PCIe-40GB"};
 
 std::optional<GuideRule> GuideRuleFor(const TrainJobSpec& job) {
   const double b = static_cast<double>(CountParams(job.model).total) / 1e9;
@@ -79,10 +80,12 @@ std::optional<std::string> GuideA1Note(const Accelerator& acc) {
     return fmt::format(
         "guide A1 lists the {} at {:.0f} TFLOPS FP16; its dense datasheet figure is {:.0f}: {}",
         f.label, f.tflops, d,
-        ratio > 1.8 ? "the guide's figure is the 2:4-sparse one, which dense training never reaches; "
-                      "gpuplan uses the dense figure"
-        : std::abs(ratio - 1) < 0.05 ? "agrees"
-                                     : fmt::format("the guide's figure is {:.0f}% off", 100 * (ratio - 1)));
+        ratio > 1.8
+            ? "the guide's figure is the 2:4-sparse one, which dense training never reaches; "
+              "gpuplan uses the dense figure"
+        : std::abs(ratio - 1) < 0.05
+            ? "agrees"
+            : fmt::format("the guide's figure is {:.0f}% off", 100 * (ratio - 1)));
   }
   return std::nullopt;
 }
@@ -106,8 +109,8 @@ std::optional<LayoutChoice> BestOnBox(const TrainJobSpec& job, const Catalog& ca
   Calibration fw_cal = cal;
   LayoutConstraints fixed;
   ApplyFramework(job.framework, fw_cal, fixed);
-  return BestTrainLayout(job.model, TrainOptionsFor(job), tj, HardwareFromInstance(box, *acc, 1), fw_cal,
-                         job.headroom, fixed);
+  return BestTrainLayout(job.model, TrainOptionsFor(job), tj, HardwareFromInstance(box, *acc, 1),
+                         fw_cal, job.headroom, fixed);
 }
 
 void AddGuideB3Notes(const TrainJobSpec& job, const Catalog& catalog, const Calibration& cal,
@@ -118,23 +121,26 @@ void AddGuideB3Notes(const TrainJobSpec& job, const Catalog& catalog, const Cali
     auto a100 = BestOnBox(job, catalog, cal, "A100-SXM4-80GB", 2, IntraNodeLink::kNvlink);
     if (g4090 && a100) {
       const double slower = g4090->eval.job_seconds / a100->eval.job_seconds - 1;
-      out.guide_notes.push_back(fmt::format(
-          "guide B3: 4 x RTX 4090 trained ResNet-152 47% slower than 2 x A100 80GB; gpuplan's model "
-          "gives {:.0f}% {} ({:.1f} h vs {:.1f} h): {}",
-          100 * std::abs(slower), slower >= 0 ? "slower" : "faster", g4090->eval.job_seconds / 3600,
-          a100->eval.job_seconds / 3600,
-          std::abs(slower - 0.47) < 0.15 ? "agrees"
-                                         : "differs: the guide's figure is one measurement with its "
-                                           "own input pipeline and PCIe topology"));
+      out.guide_notes.push_back(
+          fmt::format("guide B3: 4 x RTX 4090 trained ResNet-152 47% slower than 2 x A100 80GB; "
+                      "gpuplan's model "
+                      "gives {:.0f}% {} ({:.1f} h vs {:.1f} h): {}",
+                      100 * std::abs(slower), slower >= 0 ? "slower" : "faster",
+                      g4090->eval.job_seconds / 3600, a100->eval.job_seconds / 3600,
+                      std::abs(slower - 0.47) < 0.15
+                          ? "agrees"
+                          : "differs: the guide's figure is one measurement with its "
+                            "own input pipeline and PCIe topology"));
     }
   }
   if (name.find("vit-l") != std::string::npos) {
     auto one = BestOnBox(job, catalog, cal, "RTX-4090", 1, IntraNodeLink::kNone);
     out.guide_notes.push_back(
-        one ? fmt::format("guide B3: ViT-Large did not fit on an RTX 4090; gpuplan fits it at "
-                          "micro-batch {} ({:.1f} GiB of 24): differs: the guide's run used a larger "
-                          "micro-batch or no mixed precision",
-                          one->opt.micro_batch, ToGiB(one->eval.memory.Total()))
+        one ? fmt::format(
+                  "guide B3: ViT-Large did not fit on an RTX 4090; gpuplan fits it at "
+                  "micro-batch {} ({:.1f} GiB of 24): differs: the guide's run used a larger "
+                  "micro-batch or no mixed precision",
+                  one->opt.micro_batch, ToGiB(one->eval.memory.Total()))
             : "guide B3: ViT-Large did not fit on an RTX 4090; gpuplan agrees (no layout fits in "
               "its memory)");
   }
@@ -173,8 +179,9 @@ void AddGuideComparison(const TrainJobSpec& job, const Catalog& catalog, const C
     if (!best || Better(gp, *best, g.objective)) best = gp;
   }
   if (!best) {
-    out.guide_comparison = "no plan following the guide's rule fits this job in the catalog "
-                           "(memory, filters or prices)";
+    out.guide_comparison =
+        "no plan following the guide's rule fits this job in the catalog "
+        "(memory, filters or prices)";
     return;
   }
   const TrainPlan& gp = *best;
@@ -188,7 +195,8 @@ void AddGuideComparison(const TrainJobSpec& job, const Catalog& catalog, const C
     out.guide_comparison = "verdict: agrees: gpuplan's best plan is one of the rule's own choices";
   } else {
     out.guide_comparison = fmt::format(
-        "verdict: differs: the rule's best choice {} x {} ({} {}) costs {:+.0f}% and takes {:+.0f}% "
+        "verdict: differs: the rule's best choice {} x {} ({} {}) costs {:+.0f}% and takes "
+        "{:+.0f}% "
         "time vs gpuplan's best, by gpuplan's memory and step-time model at current catalog "
         "prices",
         gp.nodes * gp.instance->accelerator_count, gp.instance->accelerator, gp.instance->cloud,

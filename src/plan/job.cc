@@ -24,8 +24,6 @@ constexpr int kVisionBatch = 256;
 // Default LLM sequence length when the job does not give one (capped by the model's context).
 constexpr int kDefaultSeqLen = 4096;
 
-
-
 }  // namespace
 
 // Tokens in one sequence (sample) the job trains on: the given seq_len, else the family default.

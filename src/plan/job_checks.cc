@@ -20,8 +20,8 @@ Status FinalizeTrainJob(TrainJobSpec& job, InputSource source, std::string_view 
   if ((job.method == TrainMethod::kLora || job.method == TrainMethod::kQlora) &&
       (!job.model.is_transformer() || job.model.layers == 0)) {
     return MakeError(ErrorCode::kUnsupported, fields.method,
-                     std::string("LoRA/QLoRA needs a transformer's linear layers; ") + job.model.name +
-                         " is a " + ModelArchName(job.model.arch) + " model",
+                     std::string("LoRA/QLoRA needs a transformer's linear layers; ") +
+                         job.model.name + " is a " + ModelArchName(job.model.arch) + " model",
                      fields.method.rfind("--", 0) == 0 ? "use --method full" : "use method: full");
   }
   if (job.seq_len <= 0) job.seq_len = EffectiveSeqLen(job);
@@ -75,20 +75,25 @@ Result<ServeJobSpec> BuildServeJob(const ServeRequest& a, std::string_view defau
                      "they are three ways to say the same thing");
   }
   if (auto st = CheckRange(a.qps, "--qps", 0, kMaxQps, true); !st) return st.error();
-  if (auto st = CheckRange(a.tokens_per_s, "--tokens-per-s", 0, kMaxQps * 1e4, true); !st) return st.error();
+  if (auto st = CheckRange(a.tokens_per_s, "--tokens-per-s", 0, kMaxQps * 1e4, true); !st)
+    return st.error();
   if (auto st = CheckRange(a.users, "--users", 0, 1e9, true); !st) return st.error();
   if (auto st = CheckRange(a.think_s, "--think-s", 0, 86400, true); !st) return st.error();
-  for (const auto& [v, flag] : {std::pair{a.ttft_ms, "--ttft-ms"}, {a.tpot_ms, "--tpot-ms"}, {a.e2e_ms, "--e2e-ms"}}) {
+  for (const auto& [v, flag] :
+       {std::pair{a.ttft_ms, "--ttft-ms"}, {a.tpot_ms, "--tpot-ms"}, {a.e2e_ms, "--e2e-ms"}}) {
     if (auto st = CheckRange(v, flag, 0, kMaxSloMs, true); !st) return st.error();
   }
   if (a.input_len && (*a.input_len < 1 || *a.input_len > kMaxSeqLen)) {
-    return MakeError(ErrorCode::kInvalidArgument, "--input-len", fmt::format("must be in [1, {}], got {}", kMaxSeqLen, *a.input_len));
+    return MakeError(ErrorCode::kInvalidArgument, "--input-len",
+                     fmt::format("must be in [1, {}], got {}", kMaxSeqLen, *a.input_len));
   }
   if (a.output_len && (*a.output_len < 0 || *a.output_len > kMaxSeqLen)) {
-    return MakeError(ErrorCode::kInvalidArgument, "--output-len", fmt::format("must be in [0, {}], got {}", kMaxSeqLen, *a.output_len));
+    return MakeError(ErrorCode::kInvalidArgument, "--output-len",
+                     fmt::format("must be in [0, {}], got {}", kMaxSeqLen, *a.output_len));
   }
   if (a.top && (*a.top < 1 || *a.top > kMaxTop)) {
-    return MakeError(ErrorCode::kInvalidArgument, "--top", fmt::format("must be in [1, {}], got {}", kMaxTop, *a.top));
+    return MakeError(ErrorCode::kInvalidArgument, "--top",
+                     fmt::format("must be in [1, {}], got {}", kMaxTop, *a.top));
   }
   if (auto st = CheckRange(a.util, "--util", 0, 1, true); !st) return st.error();
   if (given_model != nullptr) {
@@ -103,23 +108,37 @@ Result<ServeJobSpec> BuildServeJob(const ServeRequest& a, std::string_view defau
   job.quant = m->quant;
   if (!a.precision.empty()) {
     auto p = ParsePrecision(a.precision);
-    if (!p) return MakeError(ErrorCode::kInvalidArgument, "--precision", "unknown precision \"" + a.precision + "\"", "use fp32, bf16, fp16, fp8, int8 or int4");
+    if (!p)
+      return MakeError(ErrorCode::kInvalidArgument, "--precision",
+                       "unknown precision \"" + a.precision + "\"",
+                       "use fp32, bf16, fp16, fp8, int8 or int4");
     job.weight_precision = *p;
   }
   if (!a.quant.empty()) {
-    if (a.quant == "awq" || a.quant == "gptq") job.quant = QuantSpec{a.quant, 4, 128, true, false, 16};
-    else if (a.quant == "nf4") job.quant = QuantSpec{"bnb-nf4", 4, 64, false, true, 32};
-    else if (auto p = ParsePrecision(a.quant)) job.weight_precision = *p;
-    else return MakeError(ErrorCode::kInvalidArgument, "--quant", "unknown quantization \"" + a.quant + "\"", "use awq, gptq, nf4, int8, int4 or fp8");
+    if (a.quant == "awq" || a.quant == "gptq")
+      job.quant = QuantSpec{a.quant, 4, 128, true, false, 16};
+    else if (a.quant == "nf4")
+      job.quant = QuantSpec{"bnb-nf4", 4, 64, false, true, 32};
+    else if (auto p = ParsePrecision(a.quant))
+      job.weight_precision = *p;
+    else
+      return MakeError(ErrorCode::kInvalidArgument, "--quant",
+                       "unknown quantization \"" + a.quant + "\"",
+                       "use awq, gptq, nf4, int8, int4 or fp8");
   }
   job.kv_precision = job.weight_precision == Precision::kFp8 ? Precision::kFp8 : Precision::kBf16;
   if (!a.kv_precision.empty()) {
     auto p = ParsePrecision(a.kv_precision);
-    if (!p || *p == Precision::kInt4) return MakeError(ErrorCode::kInvalidArgument, "--kv-precision", "unknown KV precision \"" + a.kv_precision + "\"", "use bf16, fp16, fp8 or int8");
+    if (!p || *p == Precision::kInt4)
+      return MakeError(ErrorCode::kInvalidArgument, "--kv-precision",
+                       "unknown KV precision \"" + a.kv_precision + "\"",
+                       "use bf16, fp16, fp8 or int8");
     job.kv_precision = *p;
   }
   auto e = ParseEngine(a.engine);
-  if (!e) return MakeError(ErrorCode::kInvalidArgument, "--engine", "unknown engine \"" + a.engine + "\"", "use vllm, trt-llm, sglang, tgi or transformers");
+  if (!e)
+    return MakeError(ErrorCode::kInvalidArgument, "--engine", "unknown engine \"" + a.engine + "\"",
+                     "use vllm, trt-llm, sglang, tgi or transformers");
   job.engine = *e;
   const bool llm = m->is_decoder_llm();
   if (m->arch == ModelArch::kEncoderDecoder) {
@@ -127,31 +146,42 @@ Result<ServeJobSpec> BuildServeJob(const ServeRequest& a, std::string_view defau
                      "serving encoder-decoder models (" + m->name + ") is not modelled yet",
                      "plan a decoder LLM, an encoder, a ViT or a CNN");
   }
-  job.input_len = a.input_len ? *a.input_len : (llm ? kLlmInputLen : (m->arch == ModelArch::kEncoder ? kEncoderInputLen : 1));
+  job.input_len =
+      a.input_len ? *a.input_len
+                  : (llm ? kLlmInputLen : (m->arch == ModelArch::kEncoder ? kEncoderInputLen : 1));
   job.output_len = a.output_len ? *a.output_len : (llm ? kLlmOutputLen : 0);
   // The load: requests/s, or output tokens/s (/ output_len), or concurrent users each sending a
   // request every think time.
   double qps = a.qps.value_or(0);
   if (a.tokens_per_s) {
     if (job.output_len <= 0) {
-      return MakeError(ErrorCode::kInvalidArgument, "--tokens-per-s", "needs --output-len > 0 to convert tokens/s into requests/s");
+      return MakeError(ErrorCode::kInvalidArgument, "--tokens-per-s",
+                       "needs --output-len > 0 to convert tokens/s into requests/s");
     }
     qps = *a.tokens_per_s / job.output_len;
   }
   if (a.users) qps = *a.users / a.think_s;
   if (!(qps > 0)) {
-    return MakeError(ErrorCode::kInvalidArgument, "--qps", "no load given",
-                     "give the peak load: --qps (requests/s), --tokens-per-s (output tokens/s) or --users");
+    return MakeError(
+        ErrorCode::kInvalidArgument, "--qps", "no load given",
+        "give the peak load: --qps (requests/s), --tokens-per-s (output tokens/s) or --users");
   }
   if (qps > kMaxQps) {
-    return MakeError(ErrorCode::kInvalidArgument, a.qps ? "--qps" : a.tokens_per_s ? "--tokens-per-s" : "--users",
-                     fmt::format("the load is {:g} requests/s, more than the limit of {:g}", qps, kMaxQps));
+    return MakeError(
+        ErrorCode::kInvalidArgument,
+        a.qps            ? "--qps"
+        : a.tokens_per_s ? "--tokens-per-s"
+                         : "--users",
+        fmt::format("the load is {:g} requests/s, more than the limit of {:g}", qps, kMaxQps));
   }
   job.qps = qps;
   job.ttft_p99_ms = a.ttft_ms;
   job.tpot_p99_ms = a.tpot_ms;
   job.e2e_p99_ms = a.e2e_ms;
-  if (!(a.util > 0 && a.util < 1)) return MakeError(ErrorCode::kInvalidArgument, "--util", fmt::format("must be in (0, 1), got {}", a.util), "0.6 is the guides' HPA target (B12)");
+  if (!(a.util > 0 && a.util < 1))
+    return MakeError(ErrorCode::kInvalidArgument, "--util",
+                     fmt::format("must be in (0, 1), got {}", a.util),
+                     "0.6 is the guides' HPA target (B12)");
   job.target_utilization = a.util;
   job.clouds = a.clouds;
   job.regions = a.regions;
@@ -164,7 +194,9 @@ Result<ServeJobSpec> BuildServeJob(const ServeRequest& a, std::string_view defau
   job.top = a.top.value_or(kDefaultTop);
   std::string cur = a.currency.empty() ? std::string(default_currency) : a.currency;
   auto c = ParseCurrency(cur);
-  if (!c) return MakeError(ErrorCode::kInvalidArgument, "--currency", "unknown currency \"" + cur + "\"", "use USD or CNY");
+  if (!c)
+    return MakeError(ErrorCode::kInvalidArgument, "--currency", "unknown currency \"" + cur + "\"",
+                     "use USD or CNY");
   job.currency = *c;
   if (auto st = ValidateServeJob(job, InputSource::kFlags); !st) return st.error();
   return job;

@@ -43,26 +43,50 @@ Status ValidateTrainJob(const TrainJobSpec& job, InputSource source, std::string
     return MakeError(ErrorCode::kInvalidArgument, n("--model", "model"),
                      fmt::format("name is longer than {} bytes", kMaxNameBytes));
   }
-  if (auto st = IntRange(job.max_nodes, n("--max-nodes", "constraints.max_nodes"), 1, kMaxNodes); !st) return st;
-  if (auto st = IntRange(job.seq_len, n("--seq-len", "train.seq_len"), 0, kMaxSeqLen); !st) return st;
-  if (auto st = IntRange(job.global_batch, n("--global-batch", "train.global_batch"), 0, kMaxGlobalBatch); !st) return st;
+  if (auto st = IntRange(job.max_nodes, n("--max-nodes", "constraints.max_nodes"), 1, kMaxNodes);
+      !st)
+    return st;
+  if (auto st = IntRange(job.seq_len, n("--seq-len", "train.seq_len"), 0, kMaxSeqLen); !st)
+    return st;
+  if (auto st =
+          IntRange(job.global_batch, n("--global-batch", "train.global_batch"), 0, kMaxGlobalBatch);
+      !st)
+    return st;
   if (auto st = IntRange(job.top, n("--top", "top"), 1, kMaxTop); !st) return st;
   const bool lora = job.method == TrainMethod::kLora || job.method == TrainMethod::kQlora;
   const long long max_rank = lora && job.model.hidden > 0
                                  ? std::min<long long>(kMaxLoraRank, job.model.hidden)
                                  : kMaxLoraRank;
-  if (auto st = IntRange(job.lora_rank, n("--lora-rank", "train.lora_rank"), 1, max_rank); !st) return st;
-  if (auto st = CheckRange(job.epochs, n("--epochs", "train.data.epochs"), 0, kMaxEpochs, true); !st) return st;
-  if (auto st = CheckRange(job.tokens, n("--tokens", "train.data.tokens"), 0, kMaxTokens); !st) return st;
-  if (auto st = CheckRange(job.samples, n("--samples", "train.data.samples"), 0, kMaxSamples); !st) return st;
-  if (auto st = CheckRange(job.headroom, n("--headroom", "constraints.headroom"), 0, 1, true); !st) return st;
-  if (auto st = CheckRange(job.deadline_hours, n("--deadline", "constraints.deadline"), 0, kMaxHours, true); !st) return st;
-  if (auto st = CheckRange(job.budget, n("--budget", "constraints.budget"), 0, kMaxBudget, true); !st) return st;
-  if (auto st = CheckRange(job.checkpoint_interval_hours, n("--checkpoint-every", "train.checkpoint_every"), 0, kMaxHours); !st) return st;
-  if (auto st = CheckRange(job.dataset.value(), n("--dataset-size", "train.data.dataset_size"), 0, 1e18); !st) return st;
+  if (auto st = IntRange(job.lora_rank, n("--lora-rank", "train.lora_rank"), 1, max_rank); !st)
+    return st;
+  if (auto st = CheckRange(job.epochs, n("--epochs", "train.data.epochs"), 0, kMaxEpochs, true);
+      !st)
+    return st;
+  if (auto st = CheckRange(job.tokens, n("--tokens", "train.data.tokens"), 0, kMaxTokens); !st)
+    return st;
+  if (auto st = CheckRange(job.samples, n("--samples", "train.data.samples"), 0, kMaxSamples); !st)
+    return st;
+  if (auto st = CheckRange(job.headroom, n("--headroom", "constraints.headroom"), 0, 1, true); !st)
+    return st;
+  if (auto st = CheckRange(job.deadline_hours, n("--deadline", "constraints.deadline"), 0,
+                           kMaxHours, true);
+      !st)
+    return st;
+  if (auto st = CheckRange(job.budget, n("--budget", "constraints.budget"), 0, kMaxBudget, true);
+      !st)
+    return st;
+  if (auto st = CheckRange(job.checkpoint_interval_hours,
+                           n("--checkpoint-every", "train.checkpoint_every"), 0, kMaxHours);
+      !st)
+    return st;
+  if (auto st =
+          CheckRange(job.dataset.value(), n("--dataset-size", "train.data.dataset_size"), 0, 1e18);
+      !st)
+    return st;
   if (job.min_gpus < 0 || job.max_gpus < 0 || (job.max_gpus > 0 && job.min_gpus > job.max_gpus)) {
-    return MakeError(ErrorCode::kInvalidArgument, n("--max-gpus", "constraints.max_gpus"),
-                     fmt::format("needs 0 <= min <= max, got min {} max {}", job.min_gpus, job.max_gpus));
+    return MakeError(
+        ErrorCode::kInvalidArgument, n("--max-gpus", "constraints.max_gpus"),
+        fmt::format("needs 0 <= min <= max, got min {} max {}", job.min_gpus, job.max_gpus));
   }
   if (job.tokens > 0 && job.samples > 0) {
     return MakeError(ErrorCode::kInvalidArgument, n("--samples", "train.data.samples"),
@@ -84,17 +108,28 @@ Status ValidateServeJob(const ServeJobSpec& job, InputSource source, std::string
                      fmt::format("name is longer than {} bytes", kMaxNameBytes));
   }
   if (auto st = CheckRange(job.qps, n("--qps", "serve.qps"), 0, kMaxQps, true); !st) return st;
-  if (auto st = IntRange(job.input_len, n("--input-len", "serve.input_len"), 1, kMaxSeqLen); !st) return st;
-  if (auto st = IntRange(job.output_len, n("--output-len", "serve.output_len"), 0, kMaxSeqLen); !st) return st;
+  if (auto st = IntRange(job.input_len, n("--input-len", "serve.input_len"), 1, kMaxSeqLen); !st)
+    return st;
+  if (auto st = IntRange(job.output_len, n("--output-len", "serve.output_len"), 0, kMaxSeqLen); !st)
+    return st;
   if (auto st = IntRange(job.top, n("--top", "top"), 1, kMaxTop); !st) return st;
-  if (auto st = CheckRange(job.target_utilization, n("--util", "serve.target_utilization"), 0, 1, true); !st) return st;
+  if (auto st =
+          CheckRange(job.target_utilization, n("--util", "serve.target_utilization"), 0, 1, true);
+      !st)
+    return st;
   if (job.target_utilization >= 1) {
     return MakeError(ErrorCode::kInvalidArgument, n("--util", "serve.target_utilization"),
                      fmt::format("must be in (0, 1), got {:g}", job.target_utilization));
   }
-  if (auto st = CheckRange(job.ttft_p99_ms, n("--ttft-ms", "slo.ttft_p99_ms"), 0, kMaxSloMs, true); !st) return st;
-  if (auto st = CheckRange(job.tpot_p99_ms, n("--tpot-ms", "slo.tpot_p99_ms"), 0, kMaxSloMs, true); !st) return st;
-  if (auto st = CheckRange(job.e2e_p99_ms, n("--e2e-ms", "slo.e2e_p99_ms"), 0, kMaxSloMs, true); !st) return st;
+  if (auto st = CheckRange(job.ttft_p99_ms, n("--ttft-ms", "slo.ttft_p99_ms"), 0, kMaxSloMs, true);
+      !st)
+    return st;
+  if (auto st = CheckRange(job.tpot_p99_ms, n("--tpot-ms", "slo.tpot_p99_ms"), 0, kMaxSloMs, true);
+      !st)
+    return st;
+  if (auto st = CheckRange(job.e2e_p99_ms, n("--e2e-ms", "slo.e2e_p99_ms"), 0, kMaxSloMs, true);
+      !st)
+    return st;
   if (static_cast<long long>(job.input_len) + job.output_len > 2LL * kMaxSeqLen) {
     return MakeError(ErrorCode::kInvalidArgument, n("--input-len", "serve.input_len"),
                      "input plus output tokens out of range");

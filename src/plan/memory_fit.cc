@@ -26,7 +26,8 @@ constexpr double kSglangEngineFraction = 0.88;
 
 Status CheckPositive(int v, const char* flag, int min = 1) {
   if (v < min) {
-    return MakeError(ErrorCode::kInvalidArgument, flag, fmt::format("must be >= {}, got {}", min, v));
+    return MakeError(ErrorCode::kInvalidArgument, flag,
+                     fmt::format("must be >= {}, got {}", min, v));
   }
   return {};
 }
@@ -137,7 +138,8 @@ Result<InferMemoryOptions> BuildInferOptions(const MemoryRequest& a, const Model
     auto p = ParsePrecision(a.kv_precision);
     if (!p || *p == Precision::kInt4 || *p == Precision::kTf32) {
       return MakeError(ErrorCode::kInvalidArgument, "--kv-precision",
-                       "unknown KV precision \"" + a.kv_precision + "\"", "use bf16, fp16, fp8 or int8");
+                       "unknown KV precision \"" + a.kv_precision + "\"",
+                       "use bf16, fp16, fp8 or int8");
     }
     o.kv_precision = *p;
   }
@@ -173,9 +175,12 @@ std::optional<MemoryFit> FitTraining(const ModelSpec& m, const TrainMemoryOption
     par.sequence_parallel = a.sequence_parallel;
     if (a.fsdp == "hybrid") par.shard_group = std::min(8, par.dp);
     std::vector<int> stages;
-    if (a.zero >= 0) stages = {a.zero};
-    else if (par.dp == 1) stages = {0};
-    else stages = {0, 1, 2, 3};
+    if (a.zero >= 0)
+      stages = {a.zero};
+    else if (par.dp == 1)
+      stages = {0};
+    else
+      stages = {0, 1, 2, 3};
     for (int z : stages) {
       par.zero_stage = z;
       TrainMemoryOptions oo = o;
@@ -251,23 +256,26 @@ Result<TrainMemoryAnalysis> AnalyzeTraining(const Catalog& cat, const ModelSpec&
   par.sequence_parallel = a.sequence_parallel;
   int n = a.gpus > 0 ? a.gpus : a.tp * a.pp * a.cp;
   if (n % (a.tp * a.pp * a.cp) != 0) {
-    return MakeError(ErrorCode::kInvalidArgument, "--gpus",
-                     fmt::format("{} GPUs cannot be split into tp {} x pp {} x cp {}", n, a.tp,
-                                 a.pp, a.cp),
-                     "make --gpus a multiple of tp x pp x cp");
+    return MakeError(
+        ErrorCode::kInvalidArgument, "--gpus",
+        fmt::format("{} GPUs cannot be split into tp {} x pp {} x cp {}", n, a.tp, a.pp, a.cp),
+        "make --gpus a multiple of tp x pp x cp");
   }
   par.dp = n / (a.tp * a.pp * a.cp);
   if (a.ep > 1) {
     // Expert-parallel ranks come from the data-parallel group and split the experts.
     if (!m.moe) {
       return MakeError(ErrorCode::kInvalidArgument, "--ep",
-                       fmt::format("ep {} on {}, a dense model (no experts)", a.ep, m.name), "leave out --ep");
+                       fmt::format("ep {} on {}, a dense model (no experts)", a.ep, m.name),
+                       "leave out --ep");
     }
     if (m.moe->experts % a.ep != 0 || par.dp % a.ep != 0) {
-      return MakeError(ErrorCode::kInvalidArgument, "--ep",
-                       fmt::format("ep {} must divide the {} experts and dp {} (= GPUs {} / (tp {} x pp {} x cp {}))",
-                                   a.ep, m.moe->experts, par.dp, n, a.tp, a.pp, a.cp),
-                       "use an ep that divides both, or more --gpus");
+      return MakeError(
+          ErrorCode::kInvalidArgument, "--ep",
+          fmt::format(
+              "ep {} must divide the {} experts and dp {} (= GPUs {} / (tp {} x pp {} x cp {}))",
+              a.ep, m.moe->experts, par.dp, n, a.tp, a.pp, a.cp),
+          "use an ep that divides both, or more --gpus");
     }
   }
   par.zero_stage = a.zero >= 0 ? a.zero : (par.dp > 1 ? 3 : 0);
@@ -343,22 +351,28 @@ double ServingMemoryLimit(const InferMemoryOptions& o, double headroom, const Ac
 
 Status ValidateMemoryRequest(const MemoryRequest& a) {
   // Upper bounds (docs/reliability.md): products of these stay inside 64-bit counts.
-  for (auto [v, flag, hi] : {std::tuple{a.tp, "--tp", kMaxParallel}, {a.pp, "--pp", kMaxParallel},
-                             {a.cp, "--cp", kMaxParallel}, {a.ep, "--ep", kMaxParallel},
-                             {a.gpus, "--gpus", kMaxParallel}, {a.batch, "--batch", kMaxBatch},
+  for (auto [v, flag, hi] : {std::tuple{a.tp, "--tp", kMaxParallel},
+                             {a.pp, "--pp", kMaxParallel},
+                             {a.cp, "--cp", kMaxParallel},
+                             {a.ep, "--ep", kMaxParallel},
+                             {a.gpus, "--gpus", kMaxParallel},
+                             {a.batch, "--batch", kMaxBatch},
                              {a.grad_accum, "--grad-accum", kMaxBatch},
-                             {a.seq_len, "--seq-len", kMaxSeqLen}, {a.context, "--context", kMaxSeqLen},
+                             {a.seq_len, "--seq-len", kMaxSeqLen},
+                             {a.context, "--context", kMaxSeqLen},
                              {a.concurrency, "--concurrency", kMaxBatch},
                              {a.lora_rank, "--lora-rank", kMaxLoraRank}}) {
     if (v > hi) {
-      return MakeError(ErrorCode::kInvalidArgument, flag, fmt::format("must be at most {}, got {}", hi, v));
+      return MakeError(ErrorCode::kInvalidArgument, flag,
+                       fmt::format("must be at most {}, got {}", hi, v));
     }
   }
   if (static_cast<long long>(a.tp) * a.pp * a.cp > kMaxParallel ||
       static_cast<long long>(a.batch) * a.grad_accum > kMaxBatch) {
-    return MakeError(ErrorCode::kInvalidArgument, "--tp",
-                     fmt::format("tp x pp x cp must be at most {} and batch x grad-accum at most {}",
-                                 kMaxParallel, kMaxBatch));
+    return MakeError(
+        ErrorCode::kInvalidArgument, "--tp",
+        fmt::format("tp x pp x cp must be at most {} and batch x grad-accum at most {}",
+                    kMaxParallel, kMaxBatch));
   }
   if (!std::isfinite(a.gpu_memory_utilization) || a.gpu_memory_utilization < 0 ||
       a.gpu_memory_utilization > 1) {
@@ -375,7 +389,8 @@ Status ValidateMemoryRequest(const MemoryRequest& a) {
   }
   if (a.gpus < 0) return CheckPositive(a.gpus, "--gpus").error();
   if (a.zero < -1 || a.zero > 3) {
-    return MakeError(ErrorCode::kInvalidArgument, "--zero", fmt::format("must be 0-3, got {}", a.zero));
+    return MakeError(ErrorCode::kInvalidArgument, "--zero",
+                     fmt::format("must be 0-3, got {}", a.zero));
   }
   if (!a.fsdp.empty() && a.fsdp != "full" && a.fsdp != "hybrid" && a.fsdp != "grad-op") {
     return MakeError(ErrorCode::kInvalidArgument, "--fsdp", "unknown FSDP mode \"" + a.fsdp + "\"",

@@ -37,15 +37,22 @@ void AddNearestMisses(const TrainJobSpec& job, const Catalog& catalog, const Cal
     return r->plans.front();
   };
   if (job.budget) {
-    if (auto p = replan([](TrainJobSpec& j) { j.budget.reset(); j.objective = Objective::kCost; })) {
+    if (auto p = replan([](TrainJobSpec& j) {
+          j.budget.reset();
+          j.objective = Objective::kCost;
+        })) {
       out.nearest_misses.push_back(fmt::format(
           "cheapest plan{}: {} at {:.0f} {}, {:.0f} {} ({:.0f}%) over the budget of {:.0f} {}",
           job.deadline_hours ? " that meets the deadline" : "", PlanLabel(*p), p->RankCost(), cur,
-          p->RankCost() - *job.budget, cur, 100 * (p->RankCost() / *job.budget - 1), *job.budget, cur));
+          p->RankCost() - *job.budget, cur, 100 * (p->RankCost() / *job.budget - 1), *job.budget,
+          cur));
     }
   }
   if (job.deadline_hours) {
-    if (auto p = replan([](TrainJobSpec& j) { j.deadline_hours.reset(); j.objective = Objective::kTime; })) {
+    if (auto p = replan([](TrainJobSpec& j) {
+          j.deadline_hours.reset();
+          j.objective = Objective::kTime;
+        })) {
       out.nearest_misses.push_back(fmt::format(
           "fastest plan{}: {} in {:.1f} h, {:.1f} h ({:.0f}%) past the {:.1f} h deadline",
           job.budget ? " within the budget" : "", PlanLabel(*p), p->RankHours(),
@@ -54,7 +61,10 @@ void AddNearestMisses(const TrainJobSpec& job, const Catalog& catalog, const Cal
     }
   }
   if (out.nearest_misses.empty() && (job.budget || job.deadline_hours)) {
-    if (auto p = replan([](TrainJobSpec& j) { j.budget.reset(); j.deadline_hours.reset(); })) {
+    if (auto p = replan([](TrainJobSpec& j) {
+          j.budget.reset();
+          j.deadline_hours.reset();
+        })) {
       out.nearest_misses.push_back(fmt::format(
           "without the deadline and budget the cheapest plan is {}: {:.1f} h, {:.0f} {}",
           PlanLabel(*p), p->RankHours(), p->RankCost(), cur));
@@ -71,17 +81,31 @@ void AddNearestMisses(const TrainJobSpec& job, const Catalog& catalog, const Cal
       {"--headroom 0.95 (fill GPU memory to 95% instead of the 80% rule, B5)",
        [](TrainJobSpec& j) { j.headroom = std::max(j.headroom, 0.95); }, false},
       {"--max-nodes 4x larger (shard over more GPUs)",
-       [](TrainJobSpec& j) { j.max_nodes *= 4; j.max_gpus = j.max_gpus > 0 ? j.max_gpus * 4 : 0; }, false},
+       [](TrainJobSpec& j) {
+         j.max_nodes *= 4;
+         j.max_gpus = j.max_gpus > 0 ? j.max_gpus * 4 : 0;
+       },
+       false},
       {"--method lora (train adapters, freeze the base weights)",
-       [](TrainJobSpec& j) { if (j.method == TrainMethod::kFull) j.method = TrainMethod::kLora; }, true},
+       [](TrainJobSpec& j) {
+         if (j.method == TrainMethod::kFull) j.method = TrainMethod::kLora;
+       },
+       true},
       {"--method qlora (4-bit base weights)",
        [](TrainJobSpec& j) {
-         if (j.method == TrainMethod::kFull || j.method == TrainMethod::kLora) j.method = TrainMethod::kQlora;
-       }, true},
+         if (j.method == TrainMethod::kFull || j.method == TrainMethod::kLora)
+           j.method = TrainMethod::kQlora;
+       },
+       true},
   };
   for (const Knob& k : knobs) {
-    if (k.changes_method && (job.method == TrainMethod::kPretrain || !job.model.is_transformer())) continue;
-    if (auto p = replan([&](TrainJobSpec& j) { k.edit(j); j.budget.reset(); j.deadline_hours.reset(); })) {
+    if (k.changes_method && (job.method == TrainMethod::kPretrain || !job.model.is_transformer()))
+      continue;
+    if (auto p = replan([&](TrainJobSpec& j) {
+          k.edit(j);
+          j.budget.reset();
+          j.deadline_hours.reset();
+        })) {
       out.nearest_misses.push_back(fmt::format("{} makes it fit: {} in {:.1f} h, {:.0f} {}", k.text,
                                                PlanLabel(*p), p->RankHours(), p->RankCost(), cur));
       break;

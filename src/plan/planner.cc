@@ -54,9 +54,11 @@ struct ShapeKey {
 Bytes CheckpointBytes(const TrainJobSpec& job) {
   ParamCounts pc = CountParams(job.model);
   if (job.method == TrainMethod::kLora || job.method == TrainMethod::kQlora) {
-    return Bytes(static_cast<double>(LoraParams(job.model, job.lora_rank, LoraTargets::kAllLinear)) * 16);
+    return Bytes(
+        static_cast<double>(LoraParams(job.model, job.lora_rank, LoraTargets::kAllLinear)) * 16);
   }
-  return Bytes(static_cast<double>(pc.total) * 16.0);  // bf16 weights + fp32 master + m + v + grads-free
+  return Bytes(static_cast<double>(pc.total) *
+               16.0);  // bf16 weights + fp32 master + m + v + grads-free
 }
 
 // Exposed communication below this share of the step is not worth a warning (A12 fires on the
@@ -80,19 +82,22 @@ InputForm InputFormFor(const TrainJobSpec& job) {
   InputForm f;
   if (job.dataset.value() > 0 && job.tokens > 0) {
     f.bytes = job.dataset.value() / job.tokens;
-    f.basis = fmt::format("dataset {:.0f} GB / {:.3g} tokens = {:.3g} B per token", ToGB(job.dataset), job.tokens, f.bytes);
+    f.basis = fmt::format("dataset {:.0f} GB / {:.3g} tokens = {:.3g} B per token",
+                          ToGB(job.dataset), job.tokens, f.bytes);
     return f;
   }
   if (job.dataset.value() > 0 && job.samples > 0) {
     f.bytes = job.dataset.value() / job.samples;
     f.per_token = false;
-    f.basis = fmt::format("dataset {:.0f} GB / {:.3g} samples = {:.3g} KB per sample", ToGB(job.dataset), job.samples, f.bytes / 1e3);
+    f.basis = fmt::format("dataset {:.0f} GB / {:.3g} samples = {:.3g} KB per sample",
+                          ToGB(job.dataset), job.samples, f.bytes / 1e3);
     return f;
   }
   if (job.model.is_transformer() && job.model.arch != ModelArch::kVit) {
     const bool small = job.model.vocab > 0 && job.model.vocab < 65500;
     f.bytes = small ? 2 : 4;
-    f.basis = fmt::format("tokenised text, {} B token ids (vocabulary {})", small ? 2 : 4, job.model.vocab);
+    f.basis = fmt::format("tokenised text, {} B token ids (vocabulary {})", small ? 2 : 4,
+                          job.model.vocab);
     return f;
   }
   f.bytes = kJpegBytesPerImage;
@@ -146,7 +151,8 @@ void PriceAndCheck(const TrainJobSpec& job, const Catalog& cat, const Calibratio
   if (p.eval.step.valid) {
     const InputForm form = InputFormFor(job);
     if (form.per_token) {
-      in.data_feed = BytesPerSec(form.bytes * p.eval.step.tokens_per_s_per_gpu * p.par.gpus() / p.nodes);
+      in.data_feed =
+          BytesPerSec(form.bytes * p.eval.step.tokens_per_s_per_gpu * p.par.gpus() / p.nodes);
     } else {
       in.data_feed = BytesPerSec(form.bytes * p.eval.step.samples_per_s / p.nodes);
     }
@@ -172,13 +178,16 @@ void PriceAndCheck(const TrainJobSpec& job, const Catalog& cat, const Calibratio
         p.nodes, i.network.value() / 1e9));
   }
   if (p.nodes > 1) {
-    p.warnings.push_back("multi-node: place all nodes in one availability zone / placement group "
-                         "(guide A13: latency under 5 us)");
+    p.warnings.push_back(
+        "multi-node: place all nodes in one availability zone / placement group "
+        "(guide A13: latency under 5 us)");
   }
   const double mem_frac = p.eval.memory.Total().value() / acc->Usable().value();
   if (mem_frac > job.headroom * 0.95) {
-    p.warnings.push_back(fmt::format("memory at {:.0f}% of the GPU, close to the {:.0f}% headroom "
-                                     "rule (B5)", 100 * mem_frac, 100 * job.headroom));
+    p.warnings.push_back(
+        fmt::format("memory at {:.0f}% of the GPU, close to the {:.0f}% headroom "
+                    "rule (B5)",
+                    100 * mem_frac, 100 * job.headroom));
   }
   for (const auto& f : p.host_findings) {
     if (!f.ok) p.warnings.push_back(f.text);
@@ -198,25 +207,29 @@ void PriceAndCheck(const TrainJobSpec& job, const Catalog& cat, const Calibratio
     const double has = i.vcpus / 2.0;
     if (cores > has) {
       p.warnings.push_back(fmt::format(
-          "JPEG decode of {:.0f} images/s per node needs about {:.0f} host cores at {:.0f} images/s "
+          "JPEG decode of {:.0f} images/s per node needs about {:.0f} host cores at {:.0f} "
+          "images/s "
           "per core; the instance has {:.0f}: the GPUs will wait on data. Decode on the GPU with "
           "NVIDIA DALI (nvJPEG) or train from preprocessed (pre-decoded, resized) data",
           per_node, cores, per_core, has));
     }
   }
   if (job.spot_allowed && p.cost_spot && job.checkpoint_interval_hours <= 0) {
-    p.warnings.push_back("spot without checkpoints: an interruption loses the run so far (guide A15)");
+    p.warnings.push_back(
+        "spot without checkpoints: an interruption loses the run so far (guide A15)");
   }
-  const double comm = (p.eval.step.tp_comm + p.eval.step.dp_comm + p.eval.step.pp_comm +
-                       p.eval.step.ep_comm).value();
+  const double comm =
+      (p.eval.step.tp_comm + p.eval.step.dp_comm + p.eval.step.pp_comm + p.eval.step.ep_comm)
+          .value();
   if (comm > 0.3 * p.eval.step.total.value()) {
     p.warnings.push_back(fmt::format("exposed communication is {:.0f}% of each step",
                                      100 * comm / p.eval.step.total.value()));
   }
   if (p.opt.micro_batch == 1 && p.opt.recompute == Recompute::kFull && gpn * p.nodes == 1 &&
       job.method != TrainMethod::kLora && job.method != TrainMethod::kQlora) {
-    p.warnings.push_back("micro-batch 1 with full recompute on one GPU: a larger-memory card may "
-                         "be cheaper per result (guide A3)");
+    p.warnings.push_back(
+        "micro-batch 1 with full recompute on one GPU: a larger-memory card may "
+        "be cheaper per result (guide A3)");
   }
 }
 
@@ -254,8 +267,8 @@ void WaiveUnmeetableHostRules(const TrainJobSpec& job, std::vector<TrainPlan>& p
         "plans' instances has that much for its GPUs (most offered: {:.0f} {}): plans are ranked "
         "without this rule",
         SizingPolicyName(job.host_policy),
-        least == most ? fmt::format("{:.0f}", least) : fmt::format("{:.0f}-{:.0f}", least, most), unit,
-        item == std::string("cpu") ? "CPU" : "RAM", plans.size(), most_has, unit));
+        least == most ? fmt::format("{:.0f}", least) : fmt::format("{:.0f}-{:.0f}", least, most),
+        unit, item == std::string("cpu") ? "CPU" : "RAM", plans.size(), most_has, unit));
   }
 }
 
@@ -270,7 +283,8 @@ void CollapseRegions(std::vector<TrainPlan>& plans) {
     if (it == index.end()) {
       index.emplace(key, kept.size());
       kept.push_back(std::move(p));
-    } else if (!p.instance->region.empty() && !Contains(kept[it->second].also_regions, p.instance->region) &&
+    } else if (!p.instance->region.empty() &&
+               !Contains(kept[it->second].also_regions, p.instance->region) &&
                p.instance->region != kept[it->second].instance->region) {
       kept[it->second].also_regions.push_back(p.instance->region);
     }
@@ -282,7 +296,6 @@ bool Dominates(const TrainPlan& a, const TrainPlan& b) {
   return a.RankCost() <= b.RankCost() && a.RankHours() <= b.RankHours() &&
          (a.RankCost() < b.RankCost() || a.RankHours() < b.RankHours());
 }
-
 
 }  // namespace
 
@@ -354,18 +367,23 @@ Result<TrainPlanResult> PlanTrainingImpl(const TrainJobSpec& job, const Catalog&
       continue;
     }
     ++out.instances_considered;
-    ShapeKey k{i.accelerator, i.accelerator_count, i.intra_node_link, i.inter_node_fabric,
-               i.inter_node_bw ? i.inter_node_bw->value() : 0, i.network.value()};
+    ShapeKey k{i.accelerator,
+               i.accelerator_count,
+               i.intra_node_link,
+               i.inter_node_fabric,
+               i.inter_node_bw ? i.inter_node_bw->value() : 0,
+               i.network.value()};
     shapes[k].push_back(&i);
   }
   if (shapes.empty()) {
-    return MakeError(ErrorCode::kNotFound, "constraints",
-                     "no priced GPU instance matches the clouds/regions/gpus filters",
-                     skipped_suspect > 0
-                         ? fmt::format("{} matching row(s) have a price their source marks suspect: "
-                                       "--include-suspect ranks them",
-                                       skipped_suspect)
-                         : "widen the filters (`gpuplan instances` lists what the catalog has)");
+    return MakeError(
+        ErrorCode::kNotFound, "constraints",
+        "no priced GPU instance matches the clouds/regions/gpus filters",
+        skipped_suspect > 0
+            ? fmt::format("{} matching row(s) have a price their source marks suspect: "
+                          "--include-suspect ranks them",
+                          skipped_suspect)
+            : "widen the filters (`gpuplan instances` lists what the catalog has)");
   }
   // ---- per shape and node count: the fastest layout that fits, then price every instance ----
   const TrainMemoryOptions base = TrainOptionsFor(job);
@@ -373,14 +391,15 @@ Result<TrainPlanResult> PlanTrainingImpl(const TrainJobSpec& job, const Catalog&
   tj.global_batch = job.global_batch > 0 ? job.global_batch : DefaultGlobalBatch(job);
   tj.tokens = job.TotalTokens();
   tj.samples = job.samples * job.epochs;
-  const double total_flops =
-      TrainingFlopsPerToken(job.model, std::max(1, base.seq_len), job.method, Recompute::kNone, false)
-          .value() * tj.tokens;
+  const double total_flops = TrainingFlopsPerToken(job.model, std::max(1, base.seq_len), job.method,
+                                                   Recompute::kNone, false)
+                                 .value() *
+                             tj.tokens;
   std::vector<TrainPlan> all;
   int dropped_memory = 0, dropped_deadline = 0, dropped_budget = 0, skipped_bound = 0;
   int skipped_fixed = 0, rounded_batch = 0;
   std::vector<std::string> no_precision;  // accelerators without the job's precision
-  LayoutSearchStats why;  // summed over shapes: why layouts were rejected
+  LayoutSearchStats why;                  // summed over shapes: why layouts were rejected
   // Visit shapes cheapest-bound first so the bound prunes well.
   struct Visit {
     double bound;
@@ -400,8 +419,12 @@ Result<TrainPlanResult> PlanTrainingImpl(const TrainJobSpec& job, const Catalog&
     }
     double min_price = 1e300;
     for (const auto* i : insts) {
-      if (i->price_on_demand) min_price = std::min(min_price, catalog.Convert(*i->price_on_demand, i->currency, job.currency, rate));
-      if (job.spot_allowed && i->price_spot) min_price = std::min(min_price, catalog.Convert(*i->price_spot, i->currency, job.currency, rate));
+      if (i->price_on_demand)
+        min_price = std::min(min_price,
+                             catalog.Convert(*i->price_on_demand, i->currency, job.currency, rate));
+      if (job.spot_allowed && i->price_spot)
+        min_price =
+            std::min(min_price, catalog.Convert(*i->price_spot, i->currency, job.currency, rate));
     }
     // Node counts: powers of two up to max_nodes, or the fixed cluster (a GPU count that the
     // instance's GPUs divide, or a node count).
@@ -418,7 +441,8 @@ Result<TrainPlanResult> PlanTrainingImpl(const TrainJobSpec& job, const Catalog&
       node_counts.push_back(n);
     } else {
       // 64-bit doubling: n *= 2 in int wraps to 0 (an endless loop) past 2^30.
-      for (long long nn = 1; nn <= job.max_nodes && nn <= kMaxNodes; nn *= 2) node_counts.push_back(static_cast<int>(nn));
+      for (long long nn = 1; nn <= job.max_nodes && nn <= kMaxNodes; nn *= 2)
+        node_counts.push_back(static_cast<int>(nn));
     }
     for (int n : node_counts) {
       double gpus = static_cast<double>(k.count) * n;
@@ -482,7 +506,8 @@ Result<TrainPlanResult> PlanTrainingImpl(const TrainJobSpec& job, const Catalog&
       PriceAndCheck(job, catalog, cal, rate, p);
       // Spot stretches the run (interruptions, lost work): an option that misses the deadline
       // is dropped, the on-demand option may still meet it.
-      if (job.deadline_hours && p.cost_spot && p.spot.hours > *job.deadline_hours) p.cost_spot.reset();
+      if (job.deadline_hours && p.cost_spot && p.spot.hours > *job.deadline_hours)
+        p.cost_spot.reset();
       if (!p.cost_on_demand && !p.cost_spot) continue;
       if (job.deadline_hours && p.RankHours() > *job.deadline_hours) {
         ++dropped_deadline;
@@ -504,8 +529,8 @@ Result<TrainPlanResult> PlanTrainingImpl(const TrainJobSpec& job, const Catalog&
   std::sort(all.begin(), all.end(),
             [&](const TrainPlan& a, const TrainPlan& b) { return Better(a, b, job.objective); });
   if (!job.by_region) CollapseRegions(all);
-  const bool any_adequate = std::any_of(all.begin(), all.end(),
-                                        [](const TrainPlan& p) { return !p.HostInadequate(); });
+  const bool any_adequate =
+      std::any_of(all.begin(), all.end(), [](const TrainPlan& p) { return !p.HostInadequate(); });
   for (const auto& p : all) {
     if (any_adequate && p.HostInadequate()) continue;  // the front is over adequate hosts
     bool dominated = false;
@@ -525,9 +550,12 @@ Result<TrainPlanResult> PlanTrainingImpl(const TrainJobSpec& job, const Catalog&
   if (job.objective == Objective::kPareto) {
     out.plans = out.pareto;
   } else {
-    out.plans.assign(all.begin(), all.begin() + static_cast<long>(std::min(all.size(), static_cast<size_t>(std::max(1, job.top)))));
+    out.plans.assign(all.begin(),
+                     all.begin() + static_cast<long>(std::min(
+                                       all.size(), static_cast<size_t>(std::max(1, job.top)))));
   }
-  if (static_cast<int>(out.plans.size()) > std::max(1, job.top)) out.plans.resize(static_cast<size_t>(job.top));
+  if (static_cast<int>(out.plans.size()) > std::max(1, job.top))
+    out.plans.resize(static_cast<size_t>(job.top));
   out.exhaustive = skipped_bound == 0;
   if (dropped_memory) {
     // Name the real reason: no runnable batch, no valid layout, or memory.
@@ -535,16 +563,20 @@ Result<TrainPlanResult> PlanTrainingImpl(const TrainJobSpec& job, const Catalog&
       out.notes.push_back(fmt::format(
           "{} shape x node-count combinations have no layout that runs the global batch {}: no "
           "data-parallel size of theirs divides it and each is larger than it (give a larger "
-          "--global-batch or fewer GPUs)", dropped_memory, tj.global_batch));
+          "--global-batch or fewer GPUs)",
+          dropped_memory, tj.global_batch));
     } else if (why.evaluated == 0 && why.over_memory == 0 && why.invalid > 0) {
-      out.notes.push_back(fmt::format(
-          "{} shape x node-count combinations have no valid layout for {} (e.g. {})",
-          dropped_memory, job.model.name, why.first_invalid));
+      out.notes.push_back(
+          fmt::format("{} shape x node-count combinations have no valid layout for {} (e.g. {})",
+                      dropped_memory, job.model.name, why.first_invalid));
     } else {
       out.notes.push_back(fmt::format(
           "{} shape x node-count combinations cannot hold the job in {:.0f}% of GPU memory "
-          "({} layouts over memory{})", dropped_memory, job.headroom * 100, why.over_memory,
-          why.batch_unrunnable > 0 ? fmt::format(", {} tp x pp x dp that cannot divide the batch", why.batch_unrunnable) : ""));
+          "({} layouts over memory{})",
+          dropped_memory, job.headroom * 100, why.over_memory,
+          why.batch_unrunnable > 0
+              ? fmt::format(", {} tp x pp x dp that cannot divide the batch", why.batch_unrunnable)
+              : ""));
     }
   }
   if (!no_precision.empty()) {
@@ -553,7 +585,11 @@ Result<TrainPlanResult> PlanTrainingImpl(const TrainJobSpec& job, const Catalog&
         fmt::join(no_precision, ", "), no_precision.size() == 1 ? "has" : "have",
         PrecisionName(job.precision)));
   }
-  if (skipped_fixed) out.notes.push_back(fmt::format("{} instance shapes skipped: their GPUs per node do not divide the fixed cluster of {} GPUs", skipped_fixed, job.num_gpus));
+  if (skipped_fixed)
+    out.notes.push_back(
+        fmt::format("{} instance shapes skipped: their GPUs per node do not divide the fixed "
+                    "cluster of {} GPUs",
+                    skipped_fixed, job.num_gpus));
   if (rounded_batch) {
     for (const auto& p : out.plans) {
       if (p.global_batch != tj.global_batch) {
@@ -566,16 +602,28 @@ Result<TrainPlanResult> PlanTrainingImpl(const TrainJobSpec& job, const Catalog&
       }
     }
   }
-  if (why.pruned) out.notes.push_back(fmt::format("{} tp x pp x dp x ep layouts skipped by the step-time lower bound (they cannot come within 1% of the fastest)", why.pruned));
-  if (dropped_deadline) out.notes.push_back(fmt::format("{} plans miss the {:.1f} h deadline", dropped_deadline, *job.deadline_hours));
-  if (dropped_budget) out.notes.push_back(fmt::format("{} plans exceed the budget of {:.0f} {}", dropped_budget, *job.budget, CurrencyCode(job.currency)));
+  if (why.pruned)
+    out.notes.push_back(
+        fmt::format("{} tp x pp x dp x ep layouts skipped by the step-time lower bound (they "
+                    "cannot come within 1% of the fastest)",
+                    why.pruned));
+  if (dropped_deadline)
+    out.notes.push_back(
+        fmt::format("{} plans miss the {:.1f} h deadline", dropped_deadline, *job.deadline_hours));
+  if (dropped_budget)
+    out.notes.push_back(fmt::format("{} plans exceed the budget of {:.0f} {}", dropped_budget,
+                                    *job.budget, CurrencyCode(job.currency)));
   if (skipped_suspect) {
     out.notes.push_back(fmt::format(
         "{} catalog row(s) skipped: their source marks the price as suspect or anomalous "
         "(--include-suspect ranks them)",
         skipped_suspect));
   }
-  if (skipped_bound) out.notes.push_back(fmt::format("{} shape x node-count combinations skipped: their lower-bound cost cannot reach the top {}", skipped_bound, keep));
+  if (skipped_bound)
+    out.notes.push_back(
+        fmt::format("{} shape x node-count combinations skipped: their lower-bound cost cannot "
+                    "reach the top {}",
+                    skipped_bound, keep));
   if (with_guide) AddGuideComparison(job, catalog, cal, rate, out);
   return out;
 }
@@ -586,21 +634,30 @@ Trace ExplainTrainPlan(const TrainJobSpec& job, const TrainPlan& plan, const Cat
   const Accelerator* acc = catalog.FindAccelerator(plan.instance->accelerator);
   if (!acc) return t;
   TrainJob tj;
-  tj.global_batch = plan.global_batch > 0 ? plan.global_batch
-                    : job.global_batch > 0 ? job.global_batch : DefaultGlobalBatch(job);
+  tj.global_batch = plan.global_batch > 0  ? plan.global_batch
+                    : job.global_batch > 0 ? job.global_batch
+                                           : DefaultGlobalBatch(job);
   tj.tokens = job.TotalTokens();
   tj.samples = job.samples * job.epochs;
   HardwareView hw = HardwareFromInstance(*plan.instance, *acc, plan.nodes);
-  t.Add("accelerator peak", fmt::format("dense {} peak of {}", PrecisionName(job.precision), acc->id),
+  t.Add("accelerator peak",
+        fmt::format("dense {} peak of {}", PrecisionName(job.precision), acc->id),
         acc->PeakFor(job.precision).value_or(FlopPerSec(0)).value() / 1e12, "TFLOP/s");
-  t.Add("GEMM efficiency", "calibration gemm_efficiency for " + acc->arch, cal.GemmEfficiency(*acc), "");
-  t.Add("intra-node bandwidth per GPU", std::string(IntraNodeLinkName(hw.intra)) + ", per direction",
-        hw.intra_bw.value() / 1e9, "GB/s");
-  t.Add("inter-node bandwidth per GPU", std::string(InterNodeFabricName(hw.inter)) + " / GPUs per node",
-        hw.inter_bw.value() / 1e9, "GB/s");
-  t.Add("tokens per step", "global batch x seq_len", static_cast<double>(tj.global_batch) * plan.opt.seq_len, "tokens");
-  t.Add("training FLOPs per token", "3 x forward (6N + attention 12 L s h); LoRA: 2 x forward for frozen weights",
-        TrainingFlopsPerToken(job.model, plan.opt.seq_len, job.method, Recompute::kNone, false).value(), "FLOP");
+  t.Add("GEMM efficiency", "calibration gemm_efficiency for " + acc->arch, cal.GemmEfficiency(*acc),
+        "");
+  t.Add("intra-node bandwidth per GPU",
+        std::string(IntraNodeLinkName(hw.intra)) + ", per direction", hw.intra_bw.value() / 1e9,
+        "GB/s");
+  t.Add("inter-node bandwidth per GPU",
+        std::string(InterNodeFabricName(hw.inter)) + " / GPUs per node", hw.inter_bw.value() / 1e9,
+        "GB/s");
+  t.Add("tokens per step", "global batch x seq_len",
+        static_cast<double>(tj.global_batch) * plan.opt.seq_len, "tokens");
+  t.Add("training FLOPs per token",
+        "3 x forward (6N + attention 12 L s h); LoRA: 2 x forward for frozen weights",
+        TrainingFlopsPerToken(job.model, plan.opt.seq_len, job.method, Recompute::kNone, false)
+            .value(),
+        "FLOP");
   TrainMemoryOptions o = plan.opt;
   o.notes = true;
   Calibration fw_cal = cal;
@@ -608,12 +665,17 @@ Trace ExplainTrainPlan(const TrainJobSpec& job, const TrainPlan& plan, const Cat
   ApplyFramework(job.framework, fw_cal, unused);
   EvaluateTraining(job.model, plan.par, o, tj, hw, fw_cal, job.headroom, &t);
   t.Add("job hours", "total tokens / (tokens/s/GPU x GPUs) / 3600", plan.hours, "h");
-  if (plan.price_per_hour) t.Add("price per hour", "instance on-demand x nodes", *plan.price_per_hour, CurrencyCode(job.currency));
-  if (plan.cost_on_demand) t.Add("cost on-demand", "hours x price", *plan.cost_on_demand, CurrencyCode(job.currency));
+  if (plan.price_per_hour)
+    t.Add("price per hour", "instance on-demand x nodes", *plan.price_per_hour,
+          CurrencyCode(job.currency));
+  if (plan.cost_on_demand)
+    t.Add("cost on-demand", "hours x price", *plan.cost_on_demand, CurrencyCode(job.currency));
   if (plan.cost_spot) {
     t.Add("spot interruptions", "hours x rate per node-hour x nodes", plan.spot.interruptions, "");
-    t.Add("spot lost hours", "interruptions x (checkpoint interval / 2 + restart)", plan.spot.lost_hours, "h");
-    t.Add("checkpoint write hours", "checkpoints x size / NVMe write bandwidth", plan.spot.checkpoint_hours, "h");
+    t.Add("spot lost hours", "interruptions x (checkpoint interval / 2 + restart)",
+          plan.spot.lost_hours, "h");
+    t.Add("checkpoint write hours", "checkpoints x size / NVMe write bandwidth",
+          plan.spot.checkpoint_hours, "h");
     t.Add("cost spot", "spot hours x spot price", *plan.cost_spot, CurrencyCode(job.currency));
   }
   return t;

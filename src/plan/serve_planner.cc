@@ -51,12 +51,16 @@ bool IsNeuron(const std::string& acc) {
 // Achievable fraction of the node fabric's line rate (the calibration's link_efficiency.*).
 double FabricEfficiency(InterNodeFabric f, const Calibration& cal) {
   switch (f) {
-    case InterNodeFabric::kInfiniband: return cal.Get("link_efficiency.infiniband", 0.85);
+    case InterNodeFabric::kInfiniband:
+      return cal.Get("link_efficiency.infiniband", 0.85);
     case InterNodeFabric::kEfa:
-    case InterNodeFabric::kGpuDirectTcpx: return cal.Get("link_efficiency.efa", 0.75);
+    case InterNodeFabric::kGpuDirectTcpx:
+      return cal.Get("link_efficiency.efa", 0.75);
     case InterNodeFabric::kRoce:
-    case InterNodeFabric::kErdma: return cal.Get("link_efficiency.roce", 0.8);
-    case InterNodeFabric::kNone: break;
+    case InterNodeFabric::kErdma:
+      return cal.Get("link_efficiency.roce", 0.8);
+    case InterNodeFabric::kNone:
+      break;
   }
   return cal.Get("link_efficiency.tcp", 0.45);
 }
@@ -80,7 +84,8 @@ void CollapseRegions(std::vector<ServePlan>& plans) {
     });
     if (same == kept.end()) {
       kept.push_back(std::move(p));
-    } else if (p.instance->region != same->instance->region && !In(same->also_regions, p.instance->region)) {
+    } else if (p.instance->region != same->instance->region &&
+               !In(same->also_regions, p.instance->region)) {
       same->also_regions.push_back(p.instance->region);
     }
   }
@@ -94,7 +99,8 @@ std::string ServingRuntime(const ModelSpec& model, const InstanceType& inst, Eng
     return model.is_decoder_llm() ? "llama.cpp" : "ONNX Runtime / OpenVINO";
   }
   if (IsNeuron(inst.accelerator)) {
-    return model.is_decoder_llm() ? "vLLM on AWS Neuron (NxD Inference)" : "AWS Neuron (torch-neuronx)";
+    return model.is_decoder_llm() ? "vLLM on AWS Neuron (NxD Inference)"
+                                  : "AWS Neuron (torch-neuronx)";
   }
   if (!model.is_decoder_llm()) return "Triton + TensorRT";
   return EngineName(engine);
@@ -116,23 +122,29 @@ std::optional<ServeGuideRule> ServeGuideRuleFor(const ServeJobSpec& job) {
   const double b = static_cast<double>(CountParams(job.model).total) / 1e9;
   if (b >= 5 && b < 10 && job.qps < 10) {
     return ServeGuideRule{"guide A2: serving a 7B model at under 10 QPS -> L40S or RTX 4090",
-                          {"L40S", "RTX-4090"}, 0};
+                          {"L40S", "RTX-4090"},
+                          0};
   }
   if (b >= 10 && b < 20) {
-    return ServeGuideRule{"guide B16: serving a 13B-class model -> A10G at peak (CPUs for the "
-                          "baseline), vLLM continuous batching",
-                          {"A10G"}, 0};
+    return ServeGuideRule{
+        "guide B16: serving a 13B-class model -> A10G at peak (CPUs for the "
+        "baseline), vLLM continuous batching",
+        {"A10G"},
+        0};
   }
   if (b >= 60 && b < 100) {
-    return ServeGuideRule{"guide A2: serving a 70B model at high concurrency -> 2 x A100 + vLLM "
-                          "(PagedAttention)",
-                          {"A100-SXM4-80GB", "A100-PCIe-80GB", "A100-SXM4-40GB", "A100-PCIe-40GB"}, 2};
+    return ServeGuideRule{
+        "guide A2: serving a 70B model at high concurrency -> 2 x A100 + vLLM "
+        "(PagedAttention)",
+        {"A100-SXM4-80GB", "A100-PCIe-80GB", "A100-SXM4-40GB", "A100-PCIe-40GB"},
+        2};
   }
   return std::nullopt;
 }
 
-void AddServeGuideComparison(const ServeJobSpec& job, const Catalog& catalog, const Calibration& cal,
-                             std::optional<double> rate, ServePlanResult& out) {
+void AddServeGuideComparison(const ServeJobSpec& job, const Catalog& catalog,
+                             const Calibration& cal, std::optional<double> rate,
+                             ServePlanResult& out) {
   auto rule = ServeGuideRuleFor(job);
   if (!rule) return;
   out.guide_rule = rule->text;
@@ -155,14 +167,16 @@ void AddServeGuideComparison(const ServeJobSpec& job, const Catalog& catalog, co
     }
   }
   if (gp == nullptr) {
-    out.guide_comparison = "verdict: no deployment following the guide's rule meets this load and "
-                           "these SLOs in the catalog";
+    out.guide_comparison =
+        "verdict: no deployment following the guide's rule meets this load and "
+        "these SLOs in the catalog";
     return;
   }
   out.guide_plans.push_back(*gp);
   if (out.plans.empty()) return;
   const ServePlan& top = out.plans.front();
-  if (std::find(rule->gpus.begin(), rule->gpus.end(), top.instance->accelerator) != rule->gpus.end() &&
+  if (std::find(rule->gpus.begin(), rule->gpus.end(), top.instance->accelerator) !=
+          rule->gpus.end() &&
       (rule->tp == 0 || top.tp == rule->tp)) {
     out.guide_comparison = "verdict: agrees: gpuplan's cheapest deployment is the rule's choice";
     return;
@@ -170,8 +184,8 @@ void AddServeGuideComparison(const ServeJobSpec& job, const Catalog& catalog, co
   out.guide_comparison = fmt::format(
       "verdict: differs: the rule's cheapest deployment ({} replica(s) of {} x {} on {} {}) costs "
       "{:.1f}x gpuplan's per month, by the same serving model at current catalog prices",
-      gp->replicas, gp->tp, gp->instance->accelerator, gp->instance->cloud, gp->instance->instance_type,
-      gp->cost_per_month / top.cost_per_month);
+      gp->replicas, gp->tp, gp->instance->accelerator, gp->instance->cloud,
+      gp->instance->instance_type, gp->cost_per_month / top.cost_per_month);
 }
 
 }  // namespace
@@ -179,7 +193,8 @@ void AddServeGuideComparison(const ServeJobSpec& job, const Catalog& catalog, co
 Result<ServePlanResult> PlanServing(const ServeJobSpec& job, const Catalog& catalog,
                                     const Calibration& cal, std::optional<double> rate) {
   auto res = PlanServingImpl(job, catalog, cal, rate);
-  if (res && job.with_guide && job.allow_gpu) AddServeGuideComparison(job, catalog, cal, rate, *res);
+  if (res && job.with_guide && job.allow_gpu)
+    AddServeGuideComparison(job, catalog, cal, rate, *res);
   return res;
 }
 
@@ -190,7 +205,8 @@ Result<ServePlanResult> PlanServingImpl(const ServeJobSpec& job, const Catalog& 
   ServePlanResult out;
   out.prices_as_of = catalog.PricesAsOf();
   if (!(job.qps > 0)) {
-    return MakeError(ErrorCode::kInvalidArgument, "--qps", fmt::format("must be > 0, got {}", job.qps));
+    return MakeError(ErrorCode::kInvalidArgument, "--qps",
+                     fmt::format("must be > 0, got {}", job.qps));
   }
   std::vector<std::string> gpu_ids;
   for (size_t k = 0; k < job.gpus.size(); ++k) {
@@ -207,7 +223,8 @@ Result<ServePlanResult> PlanServingImpl(const ServeJobSpec& job, const Catalog& 
     if (!job.regions.empty() && !In(job.regions, inst.region)) continue;
     const bool cpu_inst = inst.is_cpu_only();
     if (cpu_inst && (!job.allow_cpu || inst.cpu.empty())) continue;
-    if (!cpu_inst && (!job.allow_gpu || (!gpu_ids.empty() && !In(gpu_ids, inst.accelerator)))) continue;
+    if (!cpu_inst && (!job.allow_gpu || (!gpu_ids.empty() && !In(gpu_ids, inst.accelerator))))
+      continue;
     std::optional<double> price = inst.price_on_demand;
     if (!price) continue;
     if (!inst.suspect_reason.empty() && !job.include_suspect) {
@@ -238,15 +255,20 @@ Result<ServePlanResult> PlanServingImpl(const ServeJobSpec& job, const Catalog& 
       // across the fewest nodes that hold it, over the node fabric (vLLM multi-node serving).
       if (llm && !layouts.empty() && inst.inter_node_fabric != InterNodeFabric::kNone &&
           inst.inter_node_bw && inst.accelerator_count >= 2) {
-        const bool one_node = std::any_of(layouts.begin(), layouts.end(), [&](const ServeLayout& l) {
-          return EstimateLlmServing(m, SetupFor(job, l.tp), dev, job.input_len, job.output_len, 0, cal).fits;
-        });
-        stage_link = BytesPerSec(inst.inter_node_bw->value() / 8 * FabricEfficiency(inst.inter_node_fabric, cal));
+        const bool one_node =
+            std::any_of(layouts.begin(), layouts.end(), [&](const ServeLayout& l) {
+              return EstimateLlmServing(m, SetupFor(job, l.tp), dev, job.input_len, job.output_len,
+                                        0, cal)
+                  .fits;
+            });
+        stage_link = BytesPerSec(inst.inter_node_bw->value() / 8 *
+                                 FabricEfficiency(inst.inter_node_fabric, cal));
         const int tp = layouts.back().tp;
         for (int pp = 2; !one_node && pp <= kMaxServeNodesPerReplica && pp <= m.layers; ++pp) {
           if (EstimateLlmServingPipelined(m, SetupFor(job, tp), dev, pp, stage_link,
                                           Seconds(cal.Get("link_latency_us.inter", 15) * 1e-6),
-                                          job.input_len, job.output_len, 0, cal).fits) {
+                                          job.input_len, job.output_len, 0, cal)
+                  .fits) {
             layouts.push_back({tp, pp});
             break;
           }
@@ -329,36 +351,46 @@ Result<ServePlanResult> PlanServingImpl(const ServeJobSpec& job, const Catalog& 
       p.ttft_p99_ms = ttft;
       p.tpot_p99_ms = tpot;
       p.e2e_p99_ms = e2e;
-      const double hourly = catalog.Convert(*price, inst.currency, job.currency, rate) * p.instances;
+      const double hourly =
+          catalog.Convert(*price, inst.currency, job.currency, rate) * p.instances;
       p.cost_per_hour = hourly;
       if (inst.price_reserved_1y) {
         p.cost_per_hour_reserved =
-            catalog.Convert(*inst.price_reserved_1y, inst.currency, job.currency, rate) * p.instances;
+            catalog.Convert(*inst.price_reserved_1y, inst.currency, job.currency, rate) *
+            p.instances;
       }
-      const double rank_hourly = job.reserved && p.cost_per_hour_reserved ? *p.cost_per_hour_reserved : hourly;
+      const double rank_hourly =
+          job.reserved && p.cost_per_hour_reserved ? *p.cost_per_hour_reserved : hourly;
       p.cost_per_month = rank_hourly * 730;
       p.cost_per_1k_requests = rank_hourly / (job.qps * 3600) * 1000;
       if (job.output_len > 0) {
         p.cost_per_1m_output_tokens = rank_hourly / (job.qps * job.output_len * 3600) * 1e6;
       }
       if (llm && best.kv_tokens < 20000 && !cpu_inst) {
-        p.warnings.push_back(fmt::format(
-            "only {} tokens of KV cache per replica: consider fp8/int8 weights, --kv-precision fp8, "
-            "or more GPUs per replica", best.kv_tokens));
+        p.warnings.push_back(
+            fmt::format("only {} tokens of KV cache per replica: consider fp8/int8 weights, "
+                        "--kv-precision fp8, "
+                        "or more GPUs per replica",
+                        best.kv_tokens));
       }
       p.runtime = ServingRuntime(m, inst, job.engine);
       if (!cpu_inst && IsNeuron(inst.accelerator)) {
-        p.warnings.push_back("Inferentia/Trainium run the AWS Neuron SDK, not CUDA: the model is "
-                             "compiled for Neuron first (" + p.runtime + "), and only the "
-                             "architectures Neuron supports run");
+        p.warnings.push_back(
+            "Inferentia/Trainium run the AWS Neuron SDK, not CUDA: the model is "
+            "compiled for Neuron first (" +
+            p.runtime +
+            "), and only the "
+            "architectures Neuron supports run");
       }
       {  // Host: RAM stages the instance's weights when loading, plus one engine worker per GPU.
-        const double bits = job.quant ? job.quant->EffectiveBits() : 8 * BytesPerElement(job.weight_precision);
+        const double bits =
+            job.quant ? job.quant->EffectiveBits() : 8 * BytesPerElement(job.weight_precision);
         SizingInput hin;
         hin.training = false;
         hin.gpus_per_node = cpu_inst ? 0 : p.replicas_per_instance * tp;
         hin.nodes = 1;
-        if (const Accelerator* a = catalog.FindAccelerator(inst.accelerator)) hin.gpu_memory = a->memory;
+        if (const Accelerator* a = catalog.FindAccelerator(inst.accelerator))
+          hin.gpu_memory = a->memory;
         // The weights one node holds: its replicas' copies, or its pipeline stage's share.
         const Bytes weights(static_cast<double>(CountParams(m).total) * bits / 8 / pp);
         hin.model_files = weights * (cpu_inst ? 1 : p.replicas_per_instance);
@@ -366,7 +398,8 @@ Result<ServePlanResult> PlanServingImpl(const ServeJobSpec& job, const Catalog& 
         for (const HostFinding& f : CheckHost(needs, inst)) {
           if (f.item == "ram" && !f.ok) {
             p.host_inadequate = true;
-            p.warnings.push_back("host " + f.text + " (weights staged in RAM while loading, plus "
+            p.warnings.push_back("host " + f.text +
+                                 " (weights staged in RAM while loading, plus "
                                  "the engine workers)");
           }
         }
@@ -383,8 +416,9 @@ Result<ServePlanResult> PlanServingImpl(const ServeJobSpec& job, const Catalog& 
                 "volume of at least {:.0f} GB (block storage is billed apart, not in this price)",
                 p.disk_needed.value() / 1e9,
                 p.runtime == "vllm" ? ", the vLLM image alone 28.6 GB" : "", weights.value() / 1e9,
-                inst.local_nvme.value() > 0 ? fmt::format("{:.0f} GB of local NVMe", inst.local_nvme.value() / 1e9)
-                                            : std::string("no local NVMe"),
+                inst.local_nvme.value() > 0
+                    ? fmt::format("{:.0f} GB of local NVMe", inst.local_nvme.value() / 1e9)
+                    : std::string("no local NVMe"),
                 p.disk_needed.value() / 1e9));
           }
         }
@@ -392,19 +426,21 @@ Result<ServePlanResult> PlanServingImpl(const ServeJobSpec& job, const Catalog& 
       if (pp > 1) {
         const double micro = std::ceil(p.batch / static_cast<double>(pp));  // as the estimator
         const double hop_ms = (stage_latency.value() +
-                               micro * static_cast<double>(m.hidden) * 2.0 / stage_link.value()) * 1e3;
+                               micro * static_cast<double>(m.hidden) * 2.0 / stage_link.value()) *
+                              1e3;
         p.warnings.push_back(fmt::format(
             "multi-node replica: the model fits no single {} node, so each replica spans {} nodes "
             "(tensor parallel {} within a node x pipeline parallel {} across nodes over {}; vLLM "
             "--pipeline-parallel-size {} on a Ray cluster of the nodes); each token crosses {} "
             "node hop(s) of {:.2f} ms; the GPUs per replica are {} x {}",
-            inst.instance_type, pp, tp, pp, InterNodeFabricName(inst.inter_node_fabric), pp,
-            pp - 1, hop_ms, pp, tp));
+            inst.instance_type, pp, tp, pp, InterNodeFabricName(inst.inter_node_fabric), pp, pp - 1,
+            hop_ms, pp, tp));
       }
-      if (!cpu_inst && inst.inter_node_fabric != InterNodeFabric::kNone && inst.accelerator_count >= 8 &&
-          p.instances == 1 && p.utilization < 0.3) {
-        p.warnings.push_back("a training-class instance (8 GPUs + RDMA fabric) serving a light load: "
-                             "a smaller instance is usually cheaper (guide B1)");
+      if (!cpu_inst && inst.inter_node_fabric != InterNodeFabric::kNone &&
+          inst.accelerator_count >= 8 && p.instances == 1 && p.utilization < 0.3) {
+        p.warnings.push_back(
+            "a training-class instance (8 GPUs + RDMA fabric) serving a light load: "
+            "a smaller instance is usually cheaper (guide B1)");
       }
       all.push_back(std::move(p));
     }
@@ -413,15 +449,17 @@ Result<ServePlanResult> PlanServingImpl(const ServeJobSpec& job, const Catalog& 
     if (a.host_inadequate != b.host_inadequate) return !a.host_inadequate;
     if (a.cost_per_month != b.cost_per_month) return a.cost_per_month < b.cost_per_month;
     if (a.instance->cloud != b.instance->cloud) return a.instance->cloud < b.instance->cloud;
-    if (a.instance->instance_type != b.instance->instance_type) return a.instance->instance_type < b.instance->instance_type;
+    if (a.instance->instance_type != b.instance->instance_type)
+      return a.instance->instance_type < b.instance->instance_type;
     if (a.instance->region != b.instance->region) return a.instance->region < b.instance->region;
     if (a.tp != b.tp) return a.tp < b.tp;
     return a.pp < b.pp;
   });
   if (all.empty()) {
-    out.notes.push_back("no deployment meets the SLOs with the allowed hardware (or the load needs "
-                        "more than 100,000 replicas); relax the SLOs, allow more GPUs per replica, "
-                        "or quantize");
+    out.notes.push_back(
+        "no deployment meets the SLOs with the allowed hardware (or the load needs "
+        "more than 100,000 replicas); relax the SLOs, allow more GPUs per replica, "
+        "or quantize");
   }
   if (!job.by_region) CollapseRegions(all);
   if (job.reserved && !all.empty() && !all.front().cost_per_hour_reserved) {
@@ -432,7 +470,8 @@ Result<ServePlanResult> PlanServingImpl(const ServeJobSpec& job, const Catalog& 
         top.cloud, top.instance_type, top.region));
   }
   if (job.reserved) {
-    const auto without = std::count_if(all.begin(), all.end(), [](const ServePlan& p) { return !p.cost_per_hour_reserved; });
+    const auto without = std::count_if(
+        all.begin(), all.end(), [](const ServePlan& p) { return !p.cost_per_hour_reserved; });
     if (without > 0) {
       out.notes.push_back(fmt::format(
           "--reserved: {} of {} plans have no 1-year reserved price in the catalog and are ranked "
@@ -458,17 +497,20 @@ Result<ServePlanResult> PlanServingImpl(const ServeJobSpec& job, const Catalog& 
         "(--include-suspect ranks them)",
         skipped_suspect));
   }
-  if (static_cast<int>(all.size()) > std::max(1, job.top)) all.resize(static_cast<size_t>(std::max(1, job.top)));
+  if (static_cast<int>(all.size()) > std::max(1, job.top))
+    all.resize(static_cast<size_t>(std::max(1, job.top)));
   out.plans = std::move(all);
   return out;
 }
 
 }  // namespace
 
-double ServeQueueP99(double service_s, double rho, int servers) { return QueueP99(service_s, rho, servers); }
+double ServeQueueP99(double service_s, double rho, int servers) {
+  return QueueP99(service_s, rho, servers);
+}
 
-ServeLoadCurve BuildServeLoadCurve(const ServeJobSpec& job, const ServePlan& plan, const Catalog& catalog,
-                                   const Calibration& cal) {
+ServeLoadCurve BuildServeLoadCurve(const ServeJobSpec& job, const ServePlan& plan,
+                                   const Catalog& catalog, const Calibration& cal) {
   ServeLoadCurve c;
   const ModelSpec& m = job.model;
   c.llm = m.is_decoder_llm();
@@ -496,8 +538,10 @@ ServeLoadCurve BuildServeLoadCurve(const ServeJobSpec& job, const ServePlan& pla
                                         FabricEfficiency(inst.inter_node_fabric, cal)),
                             Seconds(cal.Get("link_latency_us.inter", 15) * 1e-6), job.input_len,
                             job.output_len, b, cal)
-                  : c.llm ? EstimateLlmServing(m, SetupFor(job, plan.tp), dev, job.input_len, job.output_len, b, cal)
-                        : EstimateForward(m, job.weight_precision, dev, b, std::max(1, job.input_len), cal, true);
+                  : c.llm ? EstimateLlmServing(m, SetupFor(job, plan.tp), dev, job.input_len,
+                                               job.output_len, b, cal)
+                          : EstimateForward(m, job.weight_precision, dev, b,
+                                            std::max(1, job.input_len), cal, true);
     if (!(r.samples_per_s > 0)) continue;
     if (!c.rps.empty() && r.samples_per_s <= c.rps.back()) continue;  // keep the curve increasing
     c.batch.push_back(b);
@@ -527,7 +571,8 @@ ServeAtLoad EvaluateServeAtLoad(const ServeLoadCurve& c, double rps) {
   const double q = QueueP99(prefill, out.utilization, c.servers);
   out.ttft_p99_ms = (prefill + q) * 1e3;
   out.tpot_p99_ms = tpot * 1e3;
-  out.e2e_p99_ms = c.llm ? out.ttft_p99_ms + out.tpot_p99_ms * std::max(0, c.output_len - 1) : out.ttft_p99_ms;
+  out.e2e_p99_ms =
+      c.llm ? out.ttft_p99_ms + out.tpot_p99_ms * std::max(0, c.output_len - 1) : out.ttft_p99_ms;
   return out;
 }
 

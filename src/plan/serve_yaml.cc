@@ -27,15 +27,17 @@ struct Ctx {
   }
 };
 
-Status CheckKeys(const YAML::Node& map, const std::string& path, const std::vector<std::string>& allowed,
-                 const Ctx& c) {
+Status CheckKeys(const YAML::Node& map, const std::string& path,
+                 const std::vector<std::string>& allowed, const Ctx& c) {
   if (!map.IsMap()) return c.Fail(map, path, "expected a mapping of `key: value` pairs");
   for (auto it = map.begin(); it != map.end(); ++it) {
-    if (!it->first.IsScalar()) return c.Fail(it->first, path, "expected a key name, got a list or map");
+    if (!it->first.IsScalar())
+      return c.Fail(it->first, path, "expected a key name, got a list or map");
     std::string k = it->first.Scalar();
     if (std::find(allowed.begin(), allowed.end(), k) == allowed.end()) {
       std::string best = ClosestMatch(k, allowed);
-      return c.Fail(it->first, path.empty() ? FieldKey(k) : path + "." + FieldKey(k), "unknown key " + Excerpt(k),
+      return c.Fail(it->first, path.empty() ? FieldKey(k) : path + "." + FieldKey(k),
+                    "unknown key " + Excerpt(k),
                     best.empty() ? fmt::format("allowed: {}", fmt::join(allowed, ", "))
                                  : "did you mean \"" + best + "\"?");
     }
@@ -48,7 +50,9 @@ Result<double> Number(const YAML::Node& n, const std::string& path, const Ctx& c
   try {
     v = n.as<double>();
   } catch (const YAML::Exception&) {
-    return c.Fail(n, path, "expected a number, got " + Excerpt(n.IsScalar() ? n.Scalar() : std::string("a list or map")));
+    return c.Fail(n, path,
+                  "expected a number, got " +
+                      Excerpt(n.IsScalar() ? n.Scalar() : std::string("a list or map")));
   }
   if (!(v > min_excl) || !std::isfinite(v)) {
     return c.Fail(n, path, fmt::format("must be > {}, got {}", min_excl, v));
@@ -57,7 +61,8 @@ Result<double> Number(const YAML::Node& n, const std::string& path, const Ctx& c
 }
 
 // A whole number in [lo, hi] (checked before any cast to int).
-Result<int> WholeNumber(const YAML::Node& n, const std::string& path, const Ctx& c, int lo, int hi) {
+Result<int> WholeNumber(const YAML::Node& n, const std::string& path, const Ctx& c, int lo,
+                        int hi) {
   double v = 0;
   GPUPLAN_ASSIGN_OR_RETURN(v, Number(n, path, c, lo - 1.0));
   if (v != std::floor(v) || v > hi) {
@@ -79,38 +84,60 @@ Result<std::vector<std::string>> List(const YAML::Node& n, const std::string& pa
 
 Result<ServeJobFile> Parse(const YAML::Node& root, const Ctx& c) {
   ServeJobFile f;
-  if (auto st = CheckKeys(root, "", {"model", "serve", "slo", "constraints", "top"}, c); !st) return st.error();
-  if (!root["model"]) return c.Fail(root, "model", "missing", "name a preset, HF id or config.json path");
-  if (!root["model"].IsScalar() || root["model"].Scalar().find_first_not_of(" \t") == std::string::npos) {
-    return c.Fail(root["model"], "model", "must be a non-empty name", "name a preset, HF id or config.json path");
+  if (auto st = CheckKeys(root, "", {"model", "serve", "slo", "constraints", "top"}, c); !st)
+    return st.error();
+  if (!root["model"])
+    return c.Fail(root, "model", "missing", "name a preset, HF id or config.json path");
+  if (!root["model"].IsScalar() ||
+      root["model"].Scalar().find_first_not_of(" \t") == std::string::npos) {
+    return c.Fail(root["model"], "model", "must be a non-empty name",
+                  "name a preset, HF id or config.json path");
   }
   f.model = root["model"].Scalar();
   if (const YAML::Node s = root["serve"]) {
-    if (auto st = CheckKeys(s, "serve", {"qps", "input_len", "output_len", "precision", "quant", "kv_precision",
-                                         "engine", "target_utilization"}, c); !st) {
+    if (auto st = CheckKeys(s, "serve",
+                            {"qps", "input_len", "output_len", "precision", "quant", "kv_precision",
+                             "engine", "target_utilization"},
+                            c);
+        !st) {
       return st.error();
     }
     if (s["qps"]) GPUPLAN_ASSIGN_OR_RETURN(f.qps, Number(s["qps"], "serve.qps", c, 0));
-    if (s["input_len"]) GPUPLAN_ASSIGN_OR_RETURN(f.input_len, WholeNumber(s["input_len"], "serve.input_len", c, 1, kMaxSeqLen));
-    if (s["output_len"]) GPUPLAN_ASSIGN_OR_RETURN(f.output_len, WholeNumber(s["output_len"], "serve.output_len", c, 0, kMaxSeqLen));
-    if (s["target_utilization"]) GPUPLAN_ASSIGN_OR_RETURN(f.target_utilization, Number(s["target_utilization"], "serve.target_utilization", c, 0));
+    if (s["input_len"])
+      GPUPLAN_ASSIGN_OR_RETURN(f.input_len,
+                               WholeNumber(s["input_len"], "serve.input_len", c, 1, kMaxSeqLen));
+    if (s["output_len"])
+      GPUPLAN_ASSIGN_OR_RETURN(f.output_len,
+                               WholeNumber(s["output_len"], "serve.output_len", c, 0, kMaxSeqLen));
+    if (s["target_utilization"])
+      GPUPLAN_ASSIGN_OR_RETURN(f.target_utilization,
+                               Number(s["target_utilization"], "serve.target_utilization", c, 0));
     if (s["precision"]) f.precision = s["precision"].as<std::string>();
     if (s["quant"]) f.quant = s["quant"].as<std::string>();
     if (s["kv_precision"]) f.kv_precision = s["kv_precision"].as<std::string>();
     if (s["engine"]) f.engine = s["engine"].as<std::string>();
   }
   if (const YAML::Node s = root["slo"]) {
-    if (auto st = CheckKeys(s, "slo", {"ttft_p99_ms", "tpot_p99_ms", "e2e_p99_ms"}, c); !st) return st.error();
-    if (s["ttft_p99_ms"]) GPUPLAN_ASSIGN_OR_RETURN(f.ttft_p99_ms, Number(s["ttft_p99_ms"], "slo.ttft_p99_ms", c, 0));
-    if (s["tpot_p99_ms"]) GPUPLAN_ASSIGN_OR_RETURN(f.tpot_p99_ms, Number(s["tpot_p99_ms"], "slo.tpot_p99_ms", c, 0));
-    if (s["e2e_p99_ms"]) GPUPLAN_ASSIGN_OR_RETURN(f.e2e_p99_ms, Number(s["e2e_p99_ms"], "slo.e2e_p99_ms", c, 0));
+    if (auto st = CheckKeys(s, "slo", {"ttft_p99_ms", "tpot_p99_ms", "e2e_p99_ms"}, c); !st)
+      return st.error();
+    if (s["ttft_p99_ms"])
+      GPUPLAN_ASSIGN_OR_RETURN(f.ttft_p99_ms, Number(s["ttft_p99_ms"], "slo.ttft_p99_ms", c, 0));
+    if (s["tpot_p99_ms"])
+      GPUPLAN_ASSIGN_OR_RETURN(f.tpot_p99_ms, Number(s["tpot_p99_ms"], "slo.tpot_p99_ms", c, 0));
+    if (s["e2e_p99_ms"])
+      GPUPLAN_ASSIGN_OR_RETURN(f.e2e_p99_ms, Number(s["e2e_p99_ms"], "slo.e2e_p99_ms", c, 0));
   }
   if (const YAML::Node s = root["constraints"]) {
-    if (auto st = CheckKeys(s, "constraints", {"clouds", "regions", "gpus", "cpu", "cpu_only", "reserved", "include_suspect", "currency"}, c); !st) {
+    if (auto st = CheckKeys(s, "constraints",
+                            {"clouds", "regions", "gpus", "cpu", "cpu_only", "reserved",
+                             "include_suspect", "currency"},
+                            c);
+        !st) {
       return st.error();
     }
     if (s["clouds"]) GPUPLAN_ASSIGN_OR_RETURN(f.clouds, List(s["clouds"], "constraints.clouds", c));
-    if (s["regions"]) GPUPLAN_ASSIGN_OR_RETURN(f.regions, List(s["regions"], "constraints.regions", c));
+    if (s["regions"])
+      GPUPLAN_ASSIGN_OR_RETURN(f.regions, List(s["regions"], "constraints.regions", c));
     if (s["gpus"]) GPUPLAN_ASSIGN_OR_RETURN(f.gpus, List(s["gpus"], "constraints.gpus", c));
     for (const char* k : {"cpu", "cpu_only", "reserved", "include_suspect"}) {
       if (!s[k]) continue;
@@ -121,10 +148,14 @@ Result<ServeJobFile> Parse(const YAML::Node& root, const Ctx& c) {
         return c.Fail(s[k], fmt::format("constraints.{}", k), "expected true or false");
       }
       const std::string_view key = k;
-      if (key == "cpu") f.cpu = v;
-      else if (key == "cpu_only") f.cpu_only = v;
-      else if (key == "reserved") f.reserved = v;
-      else f.include_suspect = v;
+      if (key == "cpu")
+        f.cpu = v;
+      else if (key == "cpu_only")
+        f.cpu_only = v;
+      else if (key == "reserved")
+        f.reserved = v;
+      else
+        f.include_suspect = v;
     }
     if (s["currency"]) f.currency = s["currency"].as<std::string>();
   }
@@ -149,8 +180,9 @@ Result<ServeJobFile> ParseServeJobYaml(std::string_view yaml_text, std::string_v
     }
     YAML::Node root = doc.root;
     if (!root.IsDefined() || root.IsNull()) {
-      return MakeError(ErrorCode::kInvalidArgument, c.label, "is empty",
-                       "a serving job needs `model:` and `serve: {qps: ...}`; see docs/serve-yaml.md");
+      return MakeError(
+          ErrorCode::kInvalidArgument, c.label, "is empty",
+          "a serving job needs `model:` and `serve: {qps: ...}`; see docs/serve-yaml.md");
     }
     return Parse(root, c);
   } catch (const YAML::Exception& e) {

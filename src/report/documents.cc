@@ -44,13 +44,21 @@ json TrainSectionJson(const MemoryAnalysis& a, const TrainMemoryAnalysis& t) {
                   {"seq_len", o.seq_len},
                   {"recompute", RecomputeName(o.recompute)},
                   {"headroom", t.headroom}};
-  j["reference_layout"] = {{"gpus", par.gpus()}, {"tp", par.tp}, {"pp", par.pp},
-                           {"dp", par.dp}, {"zero_stage", par.zero_stage}};
+  j["reference_layout"] = {{"gpus", par.gpus()},
+                           {"tp", par.tp},
+                           {"pp", par.pp},
+                           {"dp", par.dp},
+                           {"zero_stage", par.zero_stage}};
   j["memory_per_gpu"] = MemoryBreakdownJson(t.memory);
   j["fits"] = json::array();
   for (const auto& f : t.fits) {
-    json fj = {{"accelerator", f.acc->id}, {"gpus", f.gpus}, {"tp", f.tp}, {"pp", f.pp},
-               {"dp", f.dp}, {"zero_stage", f.zero}, {"recompute", RecomputeName(f.recompute)},
+    json fj = {{"accelerator", f.acc->id},
+               {"gpus", f.gpus},
+               {"tp", f.tp},
+               {"pp", f.pp},
+               {"dp", f.dp},
+               {"zero_stage", f.zero},
+               {"recompute", RecomputeName(f.recompute)},
                {"memory_per_gpu_bytes", f.mem.Total().value()},
                {"memory_fraction", f.mem.Total().value() / f.acc->memory.value()},
                {"instances", json::array()}};
@@ -72,12 +80,9 @@ json InferSectionJson(const MemoryAnalysis& a, const InferMemoryAnalysis& s) {
   json j;
   const auto& o = s.options;
   j["model"] = ModelJson(a);
-  j["options"] = {{"weights", s.weights},
-                  {"kv_precision", PrecisionName(o.kv_precision)},
-                  {"engine", EngineName(o.engine)},
-                  {"concurrency", o.concurrency},
-                  {"context", o.context},
-                  {"memory_fraction", s.memory_fraction}};
+  j["options"] = {{"weights", s.weights},           {"kv_precision", PrecisionName(o.kv_precision)},
+                  {"engine", EngineName(o.engine)}, {"concurrency", o.concurrency},
+                  {"context", o.context},           {"memory_fraction", s.memory_fraction}};
   j["reference"] = {{"accelerator", s.reference_acc->id},
                     {"tp", s.reference_tp},
                     {"kv_budget_bytes", s.reference.kv_budget.value()},
@@ -86,9 +91,13 @@ json InferSectionJson(const MemoryAnalysis& a, const InferMemoryAnalysis& s) {
                     {"memory_per_gpu", MemoryBreakdownJson(s.reference.breakdown)}};
   j["fits"] = json::array();
   for (const auto& f : s.fits) {
-    json fj = {{"accelerator", f.acc->id}, {"gpus", f.gpus}, {"tp", f.tp}, {"pp", f.pp},
+    json fj = {{"accelerator", f.acc->id},
+               {"gpus", f.gpus},
+               {"tp", f.tp},
+               {"pp", f.pp},
                {"weights_per_gpu_bytes", f.mem.weights.value()},
-               {"kv_tokens_per_gpu", f.kv_tokens}, {"max_concurrency", f.max_concurrency},
+               {"kv_tokens_per_gpu", f.kv_tokens},
+               {"max_concurrency", f.max_concurrency},
                {"instances", json::array()}};
     for (const auto& of : f.offers) {
       fj["instances"].push_back({{"cloud", of.inst->cloud},

@@ -10,14 +10,17 @@ namespace gpuplan {
 
 std::string SimulationCsv(const SimulationResult& r) {
   std::string s =
-      "policy,t_s,minute,rps,ready_gpu,ready_cpu,billed_gpu,billed_cpu,utilization,queue_delay_s,ttft_p99_ms,"
+      "policy,t_s,minute,rps,ready_gpu,ready_cpu,billed_gpu,billed_cpu,utilization,queue_delay_s,"
+      "ttft_p99_ms,"
       "tpot_p99_ms,e2e_p99_ms,slo_violation,cost\n";
   for (const auto& p : r.policies) {
     for (const auto& i : p.timeline) {
-      s += fmt::format("{},{:g},{:g},{:.6g},{:.4g},{:.4g},{:.4g},{:.4g},{:.4f},{:.4g},{:.5g},{:.5g},{:.5g},{},{:.6g}\n",
-                       ScalingPolicyName(p.policy), i.t_s, i.t_s / 60, i.rps, i.ready_gpu, i.ready_cpu, i.billed_gpu,
-                       i.billed_cpu, i.utilization, i.queue_delay_s, i.ttft_p99_ms, i.tpot_p99_ms, i.e2e_p99_ms,
-                       i.slo_violation ? 1 : 0, i.cost);
+      s += fmt::format(
+          "{},{:g},{:g},{:.6g},{:.4g},{:.4g},{:.4g},{:.4g},{:.4f},{:.4g},{:.5g},{:.5g},{:.5g},{},{:"
+          ".6g}\n",
+          ScalingPolicyName(p.policy), i.t_s, i.t_s / 60, i.rps, i.ready_gpu, i.ready_cpu,
+          i.billed_gpu, i.billed_cpu, i.utilization, i.queue_delay_s, i.ttft_p99_ms, i.tpot_p99_ms,
+          i.e2e_p99_ms, i.slo_violation ? 1 : 0, i.cost);
     }
   }
   return s;
@@ -42,17 +45,27 @@ std::string SimulationSvg(const SimulationResult& r) {
   auto y_rps = [&](double v) { return kT + ph * (1 - v / max_rps); };
   auto y_rep = [&](double v) { return kT + ph * (1 - v / max_rep); };
   std::string s = fmt::format(
-      "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{:g}\" height=\"{:g}\" viewBox=\"0 0 {:g} {:g}\" "
-      "font-family=\"sans-serif\" font-size=\"11\">\n<rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n",
+      "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{:g}\" height=\"{:g}\" viewBox=\"0 0 {:g} "
+      "{:g}\" "
+      "font-family=\"sans-serif\" font-size=\"11\">\n<rect width=\"100%\" height=\"100%\" "
+      "fill=\"white\"/>\n",
       kW, kH, kW, kH);
-  s += fmt::format("<text x=\"{:g}\" y=\"18\">load (req/s, grey area, left axis) and billed replicas per policy (right axis)</text>\n", kL);
-  s += fmt::format("<line x1=\"{0:g}\" y1=\"{1:g}\" x2=\"{0:g}\" y2=\"{2:g}\" stroke=\"black\"/>\n", kL, kT, kT + ph);
-  s += fmt::format("<line x1=\"{0:g}\" y1=\"{1:g}\" x2=\"{0:g}\" y2=\"{2:g}\" stroke=\"black\"/>\n", kL + pw, kT, kT + ph);
-  s += fmt::format("<line x1=\"{0:g}\" y1=\"{2:g}\" x2=\"{1:g}\" y2=\"{2:g}\" stroke=\"black\"/>\n", kL, kL + pw, kT + ph);
+  s += fmt::format(
+      "<text x=\"{:g}\" y=\"18\">load (req/s, grey area, left axis) and billed replicas per policy "
+      "(right axis)</text>\n",
+      kL);
+  s += fmt::format("<line x1=\"{0:g}\" y1=\"{1:g}\" x2=\"{0:g}\" y2=\"{2:g}\" stroke=\"black\"/>\n",
+                   kL, kT, kT + ph);
+  s += fmt::format("<line x1=\"{0:g}\" y1=\"{1:g}\" x2=\"{0:g}\" y2=\"{2:g}\" stroke=\"black\"/>\n",
+                   kL + pw, kT, kT + ph);
+  s += fmt::format("<line x1=\"{0:g}\" y1=\"{2:g}\" x2=\"{1:g}\" y2=\"{2:g}\" stroke=\"black\"/>\n",
+                   kL, kL + pw, kT + ph);
   for (int k = 0; k <= 4; ++k) {
     const double f = k / 4.0;
-    s += fmt::format("<text x=\"{:g}\" y=\"{:g}\" text-anchor=\"end\">{:.3g}</text>\n", kL - 4, kT + ph * (1 - f) + 4, max_rps * f);
-    s += fmt::format("<text x=\"{:g}\" y=\"{:g}\">{:.3g}</text>\n", kL + pw + 4, kT + ph * (1 - f) + 4, max_rep * f);
+    s += fmt::format("<text x=\"{:g}\" y=\"{:g}\" text-anchor=\"end\">{:.3g}</text>\n", kL - 4,
+                     kT + ph * (1 - f) + 4, max_rps * f);
+    s += fmt::format("<text x=\"{:g}\" y=\"{:g}\">{:.3g}</text>\n", kL + pw + 4,
+                     kT + ph * (1 - f) + 4, max_rep * f);
   }
   double hours = 0;
   if (!r.policies.empty() && !r.policies.front().timeline.empty()) {
@@ -61,13 +74,14 @@ std::string SimulationSvg(const SimulationResult& r) {
     hours = (tl.back().t_s + step) / 3600;
   }
   for (int k = 0; k <= 4; ++k) {
-    s += fmt::format("<text x=\"{:g}\" y=\"{:g}\" text-anchor=\"middle\">{:.3g} h</text>\n", kL + pw * k / 4.0, kT + ph + 16,
-                     hours * k / 4.0);
+    s += fmt::format("<text x=\"{:g}\" y=\"{:g}\" text-anchor=\"middle\">{:.3g} h</text>\n",
+                     kL + pw * k / 4.0, kT + ph + 16, hours * k / 4.0);
   }
   if (!r.policies.empty() && !r.policies.front().timeline.empty()) {
     const auto& tl = r.policies.front().timeline;
     std::string pts = fmt::format("{:.1f},{:.1f}", x(0), y_rps(0));
-    for (size_t k = 0; k < tl.size(); ++k) pts += fmt::format(" {:.1f},{:.1f}", x(k), y_rps(tl[k].rps));
+    for (size_t k = 0; k < tl.size(); ++k)
+      pts += fmt::format(" {:.1f},{:.1f}", x(k), y_rps(tl[k].rps));
     pts += fmt::format(" {:.1f},{:.1f}", x(tl.size() - 1), y_rps(0));
     s += "<polygon fill=\"#dddddd\" stroke=\"none\" points=\"" + pts + "\"/>\n";
   }
@@ -77,12 +91,15 @@ std::string SimulationSvg(const SimulationResult& r) {
     std::string pts;
     for (size_t k = 0; k < p.timeline.size(); ++k) {
       if (!pts.empty()) pts += ' ';
-      pts += fmt::format("{:.1f},{:.1f}", x(k), y_rep(p.timeline[k].billed_gpu + p.timeline[k].billed_cpu));
+      pts += fmt::format("{:.1f},{:.1f}", x(k),
+                         y_rep(p.timeline[k].billed_gpu + p.timeline[k].billed_cpu));
     }
     const char* col = colors[ci % 5];
-    s += fmt::format("<polyline fill=\"none\" stroke=\"{}\" stroke-width=\"1.5\" points=\"{}\"/>\n", col, pts);
-    s += fmt::format("<text x=\"{:g}\" y=\"{:g}\" fill=\"{}\">{}</text>\n", kL + 10 + 110 * static_cast<double>(ci),
-                     kT + 12, col, ScalingPolicyName(p.policy));
+    s += fmt::format("<polyline fill=\"none\" stroke=\"{}\" stroke-width=\"1.5\" points=\"{}\"/>\n",
+                     col, pts);
+    s += fmt::format("<text x=\"{:g}\" y=\"{:g}\" fill=\"{}\">{}</text>\n",
+                     kL + 10 + 110 * static_cast<double>(ci), kT + 12, col,
+                     ScalingPolicyName(p.policy));
     ++ci;
   }
   s += "</svg>\n";

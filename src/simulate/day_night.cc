@@ -13,14 +13,17 @@ namespace gpuplan {
 using simulate_internal::PricePerReplicaHour;
 using simulate_internal::ReplicasFor;
 
-Result<DayNightPlan> PlanDayNight(const ServeJobSpec& job, const Catalog& catalog, const Calibration& cal,
-                                  const std::vector<double>& hourly, std::optional<double> rate) {
+Result<DayNightPlan> PlanDayNight(const ServeJobSpec& job, const Catalog& catalog,
+                                  const Calibration& cal, const std::vector<double>& hourly,
+                                  std::optional<double> rate) {
   if (hourly.size() != 24) {
-    return MakeError(ErrorCode::kInvalidArgument, "--profile", fmt::format("needs 24 hourly loads, got {}", hourly.size()));
+    return MakeError(ErrorCode::kInvalidArgument, "--profile",
+                     fmt::format("needs 24 hourly loads, got {}", hourly.size()));
   }
   for (double v : hourly) {
     if (!(v >= 0) || !std::isfinite(v)) {
-      return MakeError(ErrorCode::kInvalidArgument, "--profile", fmt::format("loads must be >= 0, got {}", v));
+      return MakeError(ErrorCode::kInvalidArgument, "--profile",
+                       fmt::format("loads must be >= 0, got {}", v));
     }
   }
   DayNightPlan d;
@@ -33,9 +36,11 @@ Result<DayNightPlan> PlanDayNight(const ServeJobSpec& job, const Catalog& catalo
   auto gp = PlanServing(g, catalog, cal, rate);
   if (!gp) return gp.error();
   if (gp->plans.empty()) {
-    return MakeError(ErrorCode::kInvalidArgument, "--model",
-                     fmt::format("no GPU deployment of {} meets the SLOs at the peak load {:g} req/s", job.model.name, peak),
-                     "relax the SLOs or allow more GPUs per replica");
+    return MakeError(
+        ErrorCode::kInvalidArgument, "--model",
+        fmt::format("no GPU deployment of {} meets the SLOs at the peak load {:g} req/s",
+                    job.model.name, peak),
+        "relax the SLOs or allow more GPUs per replica");
   }
   d.gpu_peak = gp->plans.front();
   const double price = PricePerReplicaHour(d.gpu_peak);

@@ -29,14 +29,18 @@ HpaBehavior DefaultHpaBehavior() {
 
 const char* HpaSelectName(HpaSelect s) {
   switch (s) {
-    case HpaSelect::kMax: return "Max";
-    case HpaSelect::kMin: return "Min";
-    case HpaSelect::kDisabled: return "Disabled";
+    case HpaSelect::kMax:
+      return "Max";
+    case HpaSelect::kMin:
+      return "Min";
+    case HpaSelect::kDisabled:
+      return "Disabled";
   }
   return "Max";
 }
 
-int HpaMetricReplicas(int current, const std::vector<HpaPod>& pods, double target, double tolerance) {
+int HpaMetricReplicas(int current, const std::vector<HpaPod>& pods, double target,
+                      double tolerance) {
   // Metric values travel as milli-units (resource.Quantity MilliValue) and
   // GetMetricUtilizationRatio averages them with integer division: mean = total / n (int64).
   auto milli = [](double v) { return static_cast<std::int64_t>(std::llround(v * 1000.0)); };
@@ -75,7 +79,8 @@ int HpaMetricReplicas(int current, const std::vector<HpaPod>& pods, double targe
   }
   if (rebalance_ignored) counted += ignored;
   const double new_usage = ratio(new_sum, counted);
-  if (std::fabs(1.0 - new_usage) <= tolerance || (usage < 1.0 && new_usage > 1.0) || (usage > 1.0 && new_usage < 1.0)) {
+  if (std::fabs(1.0 - new_usage) <= tolerance || (usage < 1.0 && new_usage > 1.0) ||
+      (usage > 1.0 && new_usage < 1.0)) {
     return current;
   }
   return static_cast<int>(std::ceil(new_usage * static_cast<double>(counted)));
@@ -129,7 +134,8 @@ int HpaController::RateLimit(double now_s, int current, int desired) const {
       // calculateScaleUpLimitWithScalingRules: Max picks the largest proposal, Min the smallest.
       limit = r.select == HpaSelect::kMin ? INT_MAX : INT_MIN;
       for (const auto& p : r.policies) {
-        const int start = current - ChangeInPeriod(up_, now_s, p.period_s) + ChangeInPeriod(down_, now_s, p.period_s);
+        const int start = current - ChangeInPeriod(up_, now_s, p.period_s) +
+                          ChangeInPeriod(down_, now_s, p.period_s);
         const int proposed = p.type == HpaPolicyType::kPods
                                  ? start + p.value
                                  : static_cast<int>(std::ceil(start * (1 + p.value / 100.0)));
@@ -151,7 +157,8 @@ int HpaController::RateLimit(double now_s, int current, int desired) const {
       limit = r.select == HpaSelect::kMin ? INT_MIN : INT_MAX;
       for (const auto& p : r.policies) {
         // periodStartReplicas = current - added + deleted within the period.
-        const int start = current - ChangeInPeriod(up_, now_s, p.period_s) + ChangeInPeriod(down_, now_s, p.period_s);
+        const int start = current - ChangeInPeriod(up_, now_s, p.period_s) +
+                          ChangeInPeriod(down_, now_s, p.period_s);
         const int proposed = p.type == HpaPolicyType::kPods
                                  ? start - p.value
                                  : static_cast<int>(start * (1 - p.value / 100.0));

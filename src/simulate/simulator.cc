@@ -59,7 +59,7 @@ struct Fleet {
     if (desired < n) {
       std::stable_sort(pods.begin(), pods.end(), [&](const Pod& a, const Pod& b) {
         const bool ar = t >= a.ready_t, br = t >= b.ready_t;
-        if (ar != br) return ar;  // ready first (kept)
+        if (ar != br) return ar;         // ready first (kept)
         return a.launch_t < b.launch_t;  // older first (kept)
       });
       pods.resize(static_cast<size_t>(std::max(0, desired)));
@@ -84,13 +84,15 @@ struct Context {
   int max_replicas = 0;
   ColdStart gpu_cold, cpu_cold;
   double gpu_price_h = 0, cpu_price_h = 0;
-  std::vector<int> hour_gpu;    // schedule: GPU replicas per hour of day
-  std::vector<int> hour_cpu;    // schedule: CPU replicas per hour of day
+  std::vector<int> hour_gpu;  // schedule: GPU replicas per hour of day
+  std::vector<int> hour_cpu;  // schedule: CPU replicas per hour of day
   std::vector<bool> hour_on_cpu;
   double in_tokens = 0, out_tokens = 0;
 };
 
-double HourOfDay(const Context& c, double t) { return std::fmod(c.trace->start_of_day_s + t, 86400.0) / 3600.0; }
+double HourOfDay(const Context& c, double t) {
+  return std::fmod(c.trace->start_of_day_s + t, 86400.0) / 3600.0;
+}
 
 PolicyResult Run(const Context& c, ScalingPolicyKind kind) {
   const LoadTrace& tr = *c.trace;
@@ -121,7 +123,9 @@ PolicyResult Run(const Context& c, ScalingPolicyKind kind) {
   const double rps0 = tr.rps.front();
   int desired_gpu = 0, desired_cpu = 0;
   switch (kind) {
-    case ScalingPolicyKind::kStatic: desired_gpu = c.static_replicas; break;
+    case ScalingPolicyKind::kStatic:
+      desired_gpu = c.static_replicas;
+      break;
     case ScalingPolicyKind::kSchedule:
       desired_gpu = schedule_gpu(0);
       desired_cpu = schedule_cpu(0);
@@ -136,9 +140,9 @@ PolicyResult Run(const Context& c, ScalingPolicyKind kind) {
   const double dt = o.step_s;
   const double end = tr.DurationS();
   const auto steps = static_cast<long>(std::ceil(end / dt));
-  double backlog = 0;        // requests waiting beyond the ready capacity
-  double last_active = 0;    // KEDA
-  double sat_low_since = -1; // saturation: start of the current low-usage stretch
+  double backlog = 0;         // requests waiting beyond the ready capacity
+  double last_active = 0;     // KEDA
+  double sat_low_since = -1;  // saturation: start of the current low-usage stretch
   // KPA windows: per-step observed concurrency in a ring buffer.
   const int stable_n = std::max(1, static_cast<int>(o.kpa_stable_window_s / dt));
   const int panic_n = std::max(1, static_cast<int>(o.kpa_panic_window_s / dt));
@@ -196,7 +200,8 @@ PolicyResult Run(const Context& c, ScalingPolicyKind kind) {
     // ---- the policy decides -----------------------------------------------------------
     const long ti = s * o.step_s;
     switch (kind) {
-      case ScalingPolicyKind::kStatic: break;
+      case ScalingPolicyKind::kStatic:
+        break;
       case ScalingPolicyKind::kHpa: {
         if (keda && ti % o.keda_polling_s == 0) {
           const bool active = rps > o.keda_activation_rps;
@@ -219,8 +224,9 @@ PolicyResult Run(const Context& c, ScalingPolicyKind kind) {
             rps_pods.push_back(b);
           }
           const int cur_r = desired_gpu;
-          int want = std::max(HpaMetricReplicas(cur_r, util_pods, job.target_utilization, o.tolerance),
-                              HpaMetricReplicas(cur_r, rps_pods, c.cap_target, o.tolerance));
+          int want =
+              std::max(HpaMetricReplicas(cur_r, util_pods, job.target_utilization, o.tolerance),
+                       HpaMetricReplicas(cur_r, rps_pods, c.cap_target, o.tolerance));
           desired_gpu = hpa.Reconcile(t, cur_r, want);
         }
         break;
@@ -234,7 +240,8 @@ PolicyResult Run(const Context& c, ScalingPolicyKind kind) {
         ring[slot] = v;
         ++ring_pos;
         if (ti % o.kpa_tick_s == 0 && s > 0) {
-          const double stable = stable_sum / static_cast<double>(std::min<long>(ring_pos, stable_n));
+          const double stable =
+              stable_sum / static_cast<double>(std::min<long>(ring_pos, stable_n));
           const double panic = panic_sum / static_cast<double>(std::min<long>(ring_pos, panic_n));
           const double ready_pods = std::max(1, gpu.ready);
           const double max_up = std::ceil(o.kpa_max_scale_up_rate * ready_pods);
@@ -263,7 +270,8 @@ PolicyResult Run(const Context& c, ScalingPolicyKind kind) {
       case ScalingPolicyKind::kSaturation: {
         if (ti % o.sat_period_s == 0 && s > 0) {
           const double batch = std::max(1, c.gpu_plan.batch);
-          const double kv = gpu.ready > 0 ? std::min(1.0, inflight / gpu.ready / batch) : (rps > 0 ? 1.0 : 0.0);
+          const double kv =
+              gpu.ready > 0 ? std::min(1.0, inflight / gpu.ready / batch) : (rps > 0 ? 1.0 : 0.0);
           const double waiting = std::max(0.0, inflight - gpu.ready * batch);
           const double queue = gpu.ready > 0 ? waiting / gpu.ready : waiting;
           int want = desired_gpu;
@@ -341,7 +349,8 @@ PolicyResult Run(const Context& c, ScalingPolicyKind kind) {
     const double e2e = cache_e2e + wait * 1e3;
     bool violation;
     if (job.ttft_p99_ms || job.tpot_p99_ms || job.e2e_p99_ms) {
-      violation = (job.ttft_p99_ms && ttft > *job.ttft_p99_ms) || (job.tpot_p99_ms && cache_tpot > *job.tpot_p99_ms) ||
+      violation = (job.ttft_p99_ms && ttft > *job.ttft_p99_ms) ||
+                  (job.tpot_p99_ms && cache_tpot > *job.tpot_p99_ms) ||
                   (job.e2e_p99_ms && e2e > *job.e2e_p99_ms);
     } else {
       violation = rps > cap + 1e-12;  // no SLO: the load exceeded the ready capacity
@@ -361,7 +370,8 @@ PolicyResult Run(const Context& c, ScalingPolicyKind kind) {
     cur.tpot_p99_ms = std::max(cur.tpot_p99_ms, cache_tpot);
     cur.e2e_p99_ms = std::max(cur.e2e_p99_ms, e2e);
     cur.slo_violation = cur.slo_violation || violation;
-    if (violation && (billed_g > gpu.ready || billed_c > cpu.ready)) cur.violation_while_starting = true;
+    if (violation && (billed_g > gpu.ready || billed_c > cpu.ready))
+      cur.violation_while_starting = true;
     cur.cost += cost;
     ++samples;
 
@@ -373,9 +383,11 @@ PolicyResult Run(const Context& c, ScalingPolicyKind kind) {
     r.max_queue_delay_s = std::max(r.max_queue_delay_s, wait);
     // Cost decomposition against the static fleet (GPU price units).
     const int need = ReplicasFor(rps, c.cap_target);
-    r.cold_start_overhead += ((billed_g - gpu.ready) * gpu.price_s + (billed_c - cpu.ready) * cpu.price_s) * dt;
+    r.cold_start_overhead +=
+        ((billed_g - gpu.ready) * gpu.price_s + (billed_c - cpu.ready) * cpu.price_s) * dt;
     r.saving_scale_down += (c.static_replicas - need) * gpu.price_s * dt;
-    r.overshoot_cost += (gpu.ready * gpu.price_s + cpu.ready * cpu.price_s - need * gpu.price_s) * dt;
+    r.overshoot_cost +=
+        (gpu.ready * gpu.price_s + cpu.ready * cpu.price_s - need * gpu.price_s) * dt;
   }
   flush();
   const double days = end / 86400.0;
@@ -390,8 +402,10 @@ PolicyResult Run(const Context& c, ScalingPolicyKind kind) {
   }
   r.tokens = 0;
   for (size_t k = 0; k < tr.rps.size(); ++k) {
-    const double in = k < tr.input_tokens.size() && tr.input_tokens[k] > 0 ? tr.input_tokens[k] : job.input_len;
-    const double out = k < tr.output_tokens.size() && tr.output_tokens[k] > 0 ? tr.output_tokens[k] : job.output_len;
+    const double in =
+        k < tr.input_tokens.size() && tr.input_tokens[k] > 0 ? tr.input_tokens[k] : job.input_len;
+    const double out = k < tr.output_tokens.size() && tr.output_tokens[k] > 0 ? tr.output_tokens[k]
+                                                                              : job.output_len;
     r.tokens += tr.rps[k] * tr.interval_s * (in + out);
   }
   r.cost_per_day = days > 0 ? r.cost_total / days : 0;
@@ -435,14 +449,18 @@ std::vector<double> HourlyPeaks(const LoadTrace& tr) {
 
 }  // namespace
 
-Result<SimulationResult> Simulate(const ServeJobSpec& job_in, const Catalog& catalog, const Calibration& cal,
-                                  const LoadTrace& trace, const SimulationOptions& opt, std::optional<double> rate) {
+Result<SimulationResult> Simulate(const ServeJobSpec& job_in, const Catalog& catalog,
+                                  const Calibration& cal, const LoadTrace& trace,
+                                  const SimulationOptions& opt, std::optional<double> rate) {
   if (auto st = CheckOptions(opt); !st) return st.error();
-  if (trace.rps.empty()) return MakeError(ErrorCode::kInvalidArgument, "--trace", "the trace has no intervals");
-  if (!(trace.interval_s >= 1)) return MakeError(ErrorCode::kInvalidArgument, "--trace", "intervals must be >= 1 s");
+  if (trace.rps.empty())
+    return MakeError(ErrorCode::kInvalidArgument, "--trace", "the trace has no intervals");
+  if (!(trace.interval_s >= 1))
+    return MakeError(ErrorCode::kInvalidArgument, "--trace", "intervals must be >= 1 s");
   const double peak = trace.PeakRps();
   if (!(peak > 0)) {
-    return MakeError(ErrorCode::kInvalidArgument, "--trace", "the trace has no load (every interval is 0 req/s)");
+    return MakeError(ErrorCode::kInvalidArgument, "--trace",
+                     "the trace has no load (every interval is 0 req/s)");
   }
   SimulationResult res;
   res.prices_as_of = catalog.PricesAsOf();
@@ -453,7 +471,9 @@ Result<SimulationResult> Simulate(const ServeJobSpec& job_in, const Catalog& cat
   // Token lengths from the trace when it has them (request-weighted means).
   {
     double n = 0, in = 0, out = 0;
-    for (size_t k = 0; k < trace.rps.size() && k < trace.input_tokens.size() && k < trace.output_tokens.size(); ++k) {
+    for (size_t k = 0;
+         k < trace.rps.size() && k < trace.input_tokens.size() && k < trace.output_tokens.size();
+         ++k) {
       n += trace.rps[k];
       in += trace.rps[k] * trace.input_tokens[k];
       out += trace.rps[k] * trace.output_tokens[k];
@@ -461,8 +481,9 @@ Result<SimulationResult> Simulate(const ServeJobSpec& job_in, const Catalog& cat
     if (n > 0 && in > 0 && job.model.is_decoder_llm()) {
       job.input_len = std::max(1, static_cast<int>(std::lround(in / n)));
       job.output_len = std::max(1, static_cast<int>(std::lround(out / n)));
-      res.notes.push_back(fmt::format("token lengths from the trace: {} in / {} out per request (request-weighted means)",
-                                      job.input_len, job.output_len));
+      res.notes.push_back(fmt::format(
+          "token lengths from the trace: {} in / {} out per request (request-weighted means)",
+          job.input_len, job.output_len));
     }
   }
   Context c;
@@ -477,38 +498,46 @@ Result<SimulationResult> Simulate(const ServeJobSpec& job_in, const Catalog& cat
   auto plan = PlanServing(g, catalog, cal, rate);
   if (!plan) return plan.error();
   if (plan->plans.empty()) {
-    return MakeError(ErrorCode::kInvalidArgument, "--model",
-                     fmt::format("no GPU deployment of {} meets the SLOs at the trace's peak {:.3g} req/s", job.model.name, peak),
-                     "relax the SLOs, allow more GPUs (--gpus) or quantize");
+    return MakeError(
+        ErrorCode::kInvalidArgument, "--model",
+        fmt::format("no GPU deployment of {} meets the SLOs at the trace's peak {:.3g} req/s",
+                    job.model.name, peak),
+        "relax the SLOs, allow more GPUs (--gpus) or quantize");
   }
   c.gpu_plan = plan->plans.front();
   c.gpu_curve = BuildServeLoadCurve(job, c.gpu_plan, catalog, cal);
-  if (c.gpu_curve.rps.empty()) return MakeError(ErrorCode::kInternal, "simulate", "the serving curve of the plan is empty");
+  if (c.gpu_curve.rps.empty())
+    return MakeError(ErrorCode::kInternal, "simulate", "the serving curve of the plan is empty");
   c.cap_target = c.gpu_plan.capacity_qps;
   c.static_replicas = std::max(1, ReplicasFor(peak, c.cap_target));
   c.max_replicas = opt.max_replicas > 0 ? opt.max_replicas : std::max(2, 2 * c.static_replicas);
   if (c.max_replicas < c.static_replicas) {
-    res.notes.push_back(fmt::format("--max-replicas {} is below the {} replicas the peak needs: the peak will miss its SLOs",
-                                    c.max_replicas, c.static_replicas));
+    res.notes.push_back(fmt::format(
+        "--max-replicas {} is below the {} replicas the peak needs: the peak will miss its SLOs",
+        c.max_replicas, c.static_replicas));
   }
   const Precision wp = job.weight_precision;
   const double weight_bytes = InferenceWeightBytes(job.model, wp, job.quant, 1, 1).value();
   // A multi-node replica's nodes load their own pipeline stage's weights in parallel.
-  c.gpu_cold = EstimateColdStart(*c.gpu_plan.instance, weight_bytes / std::max(1, c.gpu_plan.pp), opt.cold_start);
+  c.gpu_cold = EstimateColdStart(*c.gpu_plan.instance, weight_bytes / std::max(1, c.gpu_plan.pp),
+                                 opt.cold_start);
   c.gpu_price_h = PricePerReplicaHour(c.gpu_plan);
   // Schedule: each hour of day sized for its peak over the trace; CPU where cheaper (B14).
   const std::vector<double> hourly = HourlyPeaks(trace);
   c.hour_gpu.assign(24, 0);
   c.hour_cpu.assign(24, 0);
   c.hour_on_cpu.assign(24, false);
-  const bool want_schedule =
-      std::find(opt.policies.begin(), opt.policies.end(), ScalingPolicyKind::kSchedule) != opt.policies.end();
+  const bool want_schedule = std::find(opt.policies.begin(), opt.policies.end(),
+                                       ScalingPolicyKind::kSchedule) != opt.policies.end();
   if (want_schedule) {
     auto dn = PlanDayNight(job, catalog, cal, hourly, rate);
     if (!dn) return dn.error();
     for (int h = 0; h < 24; ++h) {
       const auto& hp = dn->hours[static_cast<size_t>(h)];
-      c.hour_gpu[static_cast<size_t>(h)] = hourly[static_cast<size_t>(h)] > 0 ? std::max(1, ReplicasFor(hourly[static_cast<size_t>(h)], c.cap_target)) : std::max(0, opt.min_replicas);
+      c.hour_gpu[static_cast<size_t>(h)] =
+          hourly[static_cast<size_t>(h)] > 0
+              ? std::max(1, ReplicasFor(hourly[static_cast<size_t>(h)], c.cap_target))
+              : std::max(0, opt.min_replicas);
       if (opt.schedule_cpu_fallback && hp.on_cpu) {
         // The CPU deployment for the lowest-load CPU hour's type is reused for every CPU hour.
         if (!c.cpu_plan) {
@@ -522,7 +551,8 @@ Result<SimulationResult> Simulate(const ServeJobSpec& job_in, const Catalog& cat
         }
         if (c.cpu_plan) {
           c.hour_on_cpu[static_cast<size_t>(h)] = true;
-          c.hour_cpu[static_cast<size_t>(h)] = std::max(1, ReplicasFor(hourly[static_cast<size_t>(h)], c.cpu_plan->capacity_qps));
+          c.hour_cpu[static_cast<size_t>(h)] =
+              std::max(1, ReplicasFor(hourly[static_cast<size_t>(h)], c.cpu_plan->capacity_qps));
         }
       }
     }
@@ -561,7 +591,8 @@ Result<SimulationResult> Simulate(const ServeJobSpec& job_in, const Catalog& cat
     }
   }
   if (c.gpu_cold.Total() > 600) {
-    res.notes.push_back(fmt::format("cold start {:.0f} s: scale-ups lag the load by over 10 minutes", c.gpu_cold.Total()));
+    res.notes.push_back(fmt::format(
+        "cold start {:.0f} s: scale-ups lag the load by over 10 minutes", c.gpu_cold.Total()));
   }
   return res;
 }

@@ -15,8 +15,8 @@ constexpr double kScanStep = 1.25;
 constexpr double kScanEndQps = 100000;
 
 // Cheapest monthly deployment serving `qps` with only GPUs or only CPUs.
-std::optional<ServePlan> Cheapest(const ServeJobSpec& base, const Catalog& cat, double qps, bool cpu,
-                                  std::optional<double> rate) {
+std::optional<ServePlan> Cheapest(const ServeJobSpec& base, const Catalog& cat, double qps,
+                                  bool cpu, std::optional<double> rate) {
   ServeJobSpec j = base;
   j.qps = qps;
   j.allow_cpu = cpu;

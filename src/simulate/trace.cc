@@ -53,14 +53,16 @@ bool Blank(std::string_view s) { return internal::Trim(s).empty(); }
 
 Error LineError(std::string_view label, int line, std::string_view field, std::string message,
                 std::string hint = {}) {
-  return MakeError(ErrorCode::kParse, fmt::format("{}:{}:{}", label, line, field), std::move(message),
-                   std::move(hint));
+  return MakeError(ErrorCode::kParse, fmt::format("{}:{}:{}", label, line, field),
+                   std::move(message), std::move(hint));
 }
 
-Result<double> NonNegative(std::string_view cell, std::string_view label, int line, std::string_view field) {
+Result<double> NonNegative(std::string_view cell, std::string_view label, int line,
+                           std::string_view field) {
   auto v = internal::ParseDouble(internal::Trim(cell));
   if (!v || !std::isfinite(*v) || *v < 0) {
-    return LineError(label, line, field, fmt::format("expected a number >= 0, got \"{}\"", internal::Trim(cell)),
+    return LineError(label, line, field,
+                     fmt::format("expected a number >= 0, got \"{}\"", internal::Trim(cell)),
                      "fix or remove the line");
   }
   return *v;
@@ -81,8 +83,8 @@ std::optional<double> ParseTimestamp(std::string_view s) {
   s = std::string_view(s).substr(0, s.size());
   while (!s.empty() && s.front() == ' ') s.remove_prefix(1);
   while (!s.empty() && s.back() == ' ') s.remove_suffix(1);
-  if (s.size() < 19 || s[4] != '-' || s[7] != '-' || (s[10] != ' ' && s[10] != 'T') || s[13] != ':' ||
-      s[16] != ':') {
+  if (s.size() < 19 || s[4] != '-' || s[7] != '-' || (s[10] != ' ' && s[10] != 'T') ||
+      s[13] != ':' || s[16] != ':') {
     return std::nullopt;
   }
   auto num = [&](size_t at, size_t len) -> std::optional<long> {
@@ -93,9 +95,10 @@ std::optional<double> ParseTimestamp(std::string_view s) {
     }
     return v;
   };
-  auto y = num(0, 4), mo = num(5, 2), d = num(8, 2), h = num(11, 2), mi = num(14, 2), se = num(17, 2);
-  if (!y || !mo || !d || !h || !mi || !se || *mo < 1 || *mo > 12 || *d < 1 || *d > 31 || *h > 23 || *mi > 59 ||
-      *se > 60) {
+  auto y = num(0, 4), mo = num(5, 2), d = num(8, 2), h = num(11, 2), mi = num(14, 2),
+       se = num(17, 2);
+  if (!y || !mo || !d || !h || !mi || !se || *mo < 1 || *mo > 12 || *d < 1 || *d > 31 || *h > 23 ||
+      *mi > 59 || *se > 60) {
     return std::nullopt;
   }
   double frac = 0;
@@ -108,8 +111,8 @@ std::optional<double> ParseTimestamp(std::string_view s) {
       scale /= 10;
     }
   }
-  return static_cast<double>(DaysFromCivil(*y, *mo, *d)) * 86400.0 + static_cast<double>(*h * 3600 + *mi * 60 + *se) +
-         frac;
+  return static_cast<double>(DaysFromCivil(*y, *mo, *d)) * 86400.0 +
+         static_cast<double>(*h * 3600 + *mi * 60 + *se) + frac;
 }
 
 // Bins requests (seconds from the trace start, non-decreasing) into intervals.
@@ -143,7 +146,8 @@ struct Binner {
 
 Status CheckInterval(double interval_s) {
   if (!(interval_s >= 1 && interval_s <= 3600)) {
-    return MakeError(ErrorCode::kInvalidArgument, "--interval-s", fmt::format("must be in [1, 3600], got {}", interval_s));
+    return MakeError(ErrorCode::kInvalidArgument, "--interval-s",
+                     fmt::format("must be in [1, 3600], got {}", interval_s));
   }
   return {};
 }
@@ -157,12 +161,16 @@ struct SplitMix64 {
     z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
     return z ^ (z >> 31);
   }
-  double Uniform() { return static_cast<double>(Next() >> 11) * (1.0 / 9007199254740992.0); }  // [0, 1)
+  double Uniform() {
+    return static_cast<double>(Next() >> 11) * (1.0 / 9007199254740992.0);
+  }  // [0, 1)
 };
 
 }  // namespace
 
-double LoadTrace::PeakRps() const { return rps.empty() ? 0 : *std::max_element(rps.begin(), rps.end()); }
+double LoadTrace::PeakRps() const {
+  return rps.empty() ? 0 : *std::max_element(rps.begin(), rps.end());
+}
 
 double LoadTrace::MeanRps() const {
   if (rps.empty()) return 0;
@@ -183,10 +191,12 @@ Result<LoadTrace> ParseMinuteCsv(std::string_view text, std::string_view label) 
       std::vector<std::string> h;
       for (auto c : cells) h.push_back(internal::ToLower(internal::Trim(c)));
       const bool two = h.size() == 2 && h[0] == "minute" && h[1] == "rps";
-      const bool four = h.size() == 4 && h[0] == "minute" && h[1] == "rps" && h[2] == "input_tokens" &&
-                        h[3] == "output_tokens";
+      const bool four = h.size() == 4 && h[0] == "minute" && h[1] == "rps" &&
+                        h[2] == "input_tokens" && h[3] == "output_tokens";
       if (!two && !four) {
-        return LineError(label, n, "header", fmt::format("expected \"minute,rps[,input_tokens,output_tokens]\", got \"{}\"", line));
+        return LineError(
+            label, n, "header",
+            fmt::format("expected \"minute,rps[,input_tokens,output_tokens]\", got \"{}\"", line));
       }
       tokens = four;
       header = true;
@@ -194,14 +204,15 @@ Result<LoadTrace> ParseMinuteCsv(std::string_view text, std::string_view label) 
     }
     const size_t want = tokens ? 4 : 2;
     if (cells.size() != want) {
-      return LineError(label, n, cells.size() < want ? (cells.size() < 2 ? "rps" : "output_tokens") : "columns",
-                       fmt::format("expected {} columns, got {}", want, cells.size()));
+      return LineError(
+          label, n, cells.size() < want ? (cells.size() < 2 ? "rps" : "output_tokens") : "columns",
+          fmt::format("expected {} columns, got {}", want, cells.size()));
     }
     auto minute = internal::ParseDouble(internal::Trim(cells[0]));
     if (!minute || *minute != static_cast<double>(t.rps.size())) {
       return LineError(label, n, "minute",
-                       fmt::format("expected minute {} (rows in order, no gaps), got \"{}\"", t.rps.size(),
-                                   internal::Trim(cells[0])));
+                       fmt::format("expected minute {} (rows in order, no gaps), got \"{}\"",
+                                   t.rps.size(), internal::Trim(cells[0])));
     }
     auto rps = NonNegative(cells[1], label, n, "rps");
     if (!rps) return rps.error();
@@ -215,12 +226,17 @@ Result<LoadTrace> ParseMinuteCsv(std::string_view text, std::string_view label) 
       t.output_tokens.push_back(*out);
     }
   }
-  if (!header) return MakeError(ErrorCode::kParse, std::string(label), "empty trace: no header line", "start with \"minute,rps\"");
-  if (t.rps.empty()) return MakeError(ErrorCode::kParse, std::string(label), "the trace has no rows", "add one row per minute");
+  if (!header)
+    return MakeError(ErrorCode::kParse, std::string(label), "empty trace: no header line",
+                     "start with \"minute,rps\"");
+  if (t.rps.empty())
+    return MakeError(ErrorCode::kParse, std::string(label), "the trace has no rows",
+                     "add one row per minute");
   return t;
 }
 
-Result<LoadTrace> ParseAzureLlmTrace(std::string_view text, std::string_view label, double interval_s) {
+Result<LoadTrace> ParseAzureLlmTrace(std::string_view text, std::string_view label,
+                                     double interval_s) {
   if (auto st = CheckInterval(interval_s); !st) return st.error();
   Binner bin{interval_s, {}, {}, {}};
   bool header = false;
@@ -230,21 +246,27 @@ Result<LoadTrace> ParseAzureLlmTrace(std::string_view text, std::string_view lab
     if (Blank(line)) continue;
     auto cells = SplitComma(line);
     if (!header) {
-      if (cells.size() != 3 || internal::Trim(cells[0]) != "TIMESTAMP" || internal::Trim(cells[1]) != "ContextTokens" ||
+      if (cells.size() != 3 || internal::Trim(cells[0]) != "TIMESTAMP" ||
+          internal::Trim(cells[1]) != "ContextTokens" ||
           internal::Trim(cells[2]) != "GeneratedTokens") {
-        return LineError(label, n, "header", fmt::format("expected \"TIMESTAMP,ContextTokens,GeneratedTokens\", got \"{}\"", line));
+        return LineError(
+            label, n, "header",
+            fmt::format("expected \"TIMESTAMP,ContextTokens,GeneratedTokens\", got \"{}\"", line));
       }
       header = true;
       continue;
     }
     if (cells.size() != 3) {
-      return LineError(label, n, cells.size() < 2 ? "ContextTokens" : (cells.size() < 3 ? "GeneratedTokens" : "columns"),
-                       fmt::format("expected 3 columns, got {}", cells.size()));
+      return LineError(
+          label, n,
+          cells.size() < 2 ? "ContextTokens" : (cells.size() < 3 ? "GeneratedTokens" : "columns"),
+          fmt::format("expected 3 columns, got {}", cells.size()));
     }
     auto ts = ParseTimestamp(cells[0]);
     if (!ts) {
       return LineError(label, n, "TIMESTAMP",
-                       fmt::format("expected \"YYYY-MM-DD HH:MM:SS.fffffff\", got \"{}\"", internal::Trim(cells[0])));
+                       fmt::format("expected \"YYYY-MM-DD HH:MM:SS.fffffff\", got \"{}\"",
+                                   internal::Trim(cells[0])));
     }
     auto in = NonNegative(cells[1], label, n, "ContextTokens");
     if (!in) return in.error();
@@ -252,19 +274,24 @@ Result<LoadTrace> ParseAzureLlmTrace(std::string_view text, std::string_view lab
     if (!out) return out.error();
     if (!t0) t0 = *ts;
     if (*ts < last) {
-      return LineError(label, n, "TIMESTAMP", fmt::format("timestamps must not decrease ({} is before the previous line)",
-                                                          internal::Trim(cells[0])), "sort the trace by TIMESTAMP");
+      return LineError(label, n, "TIMESTAMP",
+                       fmt::format("timestamps must not decrease ({} is before the previous line)",
+                                   internal::Trim(cells[0])),
+                       "sort the trace by TIMESTAMP");
     }
     last = *ts;
     bin.Add(*ts - *t0, *in, *out);
   }
-  if (!header) return MakeError(ErrorCode::kParse, std::string(label), "empty trace: no header line");
+  if (!header)
+    return MakeError(ErrorCode::kParse, std::string(label), "empty trace: no header line");
   if (!t0) return MakeError(ErrorCode::kParse, std::string(label), "the trace has no requests");
   const double day = std::fmod(*t0, 86400.0);
-  return bin.Finish(fmt::format("{} (Azure LLM inference trace)", label), day - std::fmod(day, interval_s));
+  return bin.Finish(fmt::format("{} (Azure LLM inference trace)", label),
+                    day - std::fmod(day, interval_s));
 }
 
-Result<LoadTrace> ParseMooncakeTrace(std::string_view text, std::string_view label, double interval_s) {
+Result<LoadTrace> ParseMooncakeTrace(std::string_view text, std::string_view label,
+                                     double interval_s) {
   if (auto st = CheckInterval(interval_s); !st) return st.error();
   Binner bin{interval_s, {}, {}, {}};
   double last = 0;
@@ -273,20 +300,26 @@ Result<LoadTrace> ParseMooncakeTrace(std::string_view text, std::string_view lab
     if (Blank(line)) continue;
     const std::string where = fmt::format("{}:{}", label, n);
     auto j = internal::ParseJson(line, where);
-    if (!j) return LineError(label, n, "line", "not valid JSON: " + j.error().message, "one JSON object per line");
+    if (!j)
+      return LineError(label, n, "line", "not valid JSON: " + j.error().message,
+                       "one JSON object per line");
     if (!j->is_object()) return LineError(label, n, "line", "expected a JSON object");
     double v[3] = {0, 0, 0};
     const char* keys[3] = {"timestamp", "input_length", "output_length"};
     for (int k = 0; k < 3; ++k) {
       auto it = j->find(keys[k]);
-      if (it == j->end()) return LineError(label, n, keys[k], "missing", "each line needs timestamp, input_length, output_length");
+      if (it == j->end())
+        return LineError(label, n, keys[k], "missing",
+                         "each line needs timestamp, input_length, output_length");
       if (!it->is_number() || !(it->get<double>() >= 0) || !std::isfinite(it->get<double>())) {
-        return LineError(label, n, keys[k], fmt::format("expected a number >= 0, got {}", it->dump()));
+        return LineError(label, n, keys[k],
+                         fmt::format("expected a number >= 0, got {}", it->dump()));
       }
       v[k] = it->get<double>();
     }
     if (v[0] < last) {
-      return LineError(label, n, "timestamp", fmt::format("timestamps must not decrease ({} ms after {} ms)", v[0], last),
+      return LineError(label, n, "timestamp",
+                       fmt::format("timestamps must not decrease ({} ms after {} ms)", v[0], last),
                        "sort the trace by timestamp");
     }
     last = v[0];
@@ -303,18 +336,21 @@ Result<LoadTrace> ParseTrace(std::string_view text, std::string_view label) {
     std::string first = internal::Trim(line);
     if (first.front() == '{') return ParseMooncakeTrace(text, label);
     if (first.rfind("TIMESTAMP", 0) == 0) return ParseAzureLlmTrace(text, label);
-    if (internal::ToLower(first).rfind("minute", 0) == 0 || first.front() == '#') return ParseMinuteCsv(text, label);
-    return LineError(label, n, "header",
-                     fmt::format("unknown trace format (first line \"{}\")", first.substr(0, 60)),
-                     "use a per-minute CSV (minute,rps[,input_tokens,output_tokens]), the Azure LLM trace CSV "
-                     "(TIMESTAMP,ContextTokens,GeneratedTokens) or Mooncake JSONL");
+    if (internal::ToLower(first).rfind("minute", 0) == 0 || first.front() == '#')
+      return ParseMinuteCsv(text, label);
+    return LineError(
+        label, n, "header",
+        fmt::format("unknown trace format (first line \"{}\")", first.substr(0, 60)),
+        "use a per-minute CSV (minute,rps[,input_tokens,output_tokens]), the Azure LLM trace CSV "
+        "(TIMESTAMP,ContextTokens,GeneratedTokens) or Mooncake JSONL");
   }
   return MakeError(ErrorCode::kParse, std::string(label), "the trace file is empty");
 }
 
 Result<LoadTrace> ReadTraceFile(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
-  if (!in) return MakeError(ErrorCode::kIo, "--trace", "cannot read \"" + path + "\"", "check the path");
+  if (!in)
+    return MakeError(ErrorCode::kIo, "--trace", "cannot read \"" + path + "\"", "check the path");
   std::stringstream ss;
   ss << in.rdbuf();
   return ParseTrace(ss.str(), path);
@@ -323,24 +359,33 @@ Result<LoadTrace> ReadTraceFile(const std::string& path) {
 Result<LoadTrace> SyntheticTrace(const SyntheticTraceOptions& o) {
   if (auto st = CheckInterval(o.interval_s); !st) return st.error();
   if (o.days < 1 || o.days > 366) {
-    return MakeError(ErrorCode::kInvalidArgument, "--days", fmt::format("must be in [1, 366], got {}", o.days));
+    return MakeError(ErrorCode::kInvalidArgument, "--days",
+                     fmt::format("must be in [1, 366], got {}", o.days));
   }
-  if (!(o.peak_rps > 0)) return MakeError(ErrorCode::kInvalidArgument, "--peak-rps", fmt::format("must be > 0, got {}", o.peak_rps));
+  if (!(o.peak_rps > 0))
+    return MakeError(ErrorCode::kInvalidArgument, "--peak-rps",
+                     fmt::format("must be > 0, got {}", o.peak_rps));
   if (!(o.trough_fraction >= 0 && o.trough_fraction <= 1)) {
-    return MakeError(ErrorCode::kInvalidArgument, "--trough", fmt::format("must be in [0, 1], got {}", o.trough_fraction),
+    return MakeError(ErrorCode::kInvalidArgument, "--trough",
+                     fmt::format("must be in [0, 1], got {}", o.trough_fraction),
                      "the night load as a fraction of the peak, e.g. 0.1");
   }
-  if (!(o.noise >= 0 && o.noise < 1)) return MakeError(ErrorCode::kInvalidArgument, "--noise", fmt::format("must be in [0, 1), got {}", o.noise));
+  if (!(o.noise >= 0 && o.noise < 1))
+    return MakeError(ErrorCode::kInvalidArgument, "--noise",
+                     fmt::format("must be in [0, 1), got {}", o.noise));
   if (!(o.weekend_factor > 0 && o.weekend_factor <= 1)) {
-    return MakeError(ErrorCode::kInvalidArgument, "--weekend-factor", fmt::format("must be in (0, 1], got {}", o.weekend_factor));
+    return MakeError(ErrorCode::kInvalidArgument, "--weekend-factor",
+                     fmt::format("must be in (0, 1], got {}", o.weekend_factor));
   }
   if (!(o.bursts_per_day >= 0) || !(o.burst_factor >= 1) || !(o.burst_minutes > 0)) {
-    return MakeError(ErrorCode::kInvalidArgument, "--bursts", "bursts per day must be >= 0, burst factor >= 1, burst minutes > 0");
+    return MakeError(ErrorCode::kInvalidArgument, "--bursts",
+                     "bursts per day must be >= 0, burst factor >= 1, burst minutes > 0");
   }
   LoadTrace t;
   t.interval_s = o.interval_s;
-  t.source = fmt::format("synthetic diurnal: {} day(s), peak {:g} req/s at {:g}h, night {:g} x peak, seed {}", o.days,
-                         o.peak_rps, o.peak_hour, o.trough_fraction, o.seed);
+  t.source = fmt::format(
+      "synthetic diurnal: {} day(s), peak {:g} req/s at {:g}h, night {:g} x peak, seed {}", o.days,
+      o.peak_rps, o.peak_hour, o.trough_fraction, o.seed);
   const auto per_day = static_cast<size_t>(std::llround(86400.0 / o.interval_s));
   const size_t n = per_day * static_cast<size_t>(o.days);
   SplitMix64 rng{o.seed};
@@ -351,9 +396,12 @@ Result<LoadTrace> SyntheticTrace(const SyntheticTraceOptions& o) {
     int k = static_cast<int>(expected);
     if (rng.Uniform() < expected - k) ++k;
     for (int b = 0; b < k; ++b) {
-      const auto start = static_cast<size_t>(d) * per_day + static_cast<size_t>(rng.Uniform() * static_cast<double>(per_day));
-      const auto len = static_cast<size_t>(std::max(1.0, std::round(o.burst_minutes * 60 / o.interval_s)));
-      for (size_t i = start; i < std::min(n, start + len); ++i) mult[i] = std::max(mult[i], o.burst_factor);
+      const auto start = static_cast<size_t>(d) * per_day +
+                         static_cast<size_t>(rng.Uniform() * static_cast<double>(per_day));
+      const auto len =
+          static_cast<size_t>(std::max(1.0, std::round(o.burst_minutes * 60 / o.interval_s)));
+      for (size_t i = start; i < std::min(n, start + len); ++i)
+        mult[i] = std::max(mult[i], o.burst_factor);
     }
   }
   for (size_t i = 0; i < n; ++i) {

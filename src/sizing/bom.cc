@@ -15,7 +15,14 @@
 namespace gpuplan {
 namespace {
 
-using namespace sizing_internal;  // NOLINT(google-build-using-namespace): formatting helpers
+using sizing_internal::Bw;
+using sizing_internal::Disk;
+using sizing_internal::kLocalNvmeDriveBw;
+using sizing_internal::kRamTolerance;
+using sizing_internal::Mem;
+using sizing_internal::Net;
+using sizing_internal::Num;
+using sizing_internal::TB;
 
 constexpr int kSockets = 2;
 // DIMMs per socket that interleave evenly: 8 or 16 fill an 8-channel socket (Intel Xeon 4th-6th
@@ -87,8 +94,7 @@ std::string DimmLayout(const DimmConfig& c) {
     return fmt::format("all {} channels per socket, {} DIMM per channel", channels,
                        DimmsPerChannel(per_socket));
   }
-  return fmt::format("{} DIMMs per socket, partial population: less memory bandwidth",
-                     per_socket);
+  return fmt::format("{} DIMMs per socket, partial population: less memory bandwidth", per_socket);
 }
 
 // ---- Drives ---------------------------------------------------------------------------------
@@ -181,14 +187,14 @@ BillOfMaterials BuildBom(const HostNeeds& needs, const Accelerator& acc, int gpu
   const int per_socket = (needs.cpu_cores + kSockets - 1) / kSockets;
   bom.lines.push_back(fmt::format("GPU: {} x {} ({} GPU memory)", bom.gpus, acc.id,
                                   Mem(acc.memory * static_cast<double>(bom.gpus))));
-  bom.lines.push_back(fmt::format("CPU: {} cores ({} sockets x {} cores or more)",
-                                  needs.cpu_cores, kSockets, per_socket));
+  bom.lines.push_back(fmt::format("CPU: {} cores ({} sockets x {} cores or more)", needs.cpu_cores,
+                                  kSockets, per_socket));
   if (bom.ram.count > 0) {
     const bool short_of_need = bom.ram.total < needs.ram * (1 - kRamTolerance);
-    bom.lines.push_back(fmt::format(
-        "RAM: {} x {} RDIMM = {} (need {}; {}){}", bom.ram.count, Mem(bom.ram.dimm),
-        Mem(bom.ram.total), Mem(needs.ram), DimmLayout(bom.ram),
-        short_of_need ? "; below the need: the largest 2-socket configuration" : ""));
+    bom.lines.push_back(
+        fmt::format("RAM: {} x {} RDIMM = {} (need {}; {}){}", bom.ram.count, Mem(bom.ram.dimm),
+                    Mem(bom.ram.total), Mem(needs.ram), DimmLayout(bom.ram),
+                    short_of_need ? "; below the need: the largest 2-socket configuration" : ""));
   } else {
     bom.lines.push_back("RAM: none needed");
   }
@@ -196,11 +202,11 @@ BillOfMaterials BuildBom(const HostNeeds& needs, const Accelerator& acc, int gpu
                                   Disk(needs.system_disk)));
   if (drives.count > 0) {
     const bool short_of_need = bom.data_disk < needs.data_disk;
-    bom.lines.push_back(fmt::format(
-        "data disk: {} x {} TB enterprise NVMe{} = {} (need {} and {} read){}", drives.count,
-        Num(drives.drive_tb, 2), drives.count > 1 ? " in RAID0" : "", Disk(bom.data_disk),
-        Disk(needs.data_disk), Bw(needs.storage_bw),
-        short_of_need ? "; below the need: add network storage" : ""));
+    bom.lines.push_back(
+        fmt::format("data disk: {} x {} TB enterprise NVMe{} = {} (need {} and {} read){}",
+                    drives.count, Num(drives.drive_tb, 2), drives.count > 1 ? " in RAID0" : "",
+                    Disk(bom.data_disk), Disk(needs.data_disk), Bw(needs.storage_bw),
+                    short_of_need ? "; below the need: add network storage" : ""));
   } else {
     bom.lines.push_back("data disk: none needed");
   }

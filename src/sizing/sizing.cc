@@ -25,7 +25,15 @@
 namespace gpuplan {
 namespace {
 
-using namespace sizing_internal;  // NOLINT(google-build-using-namespace): formatting helpers
+using sizing_internal::Bw;
+using sizing_internal::Disk;
+using sizing_internal::kLocalNvmeDriveBw;
+using sizing_internal::kRamTolerance;
+using sizing_internal::Mem;
+using sizing_internal::Net;
+using sizing_internal::Num;
+using sizing_internal::Rate;
+using sizing_internal::TB;
 
 // CheckHost: instance local NVMe is counted as drives of 3.84 TB, each ~7 GB/s (A9).
 constexpr double kInstanceDriveTB = 3.84;
@@ -138,8 +146,7 @@ void SizeNetwork(const Basis& b, HostNeeds& n) {
 }
 
 // Guide A's disks (A6, A7, A10); guide B reuses them (it has no disk rule).
-void SizeGuideDisks(const SizingInput& in, const Basis& b, std::string_view prefix,
-                    HostNeeds& n) {
+void SizeGuideDisks(const SizingInput& in, const Basis& b, std::string_view prefix, HostNeeds& n) {
   n.system_disk = in.model_files * kGuideASystemModelFactor + in.dataset;
   n.rationale.push_back(fmt::format("system disk: model files {} x {} + dataset {} = {} ({}A6)",
                                     Disk(in.model_files), Num(kGuideASystemModelFactor, 0),
@@ -161,10 +168,10 @@ void SizeGuideDisks(const SizingInput& in, const Basis& b, std::string_view pref
 
 void SizeGuideInferenceStorage(HostNeeds& n) {
   n.storage_bw = kNetworkStorageBw;
-  n.rationale.push_back(fmt::format(
-      "storage: {}, network storage suffices for inference (guide A9: model loading is "
-      "one-off; network storage 1-2 GB/s)",
-      Bw(n.storage_bw)));
+  n.rationale.push_back(
+      fmt::format("storage: {}, network storage suffices for inference (guide A9: model loading is "
+                  "one-off; network storage 1-2 GB/s)",
+                  Bw(n.storage_bw)));
 }
 
 void SizeGuideAInferenceRam(const Basis& b, std::string_view note, HostNeeds& n) {
@@ -186,9 +193,8 @@ HostNeeds SizeGuideA(const SizingInput& in) {
         b.gpus, kGuideACoresPerGpuTrain, n.cpu_cores, kGuideACoresPerGpuTrain));
     n.ram = b.gpu_total * kGuideARamFactorTrain;
     n.rationale.push_back(fmt::format(
-        "RAM: {} GPU memory x {} = {} (guide A5: 2-3x for training; A7 uses {})",
-        Mem(b.gpu_total), Num(kGuideARamFactorTrain, 2), Mem(n.ram),
-        Num(kGuideARamFactorTrain, 2)));
+        "RAM: {} GPU memory x {} = {} (guide A5: 2-3x for training; A7 uses {})", Mem(b.gpu_total),
+        Num(kGuideARamFactorTrain, 2), Mem(n.ram), Num(kGuideARamFactorTrain, 2)));
   } else {
     n.cpu_cores = Cores(b.gpus, kGuideACoresPerGpuInfer, 0);
     n.rationale.push_back(fmt::format(
@@ -223,22 +229,22 @@ HostNeeds SizeGuideB(const SizingInput& in) {
     const Bytes by_data = in.dataset * kGuideBRamPerDataset;
     const Bytes by_gpu = b.gpu_total * kGuideBRamPerGpuMemory;
     n.ram = std::max(by_data, by_gpu);
-    n.rationale.push_back(fmt::format(
-        "RAM: max(dataset {} x {} = {}, {} GPU memory x {} = {}) = {} (guide B6)",
-        Disk(in.dataset), Num(kGuideBRamPerDataset, 2), Mem(by_data), Mem(b.gpu_total),
-        Num(kGuideBRamPerGpuMemory, 2), Mem(by_gpu), Mem(n.ram)));
+    n.rationale.push_back(
+        fmt::format("RAM: max(dataset {} x {} = {}, {} GPU memory x {} = {}) = {} (guide B6)",
+                    Disk(in.dataset), Num(kGuideBRamPerDataset, 2), Mem(by_data), Mem(b.gpu_total),
+                    Num(kGuideBRamPerGpuMemory, 2), Mem(by_gpu), Mem(n.ram)));
   } else {
     n.cpu_cores = Cores(b.gpus, kGuideACoresPerGpuInfer, 0);
     n.rationale.push_back(fmt::format(
-        "CPU: {} GPUs x {} cores = {} cores (guide B has no inference core rule; guide A4)",
-        b.gpus, kGuideACoresPerGpuInfer, n.cpu_cores));
+        "CPU: {} GPUs x {} cores = {} cores (guide B has no inference core rule; guide A4)", b.gpus,
+        kGuideACoresPerGpuInfer, n.cpu_cores));
     SizeGuideAInferenceRam(b, "; guide B has no inference RAM rule", n);
   }
   SizeGuideDisks(in, b, "guide B has no disk rule; guide ", n);
   if (in.training) {
     n.storage_bw = kGuideBStorageBwPerGpu * static_cast<double>(b.gpus);
-    n.rationale.push_back(fmt::format("storage: {} GPUs x {} = {} (guide B7: RAID0 NVMe)",
-                                      b.gpus, Bw(kGuideBStorageBwPerGpu), Bw(n.storage_bw)));
+    n.rationale.push_back(fmt::format("storage: {} GPUs x {} = {} (guide B7: RAID0 NVMe)", b.gpus,
+                                      Bw(kGuideBStorageBwPerGpu), Bw(n.storage_bw)));
   } else {
     SizeGuideInferenceStorage(n);
   }
@@ -256,8 +262,7 @@ HostNeeds SizeDefault(const SizingInput& in) {
     n.rationale.push_back(fmt::format(
         "CPU: {} GPUs x {} cores + {} = {} cores (default: per GPU the training loop, 4 "
         "data-loader workers and NCCL/checkpoint threads; {} per node for the OS)",
-        b.gpus, kDefaultCoresPerGpuTrain, kDefaultCoresPerNode, n.cpu_cores,
-        kDefaultCoresPerNode));
+        b.gpus, kDefaultCoresPerGpuTrain, kDefaultCoresPerNode, n.cpu_cores, kDefaultCoresPerNode));
     const Bytes ckpt_share = b.checkpoint / nodes;
     n.ram = std::max(b.gpu_total, ckpt_share) * kDefaultRamHeadroom;
     n.rationale.push_back(fmt::format(
@@ -271,8 +276,7 @@ HostNeeds SizeDefault(const SizingInput& in) {
     n.rationale.push_back(fmt::format(
         "CPU: {} GPUs x {} cores + {} = {} cores (default: per GPU the engine worker, "
         "tokenization and request handling; {} per node for the OS)",
-        b.gpus, kDefaultCoresPerGpuInfer, kDefaultCoresPerNode, n.cpu_cores,
-        kDefaultCoresPerNode));
+        b.gpus, kDefaultCoresPerGpuInfer, kDefaultCoresPerNode, n.cpu_cores, kDefaultCoresPerNode));
     const bool known = in.model_files.value() > 0;
     const Bytes weights = known ? in.model_files / nodes : b.gpu_total;
     const Bytes staged = weights * kDefaultRamHeadroom;
@@ -282,8 +286,7 @@ HostNeeds SizeDefault(const SizingInput& in) {
         "RAM: {} {} x {} = {} + {} GPUs x {} = {} (default: weights pass through host memory "
         "when loading; per GPU worker: CUDA context, framework, vLLM's 4 GiB swap space)",
         known ? "model files per node" : "GPU memory (model files unknown)", Mem(weights),
-        Num(kDefaultRamHeadroom, 2), Mem(staged), b.gpus, Mem(kDefaultInferRamPerGpu),
-        Mem(n.ram)));
+        Num(kDefaultRamHeadroom, 2), Mem(staged), b.gpus, Mem(kDefaultInferRamPerGpu), Mem(n.ram)));
   }
   n.system_disk = kDefaultSystemBase + in.model_files * kDefaultSystemModelCopies;
   n.rationale.push_back(fmt::format(
@@ -297,8 +300,8 @@ HostNeeds SizeDefault(const SizingInput& in) {
     n.rationale.push_back(fmt::format(
         "data disk: dataset {} + {} x checkpoint share {} = {} (default: the dataset copied to "
         "each node's local NVMe, A9; this node's last {} checkpoint shards, A10{})",
-        Disk(in.dataset), kCheckpointsKept, Disk(ckpt_share), Disk(n.data_disk),
-        kCheckpointsKept, b.ckpt_note));
+        Disk(in.dataset), kCheckpointsKept, Disk(ckpt_share), Disk(n.data_disk), kCheckpointsKept,
+        b.ckpt_note));
     const BytesPerSec by_gpus = kDefaultStorageBwPerGpu * static_cast<double>(b.gpus);
     const BytesPerSec by_restore =
         BytesPerSec(ckpt_share.value() / kDefaultCheckpointRestoreTime.value());
@@ -343,9 +346,12 @@ bool IsBareMetal(const InstanceType& inst) {
 
 const char* SizingPolicyName(SizingPolicy p) {
   switch (p) {
-    case SizingPolicy::kGuideA: return "guide-a";
-    case SizingPolicy::kGuideB: return "guide-b";
-    case SizingPolicy::kDefault: return "default";
+    case SizingPolicy::kGuideA:
+      return "guide-a";
+    case SizingPolicy::kGuideB:
+      return "guide-b";
+    case SizingPolicy::kDefault:
+      return "default";
   }
   return "?";
 }
@@ -361,9 +367,15 @@ std::optional<SizingPolicy> ParseSizingPolicy(std::string_view s) {
 HostNeeds SizeHost(SizingPolicy policy, const SizingInput& in) {
   HostNeeds n;
   switch (policy) {
-    case SizingPolicy::kGuideA: n = SizeGuideA(in); break;
-    case SizingPolicy::kGuideB: n = SizeGuideB(in); break;
-    case SizingPolicy::kDefault: n = SizeDefault(in); break;
+    case SizingPolicy::kGuideA:
+      n = SizeGuideA(in);
+      break;
+    case SizingPolicy::kGuideB:
+      n = SizeGuideB(in);
+      break;
+    case SizingPolicy::kDefault:
+      n = SizeDefault(in);
+      break;
   }
   // Every policy, training: when the plan's own input rate is known, storage is sized from it
   // (a fixed per-GPU rule is a rule of thumb for vision-class input and over-sizes text jobs by
@@ -384,12 +396,12 @@ HostNeeds SizeHost(SizingPolicy policy, const SizingInput& in) {
                                    : in.data_feed_basis,
         Num(kInputBurstFactor, 0), Rate(feed));
     if (restore.value() > 0) {
-      line += fmt::format("; checkpoint restore in {} s needs {}", Num(kDefaultCheckpointRestoreTime.value(), 0),
-                          Rate(restore));
+      line += fmt::format("; checkpoint restore in {} s needs {}",
+                          Num(kDefaultCheckpointRestoreTime.value(), 0), Rate(restore));
     }
-    line += fmt::format(" -> {} (the policy's fixed figure was {}{})", Rate(n.storage_bw), Bw(rule),
-                        ratio > 2 ? fmt::format(", {}x this plan's need", Num(ratio, ratio < 10 ? 1 : 0))
-                                  : "");
+    line += fmt::format(
+        " -> {} (the policy's fixed figure was {}{})", Rate(n.storage_bw), Bw(rule),
+        ratio > 2 ? fmt::format(", {}x this plan's need", Num(ratio, ratio < 10 ? 1 : 0)) : "");
     for (auto& r : n.rationale) {
       if (r.rfind("storage:", 0) == 0) r = line;
     }
@@ -414,9 +426,8 @@ std::vector<HostFinding> CheckHost(const HostNeeds& needs, const InstanceType& i
     HostFinding f =
         MakeFinding("cpu", static_cast<double>(needs.cpu_cores), inst.vcpus / 2.0, "cores");
     f.ok = f.has >= f.needed;
-    const std::string how = IsBareMetal(inst)
-                                ? "bare-metal threads, 2 per core"
-                                : "vCPUs are hardware threads, 2 per core";
+    const std::string how = IsBareMetal(inst) ? "bare-metal threads, 2 per core"
+                                              : "vCPUs are hardware threads, 2 per core";
     f.text = fmt::format("needs {} cores, instance has {} ({} vCPUs; {}): {}", needs.cpu_cores,
                          Num(f.has, 1), inst.vcpus, how,
                          f.ok ? "ok"
@@ -429,13 +440,13 @@ std::vector<HostFinding> CheckHost(const HostNeeds& needs, const InstanceType& i
     const bool full = inst.ram >= needs.ram;
     f.ok = full || inst.ram.value() >= needs.ram.value() * (1 - kRamTolerance);
     const std::string verdict =
-        full ? "ok"
-        : f.ok
-            ? "ok, within the 5% DIMM rounding tolerance (guide A7 takes 1536 GiB for 1600 GiB)"
-            : "too little; pick a shape with more memory";
-    f.text = fmt::format("needs {} GB RAM, instance has {} GB: {} (decimal GB; {} needed, {} "
-                         "installed)",
-                         Num(f.needed, 0), Num(f.has, 0), verdict, Mem(needs.ram), Mem(inst.ram));
+        full   ? "ok"
+        : f.ok ? "ok, within the 5% DIMM rounding tolerance (guide A7 takes 1536 GiB for 1600 GiB)"
+               : "too little; pick a shape with more memory";
+    f.text = fmt::format(
+        "needs {} GB RAM, instance has {} GB: {} (decimal GB; {} needed, {} "
+        "installed)",
+        Num(f.needed, 0), Num(f.has, 0), verdict, Mem(needs.ram), Mem(inst.ram));
     out.push_back(f);
   }
   {  // System disk: the boot volume is chosen at launch, not part of the instance type.
@@ -451,8 +462,8 @@ std::vector<HostFinding> CheckHost(const HostNeeds& needs, const InstanceType& i
     HostFinding f = MakeFinding("data_disk", ToGB(needs.data_disk), ToGB(inst.local_nvme), "GB");
     if (needs.data_disk.value() <= 0) {
       f.ok = true;
-      f.text = fmt::format("no data disk needed, instance has {} local NVMe: ok",
-                           Disk(inst.local_nvme));
+      f.text =
+          fmt::format("no data disk needed, instance has {} local NVMe: ok", Disk(inst.local_nvme));
     } else if (inst.local_nvme.value() <= 0 && !inst.local_nvme_known) {
       f.ok = true;  // unknown is not a failure
       f.text = fmt::format(
@@ -527,9 +538,8 @@ std::vector<HostFinding> CheckHost(const HostNeeds& needs, const InstanceType& i
           Net(needs.network), Net(has));
     } else {
       f.ok = has >= needs.network;
-      f.text = fmt::format("needs {} RDMA per node, instance has {} ({}): {}",
-                           Net(needs.network), Net(has),
-                           InterNodeFabricName(inst.inter_node_fabric),
+      f.text = fmt::format("needs {} RDMA per node, instance has {} ({}): {}", Net(needs.network),
+                           Net(has), InterNodeFabricName(inst.inter_node_fabric),
                            f.ok ? "ok" : "too slow; communication will dominate the step time");
     }
     out.push_back(f);

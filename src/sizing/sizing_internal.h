@@ -42,5 +42,4 @@ inline std::string Rate(BytesPerSec r) {
 inline std::string Net(BitsPerSec r) { return Num(r.value() / 1e9, 0) + " Gbit/s"; }
 inline constexpr Bytes TB(double x) { return GB(x * 1000); }
 
-
 }  // namespace gpuplan::sizing_internal

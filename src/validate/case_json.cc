@@ -112,9 +112,9 @@ std::variant<ModelSpec, Unsupported> CaseModel(const Json& mj) {
   return m;
 }
 
-
 MemoryReport ReportOf(const std::string& framework) {
-  if (Contains(framework, {"torchtune", "pipeline", "generate", "megatron", "max_memory_allocated"})) {
+  if (Contains(framework,
+               {"torchtune", "pipeline", "generate", "megatron", "max_memory_allocated"})) {
     return MemoryReport::kAllocated;
   }
   if (Contains(framework, {"unsloth", "reserved"})) return MemoryReport::kReserved;
@@ -143,7 +143,6 @@ double Unit(const std::string& metric) {
   if (m.find("_gb_") != std::string::npos) return kBytesPerGB;
   return 1.0;  // _bytes, _tokens
 }
-
 
 // ---- hardware of a case ----------------------------------------------------------------------
 
@@ -237,7 +236,8 @@ Status CheckCase(const Json& c, const std::string& where) {
   }
   double v = c["measured"].get<double>();
   if (!std::isfinite(v) || v <= 0) return bad("measured", fmt::format("must be > 0, got {}", v));
-  if (!c.contains("model") || !c["model"].is_object()) return bad("model", "missing or not an object");
+  if (!c.contains("model") || !c["model"].is_object())
+    return bad("model", "missing or not an object");
   if (!c.contains("workload") || !c["workload"].is_object()) {
     return bad("workload", "missing or not an object");
   }
@@ -246,15 +246,19 @@ Status CheckCase(const Json& c, const std::string& where) {
   }
   // Sizes the model arithmetic multiplies: bounded so no count can overflow.
   const Json& m = c["model"];
-  auto bounded = [&](const Json& obj, const std::string& path, const char* key, double hi) -> Status {
+  auto bounded = [&](const Json& obj, const std::string& path, const char* key,
+                     double hi) -> Status {
     const Json* x = Child(obj, key);
     if (!x) return {};
-    if (!x->is_number()) return bad(path + key, "must be a number, got " + internal::JsonTypeName(*x));
+    if (!x->is_number())
+      return bad(path + key, "must be a number, got " + internal::JsonTypeName(*x));
     const double d = x->get<double>();
-    if (!(d >= 0 && d <= hi)) return bad(path + key, fmt::format("must be in [0, {:g}], got {:g}", hi, d));
+    if (!(d >= 0 && d <= hi))
+      return bad(path + key, fmt::format("must be in [0, {:g}], got {:g}", hi, d));
     return {};
   };
-  for (const char* k : {"layers", "hidden", "heads", "kv_heads", "head_dim", "ffn_hidden", "vocab"}) {
+  for (const char* k :
+       {"layers", "hidden", "heads", "kv_heads", "head_dim", "ffn_hidden", "vocab"}) {
     if (auto st = bounded(m, "model.", k, 16777216); !st) return st;
   }
   for (const char* k : {"params", "active_params", "gflops_per_sample"}) {
@@ -277,7 +281,8 @@ Status CheckCase(const Json& c, const std::string& where) {
       if (x.is_object()) {
         for (auto jt = x.begin(); jt != x.end(); ++jt) {
           if (jt.value().is_number() && !(std::fabs(jt.value().get<double>()) <= 1e15)) {
-            return bad(std::string(section) + "." + it.key() + "." + jt.key(), "must be within +-1e15");
+            return bad(std::string(section) + "." + it.key() + "." + jt.key(),
+                       "must be within +-1e15");
           }
         }
       }
@@ -305,7 +310,8 @@ std::string SourceKey(const std::string& source) {
       tok = tok.substr(0, v);
     }
   }
-  while (!tok.empty() && (tok.back() == '.' || tok.back() == '\'' || tok.back() == '"')) tok.pop_back();
+  while (!tok.empty() && (tok.back() == '.' || tok.back() == '\'' || tok.back() == '"'))
+    tok.pop_back();
   return tok.empty() ? std::string("(no source)") : tok;
 }
 

@@ -30,13 +30,26 @@ using validation::LoadedCase;
 // Constants the fit may move: achievable fractions and overheads of the performance model
 // (an entry "<prefix>.<arch>" counts as its prefix). Layout, unit and date facts are not fitted.
 constexpr const char* kFitted[] = {
-    "gemm_efficiency",          "attention_efficiency",      "hbm_efficiency",
-    "kernel_overhead_us",       "dp_overlap",                "zero3_overlap",
-    "framework.mcore.tp_comm_overlap", "framework.mcore.param_gather_overlap",
-    "fp8_gemm_efficiency_factor", "production_goodput",      "cnn_efficiency_factor",
-    "decode_overhead_us_per_layer", "decode_overhead_us_per_seq", "decode_batch_knee",
-    "cpu_matrix_efficiency",    "cpu_vector_efficiency",     "cpu_memory_efficiency",
-    "cpu_op_overhead_us",       "server_scenario_utilization", "link_efficiency",
+    "gemm_efficiency",
+    "attention_efficiency",
+    "hbm_efficiency",
+    "kernel_overhead_us",
+    "dp_overlap",
+    "zero3_overlap",
+    "framework.mcore.tp_comm_overlap",
+    "framework.mcore.param_gather_overlap",
+    "fp8_gemm_efficiency_factor",
+    "production_goodput",
+    "cnn_efficiency_factor",
+    "decode_overhead_us_per_layer",
+    "decode_overhead_us_per_seq",
+    "decode_batch_knee",
+    "cpu_matrix_efficiency",
+    "cpu_vector_efficiency",
+    "cpu_memory_efficiency",
+    "cpu_op_overhead_us",
+    "server_scenario_utilization",
+    "link_efficiency",
 };
 // Multipliers tried around the current value, one coordinate at a time.
 constexpr double kGrid[] = {0.7, 0.8, 0.9, 1.0, 1.1, 1.25, 1.4};
@@ -47,7 +60,8 @@ constexpr double kUncoveredLoss = 2.0;
 bool IsFitted(const std::string& key) {
   for (const char* k : kFitted) {
     const std::string p(k);
-    if (key == p || (key.size() > p.size() && key.compare(0, p.size(), p) == 0 && key[p.size()] == '.')) {
+    if (key == p ||
+        (key.size() > p.size() && key.compare(0, p.size(), p) == 0 && key[p.size()] == '.')) {
       return true;
     }
   }
@@ -69,7 +83,7 @@ double Loss(const CaseResult& r) {
 struct Fitter {
   const std::vector<LoadedCase>& cases;
   const Catalog& catalog;
-  std::vector<size_t> keys;              // indices into the calibration's entries
+  std::vector<size_t> keys;               // indices into the calibration's entries
   std::vector<std::vector<size_t>> deps;  // per fitted key: the cases whose prediction reads it
 
   // Fits the constants on the cases where `train[i]`; starts from `start`.
@@ -132,14 +146,14 @@ Result<CrossValidationReport> CrossValidateBySource(const std::vector<CaseFile>&
     const auto& e = shipped.entries[k];
     if (!IsFitted(e.key)) continue;
     Calibration probe = shipped;
-    probe.entries[k].value = IsFraction(e.key) && e.value * 1.2 > 1.0 ? e.value * 0.8 : e.value * 1.2;
+    probe.entries[k].value =
+        IsFraction(e.key) && e.value * 1.2 > 1.0 ? e.value * 0.8 : e.value * 1.2;
     std::vector<size_t> dep;
     for (size_t i = 0; i < cases.size(); ++i) {
       CaseResult r = validation::Score(cases[i], catalog, probe);
-      const bool changed = r.ok != base[i].ok ||
-                           (r.predicted && base[i].predicted &&
-                            std::fabs(*r.predicted - *base[i].predicted) >
-                                1e-9 * std::fabs(*base[i].predicted));
+      const bool changed = r.ok != base[i].ok || (r.predicted && base[i].predicted &&
+                                                  std::fabs(*r.predicted - *base[i].predicted) >
+                                                      1e-9 * std::fabs(*base[i].predicted));
       if (changed) dep.push_back(i);
     }
     if (dep.empty()) continue;
@@ -150,7 +164,8 @@ Result<CrossValidationReport> CrossValidateBySource(const std::vector<CaseFile>&
   std::vector<bool> all(cases.size(), true);
   const Calibration refit = fit.Fit(shipped, all);
   for (size_t k : fit.keys) {
-    out.constants.push_back({shipped.entries[k].key, shipped.entries[k].value, refit.entries[k].value});
+    out.constants.push_back(
+        {shipped.entries[k].key, shipped.entries[k].value, refit.entries[k].value});
   }
 
   std::set<std::string> sources;
@@ -167,7 +182,8 @@ Result<CrossValidationReport> CrossValidateBySource(const std::vector<CaseFile>&
     // A source none of whose cases reads a fitted constant is predicted the same either way.
     const Calibration cal = reads_constants ? fit.Fit(shipped, train) : shipped;
     for (size_t i = 0; i < cases.size(); ++i) {
-      if (!train[i]) held[i] = reads_constants ? validation::Score(cases[i], catalog, cal) : base[i];
+      if (!train[i])
+        held[i] = reads_constants ? validation::Score(cases[i], catalog, cal) : base[i];
     }
   }
   for (size_t i = 0; i < cases.size(); ++i) {

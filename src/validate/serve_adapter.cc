@@ -60,8 +60,8 @@ Predicted PredictInferenceMemory(const ModelSpec& m, const Json& w, const Json& 
     auto non_kv = Num(w, "non_kv_gib");
     auto per = Num(w, "kv_per_token_bytes");
     if (!total || !non_kv) return Unsupported{"kv_budget needs gpu_mem_gib and non_kv_gib"};
-    Bytes budget = KvBudget(EngineOf(Str(w, "engine")), GiB(*total), GiB(*non_kv),
-                            GiB(*non_kv), Num(w, "kv_fraction"));
+    Bytes budget = KvBudget(EngineOf(Str(w, "engine")), GiB(*total), GiB(*non_kv), GiB(*non_kv),
+                            Num(w, "kv_fraction"));
     if (metric == "kv_budget_bytes") return budget.value();
     if (!per || *per <= 0) return Unsupported{"kv_budget_tokens needs kv_per_token_bytes"};
     return std::floor(budget.value() / *per);
@@ -112,8 +112,8 @@ Predicted PredictInferenceMemory(const ModelSpec& m, const Json& w, const Json& 
     o.context = Int(w, "max_model_len").value_or(o.context);
     o.concurrency = 1;
   }
-  Bytes total = Num(w, "total_gpu_memory_gib") ? GiB(*Num(w, "total_gpu_memory_gib"))
-                                               : VisibleMemory(*acc);
+  Bytes total =
+      Num(w, "total_gpu_memory_gib") ? GiB(*Num(w, "total_gpu_memory_gib")) : VisibleMemory(*acc);
   InferMemory r = EstimateInferenceMemory(m, o, total);
   const MemoryBreakdown& b = r.breakdown;
   if (metric == "weights_gib") return b.weights.value();  // the engine's own load
@@ -194,7 +194,8 @@ Predicted PredictInferencePerf(const ModelSpec& m, const Json& w, const Json& hw
     ServeSetup su;
     su.weight_precision = prec;
     su.quant = m.quant;
-    if (dev.cpu && prec == Precision::kInt4) su.quant = QuantSpec{"gguf-q4_0", 4, 32, false, false, 16};
+    if (dev.cpu && prec == Precision::kInt4)
+      su.quant = QuantSpec{"gguf-q4_0", 4, 32, false, false, 16};
     std::string kv = Str(w, "kv_precision");
     su.kv_precision = kv.empty() ? (prec == Precision::kFp8 ? Precision::kFp8 : Precision::kBf16)
                                  : ParsePrecision(kv).value_or(Precision::kBf16);
@@ -237,7 +238,8 @@ Predicted PredictInferencePerf(const ModelSpec& m, const Json& w, const Json& hw
   }
   // Inference runtimes (TensorRT, OpenVINO, ONNX Runtime, IPEX) fuse element-wise work;
   // plain PyTorch/transformers pipelines run eager.
-  const bool fused = !Contains(engine_s, {"pytorch (", "transformers"}) || Contains(engine_s, {"ipex", "tensorrt", "openvino", "onnx", "infinity"});
+  const bool fused = !Contains(engine_s, {"pytorch (", "transformers"}) ||
+                     Contains(engine_s, {"ipex", "tensorrt", "openvino", "onnx", "infinity"});
   if (metric == "latency_ms") {
     ServePerf r = EstimateForward(m, prec, dev, batch.value_or(1), seq, cal, fused);
     return r.e2e.value() * 1e3;

@@ -106,8 +106,9 @@ std::variant<TrainSetup, Unsupported> BuildTrain(const ModelSpec& m, const Json&
   // Encoders ran HF's eager attention (BERT got SDPA only in transformers 4.38).
   s.opt.flash_attention =
       Bool(w, "flash_attention").value_or(!framework.empty() && m.is_decoder_llm());
-  s.opt.fused_kernels = Contains(framework, {"megatron", "nemo", "transformer engine", "unsloth"}) ||
-                        Bool(w, "compile").value_or(false);
+  s.opt.fused_kernels =
+      Contains(framework, {"megatron", "nemo", "transformer engine", "unsloth"}) ||
+      Bool(w, "compile").value_or(false);
   if (Contains(framework, {"unsloth"})) {
     // Unsloth's fused cross-entropy keeps bf16 logits and their gradient, no fp32 copy.
     s.opt.logits_bytes_per_element = 4.0;
@@ -145,9 +146,12 @@ std::variant<TrainSetup, Unsupported> BuildTrain(const ModelSpec& m, const Json&
 double ReportedTrainingPeak(const MemoryBreakdown& b, MemoryReport report) {
   double tensors = (b.ModelStates() + b.activations + b.logits).value();
   switch (report) {
-    case MemoryReport::kAllocated: return tensors;
-    case MemoryReport::kReserved: return tensors + b.allocator_slack.value();
-    case MemoryReport::kDevice: return b.Total().value();
+    case MemoryReport::kAllocated:
+      return tensors;
+    case MemoryReport::kReserved:
+      return tensors + b.allocator_slack.value();
+    case MemoryReport::kDevice:
+      return b.Total().value();
   }
   return b.Total().value();
 }
@@ -266,7 +270,8 @@ Predicted PredictTrainingPerf(ModelSpec m, const Json& w, const Json& hwj,
   if (fixed.tp && fixed.pp && fixed.dp) {
     int n = *fixed.tp * *fixed.pp * *fixed.dp * fixed.cp.value_or(1);
     if (gpus_case > 0 && n != gpus_case) {
-      return Unsupported{fmt::format("tp x pp x dp x cp = {} but the case has {} GPUs", n, gpus_case)};
+      return Unsupported{
+          fmt::format("tp x pp x dp x cp = {} but the case has {} GPUs", n, gpus_case)};
     }
     hw.nodes = std::max(1, n / hw.gpus_per_node);
     if (n < hw.gpus_per_node) hw.gpus_per_node = n;
@@ -319,10 +324,12 @@ Predicted PredictTrainingPerf(ModelSpec m, const Json& w, const Json& hwj,
   ev = EvaluateTraining(m, s.par, s.opt, job, hw, cal, 1.0, g_trace);
   if (!ev.step.valid) return Unsupported{ev.step.reason};
   if (g_trace) {
-    g_trace->Add("layout", fmt::format("tp{} pp{} dp{} cp{} zero{} mb{} recompute {} nodes {} x {}",
-                                       s.par.tp, s.par.pp, s.par.dp, s.par.cp, s.par.zero_stage,
-                                       s.opt.micro_batch, RecomputeLabel(s.opt.recompute, s.opt.recompute_layers), hw.nodes,
-                                       hw.gpus_per_node), 0, "");
+    g_trace->Add("layout",
+                 fmt::format("tp{} pp{} dp{} cp{} zero{} mb{} recompute {} nodes {} x {}", s.par.tp,
+                             s.par.pp, s.par.dp, s.par.cp, s.par.zero_stage, s.opt.micro_batch,
+                             RecomputeLabel(s.opt.recompute, s.opt.recompute_layers), hw.nodes,
+                             hw.gpus_per_node),
+                 0, "");
     g_trace->Add("memory per GPU", "GiB", ToGiB(ev.memory.Total()), "GiB");
     g_trace->Add("intra bw per GPU", "GB/s per direction", hw.intra_bw.value() / 1e9, "GB/s");
     g_trace->Add("inter bw per GPU", "GB/s per direction", hw.inter_bw.value() / 1e9, "GB/s");
@@ -339,15 +346,18 @@ Predicted PredictTrainingPerf(ModelSpec m, const Json& w, const Json& hwj,
     // A whole run's GPU-hours count the time lost to failures, restarts and checkpoint
     // stalls: the effective-training-time ratio of large pretraining runs.
     const double goodput = cal.Get("production_goodput", 1.0);
-    if (g_trace) g_trace->Add("production goodput", "effective training time / allocated time", goodput, "");
+    if (g_trace)
+      g_trace->Add("production goodput", "effective training time / allocated time", goodput, "");
     return job.tokens / ev.step.tokens_per_s_per_gpu / 3600.0 / goodput;
   }
   if (metric == "time_to_train_min") {
-    if (job.tokens <= 0) return Unsupported{"time to train needs tokens (or samples) to the target"};
+    if (job.tokens <= 0)
+      return Unsupported{"time to train needs tokens (or samples) to the target"};
     if (g_trace && bench) {
       g_trace->Add("benchmark " + bench->id, "samples to target at this batch",
                    bench->SamplesToTarget(job.global_batch), "samples");
-      g_trace->Add("evaluation overhead", "eval samples / eval interval x forward share", eval_overhead, "");
+      g_trace->Add("evaluation overhead", "eval samples / eval interval x forward share",
+                   eval_overhead, "");
     }
     const double per_sample_tokens = m.is_transformer() ? s.opt.seq_len : 1;
     const double rate = m.is_transformer() ? ev.step.tokens_per_s_per_gpu * gpus

@@ -27,7 +27,8 @@ Predicted Predict(const Json& c, const Catalog& cat, const Calibration& cal) {
   const std::string metric = Str(c, "metric");
   if (kind != "memory") {
     if (kind == "train_throughput" || kind == "train_time") {
-      const Json& hw0 = c.contains("hardware") && c["hardware"].is_object() ? c["hardware"] : Json();
+      const Json& hw0 =
+          c.contains("hardware") && c["hardware"].is_object() ? c["hardware"] : Json();
       auto model0 = CaseModel(c["model"]);
       if (auto* u = std::get_if<Unsupported>(&model0)) return *u;
       const Json* t = Child(c["workload"], "train");
@@ -36,7 +37,8 @@ Predicted Predict(const Json& c, const Catalog& cat, const Calibration& cal) {
                                  CaseBenchmark(c, *t));
     }
     if (kind == "infer_throughput" || kind == "infer_latency") {
-      const Json& hw0 = c.contains("hardware") && c["hardware"].is_object() ? c["hardware"] : Json();
+      const Json& hw0 =
+          c.contains("hardware") && c["hardware"].is_object() ? c["hardware"] : Json();
       auto model0 = CaseModel(c["model"]);
       if (auto* u = std::get_if<Unsupported>(&model0)) return *u;
       const Json* i = Child(c["workload"], "infer");
@@ -51,7 +53,8 @@ Predicted Predict(const Json& c, const Catalog& cat, const Calibration& cal) {
   const Json& wl = c["workload"];
   if (metric == "kv_budget_tokens" || metric == "kv_budget_bytes") {
     // Engine rule with the memory figures given by the case; no model needed.
-    if (const Json* i = Child(wl, "infer")) return PredictInferenceMemory(ModelSpec{}, *i, hw, metric, cat);
+    if (const Json* i = Child(wl, "infer"))
+      return PredictInferenceMemory(ModelSpec{}, *i, hw, metric, cat);
   }
   auto model = CaseModel(c["model"]);
   if (auto* u = std::get_if<Unsupported>(&model)) return *u;
@@ -103,7 +106,8 @@ CaseResult Score(const LoadedCase& lc, const Catalog& catalog, const Calibration
   auto p = Predict(lc.json, catalog, cal);
   g_trace = nullptr;
   if (trace) {
-    for (const auto& t : trace->terms) r.explain.emplace_back(t.name + " [" + t.formula + "]", t.value);
+    for (const auto& t : trace->terms)
+      r.explain.emplace_back(t.name + " [" + t.formula + "]", t.value);
   }
   if (auto* u = std::get_if<Unsupported>(&p)) {
     r.ok = false;

@@ -15,14 +15,18 @@ json Finite(std::optional<double> v) {
   return *v;
 }
 json SummaryJson(const KindSummary& s) {
-  return {{"cases", s.cases},           {"covered", s.covered},
-          {"median_abs_err", s.median_abs_err}, {"p90_abs_err", s.p90_abs_err},
-          {"max_abs_err", s.max_abs_err}, {"bias", s.bias}};
+  return {{"cases", s.cases},
+          {"covered", s.covered},
+          {"median_abs_err", s.median_abs_err},
+          {"p90_abs_err", s.p90_abs_err},
+          {"max_abs_err", s.max_abs_err},
+          {"bias", s.bias}};
 }
 }  // namespace
 
 nlohmann::json ValidationDocument(const ValidationReport& all) {
-  json j = {{"schema_version", kPlanSchemaVersion}, {"summary", json::object()},
+  json j = {{"schema_version", kPlanSchemaVersion},
+            {"summary", json::object()},
             {"cases", json::array()}};
   for (const auto& [k, s] : all.summary) j["summary"][k] = SummaryJson(s);
   for (const auto& c : all.cases) {

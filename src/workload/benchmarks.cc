@@ -20,7 +20,8 @@ double TrainBenchmark::EvalOverhead(double forward_share) const {
   return eval_samples / eval_every_samples * forward_share;
 }
 
-Result<std::vector<TrainBenchmark>> ParseTrainBenchmarks(std::string_view csv, std::string_view label) {
+Result<std::vector<TrainBenchmark>> ParseTrainBenchmarks(std::string_view csv,
+                                                         std::string_view label) {
   auto t = internal::ParseCsv(csv, label, true);
   if (!t) return t.error();
   std::vector<TrainBenchmark> out;

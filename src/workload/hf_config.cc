@@ -56,7 +56,8 @@ Result<std::optional<QuantSpec>> ParseQuant(const Json& root, std::string_view l
   const Json& q = *it;
   std::string path = std::string(label) + ".quantization_config";
   if (!q.is_object()) {
-    return MakeError(ErrorCode::kParse, path, "expected an object, got " + internal::JsonTypeName(q));
+    return MakeError(ErrorCode::kParse, path,
+                     "expected an object, got " + internal::JsonTypeName(q));
   }
   std::optional<std::string> method;
   GPUPLAN_ASSIGN_OR_RETURN(method, GetString(q, "quant_method", path));
@@ -212,33 +213,40 @@ Result<ModelSpec> ParseHfConfig(std::string_view json_text, std::string_view lab
   std::optional<std::int64_t> o;
   GPUPLAN_ASSIGN_OR_RETURN(o, FirstInt(c, {"hidden_size", "n_embd", "d_model", "dim"}, path));
   m.hidden = o.value_or(0);
-  GPUPLAN_ASSIGN_OR_RETURN(o, FirstInt(c, {"num_hidden_layers", "n_layer", "num_layers", "decoder_layers",
-                         "n_layers"}, path));
+  GPUPLAN_ASSIGN_OR_RETURN(
+      o, FirstInt(c, {"num_hidden_layers", "n_layer", "num_layers", "decoder_layers", "n_layers"},
+                  path));
   m.layers = static_cast<int>(o.value_or(0));
   GPUPLAN_ASSIGN_OR_RETURN(o, FirstInt(c, {"encoder_layers", "num_encoder_layers"}, path));
   m.encoder_layers = static_cast<int>(o.value_or(0));
-  GPUPLAN_ASSIGN_OR_RETURN(o, FirstInt(c, {"num_attention_heads", "n_head", "num_heads", "encoder_attention_heads",
-                         "n_heads"}, path));
+  GPUPLAN_ASSIGN_OR_RETURN(o, FirstInt(c,
+                                       {"num_attention_heads", "n_head", "num_heads",
+                                        "encoder_attention_heads", "n_heads"},
+                                       path));
   m.heads = static_cast<int>(o.value_or(0));
-  GPUPLAN_ASSIGN_OR_RETURN(o, FirstInt(c, {"num_key_value_heads", "num_kv_heads", "n_kv_heads"}, path));
+  GPUPLAN_ASSIGN_OR_RETURN(
+      o, FirstInt(c, {"num_key_value_heads", "num_kv_heads", "n_kv_heads"}, path));
   std::optional<bool> mq;
   GPUPLAN_ASSIGN_OR_RETURN(mq, GetBool(c, "multi_query", path));
   m.kv_heads = static_cast<int>(o.value_or(mq.value_or(false) ? 1 : m.heads));
   GPUPLAN_ASSIGN_OR_RETURN(o, GetInt(c, "head_dim", path));
   m.head_dim = static_cast<int>(o.value_or(m.heads > 0 ? m.hidden / m.heads : 0));
-  GPUPLAN_ASSIGN_OR_RETURN(o, FirstInt(c, {"intermediate_size", "n_inner", "ffn_dim", "d_ff",
-                         "encoder_ffn_dim", "ffn_hidden_size"}, path));
+  GPUPLAN_ASSIGN_OR_RETURN(o, FirstInt(c,
+                                       {"intermediate_size", "n_inner", "ffn_dim", "d_ff",
+                                        "encoder_ffn_dim", "ffn_hidden_size"},
+                                       path));
   m.ffn_hidden = o.value_or(m.hidden * 4);
   GPUPLAN_ASSIGN_OR_RETURN(o, FirstInt(c, {"vocab_size", "padded_vocab_size"}, path));
   m.vocab = o.value_or(0);
-  GPUPLAN_ASSIGN_OR_RETURN(o, FirstInt(c, {"max_position_embeddings", "n_positions", "max_seq_len",
-                         "seq_length"}, path));
+  GPUPLAN_ASSIGN_OR_RETURN(
+      o,
+      FirstInt(c, {"max_position_embeddings", "n_positions", "max_seq_len", "seq_length"}, path));
   m.max_positions = static_cast<int>(o.value_or(0));
 
   // Family conventions.
   const bool layer_norm_family =
-      In(model_type, {"gpt2", "gpt_neox", "bert", "roberta", "vit", "gpt_bigcode", "opt",
-                      "whisper", "t5", "falcon", "phi", "gptj", "distilbert", "deberta-v2"});
+      In(model_type, {"gpt2", "gpt_neox", "bert", "roberta", "vit", "gpt_bigcode", "opt", "whisper",
+                      "t5", "falcon", "phi", "gptj", "distilbert", "deberta-v2"});
   m.norm = layer_norm_family ? NormKind::kLayerNorm : NormKind::kRmsNorm;
   m.linear_bias = In(model_type, {"gpt2", "gpt_neox", "bert", "roberta", "vit", "gpt_bigcode",
                                   "opt", "phi", "distilbert", "whisper"});
@@ -279,8 +287,10 @@ Result<ModelSpec> ParseHfConfig(std::string_view json_text, std::string_view lab
 
   // MoE.
   std::optional<std::int64_t> experts;
-  GPUPLAN_ASSIGN_OR_RETURN(experts, FirstInt(c, {"num_local_experts", "num_experts", "n_routed_experts",
-                               "moe_num_experts"}, path));
+  GPUPLAN_ASSIGN_OR_RETURN(
+      experts,
+      FirstInt(c, {"num_local_experts", "num_experts", "n_routed_experts", "moe_num_experts"},
+               path));
   if (experts && *experts > 1) {
     MoeSpec e;
     e.experts = static_cast<int>(*experts);
@@ -297,8 +307,9 @@ Result<ModelSpec> ParseHfConfig(std::string_view json_text, std::string_view lab
     }
     GPUPLAN_ASSIGN_OR_RETURN(o, GetInt(c, "first_k_dense_replace", path));
     e.dense_layers = static_cast<int>(o.value_or(0));
-    GPUPLAN_ASSIGN_OR_RETURN(o, FirstInt(c, {"moe_layer_freq", "decoder_sparse_step",
-                           "interleave_moe_layer_step"}, path));
+    GPUPLAN_ASSIGN_OR_RETURN(
+        o,
+        FirstInt(c, {"moe_layer_freq", "decoder_sparse_step", "interleave_moe_layer_step"}, path));
     e.moe_every = static_cast<int>(std::max<std::int64_t>(1, o.value_or(1)));
     GPUPLAN_ASSIGN_OR_RETURN(s, GetString(c, "topk_method", path));
     e.router_bias = s.value_or("") == "noaux_tc";

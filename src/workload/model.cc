@@ -11,23 +11,31 @@ namespace gpuplan {
 
 const char* ModelArchName(ModelArch a) {
   switch (a) {
-    case ModelArch::kDense: return "dense";
-    case ModelArch::kMoe: return "moe";
-    case ModelArch::kMlaMoe: return "mla-moe";
-    case ModelArch::kEncoder: return "encoder";
-    case ModelArch::kEncoderDecoder: return "encoder-decoder";
-    case ModelArch::kVit: return "vit";
-    case ModelArch::kCnn: return "cnn";
-    case ModelArch::kDiffusionUnet: return "diffusion-unet";
+    case ModelArch::kDense:
+      return "dense";
+    case ModelArch::kMoe:
+      return "moe";
+    case ModelArch::kMlaMoe:
+      return "mla-moe";
+    case ModelArch::kEncoder:
+      return "encoder";
+    case ModelArch::kEncoderDecoder:
+      return "encoder-decoder";
+    case ModelArch::kVit:
+      return "vit";
+    case ModelArch::kCnn:
+      return "cnn";
+    case ModelArch::kDiffusionUnet:
+      return "diffusion-unet";
   }
   return "?";
 }
 
 std::optional<ModelArch> ParseModelArch(std::string_view s) {
   std::string t = internal::ToLower(s);
-  for (auto a : {ModelArch::kDense, ModelArch::kMoe, ModelArch::kMlaMoe, ModelArch::kEncoder,
-                 ModelArch::kEncoderDecoder, ModelArch::kVit, ModelArch::kCnn,
-                 ModelArch::kDiffusionUnet}) {
+  for (auto a :
+       {ModelArch::kDense, ModelArch::kMoe, ModelArch::kMlaMoe, ModelArch::kEncoder,
+        ModelArch::kEncoderDecoder, ModelArch::kVit, ModelArch::kCnn, ModelArch::kDiffusionUnet}) {
     if (t == ModelArchName(a)) return a;
   }
   if (t == "decoder") return ModelArch::kDense;
@@ -71,11 +79,11 @@ AttnCount AttentionParams(const ModelSpec& m) {
     } else {
       c.linear += h * nh * qk_head;
     }
-    c.linear += h * (a.kv_lora_rank + a.qk_rope_head_dim);                 // kv_a_proj_with_mqa
+    c.linear += h * (a.kv_lora_rank + a.qk_rope_head_dim);  // kv_a_proj_with_mqa
     c.linear += static_cast<std::int64_t>(a.kv_lora_rank) * nh *
-                (a.qk_nope_head_dim + a.v_head_dim);                       // kv_b_proj
-    c.other += a.kv_lora_rank;                                             // kv_a_layernorm
-    c.linear += nh * a.v_head_dim * h;                                     // o_proj
+                (a.qk_nope_head_dim + a.v_head_dim);  // kv_b_proj
+    c.other += a.kv_lora_rank;                        // kv_a_layernorm
+    c.linear += nh * a.v_head_dim * h;                // o_proj
     return c;
   }
   const std::int64_t q = static_cast<std::int64_t>(m.heads) * m.head_dim;
@@ -132,9 +140,10 @@ ParamCounts CountTransformer(const ModelSpec& m) {
   for (int i = 0; i < m.layers; ++i) n_moe += IsMoeLayer(m, i) ? 1 : 0;
   const std::int64_t n_dense = m.layers - n_moe;
   const std::int64_t blocks_total = m.layers * attn_block + n_dense * dense_mlp + n_moe * moe_total;
-  const std::int64_t blocks_active = m.layers * attn_block + n_dense * dense_mlp + n_moe * moe_active;
-  const std::int64_t linear = m.layers * attn.linear + n_dense * DenseMlpLinear(m, m.ffn_hidden) +
-                              n_moe * moe_linear;
+  const std::int64_t blocks_active =
+      m.layers * attn_block + n_dense * dense_mlp + n_moe * moe_active;
+  const std::int64_t linear =
+      m.layers * attn.linear + n_dense * DenseMlpLinear(m, m.ffn_hidden) + n_moe * moe_linear;
   const std::int64_t largest_block =
       std::max(n_dense > 0 ? attn_block + dense_mlp : 0, n_moe > 0 ? attn_block + moe_total : 0);
   std::int64_t final_norm = m.arch == ModelArch::kEncoder ? 0 : NormParams(m);
@@ -154,8 +163,8 @@ ParamCounts CountVit(const ModelSpec& m) {
   const std::int64_t h = m.hidden;
   const std::int64_t patches =
       m.patch_size > 0 ? (m.image_size / m.patch_size) * (m.image_size / m.patch_size) : 0;
-  p.embedding = static_cast<std::int64_t>(m.channels) * m.patch_size * m.patch_size * h + h +
-                h + (patches + 1) * h;
+  p.embedding = static_cast<std::int64_t>(m.channels) * m.patch_size * m.patch_size * h + h + h +
+                (patches + 1) * h;
   AttnCount attn = AttentionParams(m);
   std::int64_t block = attn.linear + attn.other + 2 * 2 * h + DenseMlpLinear(m, m.ffn_hidden) +
                        DenseMlpBias(m, m.ffn_hidden);
@@ -173,10 +182,10 @@ ParamCounts CountVit(const ModelSpec& m) {
 
 ParamCounts CountParams(const ModelSpec& m) {
   ParamCounts p;
-  bool derivable = m.hidden > 0 && m.layers > 0 &&
-                   (m.arch == ModelArch::kDense || m.arch == ModelArch::kMoe ||
-                    m.arch == ModelArch::kMlaMoe || m.arch == ModelArch::kEncoder ||
-                    m.arch == ModelArch::kVit);
+  bool derivable =
+      m.hidden > 0 && m.layers > 0 &&
+      (m.arch == ModelArch::kDense || m.arch == ModelArch::kMoe || m.arch == ModelArch::kMlaMoe ||
+       m.arch == ModelArch::kEncoder || m.arch == ModelArch::kVit);
   if (derivable) {
     p = m.arch == ModelArch::kVit ? CountVit(m) : CountTransformer(m);
   }
@@ -187,14 +196,14 @@ ParamCounts CountParams(const ModelSpec& m) {
     p.exact = derivable && derived_total == p.total;
     if (!derivable || derived_total <= 0) {
       p.active = m.active_params_override.value_or(p.total);
-      p.linear = p.total;  // no breakdown: treat every weight as a matrix weight
+      p.linear = p.total;   // no breakdown: treat every weight as a matrix weight
       p.largest_layer = 0;  // unknown without the layer structure
     } else if (m.active_params_override) {
       p.active = *m.active_params_override;
     } else if (derived_total != p.total) {
-      p.active = static_cast<std::int64_t>(static_cast<double>(p.active) *
-                                           static_cast<double>(p.total) /
-                                           static_cast<double>(derived_total));
+      p.active =
+          static_cast<std::int64_t>(static_cast<double>(p.active) * static_cast<double>(p.total) /
+                                    static_cast<double>(derived_total));
     }
   } else if (m.active_params_override && derivable) {
     p.active = *m.active_params_override;
@@ -238,7 +247,8 @@ Status ValidateModel(const ModelSpec& m, std::string_view field) {
                                 {"head_dim", m.head_dim},
                                 {"max_position_embeddings", m.max_positions},
                                 {"encoder_layers", m.encoder_layers}}) {
-    if (v < 0 || v > (1 << 24)) return err(name, "must be in [0, 16777216], got " + std::to_string(v));
+    if (v < 0 || v > (1 << 24))
+      return err(name, "must be in [0, 16777216], got " + std::to_string(v));
   }
   if (m.moe && (m.moe->experts > 65536 || m.moe->expert_ffn > (std::int64_t{1} << 24) ||
                 m.moe->shared_ffn > (std::int64_t{1} << 24) || m.moe->shared_experts > 65536 ||
@@ -246,35 +256,43 @@ Status ValidateModel(const ModelSpec& m, std::string_view field) {
                 m.moe->expert_ffn < 0 || m.moe->shared_ffn < 0)) {
     return err("num_experts", "MoE sizes out of range (experts <= 65536, expert FFN <= 16777216)");
   }
-  if (m.mla && (m.mla->kv_lora_rank > (1 << 20) || m.mla->q_lora_rank > (1 << 20) ||
-                m.mla->qk_rope_head_dim > (1 << 20) || m.mla->qk_nope_head_dim > (1 << 20) ||
-                m.mla->v_head_dim > (1 << 20) || m.mla->q_lora_rank < 0 ||
-                m.mla->qk_rope_head_dim < 0 || m.mla->qk_nope_head_dim < 0 || m.mla->v_head_dim < 0)) {
+  if (m.mla &&
+      (m.mla->kv_lora_rank > (1 << 20) || m.mla->q_lora_rank > (1 << 20) ||
+       m.mla->qk_rope_head_dim > (1 << 20) || m.mla->qk_nope_head_dim > (1 << 20) ||
+       m.mla->v_head_dim > (1 << 20) || m.mla->q_lora_rank < 0 || m.mla->qk_rope_head_dim < 0 ||
+       m.mla->qk_nope_head_dim < 0 || m.mla->v_head_dim < 0)) {
     return err("kv_lora_rank", "MLA sizes out of range (each in [0, 1048576])");
   }
   {
     // Rough size in double (cannot overflow): attention, MLPs of every expert, embeddings.
     const double h = static_cast<double>(m.hidden), f = static_cast<double>(m.ffn_hidden);
     const double experts = m.moe ? std::max(1, m.moe->experts) + m.moe->shared_experts : 1;
-    const double ef = m.moe ? std::max<double>(f, static_cast<double>(std::max(m.moe->expert_ffn, m.moe->shared_ffn))) : f;
+    const double ef =
+        m.moe ? std::max<double>(
+                    f, static_cast<double>(std::max(m.moe->expert_ffn, m.moe->shared_ffn)))
+              : f;
     const double hd = static_cast<double>(m.head_dim) * std::max(m.heads, 1);
     const double approx = (static_cast<double>(m.layers) + m.encoder_layers) *
                               (4.0 * h * std::max(h, hd) + 3.0 * h * ef * experts) +
                           2.0 * static_cast<double>(m.vocab) * h;
     if (approx > kMaxParams) {
-      return err("hidden_size", fmt::format("the model would have about {:.3g} parameters, more than "
-                                            "the limit of {:.0e}", approx, kMaxParams),
+      return err("hidden_size",
+                 fmt::format("the model would have about {:.3g} parameters, more than "
+                             "the limit of {:.0e}",
+                             approx, kMaxParams),
                  "check the config's sizes");
     }
   }
-  for (const auto& [name, v] : {std::pair<const char*, std::optional<std::int64_t>>{"params", m.params_override},
-                                {"active_params", m.active_params_override}}) {
+  for (const auto& [name, v] :
+       {std::pair<const char*, std::optional<std::int64_t>>{"params", m.params_override},
+        {"active_params", m.active_params_override}}) {
     if (v && (*v < 0 || static_cast<double>(*v) > kMaxParams)) {
       return err(name, "must be in [0, 1e15], got " + std::to_string(*v));
     }
   }
-  for (const auto& [name, v] : {std::pair<const char*, std::optional<double>>{"gflops_per_sample", m.gflops_per_sample},
-                                {"activation_melems_per_sample", m.activation_melems_per_sample}}) {
+  for (const auto& [name, v] :
+       {std::pair<const char*, std::optional<double>>{"gflops_per_sample", m.gflops_per_sample},
+        {"activation_melems_per_sample", m.activation_melems_per_sample}}) {
     if (v && !(*v >= 0 && *v <= 1e12)) return err(name, "must be in [0, 1e12]");
   }
   if (m.image_size < 0 || m.image_size > 65536 || m.patch_size < 0 || m.patch_size > 65536 ||
@@ -283,23 +301,25 @@ Status ValidateModel(const ModelSpec& m, std::string_view field) {
   }
   if (!m.is_transformer() || m.arch == ModelArch::kEncoderDecoder) {
     if (!m.params_override || *m.params_override <= 0) {
-      return err("params", std::string("a ") + ModelArchName(m.arch) +
-                               " model needs an exact parameter count",
-                 "give \"params\" (or load the .safetensors header)");
+      return err(
+          "params",
+          std::string("a ") + ModelArchName(m.arch) + " model needs an exact parameter count",
+          "give \"params\" (or load the .safetensors header)");
     }
     return {};
   }
   if (m.params_override && *m.params_override > 0 && m.layers <= 0) return {};
-  if (m.layers <= 0) return err("num_hidden_layers", "must be > 0, got " + std::to_string(m.layers));
+  if (m.layers <= 0)
+    return err("num_hidden_layers", "must be > 0, got " + std::to_string(m.layers));
   if (m.hidden <= 0) return err("hidden_size", "must be > 0, got " + std::to_string(m.hidden));
   if (m.heads <= 0) {
     return err("num_attention_heads", "must be > 0, got " + std::to_string(m.heads));
   }
   if (!m.mla) {
     if (m.kv_heads <= 0 || m.kv_heads > m.heads || m.heads % m.kv_heads != 0) {
-      return err("num_key_value_heads",
-                 "must divide num_attention_heads (" + std::to_string(m.heads) + "), got " +
-                     std::to_string(m.kv_heads));
+      return err("num_key_value_heads", "must divide num_attention_heads (" +
+                                            std::to_string(m.heads) + "), got " +
+                                            std::to_string(m.kv_heads));
     }
     if (m.head_dim <= 0) return err("head_dim", "must be > 0, got " + std::to_string(m.head_dim));
   }
@@ -312,8 +332,8 @@ Status ValidateModel(const ModelSpec& m, std::string_view field) {
   if (m.moe) {
     if (m.moe->experts <= 0) return err("num_experts", "must be > 0");
     if (m.moe->top_k <= 0 || m.moe->top_k > m.moe->experts) {
-      return err("num_experts_per_tok", "must be in 1..num_experts, got " +
-                                            std::to_string(m.moe->top_k));
+      return err("num_experts_per_tok",
+                 "must be in 1..num_experts, got " + std::to_string(m.moe->top_k));
     }
     if (m.moe->expert_ffn <= 0) return err("moe_intermediate_size", "must be > 0");
   }

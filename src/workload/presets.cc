@@ -93,9 +93,10 @@ Result<ModelSpec> ResolveModel(std::string_view arg, std::string_view field) {
                      "give a preset name (see `gpuplan models`) or a path to config.json");
   }
   if (a.size() > 4096 || a.find('\0') != std::string::npos) {
-    return MakeError(ErrorCode::kInvalidArgument, std::string(field),
-                     "is " + std::to_string(a.size()) + " bytes, longer than a model name or path can be",
-                     "give a preset name (see `gpuplan models`) or a path to config.json");
+    return MakeError(
+        ErrorCode::kInvalidArgument, std::string(field),
+        "is " + std::to_string(a.size()) + " bytes, longer than a model name or path can be",
+        "give a preset name (see `gpuplan models`) or a path to config.json");
   }
   if (const ModelSpec* p = FindPreset(a)) return *p;
 

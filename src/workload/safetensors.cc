@@ -23,10 +23,11 @@ constexpr std::uint64_t kMaxHeaderBytes = 100ull * 1024 * 1024;  // reference li
 // Element size in bytes; 0 for unknown dtypes (counted, not sized).
 double DtypeBytes(const std::string& d) {
   static const std::map<std::string, double> kSizes = {
-      {"BOOL", 1}, {"U8", 1}, {"I8", 1}, {"F8_E4M3", 1}, {"F8_E5M2", 1}, {"F8_E8M0", 1},
-      {"F8_E4M3FNUZ", 1}, {"F8_E5M2FNUZ", 1}, {"U16", 2}, {"I16", 2}, {"F16", 2}, {"BF16", 2},
-      {"U32", 4}, {"I32", 4}, {"F32", 4}, {"U64", 8}, {"I64", 8}, {"F64", 8}, {"C64", 8},
-      {"F4", 0.5}, {"F6_E2M3", 0.75}, {"F6_E3M2", 0.75}};
+      {"BOOL", 1},       {"U8", 1},          {"I8", 1},          {"F8_E4M3", 1}, {"F8_E5M2", 1},
+      {"F8_E8M0", 1},    {"F8_E4M3FNUZ", 1}, {"F8_E5M2FNUZ", 1}, {"U16", 2},     {"I16", 2},
+      {"F16", 2},        {"BF16", 2},        {"U32", 4},         {"I32", 4},     {"F32", 4},
+      {"U64", 8},        {"I64", 8},         {"F64", 8},         {"C64", 8},     {"F4", 0.5},
+      {"F6_E2M3", 0.75}, {"F6_E3M2", 0.75}};
   auto it = kSizes.find(d);
   return it == kSizes.end() ? 0.0 : it->second;
 }
@@ -52,8 +53,9 @@ Result<SafetensorsSummary> ParseSafetensorsHeader(std::string_view header_json,
   };
   Result<Json> parsed = Json();
   if (header_json.size() > kMaxHeaderBytes) {
-    return MakeError(ErrorCode::kInvalidArgument, std::string(label),
-                     "header is larger than the limit of " + std::to_string(kMaxHeaderBytes) + " bytes");
+    return MakeError(
+        ErrorCode::kInvalidArgument, std::string(label),
+        "header is larger than the limit of " + std::to_string(kMaxHeaderBytes) + " bytes");
   }
   if (internal::JsonNestingDepth(header_json, kMaxJsonDepth) > kMaxJsonDepth) {
     return MakeError(ErrorCode::kParse, std::string(label),
@@ -92,7 +94,8 @@ Result<SafetensorsSummary> ParseSafetensorsHeader(std::string_view header_json,
     }
     if (!t["dtype"].is_string() || !t["shape"].is_array() || !t["data_offsets"].is_array() ||
         t["data_offsets"].size() != 2) {
-      return MakeError(ErrorCode::kParse, path, "malformed tensor entry (" + internal::JsonTypeName(t) + ")");
+      return MakeError(ErrorCode::kParse, path,
+                       "malformed tensor entry (" + internal::JsonTypeName(t) + ")");
     }
     std::int64_t count = 1;
     for (const auto& d : t["shape"]) {
@@ -108,7 +111,8 @@ Result<SafetensorsSummary> ParseSafetensorsHeader(std::string_view header_json,
     const auto& off = t["data_offsets"];
     if (!off[0].is_number_integer() || !off[1].is_number_integer() ||
         off[0].get<std::int64_t>() < 0 || off[1].get<std::int64_t>() < off[0].get<std::int64_t>()) {
-      return MakeError(ErrorCode::kParse, path + ".data_offsets", "must be [begin, end], begin <= end");
+      return MakeError(ErrorCode::kParse, path + ".data_offsets",
+                       "must be [begin, end], begin <= end");
     }
     std::int64_t begin = off[0].get<std::int64_t>(), end = off[1].get<std::int64_t>();
     std::string dtype = t["dtype"].get<std::string>();
@@ -243,8 +247,9 @@ Result<SafetensorsSummary> ReadSafetensors(const std::string& path) {
                        "missing, and the shard files are not beside the index",
                        "put the shards beside the index, or pass config.json");
     }
-    for (const auto& [key, v] : {std::pair<const char*, std::optional<std::int64_t>>{"total_size", *total_size},
-                                 {"total_parameters", *total_params}}) {
+    for (const auto& [key, v] :
+         {std::pair<const char*, std::optional<std::int64_t>>{"total_size", *total_size},
+          {"total_parameters", *total_params}}) {
       if (v && (*v < 0 || *v > (std::int64_t{1} << 53))) {
         return MakeError(ErrorCode::kParse, path + ".metadata." + key,
                          "must be in [0, 2^53], got " + std::to_string(*v));

@@ -128,7 +128,9 @@ std::vector<SourceFile> RepositoryFiles(const fs::path& root) {
   return files;
 }
 
-Layers RepositoryLayers() { return ParseLayers(ReadFile(fs::path(GPUPLAN_SOURCE_DIR) / "docs/layers.txt")); }
+Layers RepositoryLayers() {
+  return ParseLayers(ReadFile(fs::path(GPUPLAN_SOURCE_DIR) / "docs/layers.txt"));
+}
 
 TEST(Layering, NoModuleIncludesOneAboveIt) {
   const Layers l = RepositoryLayers();
@@ -164,7 +166,9 @@ TEST(Layering, APlantedUpwardIncludeFails) {
   EXPECT_EQ(Violations(l, {{"src/io/x.cc", "#include \"emit/emit_internal.h\"\n"}}).size(), 1u);
   EXPECT_EQ(Violations(l, {{"src/newmod/x.cc", "\n"}}).size(), 1u);
   // Down and same-module includes are fine.
-  EXPECT_TRUE(Violations(l, {{"src/plan/x.cc", "#include \"gpuplan/catalog.h\"\n#include \"plan/y.h\"\n"}}).empty());
+  EXPECT_TRUE(
+      Violations(l, {{"src/plan/x.cc", "#include \"gpuplan/catalog.h\"\n#include \"plan/y.h\"\n"}})
+          .empty());
 }
 
 TEST(Layering, EveryPublicHeaderHasAModuleAndIsDocumented) {
@@ -175,11 +179,14 @@ TEST(Layering, EveryPublicHeaderHasAModuleAndIsDocumented) {
     on_disk.insert(e.path().filename().string());
   }
   for (const auto& h : on_disk) {
-    EXPECT_TRUE(l.module_of_public_header.count(h)) << h << " is not owned by a module in docs/layers.txt";
-    EXPECT_NE(arch.find("`" + h + "`"), std::string::npos) << h << " is not described in docs/architecture.md";
+    EXPECT_TRUE(l.module_of_public_header.count(h))
+        << h << " is not owned by a module in docs/layers.txt";
+    EXPECT_NE(arch.find("`" + h + "`"), std::string::npos)
+        << h << " is not described in docs/architecture.md";
   }
   for (const auto& [h, m] : l.module_of_public_header) {
-    EXPECT_TRUE(on_disk.count(h)) << "docs/layers.txt lists " << h << " (module " << m << ") but it does not exist";
+    EXPECT_TRUE(on_disk.count(h)) << "docs/layers.txt lists " << h << " (module " << m
+                                  << ") but it does not exist";
   }
 }
 

@@ -5,9 +5,9 @@
 //
 // Case fields: name, args (argv after "gpuplan"), rc (expected exit), field (substring of
 // stderr; required when rc is 2), files {name: text}, gen {name: {prefix, repeat, times,
-// suffix}} for large inputs, hex {name: hex bytes}, args "hex:..." for raw bytes, links {name: target} (symbolic links),
-// guard {name: text} (files that must be unchanged afterwards), stdout ("/dev/full" or
-// "closed"), timeout_s (default 20), stdout_has (substring of stdout).
+// suffix}} for large inputs, hex {name: hex bytes}, args "hex:..." for raw bytes, links {name:
+// target} (symbolic links), guard {name: text} (files that must be unchanged afterwards), stdout
+// ("/dev/full" or "closed"), timeout_s (default 20), stdout_has (substring of stdout).
 #include <fcntl.h>
 #include <signal.h>
 #include <sys/stat.h>
@@ -132,7 +132,8 @@ int main(int argc, char** argv) {
     std::cerr << "cannot read " << argv[2] << "\n";
     return 2;
   }
-  const fs::path root = fs::temp_directory_path() / ("gpuplan_bad_inputs_" + std::to_string(getpid()));
+  const fs::path root =
+      fs::temp_directory_path() / ("gpuplan_bad_inputs_" + std::to_string(getpid()));
   fs::remove_all(root);
   fs::create_directories(root);
   std::string line;
@@ -178,7 +179,8 @@ int main(int argc, char** argv) {
     std::vector<std::string> args;
     for (const auto& a : c.at("args")) {
       const std::string v = a.get<std::string>();
-      args.push_back(v.rfind("hex:", 0) == 0 ? FromHex(v.substr(4)) : v);  // raw (invalid UTF-8) bytes
+      args.push_back(v.rfind("hex:", 0) == 0 ? FromHex(v.substr(4))
+                                             : v);  // raw (invalid UTF-8) bytes
     }
     const int want_rc = c.value("rc", 2);
     RunResult r = Run(binary, args, dir, c.value("stdout", ""), c.value("timeout_s", 20));
@@ -194,10 +196,12 @@ int main(int argc, char** argv) {
     if (!field.empty() && r.err.find(field) == std::string::npos) {
       why.push_back("stderr does not name \"" + field + "\"");
     }
-    if (c.contains("stdout_has") && r.out.find(c["stdout_has"].get<std::string>()) == std::string::npos) {
+    if (c.contains("stdout_has") &&
+        r.out.find(c["stdout_has"].get<std::string>()) == std::string::npos) {
       why.push_back("stdout lacks \"" + c["stdout_has"].get<std::string>() + "\"");
     }
-    if (r.err.size() > 8192) why.push_back("stderr is " + std::to_string(r.err.size()) + " bytes (echoed input?)");
+    if (r.err.size() > 8192)
+      why.push_back("stderr is " + std::to_string(r.err.size()) + " bytes (echoed input?)");
     for (auto& [k, v] : Obj(c, "guard").items()) {
       std::error_code ec;
       if (!fs::exists(dir / k, ec) || ReadAll(dir / k) != v.get<std::string>()) {

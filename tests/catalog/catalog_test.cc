@@ -99,18 +99,27 @@ int InstanceColumn(const std::string& name) {
 // One valid instance row (an 8x H100 node, figures as in data/instances/aws.csv p5.48xlarge)
 // with `overrides` replacing cells by column name.
 std::string InstanceRow(const std::map<std::string, std::string>& overrides = {}) {
-  std::map<std::string, std::string> v = {
-      {"cloud", "testcloud"},          {"instance_type", "t.48xlarge"},
-      {"region", "r-1"},               {"accelerator", "H100-SXM5-80GB"},
-      {"accelerator_count", "8"},      {"cpu", ""},
-      {"vcpus", "192"},                {"ram_gib", "2048"},
-      {"local_nvme_gb", "30720"},      {"network_gbps", "3200"},
-      {"intra_node_link", "nvswitch"}, {"inter_node_fabric", "efa"},
-      {"inter_node_gbps", "3200"},     {"price_on_demand", "55.04"},
-      {"price_spot", "10.24"},         {"price_reserved_1y", ""},
-      {"price_reserved_3y", ""},       {"currency", "USD"},
-      {"source", "https://example.com/prices"},
-      {"as_of", "2026-01-15"},         {"notes", "test row"}};
+  std::map<std::string, std::string> v = {{"cloud", "testcloud"},
+                                          {"instance_type", "t.48xlarge"},
+                                          {"region", "r-1"},
+                                          {"accelerator", "H100-SXM5-80GB"},
+                                          {"accelerator_count", "8"},
+                                          {"cpu", ""},
+                                          {"vcpus", "192"},
+                                          {"ram_gib", "2048"},
+                                          {"local_nvme_gb", "30720"},
+                                          {"network_gbps", "3200"},
+                                          {"intra_node_link", "nvswitch"},
+                                          {"inter_node_fabric", "efa"},
+                                          {"inter_node_gbps", "3200"},
+                                          {"price_on_demand", "55.04"},
+                                          {"price_spot", "10.24"},
+                                          {"price_reserved_1y", ""},
+                                          {"price_reserved_3y", ""},
+                                          {"currency", "USD"},
+                                          {"source", "https://example.com/prices"},
+                                          {"as_of", "2026-01-15"},
+                                          {"notes", "test row"}};
   for (const auto& [k, val] : overrides) v[k] = val;
   std::string line;
   bool first = true;
@@ -193,7 +202,8 @@ TEST(BuiltinCatalog, BothCurrenciesPresent) {
       ++cny;
       if (i.price_on_demand) ++cny_priced;
       // data/README.md: Chinese clouds list in CNY.
-      EXPECT_TRUE(i.cloud == "alibaba" || i.cloud == "tencent") << i.cloud << " " << i.instance_type;
+      EXPECT_TRUE(i.cloud == "alibaba" || i.cloud == "tencent")
+          << i.cloud << " " << i.instance_type;
     }
   }
   EXPECT_GT(usd, 0);
@@ -212,11 +222,11 @@ TEST(BuiltinCatalog, CpuOnlyFamiliesNameTheirCpu) {
     const char* cpu;
   };
   const Case cases[] = {
-      {"aws", "c7i.xlarge", "Xeon-Platinum-8488C"},     // data/instances/aws.csv
-      {"aws", "m7i.4xlarge", "Xeon-Platinum-8488C"},    // data/instances/aws.csv
-      {"aws", "c7g.xlarge", "Graviton3"},               // data/instances/aws.csv
-      {"gcp", "c3-standard-8", "Xeon-Platinum-8480+"},  // data/instances/gcp.csv
-      {"gcp", "n2-standard-8", "Xeon-Platinum-8380"},   // data/instances/gcp.csv
+      {"aws", "c7i.xlarge", "Xeon-Platinum-8488C"},           // data/instances/aws.csv
+      {"aws", "m7i.4xlarge", "Xeon-Platinum-8488C"},          // data/instances/aws.csv
+      {"aws", "c7g.xlarge", "Graviton3"},                     // data/instances/aws.csv
+      {"gcp", "c3-standard-8", "Xeon-Platinum-8480+"},        // data/instances/gcp.csv
+      {"gcp", "n2-standard-8", "Xeon-Platinum-8380"},         // data/instances/gcp.csv
       {"alibaba", "ecs.g8i.2xlarge", "Xeon-Platinum-8592+"},  // data/instances/alibaba.csv
       {"alibaba", "ecs.c8i.4xlarge", "Xeon-Platinum-8592+"},  // data/instances/alibaba.csv
       {"tencent", "S6.2XLARGE16", "Xeon-Platinum-8380"},      // data/instances/tencent.csv
@@ -255,8 +265,8 @@ TEST(BuiltinCatalog, EveryInstanceResolvesItsAcceleratorAndCpu) {
     }
     EXPECT_GT(i.vcpus, 0);
     EXPECT_GT(i.ram.value(), 0);
-    for (const auto& p : {i.price_on_demand, i.price_spot, i.price_reserved_1y,
-                          i.price_reserved_3y}) {
+    for (const auto& p :
+         {i.price_on_demand, i.price_spot, i.price_reserved_1y, i.price_reserved_3y}) {
       if (p) {
         EXPECT_GT(*p, 0) << "a price of 0 must be an empty cell (unknown)";
       }
@@ -361,8 +371,7 @@ TEST(Datasheet, SpotChecks) {
 // GiB, not 48), A100 80GB 81920 MiB; others fall back to the datasheet.
 TEST(Datasheet, DriverCapacity) {
   const Catalog& cat = Builtin();
-  const std::pair<const char*, double> cases[] = {
-      {"L40S", 46068}, {"A100-SXM4-80GB", 81920}};
+  const std::pair<const char*, double> cases[] = {{"L40S", 46068}, {"A100-SXM4-80GB", 81920}};
   for (const auto& [id, mib] : cases) {
     SCOPED_TRACE(id);
     const Accelerator* a = cat.FindAccelerator(id);
@@ -424,10 +433,14 @@ TEST(Names, AliasLookupIsCaseInsensitive) {
   };
   // Aliases from data/gpus.csv.
   const Case cases[] = {
-      {"h100", "H100-SXM5-80GB"},       {"H100", "H100-SXM5-80GB"},
-      {"h100-sxm5-80gb", "H100-SXM5-80GB"}, {"A100-80GB", "A100-SXM4-80GB"},
-      {"a100-80gb", "A100-SXM4-80GB"},  {"A100", "A100-SXM4-40GB"},
-      {"nvidia l40s", "L40S"},          {"amd instinct mi300x", "MI300X"},
+      {"h100", "H100-SXM5-80GB"},
+      {"H100", "H100-SXM5-80GB"},
+      {"h100-sxm5-80gb", "H100-SXM5-80GB"},
+      {"A100-80GB", "A100-SXM4-80GB"},
+      {"a100-80gb", "A100-SXM4-80GB"},
+      {"A100", "A100-SXM4-40GB"},
+      {"nvidia l40s", "L40S"},
+      {"amd instinct mi300x", "MI300X"},
       {"tesla t4", "T4"},
   };
   const Catalog& cat = Builtin();
@@ -487,53 +500,80 @@ struct BadInstanceCase {
 
 TEST(MalformedTable, InstanceCellErrorsNameFileLineColumn) {
   const BadInstanceCase cases[] = {
-      {"price not a number", {{"price_on_demand", "abc"}}, ErrorCode::kParse, "price_on_demand",
+      {"price not a number",
+       {{"price_on_demand", "abc"}},
+       ErrorCode::kParse,
+       "price_on_demand",
        "abc"},
       {"negative spot price", {{"price_spot", "-1"}}, ErrorCode::kParse, "price_spot", ">= 0"},
-      {"price with junk", {{"price_reserved_1y", "12.5$"}}, ErrorCode::kParse,
-       "price_reserved_1y", "12.5$"},
-      {"unknown accelerator", {{"accelerator", "H100-SXM6"}}, ErrorCode::kNotFound, "accelerator",
+      {"price with junk",
+       {{"price_reserved_1y", "12.5$"}},
+       ErrorCode::kParse,
+       "price_reserved_1y",
+       "12.5$"},
+      {"unknown accelerator",
+       {{"accelerator", "H100-SXM6"}},
+       ErrorCode::kNotFound,
+       "accelerator",
        "H100-SXM6"},
-      {"accelerator without count", {{"accelerator_count", "0"}}, ErrorCode::kParse,
-       "accelerator_count", ">= 1"},
-      {"count without accelerator", {{"accelerator", ""}}, ErrorCode::kParse, "accelerator",
+      {"accelerator without count",
+       {{"accelerator_count", "0"}},
+       ErrorCode::kParse,
+       "accelerator_count",
+       ">= 1"},
+      {"count without accelerator",
+       {{"accelerator", ""}},
+       ErrorCode::kParse,
+       "accelerator",
        "accelerator_count"},
-      {"fractional count", {{"accelerator_count", "2.5"}}, ErrorCode::kParse, "accelerator_count",
+      {"fractional count",
+       {{"accelerator_count", "2.5"}},
+       ErrorCode::kParse,
+       "accelerator_count",
        "whole number"},
-      {"unknown cpu", {{"cpu", "Xeon-Platinum-9999"}}, ErrorCode::kNotFound, "cpu",
+      {"unknown cpu",
+       {{"cpu", "Xeon-Platinum-9999"}},
+       ErrorCode::kNotFound,
+       "cpu",
        "Xeon-Platinum-9999"},
       {"zero vcpus", {{"vcpus", "0"}}, ErrorCode::kParse, "vcpus", ">= 1"},
       {"empty ram", {{"ram_gib", ""}}, ErrorCode::kParse, "ram_gib", "empty"},
       {"bad date slashes", {{"as_of", "2026/01/15"}}, ErrorCode::kParse, "as_of", "YYYY-MM-DD"},
       {"bad date words", {{"as_of", "Jan 2026"}}, ErrorCode::kParse, "as_of", "YYYY-MM-DD"},
       {"unknown currency", {{"currency", "EUR"}}, ErrorCode::kParse, "currency", "EUR"},
-      {"unknown intra link", {{"intra_node_link", "nvlink5"}}, ErrorCode::kParse,
-       "intra_node_link", "unknown link"},
-      {"unknown fabric", {{"inter_node_fabric", "slingshot"}}, ErrorCode::kParse,
-       "inter_node_fabric", "slingshot"},
+      {"unknown intra link",
+       {{"intra_node_link", "nvlink5"}},
+       ErrorCode::kParse,
+       "intra_node_link",
+       "unknown link"},
+      {"unknown fabric",
+       {{"inter_node_fabric", "slingshot"}},
+       ErrorCode::kParse,
+       "inter_node_fabric",
+       "slingshot"},
       {"empty source", {{"source", ""}}, ErrorCode::kParse, "source", "empty"},
       {"empty cloud", {{"cloud", ""}}, ErrorCode::kParse, "cloud", "empty"},
   };
   for (const auto& c : cases) {
     SCOPED_TRACE(c.name);
-    std::string text = std::string(kInstanceHeader) + "\n" + InstanceRow() + "\n" +
-                       InstanceRow(c.cells) + "\n";
+    std::string text =
+        std::string(kInstanceHeader) + "\n" + InstanceRow() + "\n" + InstanceRow(c.cells) + "\n";
     Catalog cat = NamesOnly();
     Status s = LoadTable(cat, TableKind::kInstances, "instances/test.csv", text);
     ASSERT_FALSE(s.ok());
     const Error& e = s.error();
     EXPECT_EQ(e.code, c.code) << ErrorCodeName(e.code) << " " << e.ToString();
     // "label:line:column (name)", as RowReader::Where writes it.
-    const std::string want = "instances/test.csv:3:" +
-                             std::to_string(InstanceColumn(c.column)) + " (" + c.column + ")";
+    const std::string want =
+        "instances/test.csv:3:" + std::to_string(InstanceColumn(c.column)) + " (" + c.column + ")";
     EXPECT_EQ(e.field, want);
     EXPECT_TRUE(Has(e.message, c.message)) << e.message;
   }
 }
 
 TEST(MalformedTable, UnknownAcceleratorCellSuggestsAName) {
-  std::string text = std::string(kInstanceHeader) + "\n" +
-                     InstanceRow({{"accelerator", "H100-SXM6"}}) + "\n";
+  std::string text =
+      std::string(kInstanceHeader) + "\n" + InstanceRow({{"accelerator", "H100-SXM6"}}) + "\n";
   Catalog cat = NamesOnly();
   Status s = LoadTable(cat, TableKind::kInstances, "instances/test.csv", text);
   ASSERT_FALSE(s.ok());
@@ -556,8 +596,8 @@ TEST(MalformedTable, WrongCellCountNamesTheLine) {
   };
   for (const auto& c : cases) {
     SCOPED_TRACE(c.name);
-    std::string text = std::string(kInstanceHeader) + "\n" + InstanceRow() + "\n" +
-                       InstanceRow() + "\n" + c.row + "\n";
+    std::string text = std::string(kInstanceHeader) + "\n" + InstanceRow() + "\n" + InstanceRow() +
+                       "\n" + c.row + "\n";
     Catalog cat = NamesOnly();
     Status s = LoadTable(cat, TableKind::kInstances, "instances/test.csv", text);
     ASSERT_FALSE(s.ok());
@@ -666,8 +706,7 @@ TEST(MalformedTable, CurrencyAndCpuTables) {
 TEST(MalformedTable, ImpossibleDateIsRejected) {
   for (const char* d : {"2026-13-01", "2026-00-10", "2026-02-30", "2026-01-32"}) {
     SCOPED_TRACE(d);
-    std::string text =
-        std::string(kInstanceHeader) + "\n" + InstanceRow({{"as_of", d}}) + "\n";
+    std::string text = std::string(kInstanceHeader) + "\n" + InstanceRow({{"as_of", d}}) + "\n";
     Catalog cat = NamesOnly();
     Status s = LoadTable(cat, TableKind::kInstances, "instances/test.csv", text);
     EXPECT_FALSE(s.ok()) << "as_of " << d << " was accepted";
@@ -686,7 +725,7 @@ TEST(CsvDialect, CrlfQuotesAndCommentsLoad) {
                      "# a comment between rows\r\n" +
                      InstanceRow({{"instance_type", "\"quoted, with comma\""},
                                   {"notes", "\"8x H100, NVSwitch \"\"SXM\"\"\""}}) +
-                     "\r\n" + "\r\n" +  // a blank line
+                     "\r\n" + "\r\n" +                              // a blank line
                      InstanceRow({{"instance_type", "last.row"}});  // no final newline
   Catalog cat = NamesOnly();
   Status s = LoadTable(cat, TableKind::kInstances, "instances/test.csv", text);
@@ -735,10 +774,10 @@ TEST(CsvDialect, AliasAndLowerCaseNamesAreCanonicalised) {
 
 // Errors after a quoted multi-line cell and after comments still name the physical line.
 TEST(CsvDialect, LineNumbersCountCommentsAndQuotedNewlines) {
-  std::string text = std::string(kInstanceHeader) + "\n" +                    // line 1
-                     "# comment\n" +                                           // line 2
+  std::string text = std::string(kInstanceHeader) + "\n" +                      // line 1
+                     "# comment\n" +                                            // line 2
                      InstanceRow({{"notes", "\"first line\nsecond line\""}}) +  // lines 3-4
-                     "\n" + InstanceRow({{"price_on_demand", "x"}}) + "\n";    // line 5
+                     "\n" + InstanceRow({{"price_on_demand", "x"}}) + "\n";     // line 5
   Catalog cat = NamesOnly();
   Status s = LoadTable(cat, TableKind::kInstances, "instances/test.csv", text);
   ASSERT_FALSE(s.ok());
@@ -813,15 +852,17 @@ TEST(DetectTableKind, CommentBeforeHeader) {
 
 TEST(Override, InstanceTableReplacesOnlyItsClouds) {
   TempDir dir;
-  std::string path = dir.Write(
-      "aws_prices.csv",
-      std::string(kInstanceHeader) + "\n" +
-          InstanceRow({{"cloud", "aws"}, {"instance_type", "p5.48xlarge"},
-                       {"region", "us-east-1"}, {"price_on_demand", "40"}}) +
-          "\n" +
-          InstanceRow({{"cloud", "aws"}, {"instance_type", "p5.48xlarge"},
-                       {"region", "eu-west-1"}, {"price_on_demand", "45"}}) +
-          "\n");
+  std::string path = dir.Write("aws_prices.csv", std::string(kInstanceHeader) + "\n" +
+                                                     InstanceRow({{"cloud", "aws"},
+                                                                  {"instance_type", "p5.48xlarge"},
+                                                                  {"region", "us-east-1"},
+                                                                  {"price_on_demand", "40"}}) +
+                                                     "\n" +
+                                                     InstanceRow({{"cloud", "aws"},
+                                                                  {"instance_type", "p5.48xlarge"},
+                                                                  {"region", "eu-west-1"},
+                                                                  {"price_on_demand", "45"}}) +
+                                                     "\n");
   Catalog cat = Builtin();
   auto before = RowsPerCloud(cat);
   Status s = ApplyCatalogOverride(cat, path);
@@ -844,8 +885,8 @@ TEST(Override, InstanceTableReplacesOnlyItsClouds) {
 
 TEST(Override, NewCloudIsAdded) {
   TempDir dir;
-  std::string path = dir.Write("mine.csv", std::string(kInstanceHeader) + "\n" +
-                                               InstanceRow({{"cloud", "mycloud"}}) + "\n");
+  std::string path = dir.Write(
+      "mine.csv", std::string(kInstanceHeader) + "\n" + InstanceRow({{"cloud", "mycloud"}}) + "\n");
   Catalog cat = Builtin();
   const size_t before = cat.instances.size();
   ASSERT_TRUE(ApplyCatalogOverride(cat, path).ok());
@@ -855,11 +896,9 @@ TEST(Override, NewCloudIsAdded) {
 
 TEST(Override, MalformedFileLeavesTheCatalogAlone) {
   TempDir dir;
-  std::string path =
-      dir.Write("bad.csv", std::string(kInstanceHeader) + "\n" +
-                               InstanceRow({{"cloud", "aws"}}) + "\n" +
-                               InstanceRow({{"cloud", "aws"}, {"price_on_demand", "cheap"}}) +
-                               "\n");
+  std::string path = dir.Write(
+      "bad.csv", std::string(kInstanceHeader) + "\n" + InstanceRow({{"cloud", "aws"}}) + "\n" +
+                     InstanceRow({{"cloud", "aws"}, {"price_on_demand", "cheap"}}) + "\n");
   Catalog cat = Builtin();
   const size_t before = cat.instances.size();
   Status s = ApplyCatalogOverride(cat, path);
@@ -891,8 +930,8 @@ TEST(Override, CurrencyTableReplacesTheRate) {
 
 TEST(Override, GpuTableReplacesAccelerators) {
   TempDir dir;
-  std::string path = dir.Write("gpus.csv", std::string(kGpuHeader) + "\n" +
-                                               GpuRow("TEST-GPU", "TG1;TG-80") + "\n");
+  std::string path = dir.Write(
+      "gpus.csv", std::string(kGpuHeader) + "\n" + GpuRow("TEST-GPU", "TG1;TG-80") + "\n");
   Catalog cat = Builtin();
   ASSERT_TRUE(ApplyCatalogOverride(cat, path).ok());
   ASSERT_EQ(cat.accelerators.size(), 1u);
@@ -985,9 +1024,9 @@ TEST(Currency, Convert) {
   // 100 CNY at 7.189 CNY/USD = 13.91 USD.
   EXPECT_NEAR(cat.Convert(100, Currency::kCny, Currency::kUsd), 13.91, 0.005);
   // Round trip.
-  EXPECT_NEAR(cat.Convert(cat.Convert(123, Currency::kUsd, Currency::kCny), Currency::kCny,
-                          Currency::kUsd),
-              123, 1e-9);
+  EXPECT_NEAR(
+      cat.Convert(cat.Convert(123, Currency::kUsd, Currency::kCny), Currency::kCny, Currency::kUsd),
+      123, 1e-9);
 }
 
 TEST(Currency, Parse) {
@@ -1005,8 +1044,8 @@ TEST(Currency, Parse) {
 // Issue 12: suspect rows, unknown local NVMe, reserved prices, coverage.
 
 // kInstanceHeader plus the optional columns, and a row with them.
-std::string FlaggedTable(const std::vector<std::pair<std::map<std::string, std::string>,
-                                                     std::string>>& rows) {
+std::string FlaggedTable(
+    const std::vector<std::pair<std::map<std::string, std::string>, std::string>>& rows) {
   std::string text = std::string(kInstanceHeader) + ",flags,reserved_source\n";
   for (const auto& [cells, flags] : rows) text += InstanceRow(cells) + "," + flags + ",\n";
   return text;
@@ -1014,10 +1053,11 @@ std::string FlaggedTable(const std::vector<std::pair<std::map<std::string, std::
 
 TEST(Suspect, FlagsColumnMakesARowSuspect) {
   Catalog cat = NamesOnly();
-  std::string text = FlaggedTable({{{{"instance_type", "a"}}, ""},
-                                   {{{"instance_type", "b"}}, "suspect-price"},
-                                   {{{"instance_type", "c"}}, " Suspect-SKU ; spot-above-on-demand "},
-                                   {{{"instance_type", "d"}, {"price_spot", "60"}}, ""}});
+  std::string text =
+      FlaggedTable({{{{"instance_type", "a"}}, ""},
+                    {{{"instance_type", "b"}}, "suspect-price"},
+                    {{{"instance_type", "c"}}, " Suspect-SKU ; spot-above-on-demand "},
+                    {{{"instance_type", "d"}, {"price_spot", "60"}}, ""}});
   Status s = LoadTable(cat, TableKind::kInstances, "instances/test.csv", text);
   ASSERT_TRUE(s.ok()) << s.error().ToString();
   ASSERT_EQ(cat.instances.size(), 4u);
@@ -1039,8 +1079,8 @@ TEST(Suspect, FlagsColumnMakesARowSuspect) {
 
 TEST(Suspect, UnknownFlagIsAnErrorWithAHint) {
   Catalog cat = NamesOnly();
-  std::string text = FlaggedTable({{{{"instance_type", "a"}}, ""},
-                                   {{{"instance_type", "b"}}, "suspect-prise"}});
+  std::string text =
+      FlaggedTable({{{{"instance_type", "a"}}, ""}, {{{"instance_type", "b"}}, "suspect-prise"}});
   Status s = LoadTable(cat, TableKind::kInstances, "instances/test.csv", text);
   ASSERT_FALSE(s.ok());
   EXPECT_EQ(s.error().code, ErrorCode::kParse);
@@ -1194,11 +1234,16 @@ TEST(Coverage, CountsShapesPricesSuspectsAndSkips) {
       {{{{"cloud", "c1"}, {"instance_type", "priced"}, {"region", "r1"}}, ""},
        {{{"cloud", "c1"}, {"instance_type", "priced"}, {"region", "r2"}}, "suspect-price"},
        {{{"cloud", "c1"}, {"instance_type", "only-suspect"}}, "suspect-sku"},
-       {{{"cloud", "c1"}, {"instance_type", "unpriced"}, {"price_on_demand", ""},
+       {{{"cloud", "c1"},
+         {"instance_type", "unpriced"},
+         {"price_on_demand", ""},
          {"price_spot", ""}},
         ""},
-       {{{"cloud", "c1"}, {"instance_type", "cpu"}, {"accelerator", ""},
-         {"accelerator_count", "0"}, {"price_reserved_1y", "1"}},
+       {{{"cloud", "c1"},
+         {"instance_type", "cpu"},
+         {"accelerator", ""},
+         {"accelerator_count", "0"},
+         {"price_reserved_1y", "1"}},
         ""},
        {{{"cloud", "c0"}, {"instance_type", "x"}}, ""}});
   ASSERT_TRUE(LoadTable(cat, TableKind::kInstances, "instances/test.csv", text).ok());
@@ -1213,7 +1258,7 @@ TEST(Coverage, CountsShapesPricesSuspectsAndSkips) {
   EXPECT_EQ(c.suspect, 2);
   EXPECT_EQ(c.reserved, 1);
   const std::vector<std::pair<std::string, int>> skipped = {{"no public price", 1},
-                                                             {"only suspect rows", 1}};
+                                                            {"only suspect rows", 1}};
   EXPECT_EQ(c.skipped, skipped);
   EXPECT_EQ(c.Skipped(), 2);
   EXPECT_EQ(c.priced + c.Skipped(), c.shapes);
@@ -1232,7 +1277,8 @@ TEST(Coverage, BuiltinCatalogAddsUp) {
     EXPECT_LE(c.suspect, c.shapes);
   }
   // Alibaba: 27 shapes, none with a verified public price (the one seed-guide price is flagged).
-  auto ali = std::find_if(cov.begin(), cov.end(), [](const auto& c) { return c.cloud == "alibaba"; });
+  auto ali =
+      std::find_if(cov.begin(), cov.end(), [](const auto& c) { return c.cloud == "alibaba"; });
   ASSERT_NE(ali, cov.end());
   EXPECT_EQ(ali->shapes, 27);
   EXPECT_EQ(ali->priced, 0);
@@ -1240,4 +1286,3 @@ TEST(Coverage, BuiltinCatalogAddsUp) {
 
 }  // namespace
 }  // namespace gpuplan
-

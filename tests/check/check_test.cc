@@ -116,8 +116,8 @@ TEST_P(RuleTest, TriggersOrNot) {
     EXPECT_FALSE(f->fix.empty());
     EXPECT_NE(f->message.find_first_of("0123456789"), std::string::npos) << f->message;
   } else {
-    EXPECT_EQ(f, nullptr) << c.rule << " not expected (" << c.source << "): "
-                          << (f ? f->message : "");
+    EXPECT_EQ(f, nullptr) << c.rule << " not expected (" << c.source
+                          << "): " << (f ? f->message : "");
   }
 }
 
@@ -210,15 +210,17 @@ INSTANTIATE_TEST_SUITE_P(
         BadCase{"unknown_train_key",
                 "hardware: {instance: p5.48xlarge}\ntrain:\n  model: llama-2-7b\n  micro_bach: 2\n",
                 "bad.yaml:4:train.micro_bach", "did you mean \"micro_batch\""},
-        BadCase{"bad_number",
-                "hardware: {instance: p5.48xlarge}\ntrain:\n  model: llama-2-7b\n  micro_batch: x\n",
-                "bad.yaml:4:train.micro_batch", "whole number"},
+        BadCase{
+            "bad_number",
+            "hardware: {instance: p5.48xlarge}\ntrain:\n  model: llama-2-7b\n  micro_batch: x\n",
+            "bad.yaml:4:train.micro_batch", "whole number"},
         BadCase{"bad_storage",
                 "hardware: {instance: p5.48xlarge, storage: nvem}\ntrain: {model: llama-2-7b}\n",
                 "hardware.storage", "did you mean \"nvme\""},
         BadCase{"unknown_model", "hardware: {instance: p5.48xlarge}\ntrain: {model: lama-2-7b}\n",
                 "train.model", "lama-2-7b"},
-        BadCase{"unknown_instance", "hardware: {instance: p5.48xlarg}\ntrain: {model: llama-2-7b}\n",
+        BadCase{"unknown_instance",
+                "hardware: {instance: p5.48xlarg}\ntrain: {model: llama-2-7b}\n",
                 "hardware.instance", "did you mean \"p5.48xlarge\""},
         BadCase{"unknown_gpu",
                 "hardware: {accelerator: HX-9000, gpus_per_node: 8}\ntrain: {model: llama-2-7b}\n",

@@ -24,7 +24,6 @@
 
 #include <nlohmann/json.hpp>
 
-
 namespace {
 
 namespace fs = std::filesystem;
@@ -85,10 +84,9 @@ TEST(CliBadInput, ExitTwoNothingOnStdoutFieldOnStderr) {
   const std::string bad_json = dir.Write("bad/config.json", R"({"hidden_size": 4096,)");
   const std::string neg_layers = dir.Write("neg/config.json", LlamaConfig("-4"));
   const std::string trunc = dir.Write("trunc/model.safetensors", TruncatedSafetensors());
-  const std::string bad_csv =
-      dir.Write("prices.csv", std::string(kInstanceHeader) + "\n" +
-                                  InstanceRow("testcloud", "t.1", "55.04") + "\n" +
-                                  InstanceRow("testcloud", "t.2", "abc") + "\n");
+  const std::string bad_csv = dir.Write(
+      "prices.csv", std::string(kInstanceHeader) + "\n" + InstanceRow("testcloud", "t.1", "55.04") +
+                        "\n" + InstanceRow("testcloud", "t.2", "abc") + "\n");
   const std::string no_config_dir = (dir.path() / "empty").string();
   fs::create_directories(no_config_dir);
   const std::string not_a_model = dir.Write("model.txt", "hello");
@@ -98,15 +96,18 @@ TEST(CliBadInput, ExitTwoNothingOnStdoutFieldOnStderr) {
       {"unknown model", {"memory", "--model", "llama-9000b"}, {"--model", "did you mean"}},
       {"empty model", {"memory", "--model", ""}, {"--model"}},
       {"malformed config.json", {"memory", "--model", bad_json}, {bad_json, "malformed JSON"}},
-      {"negative num_hidden_layers", {"memory", "--model", neg_layers},
+      {"negative num_hidden_layers",
+       {"memory", "--model", neg_layers},
        {"num_hidden_layers", "-4"}},
       {"truncated safetensors", {"memory", "--model", trunc}, {trunc, "truncated"}},
-      {"directory without config.json", {"memory", "--model", no_config_dir},
+      {"directory without config.json",
+       {"memory", "--model", no_config_dir},
        {"--model", "config.json"}},
       {"not a model file", {"memory", "--model", not_a_model}, {"--model"}},
       {"zero GPUs", {"memory", "--gpus", "0"}, {"--gpus", "got 0"}},
       {"negative GPUs", {"memory", "--gpus", "-2"}, {"--gpus"}},
-      {"GPUs not a multiple of tp", {"memory", "--train", "--gpus", "3", "--tp", "2"},
+      {"GPUs not a multiple of tp",
+       {"memory", "--train", "--gpus", "3", "--tp", "2"},
        {"--gpus", "tp 2"}},
       {"negative batch", {"memory", "--batch", "-3"}, {"--batch", "-3"}},
       {"zero tp", {"memory", "--tp", "0"}, {"--tp", "got 0"}},
@@ -122,13 +123,16 @@ TEST(CliBadInput, ExitTwoNothingOnStdoutFieldOnStderr) {
       {"unknown GPU for instances", {"instances", "--gpu", "NOPE"}, {"--gpu", "NOPE"}},
       {"unknown cloud", {"instances", "--cloud", "awz"}, {"--cloud", "did you mean \"aws\""}},
       {"negative min GPU memory", {"instances", "--min-gpu-memory", "-1"}, {"--min-gpu-memory"}},
-      {"missing catalog file", {"--catalog", "/nonexistent.csv", "gpus"},
+      {"missing catalog file",
+       {"--catalog", "/nonexistent.csv", "gpus"},
        {"--catalog", "/nonexistent.csv"}},
-      {"malformed catalog file", {"--catalog", bad_csv, "instances"},
+      {"malformed catalog file",
+       {"--catalog", bad_csv, "instances"},
        {bad_csv + ":3:14 (price_on_demand)", "abc"}},
       {"unknown currency", {"--currency", "EUR", "gpus"}, {"--currency", "EUR"}},
       {"zero exchange rate", {"--usd-per-cny", "0", "gpus"}, {"--usd-per-cny"}},
-      {"unknown cross-validation split", {"validate", "--cv", "case", empty_cases},
+      {"unknown cross-validation split",
+       {"validate", "--cv", "case", empty_cases},
        {"--cv", "case", "--cv source"}},
   };
   for (const auto& c : cases) {
@@ -276,7 +280,10 @@ TEST(CliGood, InstancesInCny) {
   ASSERT_EQ(r.exit_code, kExitOk) << r.Describe();
   EXPECT_TRUE(Has(r.out, "in CNY")) << r.Describe();
   // data/instances/alibaba.csv ecs.gn7-c12g1.3xlarge: 16.438356 CNY/h.
-  EXPECT_TRUE(Has(r.out, "\xC2\xA5" "16.44")) << r.Describe();
+  EXPECT_TRUE(Has(r.out,
+                  "\xC2\xA5"
+                  "16.44"))
+      << r.Describe();
 }
 
 TEST(CliGood, CatalogOverride) {
@@ -311,7 +318,7 @@ TEST(CliGood, Models) {
 
 TEST(CliGood, MemoryLoraOnOneA100) {
   RunResult r = RunCli({"memory", "--model", "llama-2-7b", "--train", "--gpus", "1", "--gpu",
-                     "A100-80GB", "--method", "lora"});
+                        "A100-80GB", "--method", "lora"});
   ASSERT_EQ(r.exit_code, kExitOk) << r.Describe();
   EXPECT_TRUE(r.err.empty()) << r.Describe();
   EXPECT_TRUE(Has(r.out, "Llama-2-7B")) << r.Describe();
@@ -322,15 +329,15 @@ TEST(CliGood, MemoryLoraOnOneA100) {
 TEST(CliGood, MemoryFromConfigFile) {
   TempDir dir;
   const std::string cfg = dir.Write("llama/config.json", LlamaConfig("32"));
-  RunResult r = RunCli({"memory", "--model", cfg, "--train", "--method", "lora", "--gpus", "1",
-                     "--gpu", "H100"});
+  RunResult r = RunCli(
+      {"memory", "--model", cfg, "--train", "--method", "lora", "--gpus", "1", "--gpu", "H100"});
   ASSERT_EQ(r.exit_code, kExitOk) << r.Describe();
   EXPECT_TRUE(Has(r.out, "6.74B")) << r.Describe();  // same shape as Llama-2-7B
 }
 
 TEST(CliGood, NothingFitsExitsOne) {
-  RunResult r = RunCli({"memory", "--model", "llama-2-70b", "--infer", "--gpu", "T4", "--gpus", "1",
-                     "--tp", "1"});
+  RunResult r = RunCli(
+      {"memory", "--model", "llama-2-70b", "--infer", "--gpu", "T4", "--gpus", "1", "--tp", "1"});
   EXPECT_EQ(r.exit_code, kExitNothingFits) << r.Describe();
   EXPECT_TRUE(r.err.empty()) << r.Describe();
   // The report still shows the breakdown and says what to try.
@@ -341,8 +348,8 @@ TEST(CliGood, NothingFitsExitsOne) {
 
 // Nothing fits: the suggestion never repeats a knob the user already turned (issue 12).
 TEST(CliGood, NothingFitsSuggestsOnlyNewKnobs) {
-  RunResult r = RunCli({"memory", "--model", "llama-3.1-405b", "--infer", "--gpu", "T4", "--gpus", "1",
-                        "--tp", "1", "--quant", "awq"});
+  RunResult r = RunCli({"memory", "--model", "llama-3.1-405b", "--infer", "--gpu", "T4", "--gpus",
+                        "1", "--tp", "1", "--quant", "awq"});
   EXPECT_EQ(r.exit_code, kExitNothingFits) << r.Describe();
   EXPECT_FALSE(Has(r.out, "--quant awq")) << r.Describe();
   EXPECT_TRUE(Has(r.out, "--kv-precision fp8")) << r.Describe();
@@ -394,8 +401,8 @@ TEST(CliJobFiles, ServingJobFilePlansAndFlagsOverride) {
   ASSERT_EQ(r.exit_code, 0) << r.Describe();
   EXPECT_TRUE(Has(r.out, "Llama-2-13B at 8 req/s")) << r.Describe();
   // A flag overrides the file.
-  RunResult o = RunCli({"plan", "infer", "-f", Src("examples/serve/b16-llama-13b-serving.yaml"),
-                        "--qps", "3"});
+  RunResult o = RunCli(
+      {"plan", "infer", "-f", Src("examples/serve/b16-llama-13b-serving.yaml"), "--qps", "3"});
   ASSERT_EQ(o.exit_code, 0) << o.Describe();
   EXPECT_TRUE(Has(o.out, "at 3 req/s")) << o.Describe();
 }

@@ -36,13 +36,13 @@
 namespace {
 
 namespace fs = std::filesystem;
-using nlohmann::json;
 using gpuplan::EmitOptions;
 using gpuplan::EmittedFile;
 using gpuplan::test::ArgList;
 using gpuplan::test::ShellWords;
 using gpuplan::test::Slurp;
 using gpuplan::test::TempDir;
+using nlohmann::json;
 
 const fs::path kGolden = fs::path(GPUPLAN_SOURCE_DIR) / "tests/golden/emit";
 const fs::path kFixtures = fs::path(GPUPLAN_SOURCE_DIR) / "tests/emit/fixtures";
@@ -56,7 +56,8 @@ const ArgList& Vllm() {
   return a;
 }
 const ArgList& Hf() {
-  static const ArgList a = gpuplan::test::LoadArgList((kFixtures / "hf_training_args.txt").string());
+  static const ArgList a =
+      gpuplan::test::LoadArgList((kFixtures / "hf_training_args.txt").string());
   return a;
 }
 const ArgList& Ds() {
@@ -87,7 +88,8 @@ const std::vector<GoldenPlan>& Goldens() {
   return plans;
 }
 
-std::vector<EmittedFile> MustEmit(const std::string& text, const std::string& target, const EmitOptions& opt = {}) {
+std::vector<EmittedFile> MustEmit(const std::string& text, const std::string& target,
+                                  const EmitOptions& opt = {}) {
   auto r = gpuplan::Emit(text, target, opt, Cat());
   EXPECT_TRUE(r) << target << ": " << (r ? "" : r.error().ToString());
   return r ? *r : std::vector<EmittedFile>{};
@@ -122,7 +124,8 @@ std::string Joined(const std::vector<std::string>& v) {
 std::vector<std::string> VllmArgvIn(const std::string& text) {
   auto w = ShellWords(text);
   for (std::size_t i = 0; i + 2 < w.size(); ++i) {
-    if (w[i] == "vllm" && w[i + 1] == "serve") return std::vector<std::string>(w.begin() + static_cast<long>(i) + 3, w.end());
+    if (w[i] == "vllm" && w[i + 1] == "serve")
+      return std::vector<std::string>(w.begin() + static_cast<long>(i) + 3, w.end());
   }
   ADD_FAILURE() << "no vllm serve in:\n" << text;
   return {};
@@ -165,7 +168,8 @@ TEST(ToolChecks, FixturesLoad) {
   EXPECT_TRUE(Vllm().choices.count("--kv-cache-dtype"));
   EXPECT_GE(Hf().types.size(), 100u);
   EXPECT_GE(Ds().sections.at("top").size(), 50u);
-  EXPECT_TRUE(Ds().sections.at("zero_optimization").count("stage3_gather_16bit_weights_on_model_save"));
+  EXPECT_TRUE(
+      Ds().sections.at("zero_optimization").count("stage3_gather_16bit_weights_on_model_save"));
 }
 
 TEST(ToolChecks, EveryGoldenScenarioPassesTheToolLists) {
@@ -182,7 +186,8 @@ TEST(ToolChecks, EveryGoldenScenarioPassesTheToolLists) {
         auto c = dep["spec"]["template"]["spec"]["containers"][0];
         if (c["command"][0].as<std::string>() == "vllm") {
           std::vector<std::string> argv;
-          for (std::size_t i = 2; i < c["args"].size(); ++i) argv.push_back(c["args"][i].as<std::string>());
+          for (std::size_t i = 2; i < c["args"].size(); ++i)
+            argv.push_back(c["args"][i].as<std::string>());
           EXPECT_EQ(Joined(gpuplan::test::CheckVllmArgs(argv, Vllm())), "") << ctx;
           ++vllm;
         }
@@ -206,27 +211,39 @@ TEST(ToolChecks, EveryGoldenScenarioPassesTheToolLists) {
       if (v) {
         const std::string& script = v->front().contents;
         EXPECT_TRUE(BashSyntaxOk(script, &why)) << ctx << ": " << why;
-        EXPECT_EQ(Joined(gpuplan::test::CheckVllmArgs(VllmArgvIn(script.substr(script.find("exec vllm"))), Vllm())), "") << ctx;
+        EXPECT_EQ(Joined(gpuplan::test::CheckVllmArgs(
+                      VllmArgvIn(script.substr(script.find("exec vllm"))), Vllm())),
+                  "")
+            << ctx;
         ++vllm;
         ++shell;
       }
       continue;
     }
     auto hf_files = MustEmit(g.text, "hf");
-    if (std::system("command -v python3 >/dev/null 2>&1") == 0) {  // Python syntax of training_args.py
+    if (std::system("command -v python3 >/dev/null 2>&1") ==
+        0) {  // Python syntax of training_args.py
       TempDir d;
-      const std::string f = d.Write("training_args.py", Find(hf_files, "training_args.py")->contents);
-      EXPECT_EQ(std::system(("python3 -c 'import ast,sys; ast.parse(open(sys.argv[1]).read())' '" + f + "'").c_str()), 0)
+      const std::string f =
+          d.Write("training_args.py", Find(hf_files, "training_args.py")->contents);
+      EXPECT_EQ(std::system(
+                    ("python3 -c 'import ast,sys; ast.parse(open(sys.argv[1]).read())' '" + f + "'")
+                        .c_str()),
+                0)
           << ctx;
     }
-    EXPECT_EQ(Joined(gpuplan::test::CheckHfArgsJson(json::parse(Find(hf_files, "training_args.json")->contents), Hf())), "") << ctx;
+    EXPECT_EQ(Joined(gpuplan::test::CheckHfArgsJson(
+                  json::parse(Find(hf_files, "training_args.json")->contents), Hf())),
+              "")
+        << ctx;
     ++hf;
     if (const auto* d = Find(hf_files, "ds_config.json")) {
       EXPECT_EQ(Joined(gpuplan::test::CheckDeepSpeed(json::parse(d->contents), Ds())), "") << ctx;
       ++ds;
     }
     auto dsf = MustEmit(g.text, "deepspeed");
-    EXPECT_EQ(Joined(gpuplan::test::CheckDeepSpeed(json::parse(dsf.front().contents), Ds())), "") << ctx;
+    EXPECT_EQ(Joined(gpuplan::test::CheckDeepSpeed(json::parse(dsf.front().contents), Ds())), "")
+        << ctx;
     ++ds;
     auto slurm = MustEmit(g.text, "slurm");
     std::string why;
@@ -253,7 +270,9 @@ TEST(ToolChecks, BrokenFilesFailEachCheck) {
   EXPECT_NE(Joined(gpuplan::test::CheckVllmArgs({"--kv-cache-dtype", "fp16"}, Vllm())), "");
   EXPECT_NE(Joined(gpuplan::test::CheckVllmArgs({"--max-model-len", "4k"}, Vllm())), "");
   EXPECT_NE(Joined(gpuplan::test::CheckVllmArgs({"--quantization", "int8"}, Vllm())), "");
-  EXPECT_EQ(Joined(gpuplan::test::CheckVllmArgs({"--max-num-seqs", "256", "--enforce-eager"}, Vllm())), "");
+  EXPECT_EQ(
+      Joined(gpuplan::test::CheckVllmArgs({"--max-num-seqs", "256", "--enforce-eager"}, Vllm())),
+      "");
   // TrainingArguments: a misspelt key, a wrong type, a save strategy HF does not have.
   EXPECT_NE(Joined(gpuplan::test::CheckHfArgsJson(json{{"save_step", 10}}, Hf())), "");
   EXPECT_NE(Joined(gpuplan::test::CheckHfArgsJson(json{{"bf16", "yes"}}, Hf())), "");
@@ -262,10 +281,17 @@ TEST(ToolChecks, BrokenFilesFailEachCheck) {
   EXPECT_NE(Joined(gpuplan::test::CheckHfFlags({"--bf16", "yes"}, Hf())), "");
   EXPECT_EQ(Joined(gpuplan::test::CheckHfFlags({"--save_steps", "3", "--bf16", "True"}, Hf())), "");
   // DeepSpeed: a misspelt section, a ZeRO key that does not exist, an offload key typo.
-  EXPECT_NE(Joined(gpuplan::test::CheckDeepSpeed(json{{"zero_optimisation", {{"stage", 2}}}}, Ds())), "");
-  EXPECT_NE(Joined(gpuplan::test::CheckDeepSpeed(json{{"zero_optimization", {{"stage3_gather_16bit_weights_on_save", true}}}}, Ds())), "");
-  EXPECT_NE(Joined(gpuplan::test::CheckDeepSpeed(json{{"zero_optimization", {{"offload_param", {{"devce", "none"}}}}}}, Ds())), "");
-  EXPECT_NE(Joined(gpuplan::test::CheckDeepSpeed(json{{"zero_optimization", {{"stage", 4}}}}, Ds())), "");
+  EXPECT_NE(
+      Joined(gpuplan::test::CheckDeepSpeed(json{{"zero_optimisation", {{"stage", 2}}}}, Ds())), "");
+  EXPECT_NE(
+      Joined(gpuplan::test::CheckDeepSpeed(
+          json{{"zero_optimization", {{"stage3_gather_16bit_weights_on_save", true}}}}, Ds())),
+      "");
+  EXPECT_NE(Joined(gpuplan::test::CheckDeepSpeed(
+                json{{"zero_optimization", {{"offload_param", {{"devce", "none"}}}}}}, Ds())),
+            "");
+  EXPECT_NE(
+      Joined(gpuplan::test::CheckDeepSpeed(json{{"zero_optimization", {{"stage", 4}}}}, Ds())), "");
   // A golden file broken on purpose fails as a whole.
   const GoldenPlan* gp = &Goldens().front();
   for (const auto& x : Goldens()) {
@@ -279,7 +305,9 @@ TEST(ToolChecks, BrokenFilesFailEachCheck) {
     EXPECT_NE(Joined(gpuplan::test::CheckDeepSpeed(json::parse(broken), Ds())), "");
   } else {
     broken.replace(broken.find("--max-num-seqs"), 14, "--max-num-seq");
-    EXPECT_NE(Joined(gpuplan::test::CheckVllmArgs(VllmArgvIn(broken.substr(broken.find("exec vllm"))), Vllm())), "");
+    EXPECT_NE(Joined(gpuplan::test::CheckVllmArgs(
+                  VllmArgvIn(broken.substr(broken.find("exec vllm"))), Vllm())),
+              "");
   }
   std::string why;
   EXPECT_FALSE(BashSyntaxOk("vllm serve 'unterminated \\\n", &why));
@@ -298,10 +326,12 @@ TEST(EmitAutoscaling, TargetsDeriveFromThePlan) {
     EmitOptions opt;
     opt.off_peak_qps = qps / 4;
     auto hpa = DocOfKind(MustEmit(g.text, "k8s", opt).front().contents, "HorizontalPodAutoscaler");
-    const std::string av = hpa["spec"]["metrics"][0]["pods"]["target"]["averageValue"].as<std::string>();
+    const std::string av =
+        hpa["spec"]["metrics"][0]["pods"]["target"]["averageValue"].as<std::string>();
     ASSERT_EQ(av.back(), 'm') << av;
     EXPECT_NEAR(std::stod(av.substr(0, av.size() - 1)) / 1000.0, cap, 0.0005 + 1e-9) << g.name;
-    EXPECT_EQ(hpa["spec"]["maxReplicas"].as<int>(), std::max(replicas, CeilDiv(qps, cap))) << g.name;
+    EXPECT_EQ(hpa["spec"]["maxReplicas"].as<int>(), std::max(replicas, CeilDiv(qps, cap)))
+        << g.name;
     EXPECT_EQ(hpa["spec"]["minReplicas"].as<int>(), std::max(1, CeilDiv(qps / 4, cap))) << g.name;
     EXPECT_LE(hpa["spec"]["minReplicas"].as<int>(), hpa["spec"]["maxReplicas"].as<int>());
     EXPECT_EQ(hpa["spec"]["behavior"]["scaleDown"]["stabilizationWindowSeconds"].as<int>(), 300);
@@ -309,24 +339,29 @@ TEST(EmitAutoscaling, TargetsDeriveFromThePlan) {
     // KEDA: the same bounds, the threshold is the per-replica capacity, a real engine metric.
     opt.autoscaler = "keda";
     auto so = DocOfKind(MustEmit(g.text, "k8s", opt).front().contents, "ScaledObject");
-    EXPECT_NEAR(std::stod(so["spec"]["triggers"][0]["metadata"]["threshold"].as<std::string>()), cap, 0.0005 + 1e-9);
+    EXPECT_NEAR(std::stod(so["spec"]["triggers"][0]["metadata"]["threshold"].as<std::string>()),
+                cap, 0.0005 + 1e-9);
     EXPECT_EQ(so["spec"]["maxReplicaCount"].as<int>(), hpa["spec"]["maxReplicas"].as<int>());
     EXPECT_EQ(so["spec"]["minReplicaCount"].as<int>(), hpa["spec"]["minReplicas"].as<int>());
     const std::string query = so["spec"]["triggers"][0]["metadata"]["query"].as<std::string>();
     EXPECT_TRUE(query.find("vllm:request_success_total") != std::string::npos ||
                 query.find("nv_inference_request_success") != std::string::npos ||
-                query.find("ovms_requests_success") != std::string::npos) << query;
+                query.find("ovms_requests_success") != std::string::npos)
+        << query;
     // SkyPilot: the same target and bounds.
     auto sky = YAML::Load(MustEmit(g.text, "skypilot", opt).front().contents);
-    EXPECT_NEAR(sky["service"]["replica_policy"]["target_qps_per_replica"].as<double>(), cap, 0.0005 + 1e-9);
-    EXPECT_EQ(sky["service"]["replica_policy"]["min_replicas"].as<int>(), hpa["spec"]["minReplicas"].as<int>());
+    EXPECT_NEAR(sky["service"]["replica_policy"]["target_qps_per_replica"].as<double>(), cap,
+                0.0005 + 1e-9);
+    EXPECT_EQ(sky["service"]["replica_policy"]["min_replicas"].as<int>(),
+              hpa["spec"]["minReplicas"].as<int>());
     // A user floor and a higher peak.
     EmitOptions floor;
     floor.min_replicas = 2;
     floor.peak_qps = 3 * qps;
     auto h2 = DocOfKind(MustEmit(g.text, "k8s", floor).front().contents, "HorizontalPodAutoscaler");
     EXPECT_EQ(h2["spec"]["maxReplicas"].as<int>(), std::max(replicas, CeilDiv(3 * qps, cap)));
-    EXPECT_EQ(h2["spec"]["minReplicas"].as<int>(), std::min(2, h2["spec"]["maxReplicas"].as<int>()));
+    EXPECT_EQ(h2["spec"]["minReplicas"].as<int>(),
+              std::min(2, h2["spec"]["maxReplicas"].as<int>()));
     // No off-peak load and no floor: one replica, and the file says why.
     auto text = MustEmit(g.text, "k8s").front().contents;
     EXPECT_EQ(DocOfKind(text, "HorizontalPodAutoscaler")["spec"]["minReplicas"].as<int>(), 1);
@@ -361,7 +396,8 @@ TEST(EmitTraining, SameLaunchAndConfigEverywhere) {
     const json& l = p["layout"];
     auto k8s = MustEmit(g.text, "k8s");
     auto job = DocOfKind(k8s.front().contents, "Job");
-    const std::string k8s_launch = TorchrunIn(job["spec"]["template"]["spec"]["containers"][0]["command"][2].as<std::string>());
+    const std::string k8s_launch = TorchrunIn(
+        job["spec"]["template"]["spec"]["containers"][0]["command"][2].as<std::string>());
     auto sky = MustEmit(g.text, "skypilot");
     auto task = YAML::Load(sky.front().contents);
     const std::string sky_launch = TorchrunIn(task["run"].as<std::string>());
@@ -371,10 +407,14 @@ TEST(EmitTraining, SameLaunchAndConfigEverywhere) {
     pj.k8s_training = "pytorchjob";
     auto pjob = DocOfKind(MustEmit(g.text, "k8s", pj).front().contents, "PyTorchJob");
     const auto master = pjob["spec"]["pytorchReplicaSpecs"]["Master"];
-    const std::string pj_launch = TorchrunIn(master["template"]["spec"]["containers"][0]["command"][2].as<std::string>());
+    const std::string pj_launch =
+        TorchrunIn(master["template"]["spec"]["containers"][0]["command"][2].as<std::string>());
     EXPECT_EQ(master["template"]["spec"]["containers"][0]["name"].as<std::string>(), "pytorch");
-    EXPECT_EQ(pjob["spec"]["nprocPerNode"].as<std::string>(), std::to_string(p["gpus_per_node"].get<int>()));
-    const int workers = pjob["spec"]["pytorchReplicaSpecs"]["Worker"] ? pjob["spec"]["pytorchReplicaSpecs"]["Worker"]["replicas"].as<int>() : 0;
+    EXPECT_EQ(pjob["spec"]["nprocPerNode"].as<std::string>(),
+              std::to_string(p["gpus_per_node"].get<int>()));
+    const int workers = pjob["spec"]["pytorchReplicaSpecs"]["Worker"]
+                            ? pjob["spec"]["pytorchReplicaSpecs"]["Worker"]["replicas"].as<int>()
+                            : 0;
     EXPECT_EQ(1 + workers, p["nodes"].get<int>());
     ASSERT_FALSE(k8s_launch.empty()) << g.name;
     EXPECT_EQ(k8s_launch, pj_launch) << g.name;
@@ -384,17 +424,21 @@ TEST(EmitTraining, SameLaunchAndConfigEverywhere) {
     const int zero = l["zero_stage"].get<int>();
     if (megatron) {
       EXPECT_NE(k8s_launch.find("pretrain_gpt.py"), std::string::npos);
-      EXPECT_NE(k8s_launch.find(fmt::format("--tensor-model-parallel-size {}", l["tp"].get<int>())), std::string::npos);
+      EXPECT_NE(k8s_launch.find(fmt::format("--tensor-model-parallel-size {}", l["tp"].get<int>())),
+                std::string::npos);
     } else {
       EXPECT_NE(k8s_launch.find("train.py"), std::string::npos);
-      EXPECT_EQ(k8s_launch.find("--deepspeed \"$GPUPLAN_CONFIG/ds_config.json\"") != std::string::npos, zero > 0) << g.name;
+      EXPECT_EQ(
+          k8s_launch.find("--deepspeed \"$GPUPLAN_CONFIG/ds_config.json\"") != std::string::npos,
+          zero > 0)
+          << g.name;
     }
     // Checkpoint interval from the job (2 h in B16, 4 h in B15), never the 1 h default.
     const double interval = g.doc["job"].value("checkpoint_interval_hours", 1.0);
     const long steps = std::lround(interval * 3600 / p["step_time_s"].get<double>());
-    const std::string save = megatron ? fmt::format("--save-interval {}", steps) : fmt::format("--save_steps {}", steps);
-    EXPECT_NE(k8s_launch.find(save), std::string::npos)
-        << g.name << "\n" << k8s_launch;
+    const std::string save =
+        megatron ? fmt::format("--save-interval {}", steps) : fmt::format("--save_steps {}", steps);
+    EXPECT_NE(k8s_launch.find(save), std::string::npos) << g.name << "\n" << k8s_launch;
     EXPECT_NE(k8s_launch.find("/nvme/ckpt/"), std::string::npos);
     // The same config files: the ConfigMap (k8s), the SkyPilot file_mounts sources, Slurm's files.
     auto cm = DocOfKind(k8s.front().contents, "ConfigMap");
@@ -414,7 +458,8 @@ TEST(EmitTraining, SameLaunchAndConfigEverywhere) {
       EXPECT_EQ(zero, 3);
       const auto a = json::parse(Find(MustEmit(g.text, "hf"), "training_args.json")->contents);
       EXPECT_EQ(a["save_steps"].get<long>(), steps);
-      EXPECT_EQ(Find(MustEmit(g.text, "hf"), "training_args.py")->contents.find("planner default"), std::string::npos);
+      EXPECT_EQ(Find(MustEmit(g.text, "hf"), "training_args.py")->contents.find("planner default"),
+                std::string::npos);
     }
     ++checked;
   }
@@ -441,14 +486,19 @@ TEST(EmitServing, ImageAndPrecisionPerEngine) {
   auto cm = DocOfKind(k8s.front().contents, "ConfigMap");
   const std::string build = cm["data"]["build-engine.sh"].as<std::string>();
   EXPECT_NE(build.find("--int8"), std::string::npos);
-  EXPECT_NE(build.find(fmt::format("--maxShapes=\"$INPUT_NAME\":{}x", g->doc["plans"][0]["batch"].get<int>())), std::string::npos);
-  EXPECT_NE(cm["data"]["config.pbtxt"].as<std::string>().find("platform: \"tensorrt_plan\""), std::string::npos);
+  EXPECT_NE(build.find(fmt::format("--maxShapes=\"$INPUT_NAME\":{}x",
+                                   g->doc["plans"][0]["batch"].get<int>())),
+            std::string::npos);
+  EXPECT_NE(cm["data"]["config.pbtxt"].as<std::string>().find("platform: \"tensorrt_plan\""),
+            std::string::npos);
   auto dep = DocOfKind(k8s.front().contents, "Deployment");
-  EXPECT_EQ(dep["spec"]["template"]["spec"]["initContainers"][0]["image"].as<std::string>(), gpuplan::emit::kTensorRtImage);
+  EXPECT_EQ(dep["spec"]["template"]["spec"]["initContainers"][0]["image"].as<std::string>(),
+            gpuplan::emit::kTensorRtImage);
 }
 
 TEST(EmitServing, TgiPlanRunsTgiWithItsMetric) {
-  auto plan = gpuplan::test::RunCli({"--json", "plan", "infer", "--model", "Llama-3.1-8B", "--qps", "10", "--engine", "tgi"});
+  auto plan = gpuplan::test::RunCli(
+      {"--json", "plan", "infer", "--model", "Llama-3.1-8B", "--qps", "10", "--engine", "tgi"});
   ASSERT_EQ(plan.exit_code, 0) << plan.Describe();
   const json doc = json::parse(plan.out);
   EmitOptions keda;
@@ -458,7 +508,9 @@ TEST(EmitServing, TgiPlanRunsTgiWithItsMetric) {
   EXPECT_EQ(c["image"].as<std::string>(), gpuplan::emit::kTgiImage);
   EXPECT_EQ(c["command"][0].as<std::string>(), "text-generation-launcher");
   auto so = DocOfKind(k8s, "ScaledObject");
-  EXPECT_NE(so["spec"]["triggers"][0]["metadata"]["query"].as<std::string>().find("tgi_request_success"), std::string::npos);
+  EXPECT_NE(
+      so["spec"]["triggers"][0]["metadata"]["query"].as<std::string>().find("tgi_request_success"),
+      std::string::npos);
   auto sky = YAML::Load(MustEmit(plan.out, "skypilot").front().contents);
   std::string why;
   EXPECT_TRUE(BashSyntaxOk(sky["run"].as<std::string>(), &why)) << why;
@@ -482,7 +534,8 @@ TEST(EmitModels, ConfigJsonPathPlansAndEmits) {
   auto plan = gpuplan::test::RunCli({"--json", "plan", "infer", "--model", cfg, "--qps", "2"});
   ASSERT_EQ(plan.exit_code, 0) << plan.Describe();
   const std::string plan_file = d.Write("plan.json", plan.out);
-  EXPECT_EQ(json::parse(plan.out)["job"]["model_ref"].get<std::string>(), fs::absolute(cfg).lexically_normal().string());
+  EXPECT_EQ(json::parse(plan.out)["job"]["model_ref"].get<std::string>(),
+            fs::absolute(cfg).lexically_normal().string());
   auto v = gpuplan::test::RunCli({"emit", "vllm", "--plan", plan_file});
   ASSERT_EQ(v.exit_code, 0) << v.Describe();
   const auto words = ShellWords(v.out.substr(v.out.find("exec vllm serve")));
@@ -491,7 +544,8 @@ TEST(EmitModels, ConfigJsonPathPlansAndEmits) {
   auto k = gpuplan::test::RunCli({"emit", "k8s", "--plan", plan_file});
   ASSERT_EQ(k.exit_code, 0) << k.Describe();
   auto dep = DocOfKind(k.out, "Deployment");
-  EXPECT_EQ(dep["spec"]["template"]["spec"]["containers"][0]["args"][1].as<std::string>(), "/models/local/my-model");
+  EXPECT_EQ(dep["spec"]["template"]["spec"]["containers"][0]["args"][1].as<std::string>(),
+            "/models/local/my-model");
   EXPECT_NE(k.out.find("copy its directory"), std::string::npos);
   auto s = gpuplan::test::RunCli({"emit", "skypilot", "--plan", plan_file});
   EXPECT_EQ(s.exit_code, 0) << s.Describe();
@@ -526,7 +580,8 @@ TEST(EmitModels, GatedPresetWiresTheToken) {
   const std::string script = MustEmit(llama->text, "vllm").front().contents;
   EXPECT_NE(script.find("${HF_TOKEN:?"), std::string::npos);
   // A public model: the Secret is optional.
-  auto open = gpuplan::test::RunCli({"--json", "plan", "infer", "--model", "Qwen2.5-7B", "--qps", "2"});
+  auto open =
+      gpuplan::test::RunCli({"--json", "plan", "infer", "--model", "Qwen2.5-7B", "--qps", "2"});
   ASSERT_EQ(open.exit_code, 0) << open.Describe();
   auto od = DocOfKind(MustEmit(open.out, "k8s").front().contents, "Deployment");
   for (const auto& e : od["spec"]["template"]["spec"]["containers"][0]["env"]) {
@@ -537,8 +592,17 @@ TEST(EmitModels, GatedPresetWiresTheToken) {
 }
 
 TEST(EmitQuoting, InjectedValuesStayInert) {
-  const std::vector<std::string> nasty = {"plain", "a b", "it's", "$(touch /tmp/pwned)", "`id`", "x; rm -rf /",
-                                          "line1\nrm -rf /", "\"quoted\"", "", "--flag=1", "back\\slash"};
+  const std::vector<std::string> nasty = {"plain",
+                                          "a b",
+                                          "it's",
+                                          "$(touch /tmp/pwned)",
+                                          "`id`",
+                                          "x; rm -rf /",
+                                          "line1\nrm -rf /",
+                                          "\"quoted\"",
+                                          "",
+                                          "--flag=1",
+                                          "back\\slash"};
   for (const auto& s : nasty) {
     TempDir d;
     const std::string out = (d.path() / "out").string();
@@ -565,7 +629,8 @@ TEST(EmitQuoting, InjectedValuesStayInert) {
       auto r = gpuplan::Emit(doc.dump(), target, {}, Cat());
       if (!r) continue;
       for (const auto& f : *r) {
-        for (std::size_t pos = 0; (pos = f.contents.find("\nrm -rf", pos)) != std::string::npos; ++pos) {
+        for (std::size_t pos = 0; (pos = f.contents.find("\nrm -rf", pos)) != std::string::npos;
+             ++pos) {
           ADD_FAILURE() << g.name << " " << target << " " << f.name << ": injected line";
         }
         const std::string ext = fs::path(f.name).extension().string();

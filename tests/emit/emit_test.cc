@@ -34,7 +34,6 @@
 
 #include "gpuplan/catalog.h"
 
-
 namespace {
 
 namespace fs = std::filesystem;
@@ -49,7 +48,6 @@ using gpuplan::test::RunResult;
 using gpuplan::test::Slurp;
 using gpuplan::test::TempDir;
 
-
 // One planned scenario: the CLI arguments after `--json plan`, and whether it is training.
 struct Scenario {
   std::string name;
@@ -60,12 +58,20 @@ struct Scenario {
 const std::vector<Scenario>& Scenarios() {
   static const std::vector<Scenario> kScenarios = {
       {"serve_llama3_8b", {"infer", "--model", "Llama-3-8B", "--qps", "5"}, false},
-      {"serve_llama3_8b_fp8", {"infer", "--model", "Llama-3-8B", "--qps", "20", "--quant", "fp8"}, false},
+      {"serve_llama3_8b_fp8",
+       {"infer", "--model", "Llama-3-8B", "--qps", "20", "--quant", "fp8"},
+       false},
       {"serve_llama2_70b", {"infer", "--model", "Llama-2-70B", "--qps", "2"}, false},
-      {"serve_llama2_13b_awq", {"infer", "--model", "Llama-2-13B", "--qps", "3", "--quant", "awq"}, false},
+      {"serve_llama2_13b_awq",
+       {"infer", "--model", "Llama-2-13B", "--qps", "3", "--quant", "awq"},
+       false},
       {"train_llama2_7b", {"train", "--model", "Llama-2-7B", "--tokens", "1B"}, true},
-      {"train_llama2_70b_spot", {"train", "--model", "Llama-2-70B", "--tokens", "10B", "--max-nodes", "4", "--spot"}, true},
-      {"train_llama2_13b", {"train", "--model", "Llama-2-13B", "--tokens", "2B", "--max-nodes", "2"}, true},
+      {"train_llama2_70b_spot",
+       {"train", "--model", "Llama-2-70B", "--tokens", "10B", "--max-nodes", "4", "--spot"},
+       true},
+      {"train_llama2_13b",
+       {"train", "--model", "Llama-2-13B", "--tokens", "2B", "--max-nodes", "2"},
+       true},
   };
   return kScenarios;
 }
@@ -101,7 +107,8 @@ void ParseAll(const std::vector<gpuplan::EmittedFile>& files, const std::string&
   for (const auto& f : files) {
     const std::string ext = fs::path(f.name).extension().string();
     if (ext == ".yaml") {
-      EXPECT_NO_THROW({ EXPECT_FALSE(ParseYaml(f.contents).empty()) << ctx << " " << f.name; }) << ctx << " " << f.name;
+      EXPECT_NO_THROW({ EXPECT_FALSE(ParseYaml(f.contents).empty()) << ctx << " " << f.name; })
+          << ctx << " " << f.name;
     } else if (ext == ".json") {
       EXPECT_TRUE(json::accept(f.contents)) << ctx << " " << f.name;
     } else {
@@ -110,7 +117,8 @@ void ParseAll(const std::vector<gpuplan::EmittedFile>& files, const std::string&
   }
 }
 
-const gpuplan::EmittedFile* Find(const std::vector<gpuplan::EmittedFile>& files, const std::string& name) {
+const gpuplan::EmittedFile* Find(const std::vector<gpuplan::EmittedFile>& files,
+                                 const std::string& name) {
   for (const auto& f : files) {
     if (f.name == name) return &f;
   }
@@ -126,7 +134,8 @@ std::string Flag(const std::string& cmd, const std::string& flag) {
 
 // The launch runs the framework the planner chose for the layout: Megatron-LM's pretrain_gpt.py
 // (its distributed optimizer is the plan's ZeRO-1) or the HF Trainer with DeepSpeed when ZeRO > 0.
-void ExpectLaunchMatchesPlan(const std::string& launch, const nlohmann::json& p, const std::string& ctx) {
+void ExpectLaunchMatchesPlan(const std::string& launch, const nlohmann::json& p,
+                             const std::string& ctx) {
   const std::string fw = p["layout"].value("framework", std::string());
   const int zero = p["layout"]["zero_stage"].get<int>();
   if (fw.rfind("megatron", 0) == 0) {
@@ -173,9 +182,13 @@ TEST(Emit, EveryTargetParsesAndCarriesThePlan) {
         ASSERT_EQ(docs.size(), 4u) << ctx;
         const auto dep = kind(docs, "Deployment");
         const auto c = dep["spec"]["template"]["spec"]["containers"][0];
-        EXPECT_EQ(c["resources"]["limits"]["nvidia.com/gpu"].as<int>(), p["gpus_per_replica"].get<int>()) << ctx;
-        EXPECT_EQ(dep["spec"]["template"]["spec"]["tolerations"][0]["key"].as<std::string>(), "nvidia.com/gpu");
-        EXPECT_EQ(kind(docs, "PersistentVolumeClaim")["spec"]["accessModes"][0].as<std::string>(), "ReadWriteMany");
+        EXPECT_EQ(c["resources"]["limits"]["nvidia.com/gpu"].as<int>(),
+                  p["gpus_per_replica"].get<int>())
+            << ctx;
+        EXPECT_EQ(dep["spec"]["template"]["spec"]["tolerations"][0]["key"].as<std::string>(),
+                  "nvidia.com/gpu");
+        EXPECT_EQ(kind(docs, "PersistentVolumeClaim")["spec"]["accessModes"][0].as<std::string>(),
+                  "ReadWriteMany");
         kind(docs, "Service");
         const auto hpa = kind(docs, "HorizontalPodAutoscaler");
         EXPECT_EQ(hpa["apiVersion"].as<std::string>(), "autoscaling/v2");
@@ -184,8 +197,10 @@ TEST(Emit, EveryTargetParsesAndCarriesThePlan) {
         EXPECT_EQ(hpa["spec"]["maxReplicas"].as<int>(), p["replicas"].get<int>()) << ctx;
         EXPECT_EQ(dep["spec"]["replicas"].as<int>(), 1) << ctx;
         EXPECT_EQ(hpa["spec"]["metrics"].size(), 1u);
-        EXPECT_EQ(hpa["spec"]["metrics"][0]["pods"]["target"]["averageValue"].as<std::string>(),
-                  fmt::format("{}m", std::llround(p["capacity_qps_per_replica"].get<double>() * 1000))) << ctx;
+        EXPECT_EQ(
+            hpa["spec"]["metrics"][0]["pods"]["target"]["averageValue"].as<std::string>(),
+            fmt::format("{}m", std::llround(p["capacity_qps_per_replica"].get<double>() * 1000)))
+            << ctx;
         const auto down = hpa["spec"]["behavior"]["scaleDown"];
         EXPECT_EQ(down["stabilizationWindowSeconds"].as<int>(), 300);
         EXPECT_EQ(down["policies"][0]["type"].as<std::string>(), "Percent");
@@ -206,7 +221,8 @@ TEST(Emit, EveryTargetParsesAndCarriesThePlan) {
         EXPECT_EQ(so["spec"]["minReplicaCount"].as<int>(), 1);
         EXPECT_EQ(so["spec"]["maxReplicaCount"].as<int>(), p["replicas"].get<int>());
         EXPECT_EQ(so["spec"]["triggers"][0]["type"].as<std::string>(), "prometheus");
-        EXPECT_NE(so["spec"]["triggers"][0]["metadata"]["query"].as<std::string>().find("vllm:request_success_total"),
+        EXPECT_NE(so["spec"]["triggers"][0]["metadata"]["query"].as<std::string>().find(
+                      "vllm:request_success_total"),
                   std::string::npos);
         EXPECT_EQ(so["spec"]["triggers"][0]["metadata"]["threshold"].as<std::string>(),
                   fmt::format("{:.3f}", p["capacity_qps_per_replica"].get<double>()));
@@ -215,9 +231,12 @@ TEST(Emit, EveryTargetParsesAndCarriesThePlan) {
         ASSERT_EQ(docs.size(), 3u) << ctx;
         const auto job = kind(docs, "Job");
         EXPECT_EQ(job["spec"]["completions"].as<int>(), p["nodes"].get<int>());
-        EXPECT_EQ(job["spec"]["template"]["spec"]["containers"][0]["resources"]["limits"]["nvidia.com/gpu"].as<int>(),
+        EXPECT_EQ(job["spec"]["template"]["spec"]["containers"][0]["resources"]["limits"]
+                     ["nvidia.com/gpu"]
+                         .as<int>(),
                   p["gpus_per_node"].get<int>());
-        const std::string cmd = job["spec"]["template"]["spec"]["containers"][0]["command"][2].as<std::string>();
+        const std::string cmd =
+            job["spec"]["template"]["spec"]["containers"][0]["command"][2].as<std::string>();
         EXPECT_NE(cmd.find("torchrun"), std::string::npos);
         ExpectLaunchMatchesPlan(cmd, p, ctx);
       }
@@ -228,11 +247,13 @@ TEST(Emit, EveryTargetParsesAndCarriesThePlan) {
       const std::string acc = t["resources"]["accelerators"].as<std::string>();
       const int count = s.train ? p["gpus_per_node"].get<int>() : p["gpus_per_replica"].get<int>();
       EXPECT_EQ(acc.substr(acc.find(':') + 1), std::to_string(count)) << ctx;
-      EXPECT_EQ(t["resources"]["infra"].as<std::string>().rfind(p["cloud"].get<std::string>(), 0), 0u);
+      EXPECT_EQ(t["resources"]["infra"].as<std::string>().rfind(p["cloud"].get<std::string>(), 0),
+                0u);
       EXPECT_TRUE(t["run"].IsScalar());
       if (s.train) {
         EXPECT_EQ(t["num_nodes"].as<int>(), p["nodes"].get<int>());
-        EXPECT_EQ(t["resources"]["use_spot"].as<bool>(), doc["job"]["spot_allowed"].get<bool>() && !p["cost_spot"].is_null());
+        EXPECT_EQ(t["resources"]["use_spot"].as<bool>(),
+                  doc["job"]["spot_allowed"].get<bool>() && !p["cost_spot"].is_null());
         EXPECT_NE(t["run"].as<std::string>().find("torchrun"), std::string::npos);
       } else {
         EXPECT_NE(t["run"].as<std::string>().find("vllm serve"), std::string::npos);
@@ -272,9 +293,15 @@ TEST(Emit, EveryTargetParsesAndCarriesThePlan) {
       ASSERT_TRUE(sl);
       const std::string& sb = sl->front().contents;
       ExpectLaunchMatchesPlan(sb, p, ctx);
-      EXPECT_NE(sb.find("#SBATCH --nodes=" + std::to_string(p["nodes"].get<int>()) + "\n"), std::string::npos) << sb;
-      EXPECT_NE(sb.find("#SBATCH --gpus-per-node=" + std::to_string(p["gpus_per_node"].get<int>()) + "\n"), std::string::npos);
-      EXPECT_NE(sb.find("#SBATCH --cpus-per-task=" + std::to_string(p["host"]["cpu_cores"].get<int>()) + "\n"), std::string::npos);
+      EXPECT_NE(sb.find("#SBATCH --nodes=" + std::to_string(p["nodes"].get<int>()) + "\n"),
+                std::string::npos)
+          << sb;
+      EXPECT_NE(sb.find("#SBATCH --gpus-per-node=" + std::to_string(p["gpus_per_node"].get<int>()) +
+                        "\n"),
+                std::string::npos);
+      EXPECT_NE(sb.find("#SBATCH --cpus-per-task=" +
+                        std::to_string(p["host"]["cpu_cores"].get<int>()) + "\n"),
+                std::string::npos);
       auto ds = gpuplan::Emit(text, "deepspeed", opt, Cat());
       ASSERT_TRUE(ds);
       const json d = json::parse(ds->front().contents);
@@ -290,7 +317,8 @@ TEST(Emit, EveryTargetParsesAndCarriesThePlan) {
       auto hf = gpuplan::Emit(text, "hf", opt, Cat());
       ASSERT_TRUE(hf);
       const json a = json::parse(Find(*hf, "training_args.json")->contents);
-      EXPECT_EQ(a["save_steps"].get<int>(), std::lround(3600.0 / p["step_time_s"].get<double>())) << ctx;
+      EXPECT_EQ(a["save_steps"].get<int>(), std::lround(3600.0 / p["step_time_s"].get<double>()))
+          << ctx;
       EXPECT_EQ(a["save_total_limit"], 3);
       EXPECT_EQ(a["save_safetensors"], true);
       EXPECT_EQ(a["save_strategy"], "steps");
@@ -300,7 +328,8 @@ TEST(Emit, EveryTargetParsesAndCarriesThePlan) {
       EXPECT_EQ(a["gradient_checkpointing"].get<bool>(), l["recompute"] != "none");
       EXPECT_EQ(a.contains("deepspeed"), l["zero_stage"].get<int>() > 0);
       const std::string& py = Find(*hf, "training_args.py")->contents;
-      EXPECT_NE(py.find("save_steps=" + std::to_string(a["save_steps"].get<int>()) + ","), std::string::npos);
+      EXPECT_NE(py.find("save_steps=" + std::to_string(a["save_steps"].get<int>()) + ","),
+                std::string::npos);
       EXPECT_NE(py.find("save_safetensors=True"), std::string::npos);
     }
   }
@@ -334,12 +363,16 @@ TEST(Emit, VllmFlagsImplyThePlannersKvCapacity) {
       f.quantization = Flag(cmd, "--quantization");
       f.kv_cache_dtype = Flag(cmd, "--kv-cache-dtype");
       EXPECT_EQ(f.tensor_parallel_size, p["gpus_per_replica"].get<int>());
-      EXPECT_EQ(f.max_model_len, doc["job"]["input_len"].get<int>() + doc["job"]["output_len"].get<int>());
+      EXPECT_EQ(f.max_model_len,
+                doc["job"]["input_len"].get<int>() + doc["job"]["output_len"].get<int>());
       auto kv = gpuplan::VllmKvCapacityTokens(f, Cat());
       ASSERT_TRUE(kv) << kv.error().ToString();
       const double planner = p["kv_tokens_per_replica"].get<double>();
-      EXPECT_NEAR(static_cast<double>(*kv), planner, 0.01 * planner) << s.name << " rank " << rank << "\n" << cmd;
-      EXPECT_NE(script.find(fmt::format("planner: {} tokens", static_cast<std::int64_t>(planner))), std::string::npos);
+      EXPECT_NEAR(static_cast<double>(*kv), planner, 0.01 * planner)
+          << s.name << " rank " << rank << "\n"
+          << cmd;
+      EXPECT_NE(script.find(fmt::format("planner: {} tokens", static_cast<std::int64_t>(planner))),
+                std::string::npos);
       if (s.name.find("fp8") != std::string::npos) {
         EXPECT_EQ(f.quantization, "fp8");
         EXPECT_EQ(f.kv_cache_dtype, "fp8");
@@ -434,7 +467,9 @@ TEST(EmitCli, BadInputExitsTwoAndLeavesNoFiles) {
   const fs::path out = dir.path() / "out";
   const std::vector<Case> cases = {
       {"malformed json", {"emit", "k8s", "--plan", bad}, "not valid JSON"},
-      {"missing plan file", {"emit", "k8s", "--plan", (dir.path() / "nope.json").string()}, "cannot read"},
+      {"missing plan file",
+       {"emit", "k8s", "--plan", (dir.path() / "nope.json").string()},
+       "cannot read"},
       {"unknown target", {"emit", "nomad", "--plan", train}, "unknown target"},
       {"rank out of range", {"emit", "slurm", "--plan", train, "--rank", "99"}, "--rank"},
       {"rank zero", {"emit", "slurm", "--plan", train, "--rank", "0"}, "--rank"},

@@ -101,7 +101,8 @@ std::vector<std::string> CheckVllmArgs(const std::vector<std::string>& argv, con
       break;
     }
     const std::string& v = argv[++i];
-    if (!ParsesAs(v, t->second)) problems.push_back(flag + " expects " + t->second + ", got \"" + v + "\"");
+    if (!ParsesAs(v, t->second))
+      problems.push_back(flag + " expects " + t->second + ", got \"" + v + "\"");
     auto c = vllm.choices.find(flag);
     if (c != vllm.choices.end() && !c->second.count(v)) {
       problems.push_back(flag + " value \"" + v + "\" is not one of vLLM's choices");
@@ -121,7 +122,8 @@ std::vector<std::string> CheckHfArgsJson(const nlohmann::json& args, const ArgLi
     }
     const auto& v = it.value();
     const std::string& type = t->second;
-    const bool ok = (type == "bool" && v.is_boolean()) || (type == "int" && v.is_number_integer()) ||
+    const bool ok = (type == "bool" && v.is_boolean()) ||
+                    (type == "int" && v.is_number_integer()) ||
                     (type == "float" && v.is_number()) || (type == "str" && v.is_string()) ||
                     (type == "dict" && (v.is_object() || v.is_string()));
     if (!ok) problems.push_back(it.key() + " expects " + type + ", got " + v.dump());
@@ -149,7 +151,7 @@ std::vector<std::string> CheckHfFlags(const std::vector<std::string>& argv, cons
       const std::string& v = argv[++i];
       if (t != hf.types.end()) {
         const std::string& type = t->second;
-        const bool ok = type == "bool" ? (v == "True" || v == "False")
+        const bool ok = type == "bool"   ? (v == "True" || v == "False")
                         : type == "dict" ? nlohmann::json::accept(v)
                                          : ParsesAs(v, type);
         if (!ok) problems.push_back(argv[i - 1] + " expects " + type + ", got \"" + v + "\"");
@@ -169,26 +171,34 @@ std::vector<std::string> CheckDeepSpeed(const nlohmann::json& ds, const ArgList&
     if (!top.count(it.key())) problems.push_back("unknown DeepSpeed key \"" + it.key() + "\"");
     if ((it.key() == "bf16" || it.key() == "fp16") && it.value().is_object()) {
       for (auto s = it.value().begin(); s != it.value().end(); ++s) {
-        if (!top.count(s.key())) problems.push_back("unknown key \"" + it.key() + "." + s.key() + "\"");
+        if (!top.count(s.key()))
+          problems.push_back("unknown key \"" + it.key() + "." + s.key() + "\"");
       }
     }
   }
   if (ds.contains("zero_optimization")) {
     const auto& z = ds["zero_optimization"];
     for (auto it = z.begin(); it != z.end(); ++it) {
-      if (!zero.count(it.key())) problems.push_back("unknown zero_optimization key \"" + it.key() + "\"");
-      if ((it.key() == "offload_optimizer" || it.key() == "offload_param") && it.value().is_object()) {
+      if (!zero.count(it.key()))
+        problems.push_back("unknown zero_optimization key \"" + it.key() + "\"");
+      if ((it.key() == "offload_optimizer" || it.key() == "offload_param") &&
+          it.value().is_object()) {
         for (auto s = it.value().begin(); s != it.value().end(); ++s) {
-          if (!off.count(s.key())) problems.push_back("unknown key \"zero_optimization." + it.key() + "." + s.key() + "\"");
+          if (!off.count(s.key()))
+            problems.push_back("unknown key \"zero_optimization." + it.key() + "." + s.key() +
+                               "\"");
         }
       }
     }
-    if (z.contains("stage") && !(z["stage"].is_number_integer() && z["stage"] >= 0 && z["stage"] <= 3)) {
+    if (z.contains("stage") &&
+        !(z["stage"].is_number_integer() && z["stage"] >= 0 && z["stage"] <= 3)) {
       problems.push_back("zero_optimization.stage must be 0-3, got " + z["stage"].dump());
     }
   }
-  for (const char* k : {"train_batch_size", "train_micro_batch_size_per_gpu", "gradient_accumulation_steps"}) {
-    if (ds.contains(k) && !ds[k].is_number_integer()) problems.push_back(std::string(k) + " must be an integer");
+  for (const char* k :
+       {"train_batch_size", "train_micro_batch_size_per_gpu", "gradient_accumulation_steps"}) {
+    if (ds.contains(k) && !ds[k].is_number_integer())
+      problems.push_back(std::string(k) + " must be an integer");
   }
   return problems;
 }

@@ -16,9 +16,9 @@ namespace gpuplan::test {
 // A fixture: named sections of lines ("[engine]", "[choices --kv-cache-dtype]"); a line is
 // "NAME TYPE" or a bare value. Comment lines start with '#'.
 struct ArgList {
-  std::map<std::string, std::string> types;                 // flag/key -> type
-  std::map<std::string, std::set<std::string>> choices;     // flag/key -> allowed values
-  std::map<std::string, std::set<std::string>> sections;    // section -> names
+  std::map<std::string, std::string> types;               // flag/key -> type
+  std::map<std::string, std::set<std::string>> choices;   // flag/key -> allowed values
+  std::map<std::string, std::set<std::string>> sections;  // section -> names
 };
 ArgList LoadArgList(const std::string& path);
 

@@ -118,8 +118,8 @@ double RelErr(double got, double want) { return std::fabs(got - want) / std::fab
 struct ZeroRow {
   const char* name;
   int stage;
-  double expected_gb;   // the paper's figure (decimal GB)
-  double exact_psi;     // the exact formula in units of Psi bytes
+  double expected_gb;  // the paper's figure (decimal GB)
+  double exact_psi;    // the exact formula in units of Psi bytes
   const char* source;
 };
 
@@ -201,13 +201,20 @@ double KorthikantiBytes(const ActRow& r, double h, double a) {
   const double s = r.seq, b = r.micro_batch, t = r.tp;
   const double sbh = s * b * h;
   switch (r.config) {
-    case Korth::kNone: return sbh * (34.0 + 5.0 * a * s / h);
-    case Korth::kTp: return sbh * (10.0 + 24.0 / t + 5.0 * a * s / (h * t));
-    case Korth::kTpSp: return sbh / t * (34.0 + 5.0 * a * s / h);
-    case Korth::kTpSelective: return sbh * (10.0 + 24.0 / t);
-    case Korth::kTpSpSelective: return 34.0 * sbh / t;
-    case Korth::kFull: return 2.0 * sbh;
-    case Korth::kFullSp: return 2.0 * sbh / t;
+    case Korth::kNone:
+      return sbh * (34.0 + 5.0 * a * s / h);
+    case Korth::kTp:
+      return sbh * (10.0 + 24.0 / t + 5.0 * a * s / (h * t));
+    case Korth::kTpSp:
+      return sbh / t * (34.0 + 5.0 * a * s / h);
+    case Korth::kTpSelective:
+      return sbh * (10.0 + 24.0 / t);
+    case Korth::kTpSpSelective:
+      return 34.0 * sbh / t;
+    case Korth::kFull:
+      return 2.0 * sbh;
+    case Korth::kFullSp:
+      return 2.0 * sbh / t;
   }
   return 0;
 }
@@ -312,8 +319,8 @@ const FigRow kFigRows[] = {
 
 MemoryBreakdown RunFig(const FigRow& row) {
   // vocab null in the case: no embedding, no logits (the paper's 12Lh^2 / per-layer terms).
-  ModelSpec m = GptStyle(row.model, row.layers, row.hidden, row.heads, row.head_dim,
-                         4 * row.hidden, 0);
+  ModelSpec m =
+      GptStyle(row.model, row.layers, row.hidden, row.heads, row.head_dim, 4 * row.hidden, 0);
   Parallelism par;
   par.tp = row.tp;
   par.pp = row.pp;
@@ -479,14 +486,14 @@ const DsRow kDsRows[] = {
      true, Print::kGiB2, 127.45},
     {"ds-zero3-cold-3b-8gpu-pnone-ocpu-init1-cpu", 2851e6, 32e6, 8, 1, 3, false, true, true, 1.5,
      true, Print::kGiB2, 63.72},
-    {"ds-zero3-cold-3b-8gpu-pnone-onone-init0-cpu", 2851e6, 32e6, 8, 1, 3, false, false, false,
-     1.5, true, Print::kGiB2, 127.45},
-    {"ds-zero3-cold-3b-8gpu-pnone-onone-init1-cpu", 2851e6, 32e6, 8, 1, 3, false, false, true,
-     1.5, true, Print::kGiB2, 1.43},
-    {"ds-zero3-t5-large-4gpu-no-offload", 737.67e6, 32.9e6, 4, 1, 3, false, false, true, 1.5,
-     false, Print::kWholeMiB, 3.2138671875},
-    {"ds-zero3-t5-large-4gpu-offload-optimizer", 737.67e6, 32.9e6, 4, 1, 3, false, true, true,
-     1.5, false, Print::kWholeMiB, 0.4658203125},
+    {"ds-zero3-cold-3b-8gpu-pnone-onone-init0-cpu", 2851e6, 32e6, 8, 1, 3, false, false, false, 1.5,
+     true, Print::kGiB2, 127.45},
+    {"ds-zero3-cold-3b-8gpu-pnone-onone-init1-cpu", 2851e6, 32e6, 8, 1, 3, false, false, true, 1.5,
+     true, Print::kGiB2, 1.43},
+    {"ds-zero3-t5-large-4gpu-no-offload", 737.67e6, 32.9e6, 4, 1, 3, false, false, true, 1.5, false,
+     Print::kWholeMiB, 3.2138671875},
+    {"ds-zero3-t5-large-4gpu-offload-optimizer", 737.67e6, 32.9e6, 4, 1, 3, false, true, true, 1.5,
+     false, Print::kWholeMiB, 0.4658203125},
 };
 
 class DeepSpeedEstimator : public ::testing::TestWithParam<DsRow> {};
@@ -494,10 +501,9 @@ class DeepSpeedEstimator : public ::testing::TestWithParam<DsRow> {};
 TEST_P(DeepSpeedEstimator, MatchesPrintout) {
   const DsRow& row = GetParam();
   SCOPED_TRACE(row.id);
-  ZeroOffloadEstimate e =
-      DeepSpeedZeroEstimate(row.params, row.largest_layer, row.gpus_per_node, row.nodes,
-                            row.stage, row.offload_params, row.offload_optimizer, row.zero_init,
-                            row.buffer_factor);
+  ZeroOffloadEstimate e = DeepSpeedZeroEstimate(
+      row.params, row.largest_layer, row.gpus_per_node, row.nodes, row.stage, row.offload_params,
+      row.offload_optimizer, row.zero_init, row.buffer_factor);
   Bytes b = row.cpu ? e.cpu_per_node : e.gpu_per_gpu;
   double printed = row.print == Print::kGiB2
                        ? std::round(ToGiB(b) * 100.0) / 100.0
@@ -615,10 +621,10 @@ TEST(InferenceKvBudget, VllmBudgetIsFractionOfTotalMinusNonKv) {
                r.breakdown.cuda_context + r.breakdown.nccl_buffers)
                   .value(),
               1.0);
-  std::printf("[ info     ] Llama-3-8B, vLLM util 0.9 on 79.22 GiB: weights %.2f GiB, KV %.2f GiB "
-              "= %lld tokens (vLLM log in formats.md 6.2: 14.96 GiB weights, 53.29 GiB KV)\n",
-              ToGiB(r.breakdown.weights), ToGiB(r.kv_budget),
-              static_cast<long long>(r.kv_tokens));
+  std::printf(
+      "[ info     ] Llama-3-8B, vLLM util 0.9 on 79.22 GiB: weights %.2f GiB, KV %.2f GiB "
+      "= %lld tokens (vLLM log in formats.md 6.2: 14.96 GiB weights, 53.29 GiB KV)\n",
+      ToGiB(r.breakdown.weights), ToGiB(r.kv_budget), static_cast<long long>(r.kv_tokens));
   // Another utilisation moves the budget by exactly the difference in allowed memory.
   opt.memory_fraction = 0.8;
   InferMemory r8 = EstimateInferenceMemory(m, opt, total);
@@ -635,10 +641,11 @@ TEST(InferenceKvBudget, Llama70bBf16OnTwoA100sLeavesTensOfThousandsOfTokens) {
   opt.tp = 2;
   opt.weight_precision = Precision::kBf16;
   InferMemory r = EstimateInferenceMemory(m, opt, GiB(80));
-  std::printf("[ info     ] Llama-2-70B bf16 TP2 on A100-80GB, vLLM 0.9: weights %.2f GiB/GPU, "
-              "non-KV %.2f GiB, KV %.2f GiB -> %lld tokens\n",
-              ToGiB(r.breakdown.weights), ToGiB(r.non_kv), ToGiB(r.kv_budget),
-              static_cast<long long>(r.kv_tokens));
+  std::printf(
+      "[ info     ] Llama-2-70B bf16 TP2 on A100-80GB, vLLM 0.9: weights %.2f GiB/GPU, "
+      "non-KV %.2f GiB, KV %.2f GiB -> %lld tokens\n",
+      ToGiB(r.breakdown.weights), ToGiB(r.non_kv), ToGiB(r.kv_budget),
+      static_cast<long long>(r.kv_tokens));
   EXPECT_GE(r.kv_tokens, 5000);
   EXPECT_LE(r.kv_tokens, 40000);
 }
@@ -847,8 +854,8 @@ TEST(ZeroStage3, ParamsOnlyModelKeepsStageOrdering) {
     par.zero_stage = 3;
     double stage3 = EstimateTrainingMemory(m, par, opt).ModelStates().value();
     EXPECT_LE(stage3, stage2)
-        << "BUG: " << m.name << " dp 64: ZeRO-3 " << stage3 / 1e9 << " GB > ZeRO-2 "
-        << stage2 / 1e9 << " GB; CountParams (src/workload/model.cc) sets largest_layer = total "
+        << "BUG: " << m.name << " dp 64: ZeRO-3 " << stage3 / 1e9 << " GB > ZeRO-2 " << stage2 / 1e9
+        << " GB; CountParams (src/workload/model.cc) sets largest_layer = total "
         << "for params-only models and EstimateTrainingMemory (src/estimate/memory.cc) adds "
         << "2 x largest_layer as the ZeRO-3 gather buffer";
   }
@@ -924,10 +931,10 @@ TEST(RuntimeReserve, AddedOnlyWhenAsked) {
   MemoryBreakdown with = EstimateTrainingMemory(m, par, opt);
   EXPECT_DOUBLE_EQ(with.cuda_context.value(), opt.reserve.cuda_context.value());
   EXPECT_DOUBLE_EQ(with.nccl_buffers.value(), opt.reserve.nccl_buffers.value());
-  EXPECT_NEAR(with.allocator_slack.value(),
-              (with.ModelStates() + with.activations + with.logits).value() *
-                  opt.reserve.allocator_slack,
-              1.0);
+  EXPECT_NEAR(
+      with.allocator_slack.value(),
+      (with.ModelStates() + with.activations + with.logits).value() * opt.reserve.allocator_slack,
+      1.0);
   par.dp = 1;
   MemoryBreakdown single = EstimateTrainingMemory(m, par, opt);
   EXPECT_EQ(single.nccl_buffers.value(), 0.0);  // one GPU: no communicator

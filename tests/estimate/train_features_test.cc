@@ -165,11 +165,10 @@ constexpr std::string_view kHeader =
     "batch_exponent,eval_every_samples,eval_samples,gflops_per_sample,source,as_of,notes\n";
 
 TEST(TrainBenchmarkTable, ParsedCustomCsvRoundTripsTheFields) {
-  const std::string csv =
-      std::string("# a comment line\n") + std::string(kHeader) +
-      "custom/cnn, Foo | BAR ,MyData,1000,90% top-1,25000,256,0.5,5000,400,4.1,"
-      "https://example.com/x,2026-01-01,\"a note, with a comma\"\n"
-      "custom/bare,,,10,,20,4,0,,,,src,,\n";
+  const std::string csv = std::string("# a comment line\n") + std::string(kHeader) +
+                          "custom/cnn, Foo | BAR ,MyData,1000,90% top-1,25000,256,0.5,5000,400,4.1,"
+                          "https://example.com/x,2026-01-01,\"a note, with a comma\"\n"
+                          "custom/bare,,,10,,20,4,0,,,,src,,\n";
   auto r = ParseTrainBenchmarks(csv, "custom.csv");
   ASSERT_TRUE(r.ok()) << r.error().ToString();
   ASSERT_EQ(r->size(), 2u);
@@ -309,7 +308,8 @@ TEST(CnnTraining, ActivationMemoryIsTwoTensorsPerFeatureMap) {
   MemoryBreakdown mem = EstimateTrainingMemory(m, par, o);
   EXPECT_NEAR(mem.activations.value(), 2.0 * 11.31e6 * 256 * 2.0, 1.0);
   o.micro_batch = 128;
-  EXPECT_NEAR(EstimateTrainingMemory(m, par, o).activations.value(), mem.activations.value() / 2, 1.0);
+  EXPECT_NEAR(EstimateTrainingMemory(m, par, o).activations.value(), mem.activations.value() / 2,
+              1.0);
 }
 
 // Within 1% of the fastest layout, the search prefers the lower ZeRO stage; it never returns
@@ -349,8 +349,10 @@ TEST(Frameworks, ParseAndDetectFromText) {
   EXPECT_EQ(ParseTrainFramework("megatron"), TrainFramework::kMegatronLegacy);
   EXPECT_EQ(ParseTrainFramework("deepspeed"), TrainFramework::kDeepSpeed);
   EXPECT_FALSE(ParseTrainFramework("jax").has_value());
-  EXPECT_EQ(TrainFrameworkFromText("NVIDIA NeMo Framework Release 24.04"), TrainFramework::kMegatronCore);
-  EXPECT_EQ(TrainFrameworkFromText("Megatron-LM (Narayanan et al. 2021)"), TrainFramework::kMegatronLegacy);
+  EXPECT_EQ(TrainFrameworkFromText("NVIDIA NeMo Framework Release 24.04"),
+            TrainFramework::kMegatronCore);
+  EXPECT_EQ(TrainFrameworkFromText("Megatron-LM (Narayanan et al. 2021)"),
+            TrainFramework::kMegatronLegacy);
   EXPECT_EQ(TrainFrameworkFromText("Megatron-Core 0.9"), TrainFramework::kMegatronCore);
   EXPECT_EQ(TrainFrameworkFromText("DeepSpeed ZeRO-100B"), TrainFramework::kDeepSpeed);
   EXPECT_EQ(TrainFrameworkFromText("MosaicML llm-foundry"), TrainFramework::kGeneric);
@@ -360,7 +362,8 @@ TEST(Frameworks, CapabilitiesBecomeConstraintsAndCalibration) {
   Calibration cal = DefaultCalibration();
   LayoutConstraints c;
   ApplyFramework(TrainFramework::kMegatronCore, cal, c);
-  EXPECT_DOUBLE_EQ(cal.Get("tp_comm_overlap", -1), DefaultCalibration().Get("framework.mcore.tp_comm_overlap", -2));
+  EXPECT_DOUBLE_EQ(cal.Get("tp_comm_overlap", -1),
+                   DefaultCalibration().Get("framework.mcore.tp_comm_overlap", -2));
   EXPECT_GT(cal.Get("param_gather_overlap", -1), 0.0);
   EXPECT_EQ(c.max_zero_stage, 3);
 
@@ -409,8 +412,9 @@ TEST(PartialRecompute, MemoryAndTimeLieBetweenNoneAndFull) {
     TrainMemoryOptions x = o;
     x.recompute = rc;
     x.recompute_layers = layers;
-    return std::make_pair(EstimateTrainingMemory(m, par, x).activations.value(),
-                          EstimateTrainStep(m, par, x, 16, hw, DefaultCalibration()).compute.value());
+    return std::make_pair(
+        EstimateTrainingMemory(m, par, x).activations.value(),
+        EstimateTrainStep(m, par, x, 16, hw, DefaultCalibration()).compute.value());
   };
   const auto none = at(Recompute::kNone, 0);
   const auto full = at(Recompute::kFull, 0);
@@ -478,8 +482,7 @@ TEST(Fp8Activations, LinearInputsAreStoredInOneByte) {
     const double b = c.b, t = c.tp;
     auto per_layer = [&](bool fp8) {
       return ActivationBytesPerLayer(m, c.b, 4096, c.tp, c.sp, Recompute::kNone,
-                                     /*flash_attention=*/true, /*dropout=*/false, 2.0, c.fused,
-                                     fp8)
+                                     /*flash_attention=*/true, /*dropout=*/false, 2.0, c.fused, fp8)
           .value();
     };
     const double bf16 = per_layer(false), fp8 = per_layer(true);
@@ -494,10 +497,12 @@ TEST(Fp8Activations, LinearInputsAreStoredInOneByte) {
     ExpectRelNear(bf16 - fp8, want, 1e-12, what);
   }
   // The tp 1, b 1 case in numbers: 2 x 4096 x 4096 + 4096 x 4096 + 4096 x 11008 bytes.
-  const double d = ActivationBytesPerLayer(m, 1, 4096, 1, false, Recompute::kNone, true, false,
-                                           2.0, false, false).value() -
-                   ActivationBytesPerLayer(m, 1, 4096, 1, false, Recompute::kNone, true, false,
-                                           2.0, false, true).value();
+  const double d =
+      ActivationBytesPerLayer(m, 1, 4096, 1, false, Recompute::kNone, true, false, 2.0, false,
+                              false)
+          .value() -
+      ActivationBytesPerLayer(m, 1, 4096, 1, false, Recompute::kNone, true, false, 2.0, false, true)
+          .value();
   EXPECT_DOUBLE_EQ(d, 2.0 * 4096 * 4096 + 4096.0 * 4096 + 4096.0 * 11008);
 }
 
@@ -580,10 +585,9 @@ TEST(ParamGatherOverlap, NeverIncreasesExposedDpCommWithZero1AcrossNodes) {
               opt.seq_len = seq;
               opt.micro_batch = b;
               const int global_batch = b * dp * 4;
-              const std::string what = std::string(model) + " fabric " +
-                                       std::to_string(fabric) + " nodes " +
-                                       std::to_string(nodes) + " tp " + std::to_string(tp) +
-                                       " seq " + std::to_string(seq) + " b " +
+              const std::string what = std::string(model) + " fabric " + std::to_string(fabric) +
+                                       " nodes " + std::to_string(nodes) + " tp " +
+                                       std::to_string(tp) + " seq " + std::to_string(seq) + " b " +
                                        std::to_string(b);
               const Parallelism z1 = Layout(tp, 1, dp, 1);
               const StepTime s0 = EstimateTrainStep(m, z1, opt, global_batch, hw, c0);

@@ -1,7 +1,8 @@
 // Emit goldens: fixed plan JSON files (tests/golden/emit/*.plan.json, frozen inputs so catalog
 // changes do not move them) and the files every target writes for them
-// (tests/golden/emit/<plan>/<target>/<file>; k8s-keda = k8s with --autoscaler keda, k8s-pytorchjob = --k8s-training pytorchjob). The same
-// files are what the schema checks in CTest read (tools/schema-check, emit_checks_test). A change is a reviewed diff: regenerate with
+// (tests/golden/emit/<plan>/<target>/<file>; k8s-keda = k8s with --autoscaler keda, k8s-pytorchjob
+// = --k8s-training pytorchjob). The same files are what the schema checks in CTest read
+// (tools/schema-check, emit_checks_test). A change is a reviewed diff: regenerate with
 // GPUPLAN_UPDATE_GOLDEN=1 ./emit_golden_test and review `git diff`.
 #include <gtest/gtest.h>
 
@@ -37,7 +38,8 @@ TEST(EmitGolden, FilesUnchanged) {
   std::sort(plans.begin(), plans.end());
   ASSERT_GE(plans.size(), 2u);
   for (const auto& plan : plans) {
-    const std::string stem = plan.filename().string().substr(0, plan.filename().string().size() - 10);
+    const std::string stem =
+        plan.filename().string().substr(0, plan.filename().string().size() - 10);
     const std::string json = Slurp(plan);
     std::vector<std::pair<std::string, EmitOptions>> variants;
     for (const auto& target : EmitTargets()) variants.push_back({target, EmitOptions{}});
@@ -60,8 +62,10 @@ TEST(EmitGolden, FilesUnchanged) {
           std::ofstream(want, std::ios::binary) << f.contents;
           continue;
         }
-        ASSERT_TRUE(fs::exists(want)) << want << " missing: regenerate with GPUPLAN_UPDATE_GOLDEN=1";
-        EXPECT_EQ(Slurp(want), f.contents) << want << " changed (review, then GPUPLAN_UPDATE_GOLDEN=1)";
+        ASSERT_TRUE(fs::exists(want))
+            << want << " missing: regenerate with GPUPLAN_UPDATE_GOLDEN=1";
+        EXPECT_EQ(Slurp(want), f.contents)
+            << want << " changed (review, then GPUPLAN_UPDATE_GOLDEN=1)";
         ++compared;
       }
     }

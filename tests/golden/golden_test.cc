@@ -77,7 +77,8 @@ TEST(Golden, BestPlanUnchanged) {
     // Issue 12: a row whose own source marks its price suspect is never the first answer.
     if (!job->include_suspect) {
       EXPECT_EQ(res->plans.front().instance->suspect_reason, "")
-          << res->plans.front().instance->instance_type << " " << res->plans.front().instance->region;
+          << res->plans.front().instance->instance_type << " "
+          << res->plans.front().instance->region;
     }
     YAML::Node actual = Actual(res->plans.front());
     if (update) {
@@ -105,11 +106,13 @@ TEST(Golden, BestPlanUnchanged) {
         EXPECT_GE(top.nodes * top.instance->accelerator_count, chk["min_gpus"].as<int>());
       }
       if (chk["intra_node_link"]) {
-        EXPECT_EQ(IntraNodeLinkName(top.instance->intra_node_link), chk["intra_node_link"].as<std::string>());
+        EXPECT_EQ(IntraNodeLinkName(top.instance->intra_node_link),
+                  chk["intra_node_link"].as<std::string>());
       }
       if (chk["accelerator_in"]) {
         bool found = false;
-        for (const auto& a : chk["accelerator_in"]) found = found || a.as<std::string>() == top.instance->accelerator;
+        for (const auto& a : chk["accelerator_in"])
+          found = found || a.as<std::string>() == top.instance->accelerator;
         EXPECT_TRUE(found) << "top accelerator " << top.instance->accelerator;
       }
       if (chk["guide_plan_exists"]) {

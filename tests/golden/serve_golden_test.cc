@@ -104,9 +104,8 @@ Result<ServeJobSpec> BuildJob(const YAML::Node& y, const std::string& label) {
   }
   if (!y["qps"]) return bad("qps", "required");
   job.qps = y["qps"].as<double>();
-  job.input_len = y["input_len"]
-                      ? y["input_len"].as<int>()
-                      : (llm ? 512 : (m->arch == ModelArch::kEncoder ? 128 : 1));
+  job.input_len = y["input_len"] ? y["input_len"].as<int>()
+                                 : (llm ? 512 : (m->arch == ModelArch::kEncoder ? 128 : 1));
   job.output_len = y["output_len"] ? y["output_len"].as<int>() : (llm ? 256 : 0);
   if (y["ttft_ms"]) job.ttft_p99_ms = y["ttft_ms"].as<double>();
   if (y["tpot_ms"]) job.tpot_p99_ms = y["tpot_ms"].as<double>();
@@ -170,19 +169,18 @@ TEST(ServeGolden, BestPlanUnchanged) {
     }
     EXPECT_FALSE(top.host_inadequate) << top.instance->instance_type;
     const std::string cur = CurrencyCode(job->currency);
-    fmt::print("[{}] {} {} {} {} tp {} x{} on {}, batch {}: {:.3f} {}/h, {:.4f} {}/1k req, "
-               "{:.3f} {}/1M out tok, TTFT {:.0f} ms, TPOT {:.1f} ms, e2e {:.0f} ms\n",
-               path.stem().string(), top.instance->cloud, top.instance->instance_type,
-               top.instance->region,
-               top.instance->is_cpu_only() ? "CPU " + top.instance->cpu
-                                            : top.instance->accelerator,
-               top.tp, top.replicas, top.instances, top.batch, top.cost_per_hour.value_or(-1),
-               cur, top.cost_per_1k_requests, cur, top.cost_per_1m_output_tokens, cur,
-               top.ttft_p99_ms, top.tpot_p99_ms, top.e2e_p99_ms);
+    fmt::print(
+        "[{}] {} {} {} {} tp {} x{} on {}, batch {}: {:.3f} {}/h, {:.4f} {}/1k req, "
+        "{:.3f} {}/1M out tok, TTFT {:.0f} ms, TPOT {:.1f} ms, e2e {:.0f} ms\n",
+        path.stem().string(), top.instance->cloud, top.instance->instance_type,
+        top.instance->region,
+        top.instance->is_cpu_only() ? "CPU " + top.instance->cpu : top.instance->accelerator,
+        top.tp, top.replicas, top.instances, top.batch, top.cost_per_hour.value_or(-1), cur,
+        top.cost_per_1k_requests, cur, top.cost_per_1m_output_tokens, cur, top.ttft_p99_ms,
+        top.tpot_p99_ms, top.e2e_p99_ms);
     if (doc["reference"]) {
       for (auto it = doc["reference"].begin(); it != doc["reference"].end(); ++it) {
-        fmt::print("    guide {}: {}\n", it->first.as<std::string>(),
-                   it->second.as<std::string>());
+        fmt::print("    guide {}: {}\n", it->first.as<std::string>(), it->second.as<std::string>());
       }
     }
     YAML::Node actual = Actual(top);
@@ -208,9 +206,15 @@ TEST(ServeGolden, BestPlanUnchanged) {
     // Checks the scenario states about the guide's answer (independent of the exact plan).
     if (doc["check"]) {
       const YAML::Node& chk = doc["check"];
-      if (chk["max_tp"]) { EXPECT_LE(top.tp, chk["max_tp"].as<int>()); }
-      if (chk["min_tp"]) { EXPECT_GE(top.tp, chk["min_tp"].as<int>()); }
-      if (chk["max_replicas"]) { EXPECT_LE(top.replicas, chk["max_replicas"].as<int>()); }
+      if (chk["max_tp"]) {
+        EXPECT_LE(top.tp, chk["max_tp"].as<int>());
+      }
+      if (chk["min_tp"]) {
+        EXPECT_GE(top.tp, chk["min_tp"].as<int>());
+      }
+      if (chk["max_replicas"]) {
+        EXPECT_LE(top.replicas, chk["max_replicas"].as<int>());
+      }
       if (chk["cpu"]) {
         EXPECT_EQ(top.instance->is_cpu_only(), chk["cpu"].as<bool>())
             << "top plan on " << top.instance->instance_type;
@@ -235,9 +239,15 @@ TEST(ServeGolden, BestPlanUnchanged) {
     }
     // Every plan meets the job's SLOs and carries the load.
     for (const auto& p : res->plans) {
-      if (job->ttft_p99_ms) { EXPECT_LE(p.ttft_p99_ms, *job->ttft_p99_ms + 1e-9); }
-      if (job->tpot_p99_ms) { EXPECT_LE(p.tpot_p99_ms, *job->tpot_p99_ms + 1e-9); }
-      if (job->e2e_p99_ms) { EXPECT_LE(p.e2e_p99_ms, *job->e2e_p99_ms + 1e-9); }
+      if (job->ttft_p99_ms) {
+        EXPECT_LE(p.ttft_p99_ms, *job->ttft_p99_ms + 1e-9);
+      }
+      if (job->tpot_p99_ms) {
+        EXPECT_LE(p.tpot_p99_ms, *job->tpot_p99_ms + 1e-9);
+      }
+      if (job->e2e_p99_ms) {
+        EXPECT_LE(p.e2e_p99_ms, *job->e2e_p99_ms + 1e-9);
+      }
       EXPECT_GE(p.capacity_qps * p.replicas, job->qps * (1 - 1e-9));
     }
   }

@@ -29,8 +29,8 @@ namespace fs = std::filesystem;
 TEST(Utf8, SanitizeReplacesInvalidBytesAndKeepsValidText) {
   EXPECT_TRUE(IsValidUtf8("H100 \xC2\xA5 \xE2\x82\xAC"));
   EXPECT_FALSE(IsValidUtf8("a\xFFz"));
-  EXPECT_FALSE(IsValidUtf8("\xC0\xAF"));          // overlong '/'
-  EXPECT_FALSE(IsValidUtf8("\xED\xA0\x80"));      // surrogate
+  EXPECT_FALSE(IsValidUtf8("\xC0\xAF"));      // overlong '/'
+  EXPECT_FALSE(IsValidUtf8("\xED\xA0\x80"));  // surrogate
   EXPECT_EQ(SanitizeUtf8("a\xFFz"), "a\xEF\xBF\xBDz");
   EXPECT_EQ(SanitizeUtf8("ok \xC2\xA5"), "ok \xC2\xA5");
   EXPECT_TRUE(IsValidUtf8(SanitizeUtf8(std::string("\x80\x80\xF4\x90\x80\x80", 6))));
@@ -62,7 +62,8 @@ TEST(Identifier, StrictCharacterSet) {
 }
 
 TEST(JsonLimits, DepthNumberOverflowAndTypeNames) {
-  std::string deep = "{\"hidden_size\": " + std::string(100000, '[') + std::string(100000, ']') + "}";
+  std::string deep =
+      "{\"hidden_size\": " + std::string(100000, '[') + std::string(100000, ']') + "}";
   auto r = internal::ParseJson(deep, "config.json");
   ASSERT_FALSE(r);
   EXPECT_NE(r.error().message.find("nested deeper"), std::string::npos);
@@ -83,9 +84,10 @@ TEST(JsonLimits, DepthNumberOverflowAndTypeNames) {
 }
 
 TEST(HfConfig, RejectsOverflowingSizes) {
-  for (const char* cfg : {R"({"hidden_size": 1e400})", R"({"model_type": "llama", "hidden_size": 1000000000000,
+  for (const char* cfg :
+       {R"({"hidden_size": 1e400})", R"({"model_type": "llama", "hidden_size": 1000000000000,
        "num_hidden_layers": 2, "num_attention_heads": 2, "intermediate_size": 8, "vocab_size": 10})",
-                          R"({"model_type": "llama", "hidden_size": 1048576, "num_hidden_layers": 100000,
+        R"({"model_type": "llama", "hidden_size": 1048576, "num_hidden_layers": 100000,
        "num_attention_heads": 8, "intermediate_size": 4000000, "vocab_size": 10})"}) {
     auto m = ParseHfConfig(cfg, "config.json");
     ASSERT_FALSE(m) << cfg;
@@ -119,11 +121,13 @@ TEST(Yaml, OneDocumentWithoutLoadAllHang) {
 }
 
 TEST(Yaml, JobBoundsNameTheYamlPath) {
-  auto job = ParseTrainJobYaml("model: Llama-2-7B\ntrain:\n  data:\n    tokens: 1B\nconstraints:\n  max_nodes: 1e9\n",
-                               "j.yaml");
+  auto job = ParseTrainJobYaml(
+      "model: Llama-2-7B\ntrain:\n  data:\n    tokens: 1B\nconstraints:\n  max_nodes: 1e9\n",
+      "j.yaml");
   ASSERT_FALSE(job);
   EXPECT_NE(job.error().field.find("max_nodes"), std::string::npos) << job.error().ToString();
-  auto serve = ParseServeJobYaml("model: Llama-2-7B\nserve:\n  qps: 1\n  input_len: 1e10\n", "s.yaml");
+  auto serve =
+      ParseServeJobYaml("model: Llama-2-7B\nserve:\n  qps: 1\n  input_len: 1e10\n", "s.yaml");
   ASSERT_FALSE(serve);
   EXPECT_NE(serve.error().field.find("serve.input_len"), std::string::npos);
   EXPECT_EQ(serve.error().message.find("-2147483648"), std::string::npos);
@@ -205,8 +209,9 @@ TEST(PlanDocument, InjectionIsRejectedAtInput) {
 class SafeWriteTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    dir_ = fs::temp_directory_path() / ("gpuplan_safe_write_" + std::to_string(getpid()) + "_" +
-                                        ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    dir_ = fs::temp_directory_path() /
+           ("gpuplan_safe_write_" + std::to_string(getpid()) + "_" +
+            ::testing::UnitTest::GetInstance()->current_test_info()->name());
     fs::remove_all(dir_);
     fs::create_directories(dir_);
   }

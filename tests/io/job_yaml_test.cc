@@ -72,7 +72,8 @@ const ExampleCase kExamples[] = {
     {"china-cny-budget.yaml", "", TrainMethod::kLora, 1e9, 16},
     // MLPerf ResNet: 36 epochs of ImageNet to the target (46,122,012 images) plus evaluation of
     // 50,000 images every 4 epochs at a third of a training step's work.
-    {"mlperf-resnet.yaml", "ResNet-50", TrainMethod::kFull, 46122012.0 * (1 + 50000.0 / 5124668 / 3), 3264},
+    {"mlperf-resnet.yaml", "ResNet-50", TrainMethod::kFull,
+     46122012.0 * (1 + 50000.0 / 5124668 / 3), 3264},
 };
 
 fs::path ExamplesDir() { return fs::path(GPUPLAN_SOURCE_DIR) / "examples"; }
@@ -825,7 +826,8 @@ TEST(JobYaml, BenchmarkSetsSamplesToTarget) {
   const TrainBenchmark* b = FindTrainBenchmark("mlperf/resnet");
   ASSERT_NE(b, nullptr);
   auto job = ParseTrainJobYaml(
-      "model: resnet-50\ntrain:\n  global_batch: 3264\n  data: {benchmark: mlperf/resnet}\n", "b.yaml");
+      "model: resnet-50\ntrain:\n  global_batch: 3264\n  data: {benchmark: mlperf/resnet}\n",
+      "b.yaml");
   ASSERT_TRUE(job.ok()) << job.error().ToString();
   EXPECT_EQ(job->benchmark, "mlperf/resnet");
   const double want = b->samples_to_target * (1 + b->eval_samples / b->eval_every_samples / 3.0);
@@ -848,10 +850,13 @@ TEST(JobYaml, BenchmarkSetsSamplesToTarget) {
 }
 
 TEST(JobYaml, BenchmarkErrorsNameTheFieldAndTheFix) {
-  auto unknown = ParseTrainJobYaml("model: resnet-50\ntrain:\n  data: {benchmark: mlperf/nope}\n", "u.yaml");
+  auto unknown =
+      ParseTrainJobYaml("model: resnet-50\ntrain:\n  data: {benchmark: mlperf/nope}\n", "u.yaml");
   ASSERT_FALSE(unknown.ok());
-  EXPECT_NE(unknown.error().ToString().find("train.data.benchmark"), std::string::npos) << unknown.error().ToString();
-  EXPECT_NE(unknown.error().ToString().find("mlperf/resnet"), std::string::npos) << unknown.error().ToString();
+  EXPECT_NE(unknown.error().ToString().find("train.data.benchmark"), std::string::npos)
+      << unknown.error().ToString();
+  EXPECT_NE(unknown.error().ToString().find("mlperf/resnet"), std::string::npos)
+      << unknown.error().ToString();
   auto both = ParseTrainJobYaml(
       "model: resnet-50\ntrain:\n  data: {benchmark: mlperf/resnet, samples: 1M}\n", "b.yaml");
   ASSERT_FALSE(both.ok());
@@ -863,15 +868,18 @@ TEST(JobYaml, BenchmarkErrorsNameTheFieldAndTheFix) {
 namespace gpuplan {
 
 TEST(JobYaml, FrameworkKey) {
-  auto job = ParseTrainJobYaml("model: llama-2-7b\ntrain:\n  framework: nemo\n  data: {tokens: 1B}\n", "f.yaml");
+  auto job = ParseTrainJobYaml(
+      "model: llama-2-7b\ntrain:\n  framework: nemo\n  data: {tokens: 1B}\n", "f.yaml");
   ASSERT_TRUE(job.ok()) << job.error().ToString();
   EXPECT_EQ(job->framework, TrainFramework::kMegatronCore);
   auto d = ParseTrainJobYaml("model: llama-2-7b\ntrain:\n  data: {tokens: 1B}\n", "f.yaml");
   ASSERT_TRUE(d.ok());
   EXPECT_EQ(d->framework, TrainFramework::kGeneric);
-  auto bad = ParseTrainJobYaml("model: llama-2-7b\ntrain:\n  framework: jax\n  data: {tokens: 1B}\n", "f.yaml");
+  auto bad = ParseTrainJobYaml(
+      "model: llama-2-7b\ntrain:\n  framework: jax\n  data: {tokens: 1B}\n", "f.yaml");
   ASSERT_FALSE(bad.ok());
-  EXPECT_NE(bad.error().ToString().find("train.framework"), std::string::npos) << bad.error().ToString();
+  EXPECT_NE(bad.error().ToString().find("train.framework"), std::string::npos)
+      << bad.error().ToString();
   EXPECT_NE(bad.error().ToString().find("deepspeed"), std::string::npos) << bad.error().ToString();
 }
 

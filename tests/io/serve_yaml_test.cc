@@ -30,7 +30,8 @@ TEST(ServeYaml, ExamplesParse) {
 TEST(ServeYaml, Fields) {
   auto f = ParseServeJobYaml(
       "model: llama-2-7b\nserve:\n  qps: 5\n  input_len: 512\n  output_len: 128\n  quant: awq\n"
-      "slo:\n  tpot_p99_ms: 50\nconstraints:\n  clouds: [aws, gcp]\n  cpu: true\n  include_suspect: true\ntop: 3\n",
+      "slo:\n  tpot_p99_ms: 50\nconstraints:\n  clouds: [aws, gcp]\n  cpu: true\n  "
+      "include_suspect: true\ntop: 3\n",
       "job.yaml");
   ASSERT_TRUE(f.ok()) << f.error().ToString();
   EXPECT_EQ(f->model, "llama-2-7b");

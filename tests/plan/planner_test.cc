@@ -175,8 +175,8 @@ TEST(GuideA12, NvlinkVsPcieCommunicationShare) {
     const TrainEval a = Eval(m, par, o, gb, hw_nvl);
     const TrainEval b = Eval(m, par, o, gb, hw_pcie);
     std::cout << "[A12]   global batch " << gb << " (" << a.step.num_microbatches
-              << " micro-batches): exposed comm NVSwitch " << 100 * CommShare(a.step)
-              << "%, PCIe " << 100 * CommShare(b.step) << "%; with no overlap NVSwitch "
+              << " micro-batches): exposed comm NVSwitch " << 100 * CommShare(a.step) << "%, PCIe "
+              << 100 * CommShare(b.step) << "%; with no overlap NVSwitch "
               << 100 * UnhiddenDpShare(a.step) << "%, PCIe " << 100 * UnhiddenDpShare(b.step)
               << "%\n";
   }
@@ -186,17 +186,15 @@ TEST(GuideA12, NvlinkVsPcieCommunicationShare) {
     auto best = BestTrainLayout(m, Options(1, 2048), Batch(512), *hw, DefaultCalibration(), 0.8,
                                 LayoutConstraints{});
     ASSERT_TRUE(best.has_value());
-    std::cout << "[A12]   best layout on " << IntraNodeLinkName(hw->intra) << ": tp"
-              << best->par.tp << " pp" << best->par.pp << " dp" << best->par.dp << " z"
-              << best->par.zero_stage << " mb" << best->opt.micro_batch << " rc:"
-              << RecomputeName(best->opt.recompute) << ", step " << best->eval.step.total.value()
-              << " s, MFU " << 100 * best->eval.step.mfu << "%, exposed comm "
-              << 100 * CommShare(best->eval.step) << "% (" << best->evaluated
-              << " layouts evaluated)\n";
+    std::cout << "[A12]   best layout on " << IntraNodeLinkName(hw->intra) << ": tp" << best->par.tp
+              << " pp" << best->par.pp << " dp" << best->par.dp << " z" << best->par.zero_stage
+              << " mb" << best->opt.micro_batch << " rc:" << RecomputeName(best->opt.recompute)
+              << ", step " << best->eval.step.total.value() << " s, MFU "
+              << 100 * best->eval.step.mfu << "%, exposed comm " << 100 * CommShare(best->eval.step)
+              << "% (" << best->evaluated << " layouts evaluated)\n";
     EXPECT_TRUE(best->eval.fits);
   }
 }
-
 
 // ---- properties of the step-time model -------------------------------------------------------
 
@@ -370,16 +368,16 @@ TEST(StepModel, TrainingFlopsPerTokenIsSixNPlusAttention) {
     const ParamCounts pc = CountParams(r.model);
     double n = static_cast<double>(pc.total - pc.embedding);
     if (r.model.tied_embeddings) n += static_cast<double>(r.model.vocab * r.model.hidden);
-    const double expected = 6 * n + 12.0 * r.model.layers * r.seq_len *
-                                         static_cast<double>(r.model.hidden);
-    const double got = TrainingFlopsPerToken(r.model, r.seq_len, TrainMethod::kPretrain,
-                                             Recompute::kNone, false)
-                           .value();
+    const double expected =
+        6 * n + 12.0 * r.model.layers * r.seq_len * static_cast<double>(r.model.hidden);
+    const double got =
+        TrainingFlopsPerToken(r.model, r.seq_len, TrainMethod::kPretrain, Recompute::kNone, false)
+            .value();
     EXPECT_NEAR(got / expected, 1.0, 0.01) << r.name << " (" << r.source << ")";
     // Full recompute adds one forward (2N + 4 L s h): 4/3 of the above.
-    const double with_rc = TrainingFlopsPerToken(r.model, r.seq_len, TrainMethod::kPretrain,
-                                                 Recompute::kFull, true)
-                               .value();
+    const double with_rc =
+        TrainingFlopsPerToken(r.model, r.seq_len, TrainMethod::kPretrain, Recompute::kFull, true)
+            .value();
     EXPECT_NEAR(with_rc / got, 4.0 / 3.0, 1e-9) << r.name;
   }
 }
@@ -402,15 +400,14 @@ Result<TrainPlanResult> Plan(const TrainJobSpec& j) {
 }
 
 // Everything that identifies a ranked plan.
-using PlanKey = std::tuple<std::string, std::string, std::string, int, int, int, int, int, int,
-                           int, int, double, double>;
+using PlanKey = std::tuple<std::string, std::string, std::string, int, int, int, int, int, int, int,
+                           int, double, double>;
 std::vector<PlanKey> Keys(const std::vector<TrainPlan>& plans) {
   std::vector<PlanKey> out;
   for (const TrainPlan& p : plans) {
     out.emplace_back(p.instance->cloud, p.instance->instance_type, p.instance->region, p.nodes,
-                     p.par.tp, p.par.pp, p.par.dp, p.par.vpp, p.par.zero_stage,
-                     p.opt.micro_batch, static_cast<int>(p.opt.recompute), p.RankCost(),
-                     p.RankHours());
+                     p.par.tp, p.par.pp, p.par.dp, p.par.vpp, p.par.zero_stage, p.opt.micro_batch,
+                     static_cast<int>(p.opt.recompute), p.RankCost(), p.RankHours());
   }
   return out;
 }

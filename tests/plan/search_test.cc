@@ -53,7 +53,8 @@ HardwareView Hw(const Accelerator& acc, int gpus_per_node, int nodes) {
 // Calculon's 530B example (examples/models/turing-530B.json in calculon-ai/calculon), as the
 // repository's config.json for it: the same model the CLI plans and the benchmark times.
 ModelSpec Turing530B() {
-  auto m = ResolveModel(std::string(GPUPLAN_SOURCE_DIR) + "/examples/models/megatron-turing-530b.json", "test");
+  auto m = ResolveModel(
+      std::string(GPUPLAN_SOURCE_DIR) + "/examples/models/megatron-turing-530b.json", "test");
   EXPECT_TRUE(m.ok()) << m.error().ToString();
   return m.ok() ? *m : ModelSpec{};
 }
@@ -70,9 +71,9 @@ struct Ref {
 // Every layout of the search space, evaluated; the same choice rule as BestTrainLayout (the
 // simplest within 1% of the fastest; then faster; then the layout's fields), written here
 // without any bound, dominance skip or early exit.
-std::optional<Ref> BruteForce(const ModelSpec& m, const TrainMemoryOptions& base, const TrainJob& job,
-                              const HardwareView& hw, const Calibration& cal, double headroom,
-                              long* evaluated) {
+std::optional<Ref> BruteForce(const ModelSpec& m, const TrainMemoryOptions& base,
+                              const TrainJob& job, const HardwareView& hw, const Calibration& cal,
+                              double headroom, long* evaluated) {
   std::vector<Ref> fits;
   const int gpus = hw.gpus();
   const bool peft = base.method == TrainMethod::kLora || base.method == TrainMethod::kQlora;
@@ -128,7 +129,8 @@ std::optional<Ref> BruteForce(const ModelSpec& m, const TrainMemoryOptions& base
                     TrainEval ev = EvaluateTraining(m, par, o, job, hw, cal, headroom);
                     ++*evaluated;
                     if (!ev.fits) continue;
-                    fits.push_back({par, o, ev.step.total.value() / job.global_batch, job.global_batch});
+                    fits.push_back(
+                        {par, o, ev.step.total.value() / job.global_batch, job.global_batch});
                   }
                 }
               }
@@ -144,7 +146,8 @@ std::optional<Ref> BruteForce(const ModelSpec& m, const TrainMemoryOptions& base
   const Ref* best = nullptr;
   auto key = [](const Ref& r) {
     return std::make_tuple(LayoutSimplicity(r.par, r.opt), r.per_sample, r.par.tp, r.par.pp,
-                           r.par.dp, r.par.ep, r.par.vpp, r.opt.micro_batch, r.opt.recompute_layers);
+                           r.par.dp, r.par.ep, r.par.vpp, r.opt.micro_batch,
+                           r.opt.recompute_layers);
   };
   for (const auto& r : fits) {
     if (r.per_sample > fastest * 1.01) continue;
@@ -211,14 +214,15 @@ TEST(SearchIssue11, BruteForceAgreesWithSearchOnRandomProblems) {
     // A batch that some data-parallel size divides: a multiple of the GPU count or of a
     // random factor of it.
     const int g = hw.gpus();
-    job.global_batch = (pick(rng) % 2 == 0 ? g : std::max(1, g / (1 << (pick(rng) % 4)))) *
-                       (1 + pick(rng) % 6);
+    job.global_batch =
+        (pick(rng) % 2 == 0 ? g : std::max(1, g / (1 << (pick(rng) % 4)))) * (1 + pick(rng) % 6);
     job.tokens = 1e9;
-    SCOPED_TRACE(::testing::Message() << "problem " << i << ": " << m.name << " L" << m.layers
-                                      << " h" << m.hidden << " heads " << m.heads << "/" << m.kv_heads
-                                      << (m.moe ? " experts " + std::to_string(m.moe->experts) : "")
-                                      << " on " << gpn << "x" << nodes << " " << acc.id
-                                      << " batch " << job.global_batch << " seq " << base.seq_len);
+    SCOPED_TRACE(::testing::Message()
+                 << "problem " << i << ": " << m.name << " L" << m.layers << " h" << m.hidden
+                 << " heads " << m.heads << "/" << m.kv_heads
+                 << (m.moe ? " experts " + std::to_string(m.moe->experts) : "") << " on " << gpn
+                 << "x" << nodes << " " << acc.id << " batch " << job.global_batch << " seq "
+                 << base.seq_len);
     const Calibration& cal = DefaultCalibration();
     LayoutConstraints fixed;
     LayoutSearchStats st;
@@ -314,14 +318,16 @@ TEST(SearchIssue11, EvaluateRejectsLayoutsThatCannotExist) {
   p.ep = 16;
   TrainJob j;
   j.global_batch = 8;
-  EXPECT_NE(EvaluateTraining(mix, p, o, j, h16, cal, 1.0).why.find("ep 16 does not divide the 8 experts"),
-            std::string::npos);
+  EXPECT_NE(
+      EvaluateTraining(mix, p, o, j, h16, cal, 1.0).why.find("ep 16 does not divide the 8 experts"),
+      std::string::npos);
   // ep within dp, or within dp x cp x tp (Megatron-Core parallel folding); neither here.
   p.tp = 2;
   p.pp = 4;
   p.dp = 2;
   p.ep = 8;
-  EXPECT_NE(EvaluateTraining(mix, p, o, j, h16, cal, 1.0).why.find("does not divide dp 2 (nor dp x cp x tp = 4)"),
+  EXPECT_NE(EvaluateTraining(mix, p, o, j, h16, cal, 1.0)
+                .why.find("does not divide dp 2 (nor dp x cp x tp = 4)"),
             std::string::npos);
   p.tp = 8;
   p.pp = 1;
@@ -365,7 +371,8 @@ TEST(SearchIssue11, Calculon530BOnAFixedClusterOf5128Gpus) {
   ASSERT_TRUE(r2.ok());
   EXPECT_TRUE(r2->plans.empty());
   bool why = false;
-  for (const auto& n : r2->notes) why |= n.find("no layout that runs the global batch 100") != std::string::npos;
+  for (const auto& n : r2->notes)
+    why |= n.find("no layout that runs the global batch 100") != std::string::npos;
   EXPECT_TRUE(why);
 }
 
@@ -419,7 +426,8 @@ TEST(SearchIssue11, DeepSeekV3FullFineTuningFindsPipelineAndExpertLayouts) {
     SCOPED_TRACE(nodes);
     HardwareView hw = Hw(Acc("H100-SXM5-80GB"), 8, nodes);
     auto c = BestTrainLayout(m, base, job, hw, DefaultCalibration(), 0.8, fixed);
-    ASSERT_TRUE(c.has_value()) << "before: does not fit on up to 1,024 H100s (EP and PP not searched)";
+    ASSERT_TRUE(c.has_value())
+        << "before: does not fit on up to 1,024 H100s (EP and PP not searched)";
     EXPECT_GT(c->par.ep, 1);
     // On 1,024 GPUs the best layout pipelines; on 2,048, ZeRO-2 over dp 1024 fits as well and,
     // with the all-to-all split over NVLink and fabric peers and sent per sequence shard
@@ -463,7 +471,8 @@ TEST(SearchIssue11, NoPipelineWithZero2Or3UnderDeepSpeedOrTheDefault) {
   p.zero_stage = 1;
   EXPECT_EQ(FrameworkFor(TrainFramework::kGeneric, p, o), TrainFramework::kMegatronCore);
   // The 70B deadline and spot examples proposed pp8 z2, pp2 z3, vpp8 z3 before.
-  for (const char* file : {"examples/llama-2-70b-pretrain-deadline.yaml", "examples/spot-with-checkpoints.yaml"}) {
+  for (const char* file :
+       {"examples/llama-2-70b-pretrain-deadline.yaml", "examples/spot-with-checkpoints.yaml"}) {
     SCOPED_TRACE(file);
     FILE* f = std::fopen((std::string(GPUPLAN_SOURCE_DIR) + "/" + file).c_str(), "rb");
     ASSERT_NE(f, nullptr);
@@ -523,7 +532,8 @@ TEST(SearchIssue11, L40SCapacityIsWhatTheDriverReports) {
   o.seq_len = 2048;
   TrainJob job;
   job.global_batch = 1;
-  TrainEval ev = EvaluateTraining(Preset("Llama-2-13B"), Parallelism{}, o, job, hw, DefaultCalibration(), 0.8);
+  TrainEval ev =
+      EvaluateTraining(Preset("Llama-2-13B"), Parallelism{}, o, job, hw, DefaultCalibration(), 0.8);
   EXPECT_FALSE(ev.fits);
   EXPECT_NE(ev.why.find("80% of 45.0 GiB is 36.0 GiB"), std::string::npos) << ev.why;
 }
@@ -583,7 +593,8 @@ TEST(SearchIssue11, QloraStepPaysForNf4Dequantisation) {
   const double without = EstimateTrainStep(m, p, o, 8, hw, none).total.value();
   // Two passes (forward, input gradient) of 2.5 B per linear weight at HBM bandwidth.
   const double linear = static_cast<double>(CountParams(m).linear);
-  const double hbm = Acc("L40S").memory_bw.value() * DefaultCalibration().Get("hbm_efficiency", 0.8);
+  const double hbm =
+      Acc("L40S").memory_bw.value() * DefaultCalibration().Get("hbm_efficiency", 0.8);
   EXPECT_NEAR(with - without, 8 * 2 * linear * 2.5 / hbm, 1e-6);
   // LoRA (16-bit base) has no such term.
   o.method = TrainMethod::kLora;
@@ -601,10 +612,16 @@ using test::RunResult;
 std::string Src(const char* rel) { return std::string(GPUPLAN_SOURCE_DIR) + "/" + rel; }
 
 TEST(SearchIssue11Cli, PlanTrainRunsCalculon530BOnAFixedCluster) {
-  RunResult r = RunCli({"plan", "train", "--model", Src("examples/models/megatron-turing-530b.json"),
-                        "--method", "pretrain", "--tokens", "270B", "--seq-len", "2048",
-                        "--global-batch", "2520", "--gpus", "A100-SXM4-80GB", "--num-gpus", "5128",
-                        "--clouds", "azure", "--top", "1"});
+  RunResult r = RunCli({"plan",           "train",
+                        "--model",        Src("examples/models/megatron-turing-530b.json"),
+                        "--method",       "pretrain",
+                        "--tokens",       "270B",
+                        "--seq-len",      "2048",
+                        "--global-batch", "2520",
+                        "--gpus",         "A100-SXM4-80GB",
+                        "--num-gpus",     "5128",
+                        "--clouds",       "azure",
+                        "--top",          "1"});
   ASSERT_EQ(r.exit_code, 0) << r.Describe();
   EXPECT_TRUE(Has(r.out, "641x8 A100-SXM4-80GB")) << r.Describe();
   EXPECT_TRUE(Has(r.out, "rounded down to 1923 = micro-batch 3 x dp 641")) << r.Describe();
@@ -616,7 +633,8 @@ TEST(SearchIssue11Cli, PlanTrainRunsCalculon530BOnAFixedCluster) {
 }
 
 TEST(SearchIssue11Cli, QloraLlama3_70BFitsOne80GbGpuWithRecompute) {
-  RunResult r = RunCli({"--json", "memory", "--model", "llama-3-70b", "--train", "--method", "qlora"});
+  RunResult r =
+      RunCli({"--json", "memory", "--model", "llama-3-70b", "--train", "--method", "qlora"});
   ASSERT_EQ(r.exit_code, 0) << r.Describe();
   auto j = nlohmann::json::parse(r.out, nullptr, false);
   ASSERT_FALSE(j.is_discarded()) << r.Describe();
@@ -632,14 +650,15 @@ TEST(SearchIssue11Cli, QloraLlama3_70BFitsOne80GbGpuWithRecompute) {
 }
 
 TEST(SearchIssue11Cli, MemoryRejectsExpertParallelismOutsideDp) {
-  RunResult r = RunCli({"memory", "--model", "deepseek-v3", "--train", "--method", "full", "--gpu", "h100",
-                        "--gpus", "256", "--tp", "8", "--pp", "16", "--ep", "64"});
+  RunResult r = RunCli({"memory", "--model", "deepseek-v3", "--train", "--method", "full", "--gpu",
+                        "h100", "--gpus", "256", "--tp", "8", "--pp", "16", "--ep", "64"});
   EXPECT_EQ(r.exit_code, 2) << r.Describe();
   EXPECT_TRUE(Has(r.err, "--ep")) << r.Describe();
   EXPECT_TRUE(Has(r.err, "dp 2")) << r.Describe();
   // Mixtral tp 2 ep 8 ZeRO-1 on 16 GPUs: expert states unsharded (dp / ep = 1): ~62 GiB, not 33.
-  RunResult mix = RunCli({"--json", "memory", "--model", "mixtral-8x7b", "--train", "--method", "full",
-                          "--gpu", "h100", "--gpus", "16", "--tp", "2", "--ep", "8", "--zero", "1"});
+  RunResult mix =
+      RunCli({"--json", "memory", "--model", "mixtral-8x7b", "--train", "--method", "full", "--gpu",
+              "h100", "--gpus", "16", "--tp", "2", "--ep", "8", "--zero", "1"});
   ASSERT_EQ(mix.exit_code, 0) << mix.Describe();
   auto j = nlohmann::json::parse(mix.out, nullptr, false);
   ASSERT_FALSE(j.is_discarded());
@@ -657,7 +676,8 @@ TEST(SearchIssue11Cli, VisionPlansReportImagesPerSecond) {
   // Thousands of images/s per node need more host cores than a node has to decode JPEGs.
   EXPECT_TRUE(Has(r.out, "NVIDIA DALI")) << r.Describe();
   // The plan document names the framework and the batch it runs.
-  RunResult j = RunCli({"--json", "plan", "train", "-f", Src("examples/mlperf-resnet.yaml"), "--top", "1"});
+  RunResult j =
+      RunCli({"--json", "plan", "train", "-f", Src("examples/mlperf-resnet.yaml"), "--top", "1"});
   ASSERT_EQ(j.exit_code, 0) << j.Describe();
   auto doc = nlohmann::json::parse(j.out, nullptr, false);
   ASSERT_FALSE(doc.is_discarded());

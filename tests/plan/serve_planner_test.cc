@@ -49,7 +49,6 @@
 #include "gpuplan/serve_planner.h"
 #include "testing/fixtures.h"
 
-
 namespace gpuplan {
 namespace {
 
@@ -168,10 +167,11 @@ TEST(LlmServing, TokensPerSecondGrowsWithBatchUntilKvBound) {
       if (b == cap.batch) break;
     }
     ServePerf one = EstimateLlmServing(m, su, dev, in, out, 1, Cal());
-    fmt::print("[llm] {} on {}: KV {} tokens -> continuous batch {}; {:.0f} tok/s at batch 1, "
-               "{:.0f} tok/s at the KV bound ({:.1f}x)\n",
-               c.model, c.gpu, cap.kv_tokens, cap.batch, one.output_tokens_per_s, prev,
-               prev / one.output_tokens_per_s);
+    fmt::print(
+        "[llm] {} on {}: KV {} tokens -> continuous batch {}; {:.0f} tok/s at batch 1, "
+        "{:.0f} tok/s at the KV bound ({:.1f}x)\n",
+        c.model, c.gpu, cap.kv_tokens, cap.batch, one.output_tokens_per_s, prev,
+        prev / one.output_tokens_per_s);
     EXPECT_GT(prev, 2 * one.output_tokens_per_s);
   }
 }
@@ -258,12 +258,13 @@ TEST(LlmServing, KvCapacityOf70BOnTwoA100) {
     const std::int64_t base = kv(2, Precision::kBf16);
     const std::int64_t fp8 = kv(2, Precision::kFp8);
     const std::int64_t tp4 = kv(4, Precision::kBf16);
-    fmt::print("[kv] {} on 2 x A100-80GB, vLLM 0.9: bf16 TP2 {} tokens (issue: ~17k); "
-               "fp8 TP2 {} ({:.1f}x); bf16 TP4 {} ({:.1f}x)\n",
-               name, base, fp8, static_cast<double>(fp8) / static_cast<double>(base), tp4,
-               static_cast<double>(tp4) / static_cast<double>(base));
-    EXPECT_GT(base, 1300);      // at least one request of 1000 + 300 tokens
-    EXPECT_LT(base, 100000);    // "well under 100k"
+    fmt::print(
+        "[kv] {} on 2 x A100-80GB, vLLM 0.9: bf16 TP2 {} tokens (issue: ~17k); "
+        "fp8 TP2 {} ({:.1f}x); bf16 TP4 {} ({:.1f}x)\n",
+        name, base, fp8, static_cast<double>(fp8) / static_cast<double>(base), tp4,
+        static_cast<double>(tp4) / static_cast<double>(base));
+    EXPECT_GT(base, 1300);    // at least one request of 1000 + 300 tokens
+    EXPECT_LT(base, 100000);  // "well under 100k"
     EXPECT_GE(fp8, 3 * base);
     EXPECT_GE(tp4, 3 * base);
   }
@@ -282,17 +283,20 @@ TEST(Forward, BertBaseT4VersusXeon8380) {
   ServePerf c1 = EstimateForward(bert, Precision::kFp32, xeon, 1, 128, Cal());
   ServePerf gt = EstimateForwardThroughput(bert, Precision::kFp16, t4, 128, 64, Cal());
   ServePerf ct = EstimateForwardThroughput(bert, Precision::kFp32, xeon, 128, 64, Cal());
-  fmt::print("[B10] BERT-base seq 128: T4 fp16 batch 1 {:.2f} ms, best {:.0f} req/s at batch {} "
-             "({:.1f} ms) | guide: 1200 req/s at 45 ms\n",
-             Ms(g1.e2e), gt.samples_per_s, gt.batch, Ms(gt.e2e));
-  fmt::print("[B10] BERT-base seq 128: Xeon 8380 (1 socket, fp32) batch 1 {:.2f} ms, best {:.0f} "
-             "req/s at batch {} ({:.1f} ms) | guide: 400 req/s at 65 ms\n",
-             Ms(c1.e2e), ct.samples_per_s, ct.batch, Ms(ct.e2e));
+  fmt::print(
+      "[B10] BERT-base seq 128: T4 fp16 batch 1 {:.2f} ms, best {:.0f} req/s at batch {} "
+      "({:.1f} ms) | guide: 1200 req/s at 45 ms\n",
+      Ms(g1.e2e), gt.samples_per_s, gt.batch, Ms(gt.e2e));
+  fmt::print(
+      "[B10] BERT-base seq 128: Xeon 8380 (1 socket, fp32) batch 1 {:.2f} ms, best {:.0f} "
+      "req/s at batch {} ({:.1f} ms) | guide: 400 req/s at 65 ms\n",
+      Ms(c1.e2e), ct.samples_per_s, ct.batch, Ms(ct.e2e));
   const ComputeDevice xeon2 = CpuDev("Xeon-Platinum-8380", 2);
   ServePerf c2 = EstimateForwardThroughput(bert, Precision::kInt8, xeon2, 128, 64, Cal());
-  fmt::print("[B10] BERT-base seq 128: Xeon 8380 (2 sockets, int8 VNNI) best {:.0f} req/s at "
-             "batch {} ({:.1f} ms)\n",
-             c2.samples_per_s, c2.batch, Ms(c2.e2e));
+  fmt::print(
+      "[B10] BERT-base seq 128: Xeon 8380 (2 sockets, int8 VNNI) best {:.0f} req/s at "
+      "batch {} ({:.1f} ms)\n",
+      c2.samples_per_s, c2.batch, Ms(c2.e2e));
   EXPECT_TRUE(xeon.cpu);
   EXPECT_FALSE(t4.cpu);
   EXPECT_GT(g1.e2e.value(), 0);
@@ -323,9 +327,10 @@ TEST(Forward, BatchingRaisesThroughput) {
     ServePerf b1 = EstimateForward(m, c.p, dev, 1, c.seq, Cal());
     ServePerf b32 = EstimateForward(m, c.p, dev, 32, c.seq, Cal());
     const double gain = b32.samples_per_s / b1.samples_per_s;
-    fmt::print("[B18] {} on {}: {:.0f} -> {:.0f} samples/s from batch 1 to 32 ({:.1f}x; guide: "
-               "3-5x)\n",
-               c.model, c.gpu, b1.samples_per_s, b32.samples_per_s, gain);
+    fmt::print(
+        "[B18] {} on {}: {:.0f} -> {:.0f} samples/s from batch 1 to 32 ({:.1f}x; guide: "
+        "3-5x)\n",
+        c.model, c.gpu, b1.samples_per_s, b32.samples_per_s, gain);
     EXPECT_GE(gain, 2.0);
     EXPECT_GT(b32.e2e.value(), b1.e2e.value());  // a batch takes longer than one sample
   }
@@ -342,9 +347,10 @@ TEST(Forward, Int8BeatsFp16OnT4) {
     ServePerf f16 = EstimateForwardThroughput(m, Precision::kFp16, t4, seq, 64, Cal());
     ServePerf i8 = EstimateForwardThroughput(m, Precision::kInt8, t4, seq, 64, Cal());
     const double gain = i8.samples_per_s / f16.samples_per_s;
-    fmt::print("[B11] {} on T4: fp16 {:.0f}/s, int8 {:.0f}/s ({:.2f}x; guide: 80 -> 220 QPS = "
-               "2.75x for a detector)\n",
-               name, f16.samples_per_s, i8.samples_per_s, gain);
+    fmt::print(
+        "[B11] {} on T4: fp16 {:.0f}/s, int8 {:.0f}/s ({:.2f}x; guide: 80 -> 220 QPS = "
+        "2.75x for a detector)\n",
+        name, f16.samples_per_s, i8.samples_per_s, gain);
     if (std::string_view(name) != "bert-base-uncased") {
       EXPECT_GE(gain, 1.3);
     } else {
@@ -382,20 +388,20 @@ ServeJobSpec BertJob(double qps) {
 
 std::string Describe(const ServePlan& p) {
   const auto& i = *p.instance;
-  return fmt::format("{} {} {} {} tp {} x{} replicas on {} instances, batch {}, {:.3f}/h, "
-                     "{:.4f}/1k req",
-                     i.cloud, i.instance_type, i.region,
-                     i.is_cpu_only() ? "CPU " + i.cpu : i.accelerator, p.tp, p.replicas,
-                     p.instances, p.batch, p.cost_per_hour.value_or(-1), p.cost_per_1k_requests);
+  return fmt::format(
+      "{} {} {} {} tp {} x{} replicas on {} instances, batch {}, {:.3f}/h, "
+      "{:.4f}/1k req",
+      i.cloud, i.instance_type, i.region, i.is_cpu_only() ? "CPU " + i.cpu : i.accelerator, p.tp,
+      p.replicas, p.instances, p.batch, p.cost_per_hour.value_or(-1), p.cost_per_1k_requests);
 }
 
 // Guide A2: "infer 7B at QPS < 10 -> L40S or 4090". With a typical chat SLO (TTFT p99 1 s,
 // TPOT p99 50 ms) the cheapest plan is one GPU per replica of a 24-80 GB single-GPU class
 // (L40S, RTX 4090, L4, A10G/A10, A100).
 TEST(PlanServing, A2SevenBAtLowQpsOnOneMidRangeGpu) {
-  const std::vector<std::string> allowed_ids = {"L40S", "RTX-4090", "L4", "A10G", "A10",
-                                                "A100-SXM4-40GB", "A100-SXM4-80GB",
-                                                "A100-PCIe-40GB", "A100-PCIe-80GB"};
+  const std::vector<std::string> allowed_ids = {
+      "L40S",           "RTX-4090",      "L4", "A10G", "A10", "A100-SXM4-40GB", "A100-SXM4-80GB",
+      "A100-PCIe-40GB", "A100-PCIe-80GB"};
   for (const auto& id : allowed_ids) {
     EXPECT_NE(Cat().FindAccelerator(id), nullptr) << id << " not in the catalog";
   }
@@ -503,14 +509,12 @@ TEST(PlanServing, CostPerThousandRequestsFormula) {
       EXPECT_NEAR(p.cost_per_1k_requests, h / (j.qps * 3.6), 1e-9 * h);
       EXPECT_NEAR(p.cost_per_month, h * 730, 1e-9 * h);
       if (j.output_len > 0) {
-        EXPECT_NEAR(p.cost_per_1m_output_tokens, h / (j.qps * j.output_len * 3600) * 1e6,
-                    1e-9 * h);
+        EXPECT_NEAR(p.cost_per_1m_output_tokens, h / (j.qps * j.output_len * 3600) * 1e6, 1e-9 * h);
       }
       EXPECT_GE(p.replicas * p.capacity_qps, j.qps * (1 - 1e-9));
       EXPECT_GT(p.utilization, 0);
       EXPECT_LE(p.utilization, j.target_utilization + 1e-9);
-      EXPECT_EQ(p.instances,
-                (p.replicas + p.replicas_per_instance - 1) / p.replicas_per_instance);
+      EXPECT_EQ(p.instances, (p.replicas + p.replicas_per_instance - 1) / p.replicas_per_instance);
     }
     for (size_t k = 1; k < r->plans.size(); ++k) {
       EXPECT_LE(r->plans[k - 1].cost_per_month, r->plans[k].cost_per_month);
@@ -672,8 +676,8 @@ TEST(PlanServingBugs, CpuInstanceCoresFromVcpus) {
     const ComputeDevice dev = DeviceFromCpu(*cpu, sockets, cores, Cal());
     ServePerf want = EstimateForward(j.model, j.weight_precision, dev, p.batch, j.input_len, Cal());
     EXPECT_NEAR(p.perf.samples_per_s, want.samples_per_s, 1e-6 * want.samples_per_s)
-        << p.instance->instance_type << " (" << p.instance->vcpus << " vCPUs of " << cpu->id
-        << ", " << cores << " cores on " << sockets << " socket(s))";
+        << p.instance->instance_type << " (" << p.instance->vcpus << " vCPUs of " << cpu->id << ", "
+        << cores << " cores on " << sockets << " socket(s))";
   }
 }
 
@@ -683,9 +687,8 @@ using gpuplan::test::RunCli;
 using gpuplan::test::RunResult;
 using gpuplan::test::Slurp;
 
-const std::vector<std::string> kTcoBert = {"tco",        "--model",    "bert-base", "--qps",
-                                           "300",        "--input-len", "128",      "--e2e-ms",
-                                           "100"};
+const std::vector<std::string> kTcoBert = {"tco",         "--model", "bert-base", "--qps", "300",
+                                           "--input-len", "128",     "--e2e-ms",  "100"};
 
 std::vector<std::string> With(std::vector<std::string> base, std::vector<std::string> more) {
   base.insert(base.end(), more.begin(), more.end());
@@ -729,10 +732,10 @@ TEST(CliTco, JsonHasGpuCpuAndBreakEven) {
                 1e-6 * j["total_gpu"].get<double>());
     EXPECT_NEAR(j["total_cpu"].get<double>(), j["cpu"]["cost_per_month"].get<double>() * 36,
                 1e-6 * j["total_cpu"].get<double>());
-    fmt::print("[B10 tco] 3-year GPU {:.0f} vs CPU {:.0f} USD, break-even {} (guide: CPU saves "
-               "72% below ~500 QPS)\n",
-               j["total_gpu"].get<double>(), j["total_cpu"].get<double>(),
-               j["break_even_qps"].dump());
+    fmt::print(
+        "[B10 tco] 3-year GPU {:.0f} vs CPU {:.0f} USD, break-even {} (guide: CPU saves "
+        "72% below ~500 QPS)\n",
+        j["total_gpu"].get<double>(), j["total_cpu"].get<double>(), j["break_even_qps"].dump());
   }
 }
 

@@ -65,7 +65,8 @@ TEST(TrustReserved, ServingSaysWhenTheTopPlanHasNone) {
   ASSERT_TRUE(r.ok()) << r.error().ToString();
   ASSERT_FALSE(r->plans.empty());
   ASSERT_FALSE(r->plans.front().cost_per_hour_reserved.has_value());
-  EXPECT_TRUE(AnyHas(r->notes, "the top plan (aws p5.48xlarge")) << ::testing::PrintToString(r->notes);
+  EXPECT_TRUE(AnyHas(r->notes, "the top plan (aws p5.48xlarge"))
+      << ::testing::PrintToString(r->notes);
   // With a reserved price the cost is ranked by it and the note is absent.
   ServeJobSpec k;
   k.model = Preset("llama-3-8b");
@@ -87,7 +88,8 @@ TEST(TrustReserved, ServingSaysWhenTheTopPlanHasNone) {
 TEST(TrustChina, TencentShapesHaveTheirPublishedListPrice) {
   int priced = 0;
   for (const InstanceType& i : Cat().instances) {
-    if (i.cloud != "tencent" || i.is_cpu_only() || !i.price_on_demand || !i.suspect_reason.empty()) {
+    if (i.cloud != "tencent" || i.is_cpu_only() || !i.price_on_demand ||
+        !i.suspect_reason.empty()) {
       continue;
     }
     ++priced;
@@ -118,7 +120,8 @@ TEST(TrustChina, CnyLoraPlansWithoutSuspectRows) {
   auto r = PlanTraining(j, Cat(), Cal());
   ASSERT_TRUE(r.ok()) << r.error().ToString();
   ASSERT_FALSE(r->plans.empty());
-  for (const TrainPlan& p : r->plans) EXPECT_TRUE(p.instance->suspect_reason.empty()) << p.instance->instance_type;
+  for (const TrainPlan& p : r->plans)
+    EXPECT_TRUE(p.instance->suspect_reason.empty()) << p.instance->instance_type;
   EXPECT_EQ(r->plans.front().instance->cloud, "tencent");
 }
 
@@ -126,11 +129,12 @@ TEST(TrustChina, CnyLoraPlansWithoutSuspectRows) {
 
 TEST(TrustServing, DiskShortfallIsSaidWithTheFix) {
   Catalog cat = Cat();
-  cat.instances.erase(std::remove_if(cat.instances.begin(), cat.instances.end(),
-                                     [](const InstanceType& i) {
-                                       return !(i.cloud == "aws" && i.instance_type == "g6e.xlarge");
-                                     }),
-                      cat.instances.end());
+  cat.instances.erase(
+      std::remove_if(cat.instances.begin(), cat.instances.end(),
+                     [](const InstanceType& i) {
+                       return !(i.cloud == "aws" && i.instance_type == "g6e.xlarge");
+                     }),
+      cat.instances.end());
   ASSERT_EQ(cat.instances.size(), 1u);
   InstanceType big = cat.instances.front();
   cat.instances.front().local_nvme = GB(100);  // known, and smaller than image + weights
@@ -153,7 +157,8 @@ TEST(TrustServing, DiskShortfallIsSaidWithTheFix) {
     ASSERT_TRUE(p.local_disk_enough.has_value());
     const bool small = p.instance->instance_type == "g6e.xlarge";
     EXPECT_EQ(*p.local_disk_enough, !small);
-    EXPECT_EQ(AnyHas(p.warnings, "launch it with a boot or network volume of at least 232 GB"), small)
+    EXPECT_EQ(AnyHas(p.warnings, "launch it with a boot or network volume of at least 232 GB"),
+              small)
         << ::testing::PrintToString(p.warnings);
   }
 }
@@ -183,7 +188,8 @@ TEST(TrustServing, ModelThatFitsNoNodeIsServedAcrossNodes) {
 
   // The pipeline's token time: two stage steps of half the layers plus one fabric hop, so more
   // than one stage step and more than the hop alone.
-  const ComputeDevice dev = DeviceFromAccelerator(test::Acc("H100-SXM5-80GB"), Cal(), IntraNodeLink::kNvswitch);
+  const ComputeDevice dev =
+      DeviceFromAccelerator(test::Acc("H100-SXM5-80GB"), Cal(), IntraNodeLink::kNvswitch);
   ServeSetup su;
   su.weight_precision = Precision::kFp8;
   su.tp = 8;
@@ -191,7 +197,8 @@ TEST(TrustServing, ModelThatFitsNoNodeIsServedAcrossNodes) {
   ModelSpec half = j.model;
   half.layers = (half.layers + 1) / 2;
   if (half.moe) half.moe->dense_layers = 0;
-  const ServePerf stage = EstimateLlmServing(half, su, dev, j.input_len, j.output_len, micro, Cal());
+  const ServePerf stage =
+      EstimateLlmServing(half, su, dev, j.input_len, j.output_len, micro, Cal());
   const ServePerf piped = EstimateLlmServingPipelined(j.model, su, dev, 2, GBps(40), Seconds(15e-6),
                                                       j.input_len, j.output_len, p.batch, Cal());
   EXPECT_GT(piped.tpot.value(), 2 * stage.tpot.value());
@@ -233,7 +240,8 @@ TEST(TrustServing, SimulateBillsEveryNodeOfAReplica) {
     return p.policy == ScalingPolicyKind::kStatic;
   });
   ASSERT_NE(st, r->policies.end());
-  EXPECT_NEAR(st->cost_per_day, r->static_replicas * 2 * *r->plan.instance->price_on_demand * 24, 1e-6 * st->cost_per_day);
+  EXPECT_NEAR(st->cost_per_day, r->static_replicas * 2 * *r->plan.instance->price_on_demand * 24,
+              1e-6 * st->cost_per_day);
   // Each node loads its own stage: half the weights.
   const double weights = InferenceWeightBytes(j.model, Precision::kFp8, std::nullopt, 1, 1).value();
   EXPECT_NEAR(r->cold_start.weights_s,

@@ -81,8 +81,13 @@ TEST(TrustStorage, ImageJobReadsJpegRate) {
 }
 
 TEST(TrustStorage, SizeHostUsesTheKnownFeedUnderEveryPolicy) {
-  SizingInput in{.training = true, .gpus_per_node = 8, .nodes = 1, .gpu_memory = GiB(80),
-                 .model_files = GB(26), .checkpoint = GB(208), .dataset = Bytes(0)};
+  SizingInput in{.training = true,
+                 .gpus_per_node = 8,
+                 .nodes = 1,
+                 .gpu_memory = GiB(80),
+                 .model_files = GB(26),
+                 .checkpoint = GB(208),
+                 .dataset = Bytes(0)};
   in.data_feed = BytesPerSec(50e3);
   in.data_feed_basis = "test";
   for (SizingPolicy pol : {SizingPolicy::kGuideA, SizingPolicy::kGuideB}) {
@@ -98,8 +103,13 @@ TEST(TrustStorage, SizeHostUsesTheKnownFeedUnderEveryPolicy) {
 }
 
 TEST(TrustStorage, UnknownLocalNvmeIsNotAFailedCheck) {
-  SizingInput in{.training = true, .gpus_per_node = 8, .nodes = 1, .gpu_memory = GiB(80),
-                 .model_files = GB(140), .checkpoint = GB(980), .dataset = GB(1300)};
+  SizingInput in{.training = true,
+                 .gpus_per_node = 8,
+                 .nodes = 1,
+                 .gpu_memory = GiB(80),
+                 .model_files = GB(140),
+                 .checkpoint = GB(980),
+                 .dataset = GB(1300)};
   const HostNeeds needs = SizeHost(SizingPolicy::kGuideA, in);  // 7 GB/s, 4.24 TB data disk
   InstanceType inst;
   inst.cloud = "x";
@@ -154,7 +164,8 @@ TEST(TrustHost, PcieWarningOnlyWhenCommunicationIsMaterial) {
     auto r = PlanTraining(j, Cat(), Cal());
     if (!r.ok()) continue;
     for (const TrainPlan& p : r->plans) {
-      const double share = (p.eval.step.tp_comm + p.eval.step.dp_comm).value() / p.eval.step.total.value();
+      const double share =
+          (p.eval.step.tp_comm + p.eval.step.dp_comm).value() / p.eval.step.total.value();
       if (AnyHas(p.warnings, "over PCIe only")) {
         EXPECT_GE(share, 0.10) << p.instance->instance_type;
       }
@@ -176,15 +187,16 @@ TEST(TrustCatalog, SuspectRowsAreNotRankedUnlessAskedFor) {
   auto r = PlanTraining(j, Cat(), Cal());
   ASSERT_TRUE(r.ok()) << r.error().ToString();
   for (const TrainPlan& p : r->plans) {
-    EXPECT_TRUE(p.instance->suspect_reason.empty()) << p.instance->instance_type << " " << p.instance->region;
+    EXPECT_TRUE(p.instance->suspect_reason.empty())
+        << p.instance->instance_type << " " << p.instance->region;
   }
   EXPECT_TRUE(AnyHas(r->notes, "suspect"));
   j.include_suspect = true;
   auto all = PlanTraining(j, Cat(), Cal());
   ASSERT_TRUE(all.ok());
-  EXPECT_TRUE(std::any_of(all->plans.begin(), all->plans.end(),
-                          [](const TrainPlan& p) { return !p.instance->suspect_reason.empty(); }))
-      << "--include-suspect brings them back";
+  EXPECT_TRUE(std::any_of(all->plans.begin(), all->plans.end(), [](const TrainPlan& p) {
+    return !p.instance->suspect_reason.empty();
+  })) << "--include-suspect brings them back";
 }
 
 TEST(TrustCatalog, RegionDuplicatesCollapse) {
@@ -194,7 +206,8 @@ TEST(TrustCatalog, RegionDuplicatesCollapse) {
   ASSERT_TRUE(r.ok()) << r.error().ToString();
   std::vector<std::string> seen;
   for (const TrainPlan& p : r->plans) {
-    const std::string key = p.instance->cloud + "/" + p.instance->instance_type + "/" + std::to_string(p.nodes);
+    const std::string key =
+        p.instance->cloud + "/" + p.instance->instance_type + "/" + std::to_string(p.nodes);
     EXPECT_EQ(std::count(seen.begin(), seen.end(), key), 0) << key << " listed twice";
     seen.push_back(key);
   }
@@ -249,7 +262,8 @@ TEST(TrustGuide, A2BranchesAsWritten) {
   const TrainPlan& g = r->guide_plans.front();
   const int n = g.nodes * g.instance->accelerator_count;
   const bool a100 = g.instance->accelerator.rfind("A100", 0) == 0;
-  EXPECT_TRUE(a100 ? (n >= 4 && n <= 8) : (n >= 2 && n <= 4)) << g.instance->accelerator << " x " << n;
+  EXPECT_TRUE(a100 ? (n >= 4 && n <= 8) : (n >= 2 && n <= 4))
+      << g.instance->accelerator << " x " << n;
 }
 
 TEST(TrustGuide, A1SparseFigureIsNamed) {
@@ -258,7 +272,8 @@ TEST(TrustGuide, A1SparseFigureIsNamed) {
   auto r = PlanTraining(j, Cat(), Cal());
   ASSERT_TRUE(r.ok()) << r.error().ToString();
   ASSERT_FALSE(r->plans.empty());
-  EXPECT_TRUE(AnyHas(r->guide_notes, "2:4-sparse")) << (r->guide_notes.empty() ? "" : r->guide_notes.front());
+  EXPECT_TRUE(AnyHas(r->guide_notes, "2:4-sparse"))
+      << (r->guide_notes.empty() ? "" : r->guide_notes.front());
 }
 
 TEST(TrustGuide, B3ClaimsGetAVerdict) {

@@ -27,7 +27,8 @@ const ApiContext& Ctx() {
   return *ctx;
 }
 
-json Call(const std::string& route, const json& body, int want_status, const std::string& query = "") {
+json Call(const std::string& route, const json& body, int want_status,
+          const std::string& query = "") {
   ApiResponse r = HandleApi(Ctx(), route, query, body.dump());
   EXPECT_EQ(r.status, want_status) << route << " " << body.dump() << "\n" << r.body;
   return json::parse(r.body);
@@ -44,10 +45,11 @@ std::string RunCli(const std::string& args) {
   return out;
 }
 
-const json kTrainJob = {{"model", "Llama-2-7B"},
-                        {"train", {{"method", "lora"}, {"data", {{"tokens", "200M"}, {"epochs", 1}}}}},
-                        {"constraints", {{"clouds", {"aws", "gcp"}}}},
-                        {"top", 3}};
+const json kTrainJob = {
+    {"model", "Llama-2-7B"},
+    {"train", {{"method", "lora"}, {"data", {{"tokens", "200M"}, {"epochs", 1}}}}},
+    {"constraints", {{"clouds", {"aws", "gcp"}}}},
+    {"top", 3}};
 const json kServeJob = {{"model", "Llama-2-7B"},
                         {"serve", {{"qps", 4}, {"input_len", 512}, {"output_len", 128}}},
                         {"slo", {{"ttft_p99_ms", 2000}, {"tpot_p99_ms", 100}}},
@@ -80,8 +82,7 @@ TEST(ApiTest, SameJobSamePlanFromCliAndApi) {
 }
 
 TEST(ApiTest, TcoMemoryCheckValidateSimulateEmit) {
-  json tco_body = {{"model", "bert-base-uncased"}, {"serve", {{"qps", 50}}},
-                   {"years", 2}};
+  json tco_body = {{"model", "bert-base-uncased"}, {"serve", {{"qps", 50}}}, {"years", 2}};
   json tco = Call("/v1/tco", tco_body, 200);
   EXPECT_EQ(tco["years"], 2);
   EXPECT_TRUE(tco.contains("break_even_qps"));
@@ -89,7 +90,8 @@ TEST(ApiTest, TcoMemoryCheckValidateSimulateEmit) {
   json cli_tco = json::parse(RunCli("--json tco --model bert-base-uncased --qps 50 --years 2"));
   EXPECT_EQ(cli_tco, tco);
 
-  json mem = Call("/v1/memory", {{"model", "Llama-2-13B"}, {"train", true}, {"method", "lora"}}, 200);
+  json mem =
+      Call("/v1/memory", {{"model", "Llama-2-13B"}, {"train", true}, {"method", "lora"}}, 200);
   ASSERT_TRUE(mem.contains("train"));
   EXPECT_FALSE(mem["train"]["fits"].empty());
   json cli_mem = json::parse(RunCli("--json memory --model Llama-2-13B --train --method lora"));
@@ -97,8 +99,13 @@ TEST(ApiTest, TcoMemoryCheckValidateSimulateEmit) {
 
   json setup = {{"hardware", {{"instance", "p5.48xlarge"}, {"storage", "nvme"}}},
                 {"nodes", 2},
-                {"train", {{"model", "llama-2-7b"}, {"method", "full"}, {"micro_batch", 1}, {"seq_len", 4096},
-                           {"global_batch", 512}, {"zero", 3}}}};
+                {"train",
+                 {{"model", "llama-2-7b"},
+                  {"method", "full"},
+                  {"micro_batch", 1},
+                  {"seq_len", 4096},
+                  {"global_batch", 512},
+                  {"zero", 3}}}};
   json chk = Call("/v1/check", setup, 200);
   EXPECT_TRUE(chk.contains("findings"));
   EXPECT_EQ(chk["file"], "request");
@@ -129,7 +136,7 @@ TEST(ApiTest, TcoMemoryCheckValidateSimulateEmit) {
 
 struct BadCase {
   std::string route;
-  std::string body;  // raw text
+  std::string body;   // raw text
   std::string field;  // expected error field (substring)
 };
 
@@ -137,16 +144,22 @@ TEST(ApiTest, BadBodiesAre400NamingTheField) {
   const BadCase cases[] = {
       {"/v1/plan/train", "{not json", "body"},
       {"/v1/plan/train", "[1, 2]", "body"},
-      {"/v1/plan/train", R"({"model": "Llama-2-7B", "train": {"method": "lorax", "data": {"tokens": "1B"}}})", "train.method"},
-      {"/v1/plan/train", R"({"model": "Llama-2-7B", "train": {"data": {"tokens": "-5"}}})", "train.data.tokens"},
-      {"/v1/plan/train", R"({"model": "/etc/passwd", "train": {"data": {"tokens": "1B"}}})", "model"},
+      {"/v1/plan/train",
+       R"({"model": "Llama-2-7B", "train": {"method": "lorax", "data": {"tokens": "1B"}}})",
+       "train.method"},
+      {"/v1/plan/train", R"({"model": "Llama-2-7B", "train": {"data": {"tokens": "-5"}}})",
+       "train.data.tokens"},
+      {"/v1/plan/train", R"({"model": "/etc/passwd", "train": {"data": {"tokens": "1B"}}})",
+       "model"},
       {"/v1/plan/train", R"({"model": "Llama-2-7B", "trian": {}})", "trian"},
       {"/v1/plan/infer", R"({"model": "Llama-2-7B", "serve": {"qps": -1}})", "serve.qps"},
-      {"/v1/plan/infer", R"({"model": "Llama-2-7B", "serve": {"qps": 1, "engine": "vllmx"}})", "serve.engine"},
+      {"/v1/plan/infer", R"({"model": "Llama-2-7B", "serve": {"qps": 1, "engine": "vllmx"}})",
+       "serve.engine"},
       {"/v1/plan/infer", R"({"model": "../../config.json", "serve": {"qps": 1}})", "model"},
       {"/v1/plan/infer", R"({"model_config": 5, "serve": {"qps": 1}})", "model_config"},
       {"/v1/tco", R"({"model": "bert-base-uncased", "serve": {"qps": 1}, "years": 20})", "years"},
-      {"/v1/tco", R"({"model": "bert-base-uncased", "serve": {"qps": 1}, "profile": [1, 2]})", "profile"},
+      {"/v1/tco", R"({"model": "bert-base-uncased", "serve": {"qps": 1}, "profile": [1, 2]})",
+       "profile"},
       {"/v1/memory", R"({"model": "Llama-2-7B", "tp": "two"})", "tp"},
       {"/v1/memory", R"({"model": "Llama-2-7B", "zero": 7})", "zero"},
       {"/v1/memory", R"({"model": "Llama-2-7B", "tpp": 2})", "tpp"},
@@ -155,7 +168,8 @@ TEST(ApiTest, BadBodiesAre400NamingTheField) {
       {"/v1/emit", R"({"target": "vllm", "plan": 3})", "plan"},
       {"/v1/validate", R"({"cases": 3})", "cases"},
       {"/v1/simulate", R"({"model": "Llama-2-7B", "policies": ["hpa", "magic"]})", "policies"},
-      {"/v1/simulate", R"({"model": "Llama-2-7B", "synthetic": {"days": "one"}})", "synthetic.days"},
+      {"/v1/simulate", R"({"model": "Llama-2-7B", "synthetic": {"days": "one"}})",
+       "synthetic.days"},
   };
   for (const auto& c : cases) {
     ApiResponse r = HandleApi(Ctx(), c.route, "", c.body);
@@ -171,10 +185,18 @@ TEST(ApiTest, BadBodiesAre400NamingTheField) {
 
 TEST(ApiTest, PastedConfigJsonPlansServing) {
   // A config.json pasted into the request (no file is read): Llama-2-7B's published config.
-  json cfg = {{"architectures", {"LlamaForCausalLM"}}, {"model_type", "llama"}, {"hidden_size", 4096},
-              {"intermediate_size", 11008}, {"num_attention_heads", 32}, {"num_hidden_layers", 32},
-              {"num_key_value_heads", 32}, {"vocab_size", 32000}, {"max_position_embeddings", 4096},
-              {"torch_dtype", "float16"}, {"tie_word_embeddings", false}, {"hidden_act", "silu"}};
+  json cfg = {{"architectures", {"LlamaForCausalLM"}},
+              {"model_type", "llama"},
+              {"hidden_size", 4096},
+              {"intermediate_size", 11008},
+              {"num_attention_heads", 32},
+              {"num_hidden_layers", 32},
+              {"num_key_value_heads", 32},
+              {"vocab_size", 32000},
+              {"max_position_embeddings", 4096},
+              {"torch_dtype", "float16"},
+              {"tie_word_embeddings", false},
+              {"hidden_act", "silu"}};
   json body = kServeJob;
   body.erase("model");
   body["model_config"] = cfg;

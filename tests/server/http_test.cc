@@ -58,8 +58,8 @@ const int kN = 20;
 const char* kInfer = R"({"model": "Llama-2-7B", "serve": {"qps": 4, "output_len": 128}, "top": 2})";
 
 TEST(HttpTest, EndpointsLimitsMetricsAndShutdown) {
-  testing::ServerProcess srv({"--read-timeout-s", "1", "--keep-alive-timeout-s", "1", "--max-body-bytes", "65536",
-                             "--threads", "4"});
+  testing::ServerProcess srv({"--read-timeout-s", "1", "--keep-alive-timeout-s", "1",
+                              "--max-body-bytes", "65536", "--threads", "4"});
   ASSERT_GT(srv.port(), 0) << "server did not print its port";
   httplib::Client cli("127.0.0.1", srv.port());
   cli.set_keep_alive(true);
@@ -79,17 +79,19 @@ TEST(HttpTest, EndpointsLimitsMetricsAndShutdown) {
   EXPECT_GT(chart->body.size(), 100000u);  // the vendored Chart.js, not a stub
 
   // Every POST route is wired (an empty object is a 400 naming a field, or a document).
-  for (const char* route : {"/v1/plan/train", "/v1/plan/infer", "/v1/tco", "/v1/memory", "/v1/check", "/v1/emit",
-                            "/v1/validate", "/v1/simulate"}) {
+  for (const char* route : {"/v1/plan/train", "/v1/plan/infer", "/v1/tco", "/v1/memory",
+                            "/v1/check", "/v1/emit", "/v1/validate", "/v1/simulate"}) {
     auto r = cli.Post(route, "{}", "application/json");
     ASSERT_TRUE(r) << route;
     EXPECT_TRUE(r->status == 400 || r->status == 200) << route << " " << r->status;
     EXPECT_TRUE(json::parse(r->body).is_object()) << route;
   }
-  auto bad = cli.Post("/v1/plan/infer", R"({"model": "Llama-2-7B", "serve": {"qps": "lots"}})", "application/json");
+  auto bad = cli.Post("/v1/plan/infer", R"({"model": "Llama-2-7B", "serve": {"qps": "lots"}})",
+                      "application/json");
   ASSERT_TRUE(bad);
   EXPECT_EQ(bad->status, 400);
-  EXPECT_NE(json::parse(bad->body)["field"].get<std::string>().find("serve.qps"), std::string::npos);
+  EXPECT_NE(json::parse(bad->body)["field"].get<std::string>().find("serve.qps"),
+            std::string::npos);
   auto missing = cli.Get("/nope.html");
   ASSERT_TRUE(missing);
   EXPECT_EQ(missing->status, 404);
@@ -110,8 +112,10 @@ TEST(HttpTest, EndpointsLimitsMetricsAndShutdown) {
   {
     int fd = Connect(srv.port());
     ASSERT_GE(fd, 0);
-    std::string req = "POST /v1/plan/train HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
-                      "Content-Length: 200000\r\n\r\n" + std::string(200000, ' ');
+    std::string req =
+        "POST /v1/plan/train HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+        "Content-Length: 200000\r\n\r\n" +
+        std::string(200000, ' ');
     send(fd, req.data(), req.size(), MSG_NOSIGNAL);
     bool closed = false;
     std::string resp = ReadAll(fd, 3, &closed, "\r\n\r\n");
@@ -137,7 +141,8 @@ TEST(HttpTest, EndpointsLimitsMetricsAndShutdown) {
   {
     int fd = Connect(srv.port());
     ASSERT_GE(fd, 0);
-    std::string part = "POST /v1/plan/infer HTTP/1.1\r\nHost: x\r\nContent-Length: 1000\r\n\r\n{\"model\"";
+    std::string part =
+        "POST /v1/plan/infer HTTP/1.1\r\nHost: x\r\nContent-Length: 1000\r\n\r\n{\"model\"";
     send(fd, part.data(), part.size(), MSG_NOSIGNAL);
     bool closed = false;
     ReadAll(fd, 6, &closed);
@@ -149,21 +154,30 @@ TEST(HttpTest, EndpointsLimitsMetricsAndShutdown) {
   ASSERT_TRUE(m);
   const std::string& text = m->body;
   std::smatch sm;
-  ASSERT_TRUE(std::regex_search(text, sm, std::regex(R"(gpuplan_http_requests_total\{route="/v1/plan/infer",code="200"\} (\d+))")))
+  ASSERT_TRUE(std::regex_search(
+      text, sm,
+      std::regex(R"(gpuplan_http_requests_total\{route="/v1/plan/infer",code="200"\} (\d+))")))
       << text;
   EXPECT_EQ(std::stoi(sm[1]), kN);
-  ASSERT_TRUE(std::regex_search(text, sm, std::regex(R"(gpuplan_http_requests_total\{route="/v1/plan/infer",code="400"\} (\d+))")));
+  ASSERT_TRUE(std::regex_search(
+      text, sm,
+      std::regex(R"(gpuplan_http_requests_total\{route="/v1/plan/infer",code="400"\} (\d+))")));
   EXPECT_EQ(std::stoi(sm[1]), 2);  // the empty body and "lots"
-  ASSERT_TRUE(std::regex_search(text, sm, std::regex(R"(gpuplan_http_request_duration_seconds_count\{route="/v1/plan/infer"\} (\d+))")));
+  ASSERT_TRUE(std::regex_search(
+      text, sm,
+      std::regex(
+          R"(gpuplan_http_request_duration_seconds_count\{route="/v1/plan/infer"\} (\d+))")));
   EXPECT_EQ(std::stoi(sm[1]), kN + 2);
-  EXPECT_NE(text.find("gpuplan_http_requests_total{route=\"body_too_large\",code=\"413\"} 1"), std::string::npos);
+  EXPECT_NE(text.find("gpuplan_http_requests_total{route=\"body_too_large\",code=\"413\"} 1"),
+            std::string::npos);
   EXPECT_NE(text.find("gpuplan_http_errors_total"), std::string::npos);
 
   EXPECT_EQ(srv.Stop(), 0) << "no graceful exit on SIGTERM";
 }
 
 TEST(HttpTest, ListenErrorsAreBadInput) {
-  const std::string cmd = std::string(GPUPLAN_BINARY) + " serve-api --listen nonsense >/dev/null 2>&1";
+  const std::string cmd =
+      std::string(GPUPLAN_BINARY) + " serve-api --listen nonsense >/dev/null 2>&1";
   EXPECT_EQ(WEXITSTATUS(std::system(cmd.c_str())), 2);
 }
 

@@ -102,9 +102,9 @@ TEST(HpaController, MinMaxBounds) {
   HpaController c(2, 10, DefaultHpaBehavior());
   EXPECT_EQ(c.Reconcile(0, 12, 12), 10);  // current above max -> max
   HpaController c2(2, 10, DefaultHpaBehavior());
-  EXPECT_EQ(c2.Reconcile(0, 1, 1), 2);    // current below min -> min
+  EXPECT_EQ(c2.Reconcile(0, 1, 1), 2);  // current below min -> min
   HpaController c3(1, 10, DefaultHpaBehavior());
-  EXPECT_EQ(c3.Reconcile(0, 0, 5), 0);    // 0 replicas with min 1: scaling disabled
+  EXPECT_EQ(c3.Reconcile(0, 0, 5), 0);  // 0 replicas with min 1: scaling disabled
   HpaController c4(1, 10, DefaultHpaBehavior());
   EXPECT_EQ(c4.Reconcile(0, 8, 50), 10);  // desired above max -> max (rate limit 16 > 10)
 }

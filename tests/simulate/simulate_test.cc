@@ -108,7 +108,8 @@ TEST(Trace, MinuteCsvWithAndWithoutTokens) {
   ASSERT_TRUE(a) << a.error().ToString();
   EXPECT_EQ(a->rps, (std::vector<double>{1.5, 2, 0}));
   EXPECT_TRUE(a->input_tokens.empty());
-  auto b = ParseTrace("minute,rps,input_tokens,output_tokens\r\n0,3,100,20\r\n1,4,200,40\r\n", "m.csv");
+  auto b =
+      ParseTrace("minute,rps,input_tokens,output_tokens\r\n0,3,100,20\r\n1,4,200,40\r\n", "m.csv");
   ASSERT_TRUE(b) << b.error().ToString();
   EXPECT_EQ(b->input_tokens, (std::vector<double>{100, 200}));
   EXPECT_EQ(b->output_tokens, (std::vector<double>{20, 40}));
@@ -123,25 +124,35 @@ TEST(Trace, BadLinesNameFileLineAndField) {
       {"rps word", "minute,rps\n0,1\n1,abc\n", "t.csv:3:rps", "abc"},
       {"negative rps", "minute,rps\n0,-1\n", "t.csv:2:rps", "-1"},
       {"minute gap", "minute,rps\n0,1\n2,1\n", "t.csv:3:minute", "expected minute 1"},
-      {"missing column", "minute,rps,input_tokens,output_tokens\n0,1,2\n", "t.csv:2:output_tokens", "4 columns"},
+      {"missing column", "minute,rps,input_tokens,output_tokens\n0,1,2\n", "t.csv:2:output_tokens",
+       "4 columns"},
       {"bad header", "minutes,load\n0,1\n", "t.csv:1:header", "expected \"minute,rps"},
       {"unknown format", "when,what\n0,1\n", "t.csv:1:header", "unknown trace format"},
-      {"azure timestamp", "TIMESTAMP,ContextTokens,GeneratedTokens\n2023-11-16 18:15:46.68,10,2\nyesterday,1,2\n",
+      {"azure timestamp",
+       "TIMESTAMP,ContextTokens,GeneratedTokens\n2023-11-16 18:15:46.68,10,2\nyesterday,1,2\n",
        "t.csv:3:TIMESTAMP", "yesterday"},
-      {"azure tokens", "TIMESTAMP,ContextTokens,GeneratedTokens\n2023-11-16 18:15:46.68,x,2\n", "t.csv:2:ContextTokens", "x"},
-      {"azure order", "TIMESTAMP,ContextTokens,GeneratedTokens\n2023-11-16 18:15:46,1,2\n2023-11-16 18:15:40,1,2\n",
+      {"azure tokens", "TIMESTAMP,ContextTokens,GeneratedTokens\n2023-11-16 18:15:46.68,x,2\n",
+       "t.csv:2:ContextTokens", "x"},
+      {"azure order",
+       "TIMESTAMP,ContextTokens,GeneratedTokens\n2023-11-16 18:15:46,1,2\n2023-11-16 "
+       "18:15:40,1,2\n",
        "t.csv:3:TIMESTAMP", "must not decrease"},
-      {"mooncake missing", "{\"timestamp\": 0, \"input_length\": 5, \"output_length\": 1}\n{\"timestamp\": 5, \"input_length\": 5}\n",
+      {"mooncake missing",
+       "{\"timestamp\": 0, \"input_length\": 5, \"output_length\": 1}\n{\"timestamp\": 5, "
+       "\"input_length\": 5}\n",
        "t.csv:2:output_length", "missing"},
-      {"mooncake type", "{\"timestamp\": \"soon\", \"input_length\": 5, \"output_length\": 1}\n", "t.csv:1:timestamp", "soon"},
-      {"mooncake json", "{\"timestamp\": 0, \"input_length\": 5, \"output_length\": 1}\n{\"timestamp\": 1,\n",
+      {"mooncake type", "{\"timestamp\": \"soon\", \"input_length\": 5, \"output_length\": 1}\n",
+       "t.csv:1:timestamp", "soon"},
+      {"mooncake json",
+       "{\"timestamp\": 0, \"input_length\": 5, \"output_length\": 1}\n{\"timestamp\": 1,\n",
        "t.csv:2:line", "JSON"},
   };
   for (const auto& c : cases) {
     auto r = ParseTrace(c.text, "t.csv");
     ASSERT_FALSE(r) << c.name;
     EXPECT_EQ(r.error().field, c.field) << c.name << ": " << r.error().ToString();
-    EXPECT_NE(r.error().message.find(c.message_has), std::string::npos) << c.name << ": " << r.error().ToString();
+    EXPECT_NE(r.error().message.find(c.message_has), std::string::npos)
+        << c.name << ": " << r.error().ToString();
   }
 }
 
@@ -220,8 +231,10 @@ TEST(DayNight, B14ShapeOnASyntheticDiurnalDay) {
   // The CPU hours are the low-load (night) hours: every CPU hour's load is below every GPU hour's.
   double max_cpu_load = 0, min_gpu_load = 1e300;
   for (const auto& h : d->hours) {
-    if (h.on_cpu) max_cpu_load = std::max(max_cpu_load, h.load_rps);
-    else min_gpu_load = std::min(min_gpu_load, h.load_rps);
+    if (h.on_cpu)
+      max_cpu_load = std::max(max_cpu_load, h.load_rps);
+    else
+      min_gpu_load = std::min(min_gpu_load, h.load_rps);
   }
   EXPECT_LT(max_cpu_load, min_gpu_load);
   // The peak hour stays on GPUs; the 3 am hour goes to CPUs with low GPU utilisation (B14: <15%).
@@ -230,10 +243,12 @@ TEST(DayNight, B14ShapeOnASyntheticDiurnalDay) {
   EXPECT_LT(d->hours[3].gpu_utilization, 0.15);
   EXPECT_NEAR(d->mixed_per_day + d->cpu_saving_per_day, d->autoscaled_gpu_per_day, 1e-9);
   EXPECT_LE(d->autoscaled_gpu_per_day, d->static_gpu_per_day + 1e-9);
-  fmt::print("[B14 day/night] BERT-base peak 300 req/s: static {:.2f}, autoscaled GPU {:.2f}, mixed {:.2f} USD/day; "
-             "{} CPU hours save {:.2f} USD/day ({:.0f} USD/year; guide: 48/day, 17,520/year)\n",
-             d->static_gpu_per_day, d->autoscaled_gpu_per_day, d->mixed_per_day, d->cpu_hours, d->cpu_saving_per_day,
-             365 * d->cpu_saving_per_day);
+  fmt::print(
+      "[B14 day/night] BERT-base peak 300 req/s: static {:.2f}, autoscaled GPU {:.2f}, mixed "
+      "{:.2f} USD/day; "
+      "{} CPU hours save {:.2f} USD/day ({:.0f} USD/year; guide: 48/day, 17,520/year)\n",
+      d->static_gpu_per_day, d->autoscaled_gpu_per_day, d->mixed_per_day, d->cpu_hours,
+      d->cpu_saving_per_day, 365 * d->cpu_saving_per_day);
 }
 
 TEST(DayNight, ZeroCpuHoursWhenCpuNeverWins) {
@@ -299,12 +314,15 @@ TEST(Simulate, SavingAgainstStaticWithItsCauses) {
   EXPECT_GT(hpa.scale_ups, 0);
   EXPECT_GT(hpa.scale_downs, 0);
   EXPECT_LT(hpa.peak_billed, r->static_replicas * 2 + 1);
-  fmt::print("[simulate diurnal] static {:.2f} USD/day; hpa {:.2f} ({:.0f}% saved: below-peak {:.2f}, beyond-need {:.2f}, "
-             "cold {:.2f}; {} SLO-miss intervals); kpa {:.2f}; saturation {:.2f}; schedule {:.2f}\n",
-             st.cost_per_day, hpa.cost_per_day, 100 * hpa.saving_vs_static / st.cost_total, hpa.saving_scale_down,
-             hpa.overshoot_cost, hpa.cold_start_overhead, hpa.slo_violation_intervals,
-             Find(*r, ScalingPolicyKind::kKpa).cost_per_day, Find(*r, ScalingPolicyKind::kSaturation).cost_per_day,
-             Find(*r, ScalingPolicyKind::kSchedule).cost_per_day);
+  fmt::print(
+      "[simulate diurnal] static {:.2f} USD/day; hpa {:.2f} ({:.0f}% saved: below-peak {:.2f}, "
+      "beyond-need {:.2f}, "
+      "cold {:.2f}; {} SLO-miss intervals); kpa {:.2f}; saturation {:.2f}; schedule {:.2f}\n",
+      st.cost_per_day, hpa.cost_per_day, 100 * hpa.saving_vs_static / st.cost_total,
+      hpa.saving_scale_down, hpa.overshoot_cost, hpa.cold_start_overhead,
+      hpa.slo_violation_intervals, Find(*r, ScalingPolicyKind::kKpa).cost_per_day,
+      Find(*r, ScalingPolicyKind::kSaturation).cost_per_day,
+      Find(*r, ScalingPolicyKind::kSchedule).cost_per_day);
 }
 
 TEST(Simulate, SlowColdStartsCostSloViolations) {
@@ -331,10 +349,11 @@ TEST(Simulate, SlowColdStartsCostSloViolations) {
   EXPECT_GT(hb.cold_start_overhead, ha.cold_start_overhead);
   // The misses come from the lag: most violating intervals had replicas still starting.
   EXPECT_GT(hb.slo_violation_while_starting, hb.slo_violation_intervals / 2);
-  fmt::print("[cold start] hpa with bursts: {:.0f} s start -> {} SLO-miss intervals; {:.0f} s start -> {} "
-             "(max queue {:.0f} s)\n",
-             a->cold_start.Total(), ha.slo_violation_intervals, b->cold_start.Total(), hb.slo_violation_intervals,
-             hb.max_queue_delay_s);
+  fmt::print(
+      "[cold start] hpa with bursts: {:.0f} s start -> {} SLO-miss intervals; {:.0f} s start -> {} "
+      "(max queue {:.0f} s)\n",
+      a->cold_start.Total(), ha.slo_violation_intervals, b->cold_start.Total(),
+      hb.slo_violation_intervals, hb.max_queue_delay_s);
 }
 
 TEST(Simulate, ColdStartTermsFromModelBytesAndBandwidth) {
@@ -407,11 +426,12 @@ TEST(Simulate, KedaScalesToZeroAfterTheCooldownAndBack) {
   const auto& h = Find(*r, ScalingPolicyKind::kHpa);
   EXPECT_TRUE(h.autoscaling.keda);
   EXPECT_GT(h.timeline[29].billed_gpu, 0);
-  EXPECT_GT(h.timeline[34].billed_gpu, 0);   // within the cooldown (idle since minute 30)
-  EXPECT_EQ(h.timeline[40].billed_gpu, 0);   // after it
+  EXPECT_GT(h.timeline[34].billed_gpu, 0);  // within the cooldown (idle since minute 30)
+  EXPECT_EQ(h.timeline[40].billed_gpu, 0);  // after it
   EXPECT_EQ(h.timeline[59].billed_gpu, 0);
-  EXPECT_GT(h.timeline[61].billed_gpu, 0);   // activated again
-  EXPECT_TRUE(h.timeline[60].slo_violation || h.timeline[61].slo_violation);  // cold start from zero
+  EXPECT_GT(h.timeline[61].billed_gpu, 0);  // activated again
+  EXPECT_TRUE(h.timeline[60].slo_violation ||
+              h.timeline[61].slo_violation);  // cold start from zero
 }
 
 TEST(Simulate, ScheduleWithCpuFallbackForBert) {
@@ -428,8 +448,11 @@ TEST(Simulate, ScheduleWithCpuFallbackForBert) {
   EXPECT_GT(s.cpu_replica_hours, 0);
   EXPECT_GT(s.cpu_saving_per_day, 0);
   for (int h : s.cpu_hours) EXPECT_TRUE(h < 8 || h > 19) << h;  // night hours
-  fmt::print("[B14 simulate] BERT-base on aws, peak 300 req/s: schedule {:.2f} USD/day, {} CPU hours save {:.2f} "
-             "USD/day\n", s.cost_per_day, s.cpu_hours.size(), s.cpu_saving_per_day);
+  fmt::print(
+      "[B14 simulate] BERT-base on aws, peak 300 req/s: schedule {:.2f} USD/day, {} CPU hours save "
+      "{:.2f} "
+      "USD/day\n",
+      s.cost_per_day, s.cpu_hours.size(), s.cpu_saving_per_day);
 }
 
 TEST(Simulate, BadOptionsAndEmptyTrace) {
@@ -465,27 +488,32 @@ TEST(Simulate, CsvAndSvg) {
 TEST(CliSimulate, SyntheticRunPrintsPoliciesAndClaims) {
   test::TempDir d;
   const std::string csv = (d.path() / "t.csv").string(), svg = (d.path() / "t.svg").string();
-  RunResult r = RunCli({"simulate", "--model", "llama-3.1-8b", "--clouds", "aws", "--ttft-ms", "2000", "--tpot-ms", "100",
-                        "--peak-rps", "20", "--csv", csv, "--svg", svg});
+  RunResult r =
+      RunCli({"simulate", "--model", "llama-3.1-8b", "--clouds", "aws", "--ttft-ms", "2000",
+              "--tpot-ms", "100", "--peak-rps", "20", "--csv", csv, "--svg", svg});
   ASSERT_EQ(r.exit_code, 0) << r.Describe();
-  for (const char* s : {"hpa", "kpa", "saturation", "schedule", "static", "B12", "B14", "cold start", "no hour ran on CPU"}) {
+  for (const char* s : {"hpa", "kpa", "saturation", "schedule", "static", "B12", "B14",
+                        "cold start", "no hour ran on CPU"}) {
     EXPECT_TRUE(Has(r.out, s)) << s << "\n" << r.Describe();
   }
   EXPECT_TRUE(Has(test::Slurp(csv), "policy,t_s"));
   EXPECT_TRUE(Has(test::Slurp(svg), "<svg"));
-  RunResult j = RunCli({"simulate", "--model", "llama-3.1-8b", "--clouds", "aws", "--policy", "hpa", "--json"});
+  RunResult j = RunCli(
+      {"simulate", "--model", "llama-3.1-8b", "--clouds", "aws", "--policy", "hpa", "--json"});
   ASSERT_EQ(j.exit_code, 0) << j.Describe();
   auto doc = nlohmann::json::parse(j.out);
   ASSERT_EQ(doc["policies"].size(), 2u);
   EXPECT_EQ(doc["policies"][0]["policy"], "hpa");
-  EXPECT_EQ(doc["policies"][0]["autoscaling"]["behavior"]["scale_down"]["stabilization_window_s"], 300);
+  EXPECT_EQ(doc["policies"][0]["autoscaling"]["behavior"]["scale_down"]["stabilization_window_s"],
+            300);
   EXPECT_TRUE(doc["cold_start_s"]["total"].get<double>() > 0);
   EXPECT_EQ(doc["policies"][0]["timeline_hourly"].size(), 24u);
 }
 
 TEST(CliSimulate, FromAPlanDocument) {
   test::TempDir d;
-  RunResult p = RunCli({"plan", "infer", "--model", "llama-3.1-8b", "--qps", "5", "--clouds", "aws", "--json"});
+  RunResult p = RunCli(
+      {"plan", "infer", "--model", "llama-3.1-8b", "--qps", "5", "--clouds", "aws", "--json"});
   ASSERT_EQ(p.exit_code, 0) << p.Describe();
   const std::string plan = d.Write("plan.json", p.out);
   const auto pj = nlohmann::json::parse(p.out);
@@ -502,7 +530,8 @@ TEST(CliSimulate, FromAPlanDocument) {
 
 TEST(CliSimulate, TraceFixturesRun) {
   for (const char* f : {"azure_llm_conv_2023_excerpt.csv", "mooncake_conversation_excerpt.jsonl"}) {
-    RunResult r = RunCli({"simulate", "--model", "llama-3.1-8b", "--clouds", "aws", "--trace", Fixture(f), "--policy", "hpa"});
+    RunResult r = RunCli({"simulate", "--model", "llama-3.1-8b", "--clouds", "aws", "--trace",
+                          Fixture(f), "--policy", "hpa"});
     ASSERT_EQ(r.exit_code, 0) << f << "\n" << r.Describe();
     EXPECT_TRUE(Has(r.out, "token lengths from the trace")) << r.Describe();
   }
@@ -522,7 +551,8 @@ TEST(CliSimulate, BadTraceLineExitsTwoWithLineAndField) {
   RunResult r3 = RunCli({"simulate", "--model", "llama-3.1-8b", "--policy", "hpa,magic"});
   EXPECT_EQ(r3.exit_code, 2);
   EXPECT_TRUE(Has(r3.err, "--policy")) << r3.Describe();
-  RunResult r4 = RunCli({"simulate", "--model", "llama-3.1-8b", "--scale-down-policies", "Percent:x:60"});
+  RunResult r4 =
+      RunCli({"simulate", "--model", "llama-3.1-8b", "--scale-down-policies", "Percent:x:60"});
   EXPECT_EQ(r4.exit_code, 2);
   EXPECT_TRUE(Has(r4.err, "--scale-down-policies")) << r4.Describe();
 }
@@ -537,7 +567,8 @@ TEST(CliTcoProfile, NoCpuLineWhenNoHourRunsOnCpu) {
   ASSERT_EQ(r.exit_code, 0) << r.Describe();
   EXPECT_FALSE(Has(r.out, "GPU by day + CPU by night")) << r.Describe();
   EXPECT_TRUE(Has(r.out, "no hour runs on CPU")) << r.Describe();
-  RunResult j = RunCli({"tco", "--model", "llama-3.1-8b", "--qps", "10", "--profile", profile, "--json"});
+  RunResult j =
+      RunCli({"tco", "--model", "llama-3.1-8b", "--qps", "10", "--profile", profile, "--json"});
   ASSERT_EQ(j.exit_code, 0) << j.Describe();
   auto doc = nlohmann::json::parse(j.out);
   EXPECT_TRUE(doc["profile"]["cpu_hours"].empty());
@@ -551,7 +582,8 @@ TEST(CliTcoProfile, NoCpuLineWhenNoHourRunsOnCpu) {
   for (int h = 0; h < 24; ++h) hours.push_back((h >= 8 && h < 20) ? 10 : 1);
   auto d = PlanDayNight(job, Cat(), DefaultCalibration(), hours);
   ASSERT_TRUE(d);
-  EXPECT_NEAR(doc["profile"]["autoscaled_gpu_per_day"].get<double>(), d->autoscaled_gpu_per_day, 1e-9);
+  EXPECT_NEAR(doc["profile"]["autoscaled_gpu_per_day"].get<double>(), d->autoscaled_gpu_per_day,
+              1e-9);
   EXPECT_NEAR(doc["profile"]["static_gpu_per_day"].get<double>(), d->static_gpu_per_day, 1e-9);
 }
 
@@ -561,8 +593,8 @@ TEST(CliTcoProfile, CpuLineWhenNightRunsOnCpu) {
     if (h > 0) profile += ',';
     profile += std::to_string((h >= 8 && h < 20) ? 300 : 10);
   }
-  RunResult r = RunCli({"tco", "--model", "bert-base", "--qps", "300", "--input-len", "128", "--e2e-ms", "100",
-                        "--profile", profile});
+  RunResult r = RunCli({"tco", "--model", "bert-base", "--qps", "300", "--input-len", "128",
+                        "--e2e-ms", "100", "--profile", profile});
   ASSERT_EQ(r.exit_code, 0) << r.Describe();
   EXPECT_TRUE(Has(r.out, "GPU by day + CPU by night")) << r.Describe();
 }

@@ -34,23 +34,38 @@ void ExpectRel(double got, double want, std::string_view what, std::string_view 
 // + Adam m, v), and a 1.3 TB dataset: system = 140 x 5 + 1300 = 2000 GB (A6, A7: "2 TB");
 // data = 1300 + 3 x 980 = 4240 GB (A7: "4 TB+", A10: keep 3 checkpoints).
 SizingInput A7Input() {
-  return {.training = true, .gpus_per_node = 8, .nodes = 1, .gpu_memory = GiB(80),
-          .model_files = GB(140), .checkpoint = GB(980), .dataset = GB(1300)};
+  return {.training = true,
+          .gpus_per_node = 8,
+          .nodes = 1,
+          .gpu_memory = GiB(80),
+          .model_files = GB(140),
+          .checkpoint = GB(980),
+          .dataset = GB(1300)};
 }
 
 // A8's node: 2 x A100 80GB inference. 100 GB of model files make A6's x5 give the guide's
 // 500 GB system disk; inference has no dataset.
 SizingInput A8Input() {
-  return {.training = false, .gpus_per_node = 2, .nodes = 1, .gpu_memory = GiB(80),
-          .model_files = GB(100), .checkpoint = Bytes(0), .dataset = Bytes(0)};
+  return {.training = false,
+          .gpus_per_node = 2,
+          .nodes = 1,
+          .gpu_memory = GiB(80),
+          .model_files = GB(100),
+          .checkpoint = Bytes(0),
+          .dataset = Bytes(0)};
 }
 
 // B7's node: 4 x A100 80GB training; a 7B fp16 model (B4: 14 GB of weights) with an unknown
 // checkpoint (estimated 7 x 14 = 98 GB) and a 500 GB dataset, small enough that the GPU-memory
 // term of B6 decides.
 SizingInput B7Input() {
-  return {.training = true, .gpus_per_node = 4, .nodes = 1, .gpu_memory = GiB(80),
-          .model_files = GB(14), .checkpoint = Bytes(0), .dataset = GB(500)};
+  return {.training = true,
+          .gpus_per_node = 4,
+          .nodes = 1,
+          .gpu_memory = GiB(80),
+          .model_files = GB(14),
+          .checkpoint = Bytes(0),
+          .dataset = GB(500)};
 }
 
 SizingInput WithNodes(SizingInput in, int nodes) {
@@ -95,42 +110,89 @@ const std::vector<NeedsCase>& NeedsCases() {
       {"b7_4xa100_train", SizingPolicy::kGuideB, B7Input(), 48, GiB(1280), GB(570), GB(794),
        GBps(8), Gbps(0), "B6 B7 B16 A6 A10"},
       // B6, dataset term: 1 x 24 GB GPU, 2 TB dataset -> max(2000 GB x 1.5, 24 x 4 GiB) = 3000 GB.
-      {"b6_dataset_dominates", SizingPolicy::kGuideB,
-       {.training = true, .gpus_per_node = 1, .nodes = 1, .gpu_memory = GiB(24),
-        .model_files = GB(10), .checkpoint = GB(70), .dataset = GB(2000)},
-       12, GB(3000), GB(2050), GB(2210), GBps(2), Gbps(0), "B6 B7"},
+      {"b6_dataset_dominates",
+       SizingPolicy::kGuideB,
+       {.training = true,
+        .gpus_per_node = 1,
+        .nodes = 1,
+        .gpu_memory = GiB(24),
+        .model_files = GB(10),
+        .checkpoint = GB(70),
+        .dataset = GB(2000)},
+       12,
+       GB(3000),
+       GB(2050),
+       GB(2210),
+       GBps(2),
+       Gbps(0),
+       "B6 B7"},
       // Guide B has no inference rule: A4/A5/A9 apply, as for A8.
       {"b_inference_falls_back_to_a", SizingPolicy::kGuideB, A8Input(), 10, GiB(200), GB(500),
        Bytes(0), GBps(1), Gbps(0), "A4 A5 A8 A9"},
       // Default, A7's node: 8 x 6 + 2 = 50 cores; RAM 1.2 x max(640 GiB, 980 GB) = 1176 GB;
       // system 200 + 2 x 140 = 480 GB; data 1300 + 3 x 980 = 4240 GB;
       // storage max(8 x 1 GB/s, 980 GB / 300 s) = 8 GB/s.
-      {"default_train_a7_node", SizingPolicy::kDefault, A7Input(), 50, GB(1176), GB(480),
-       GB(4240), GBps(8), Gbps(0), "docs/sizing.md"},
+      {"default_train_a7_node", SizingPolicy::kDefault, A7Input(), 50, GB(1176), GB(480), GB(4240),
+       GBps(8), Gbps(0), "docs/sizing.md"},
       // Default, 4 nodes: checkpoint share 245 GB -> RAM 1.2 x 640 GiB = 768 GiB;
       // data 1300 + 3 x 245 = 2035 GB; 8 x 100 Gbit/s RDMA.
       {"default_train_4_nodes", SizingPolicy::kDefault, WithNodes(A7Input(), 4), 50, GiB(768),
        GB(480), GB(2035), GBps(8), Gbps(800), "docs/sizing.md"},
       // Default, unknown checkpoint: 7 x 140 GB = 980 GB estimated (14 B/param over 2 B/param).
-      {"default_train_unknown_checkpoint", SizingPolicy::kDefault,
-       {.training = true, .gpus_per_node = 8, .nodes = 1, .gpu_memory = GiB(80),
-        .model_files = GB(140), .checkpoint = Bytes(0), .dataset = Bytes(0)},
-       50, GB(1176), GB(480), GB(2940), GBps(8), Gbps(0), "docs/sizing.md, ZeRO 2020"},
+      {"default_train_unknown_checkpoint",
+       SizingPolicy::kDefault,
+       {.training = true,
+        .gpus_per_node = 8,
+        .nodes = 1,
+        .gpu_memory = GiB(80),
+        .model_files = GB(140),
+        .checkpoint = Bytes(0),
+        .dataset = Bytes(0)},
+       50,
+       GB(1176),
+       GB(480),
+       GB(2940),
+       GBps(8),
+       Gbps(0),
+       "docs/sizing.md, ZeRO 2020"},
       // Default, checkpoint restore dominates the storage term: 1 GPU, 600 GB checkpoint ->
       // 600 GB / 300 s = 2 GB/s > 1 x 1 GB/s.
-      {"default_train_restore_bw", SizingPolicy::kDefault,
-       {.training = true, .gpus_per_node = 1, .nodes = 1, .gpu_memory = GiB(80),
-        .model_files = GB(80), .checkpoint = GB(600), .dataset = Bytes(0)},
-       8, GB(720), GB(360), GB(1800), GBps(2), Gbps(0), "docs/sizing.md"},
+      {"default_train_restore_bw",
+       SizingPolicy::kDefault,
+       {.training = true,
+        .gpus_per_node = 1,
+        .nodes = 1,
+        .gpu_memory = GiB(80),
+        .model_files = GB(80),
+        .checkpoint = GB(600),
+        .dataset = Bytes(0)},
+       8,
+       GB(720),
+       GB(360),
+       GB(1800),
+       GBps(2),
+       Gbps(0),
+       "docs/sizing.md"},
       // Default, A8's node: 2 x 3 + 2 = 8 cores; RAM 1.2 x 100 GB + 2 x 8 GiB;
       // system 200 + 2 x 100 = 400 GB; storage 100 GB / 60 s.
-      {"default_infer_a8_node", SizingPolicy::kDefault, A8Input(), 8, GB(120) + GiB(16),
-       GB(400), Bytes(0), GBps(100.0 / 60), Gbps(0), "docs/sizing.md"},
+      {"default_infer_a8_node", SizingPolicy::kDefault, A8Input(), 8, GB(120) + GiB(16), GB(400),
+       Bytes(0), GBps(100.0 / 60), Gbps(0), "docs/sizing.md"},
       // Default inference, model files unknown: the GPU memory stands in for the weights.
-      {"default_infer_unknown_model", SizingPolicy::kDefault,
-       {.training = false, .gpus_per_node = 1, .nodes = 1, .gpu_memory = GiB(24),
-        .model_files = Bytes(0), .checkpoint = Bytes(0), .dataset = Bytes(0)},
-       5, GiB(24 * 1.2 + 8), GB(200), Bytes(0), BytesPerSec(GiB(24).value() / 60), Gbps(0),
+      {"default_infer_unknown_model",
+       SizingPolicy::kDefault,
+       {.training = false,
+        .gpus_per_node = 1,
+        .nodes = 1,
+        .gpu_memory = GiB(24),
+        .model_files = Bytes(0),
+        .checkpoint = Bytes(0),
+        .dataset = Bytes(0)},
+       5,
+       GiB(24 * 1.2 + 8),
+       GB(200),
+       Bytes(0),
+       BytesPerSec(GiB(24).value() / 60),
+       Gbps(0),
        "docs/sizing.md"},
   };
   return cases;
@@ -153,19 +215,19 @@ TEST(SizeHostTest, PolicyFormulasAndWorkedExamples) {
 // A7 and B7 in the guides' own words.
 TEST(SizeHostTest, GuideFiguresAsWritten) {
   const HostNeeds a7 = SizeHost(SizingPolicy::kGuideA, A7Input());
-  EXPECT_DOUBLE_EQ(ToGiB(a7.ram), 1600);                           // A7: 640 x 2.5 = 1600
-  EXPECT_DOUBLE_EQ(ToGiB(RoundRamToDimms(a7.ram).total), 1536);    // A7: -> 1536
-  EXPECT_DOUBLE_EQ(ToGB(a7.system_disk), 2000);                    // A7: 2 TB NVMe
-  EXPECT_GE(a7.data_disk, TB(4));                                  // A7: 4 TB+ NVMe
+  EXPECT_DOUBLE_EQ(ToGiB(a7.ram), 1600);                         // A7: 640 x 2.5 = 1600
+  EXPECT_DOUBLE_EQ(ToGiB(RoundRamToDimms(a7.ram).total), 1536);  // A7: -> 1536
+  EXPECT_DOUBLE_EQ(ToGB(a7.system_disk), 2000);                  // A7: 2 TB NVMe
+  EXPECT_GE(a7.data_disk, TB(4));                                // A7: 4 TB+ NVMe
   const HostNeeds b7 = SizeHost(SizingPolicy::kGuideB, B7Input());
-  EXPECT_DOUBLE_EQ(ToGiB(b7.ram), 1280);                           // B7: >= 1.28 TB
-  EXPECT_DOUBLE_EQ(b7.storage_bw.value(), GBps(8).value());        // B7: >= 8 GB/s
+  EXPECT_DOUBLE_EQ(ToGiB(b7.ram), 1280);                     // B7: >= 1.28 TB
+  EXPECT_DOUBLE_EQ(b7.storage_bw.value(), GBps(8).value());  // B7: >= 8 GB/s
 }
 
 // Every rationale line states the rule and its numbers, one per item, in a fixed order.
 TEST(SizeHostTest, RationaleLines) {
-  const std::vector<std::string> prefixes = {"CPU: ",     "RAM: ",     "system disk: ",
-                                             "data disk: ", "storage: ", "network: "};
+  const std::vector<std::string> prefixes = {
+      "CPU: ", "RAM: ", "system disk: ", "data disk: ", "storage: ", "network: "};
   for (const NeedsCase& c : NeedsCases()) {
     const HostNeeds n = SizeHost(c.policy, c.in);
     ASSERT_EQ(n.rationale.size(), prefixes.size()) << c.name;
@@ -235,10 +297,12 @@ TEST(SizeHostTest, DataFeedSizesStorage) {
   for (SizingPolicy pol : {SizingPolicy::kGuideA, SizingPolicy::kGuideB, SizingPolicy::kDefault}) {
     SizingInput in = A7Input();  // 980 GB checkpoint, 1 node: restore 3.27 GB/s
     in.data_feed = GBps(5);
-    EXPECT_DOUBLE_EQ(SizeHost(pol, in).storage_bw.value(), GBps(10).value()) << SizingPolicyName(pol);
+    EXPECT_DOUBLE_EQ(SizeHost(pol, in).storage_bw.value(), GBps(10).value())
+        << SizingPolicyName(pol);
     in.data_feed = BytesPerSec(1e5);  // a text job: 100 KB/s
     const double restore = pol == SizingPolicy::kDefault ? 980e9 / 300 : 0;
-    EXPECT_NEAR(SizeHost(pol, in).storage_bw.value(), std::max(2e5, restore), 1) << SizingPolicyName(pol);
+    EXPECT_NEAR(SizeHost(pol, in).storage_bw.value(), std::max(2e5, restore), 1)
+        << SizingPolicyName(pol);
   }
 }
 
@@ -458,8 +522,8 @@ TEST(CheckHostTest, Sentences) {
       {"oci_bare_metal_cpu", a7, OciBmH100(), "cpu", true, 80, 112,
        "instance has 112 (224 vCPUs; bare-metal threads, 2 per core): ok", "A4"},
       {"a8_g4dn_cpu", a8, G4dnXlarge(), "cpu", false, 10, 2, "too few", "A4 A8"},
-      {"a8_g4dn_no_data_disk", a8, G4dnXlarge(), "data_disk", true, 0, 125,
-       "no data disk needed", "A8"},
+      {"a8_g4dn_no_data_disk", a8, G4dnXlarge(), "data_disk", true, 0, 125, "no data disk needed",
+       "A8"},
   };
   for (const CheckCase& c : cases) {
     const std::string row = std::string(c.name) + " [" + c.source + "]";
@@ -520,26 +584,62 @@ TEST(BuildBomTest, Lines) {
   const BomCase cases[] = {
       // A7: 8 x H100, 80 cores, 1536 GB RAM, 2 TB system NVMe, 4 TB+ data NVMe; 4.24 TB needs
       // one 7.68 TB drive (7 GB/s needs one drive).
-      {"a7", SizingPolicy::kGuideA, A7Input(), H100(), 1536, 2, 7.68, "2 x 25 GbE",
+      {"a7",
+       SizingPolicy::kGuideA,
+       A7Input(),
+       H100(),
+       1536,
+       2,
+       7.68,
+       "2 x 25 GbE",
        {"GPU: 8 x H100-SXM5-80GB (640 GiB GPU memory)", "CPU: 80 cores (2 sockets x 40 cores",
         "RAM: 16 x 96 GiB RDIMM = 1536 GiB (need 1600 GiB", "system disk: 2 TB NVMe",
         "data disk: 1 x 7.68 TB enterprise NVMe = 7.68 TB", "network: 2 x 25 GbE"},
        "A7"},
       // A8: 192 GB RAM, 500 GB NVMe; no data disk.
-      {"a8", SizingPolicy::kGuideA, A8Input(), A100(), 192, 0.5, 0, "2 x 25 GbE",
+      {"a8",
+       SizingPolicy::kGuideA,
+       A8Input(),
+       A100(),
+       192,
+       0.5,
+       0,
+       "2 x 25 GbE",
        {"GPU: 2 x A100-SXM4-80GB", "RAM: 2 x 96 GiB RDIMM = 192 GiB", "system disk: 500 GB NVMe",
         "data disk: none needed"},
        "A8"},
       // B7: 8 GB/s needs two ~7 GB/s drives in RAID0 (B7: "RAID0 NVMe SSD"); 794 GB -> 2 x 0.48.
-      {"b7", SizingPolicy::kGuideB, B7Input(), A100(), 1536, 1, 0.96, "2 x 25 GbE",
-       {"data disk: 2 x 0.48 TB enterprise NVMe in RAID0 = 960 GB", "RAM: 16 x 96 GiB"}, "B7"},
+      {"b7",
+       SizingPolicy::kGuideB,
+       B7Input(),
+       A100(),
+       1536,
+       1,
+       0.96,
+       "2 x 25 GbE",
+       {"data disk: 2 x 0.48 TB enterprise NVMe in RAID0 = 960 GB", "RAM: 16 x 96 GiB"},
+       "B7"},
       // Multi-node Hopper: one 400G NDR NIC per GPU (PCIe Gen5), as DGX H100.
-      {"h100_multi_node", SizingPolicy::kDefault, WithNodes(A7Input(), 4), H100(), 768, 0.5, 3.84,
-       "8 x 400 Gb/s InfiniBand NDR", {"network: 8 x 400 Gb/s InfiniBand NDR"},
+      {"h100_multi_node",
+       SizingPolicy::kDefault,
+       WithNodes(A7Input(), 4),
+       H100(),
+       768,
+       0.5,
+       3.84,
+       "8 x 400 Gb/s InfiniBand NDR",
+       {"network: 8 x 400 Gb/s InfiniBand NDR"},
        "B8 docs/sizing.md"},
       // Multi-node Ampere: 200G HDR per GPU (PCIe Gen4 x16 feeds ~252 Gbit/s), as DGX A100.
-      {"a100_multi_node", SizingPolicy::kDefault, WithNodes(A7Input(), 4), A100(), 768, 0.5, 3.84,
-       "8 x 200 Gb/s InfiniBand HDR", {"network: 8 x 200 Gb/s InfiniBand HDR"},
+      {"a100_multi_node",
+       SizingPolicy::kDefault,
+       WithNodes(A7Input(), 4),
+       A100(),
+       768,
+       0.5,
+       3.84,
+       "8 x 200 Gb/s InfiniBand HDR",
+       {"network: 8 x 200 Gb/s InfiniBand HDR"},
        "B8 docs/sizing.md"},
   };
   for (const BomCase& c : cases) {

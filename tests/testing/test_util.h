@@ -40,10 +40,10 @@ class TempDir {
  public:
   TempDir() {
     const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
-    std::string name = "gpuplan_test_" + std::to_string(::getpid()) + "_" +
-                       (info ? std::string(info->test_suite_name()) + "_" + info->name()
-                             : std::string("x")) +
-                       "_" + std::to_string(counter_++);
+    std::string name =
+        "gpuplan_test_" + std::to_string(::getpid()) + "_" +
+        (info ? std::string(info->test_suite_name()) + "_" + info->name() : std::string("x")) +
+        "_" + std::to_string(counter_++);
     for (char& c : name) {
       if (c == '/') c = '_';
     }

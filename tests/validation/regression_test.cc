@@ -66,7 +66,8 @@ TEST(ValidationRegression, NoKindGetsWorse) {
         continue;
       }
       const json& b = baseline[name][kind];
-      EXPECT_GE(s.covered, b["covered"].get<int>()) << name << " / " << kind << ": coverage dropped";
+      EXPECT_GE(s.covered, b["covered"].get<int>())
+          << name << " / " << kind << ": coverage dropped";
       // More covered cases change what the statistics are over; compare errors only on the
       // same coverage (the baseline is regenerated with the new coverage).
       if (s.covered != b["covered"].get<int>()) continue;

@@ -41,7 +41,9 @@ namespace {
 namespace fs = std::filesystem;
 using nlohmann::json;
 
-bool Has(std::string_view s, std::string_view part) { return s.find(part) != std::string_view::npos; }
+bool Has(std::string_view s, std::string_view part) {
+  return s.find(part) != std::string_view::npos;
+}
 
 std::string Lower(std::string_view s) {
   std::string out(s);
@@ -109,10 +111,10 @@ constexpr const char* kTinyConfig =
 // Exact parameter counts of the presets.
 
 struct ParamRow {
-  const char* name;      // row name
-  const char* preset;    // input: preset name
-  std::int64_t total;    // expected: every weight
-  std::int64_t active;   // expected: per-token (MoE), -1 = same as total
+  const char* name;     // row name
+  const char* preset;   // input: preset name
+  std::int64_t total;   // expected: every weight
+  std::int64_t active;  // expected: per-token (MoE), -1 = same as total
   const char* source;
 };
 
@@ -123,7 +125,8 @@ void PrintTo(const ParamRow& row, std::ostream* os) { *os << row.name; }
 // config, which reproduce the official model-card figures quoted beside them). Tolerance: exact.
 const ParamRow kParamRows[] = {
     {"llama2_7b", "Llama-2-7B", 6738415616, -1,
-     "models.json Llama-2-7B computed_params; model card 6.74B (6,738,415,616 in the HF checkpoint)"},
+     "models.json Llama-2-7B computed_params; model card 6.74B (6,738,415,616 in the HF "
+     "checkpoint)"},
     {"llama2_13b", "Llama-2-13B", 13015864320, -1,
      "models.json Llama-2-13B computed_params; model card 13B"},
     {"llama2_70b", "Llama-2-70B", 68976648192, -1,
@@ -384,13 +387,13 @@ void PrintTo(const LookupRow& row, std::ostream* os) { *os << row.query; }
 
 const LookupRow kLookupRows[] = {
     {"Llama-2-7B", "Llama-2-7B"},
-    {"LLAMA-2-7B", "Llama-2-7B"},           // case-insensitive name
-    {"llama-2-7b", "Llama-2-7B"},           // alias
+    {"LLAMA-2-7B", "Llama-2-7B"},                // case-insensitive name
+    {"llama-2-7b", "Llama-2-7B"},                // alias
     {"meta-llama/Llama-2-7b-hf", "Llama-2-7B"},  // HF id
     {"META-LLAMA/llama-2-7B-HF", "Llama-2-7B"},  // HF id, any case
-    {"Llama-2-7b-hf", "Llama-2-7B"},        // HF id without the organisation
-    {"llama2_7b", "Llama-2-7B"},            // separators ignored
-    {"  llama-2-7b  ", "Llama-2-7B"},       // trimmed
+    {"Llama-2-7b-hf", "Llama-2-7B"},             // HF id without the organisation
+    {"llama2_7b", "Llama-2-7B"},                 // separators ignored
+    {"  llama-2-7b  ", "Llama-2-7B"},            // trimmed
     {"llama-13b", "Llama-2-13B"},
     {"mixtral-8x7b", "Mixtral-8x7B-v0.1"},
     {"MIXTRAL-8X7B", "Mixtral-8x7B-v0.1"},
@@ -678,22 +681,23 @@ struct QuantRow {
 void PrintTo(const QuantRow& row, std::ostream* os) { *os << row.name; }
 
 const QuantRow kQuantRows[] = {
-    {"awq", R"({"quant_method":"awq","bits":4,"group_size":128,"zero_point":true,"version":"gemm"})",
+    {"awq",
+     R"({"quant_method":"awq","bits":4,"group_size":128,"zero_point":true,"version":"gemm"})",
      "awq", 4, 128, true, false, 4.0 + 16.0 / 128 + 4.0 / 128,
      "AWQ: 4-bit weights, one fp16 scale and one packed 4-bit zero per 128-group"},
     {"awq_autoawq_keys", R"({"quant_method":"awq","w_bit":4,"q_group_size":64})", "awq", 4, 64,
      true, false, 4.0 + 16.0 / 64 + 4.0 / 64, "older AutoAWQ key names"},
     {"gptq", R"({"quant_method":"gptq","bits":4,"group_size":128,"sym":true,"desc_act":false})",
      "gptq", 4, 128, true, false, 4.0 + 16.0 / 128 + 4.0 / 128, "GPTQ stores packed qzeros"},
-    {"gptq_per_channel", R"({"quant_method":"gptq","bits":8,"group_size":-1})", "gptq", 8, 0,
-     true, false, 8.0, "group_size -1 = per-channel"},
+    {"gptq_per_channel", R"({"quant_method":"gptq","bits":8,"group_size":-1})", "gptq", 8, 0, true,
+     false, 8.0, "group_size -1 = per-channel"},
     {"bnb_nf4_double_quant",
      R"({"quant_method":"bitsandbytes","load_in_4bit":true,"bnb_4bit_quant_type":"nf4",)"
      R"("bnb_4bit_use_double_quant":true,"bnb_4bit_compute_dtype":"bfloat16"})",
      "bnb-nf4", 4, 64, false, true, 4.0 + (8.0 + 32.0 / 256) / 64,
      "QLoRA (Dettmers et al. 2023) sec. 3: 8/64 + 32/(64 x 256) = 0.127 bit/param"},
-    {"bnb_int8", R"({"quant_method":"bitsandbytes","load_in_8bit":true})", "bnb-int8", 8, 0,
-     false, false, 8.0, "LLM.int8(): per-row scales"},
+    {"bnb_int8", R"({"quant_method":"bitsandbytes","load_in_8bit":true})", "bnb-int8", 8, 0, false,
+     false, 8.0, "LLM.int8(): per-row scales"},
     {"fp8", R"({"quant_method":"fp8","fmt":"e4m3"})", "fp8", 8, 0, false, false, 8.0,
      "fp8 checkpoints"},
 };
@@ -703,7 +707,8 @@ class Quant : public ::testing::TestWithParam<QuantRow> {};
 TEST_P(Quant, ParsesQuantizationConfig) {
   const QuantRow& row = GetParam();
   SCOPED_TRACE(row.source);
-  ModelSpec m = Parse(Llama2With(std::string(R"("quantization_config":)") + row.quantization_config));
+  ModelSpec m =
+      Parse(Llama2With(std::string(R"("quantization_config":)") + row.quantization_config));
   ASSERT_TRUE(m.quant.has_value());
   EXPECT_EQ(m.quant->method, row.method);
   EXPECT_EQ(m.quant->bits, row.bits);
@@ -720,9 +725,9 @@ TEST(QuantSpec, BitsandbytesNf4WithoutDoubleQuantUsesFp32Absmax) {
   // QLoRA (Dettmers et al. 2023), sec. 3 "Double Quantization": with blocksize 64 and 32-bit
   // quantization constants, the constants add 32/64 = 0.5 bit per parameter; bitsandbytes stores
   // the per-block absmax in fp32 unless bnb_4bit_use_double_quant is set. Expected 4.5 bits.
-  ModelSpec m = Parse(Llama2With(
-      R"("quantization_config":{"quant_method":"bitsandbytes","load_in_4bit":true,)"
-      R"("bnb_4bit_quant_type":"nf4","bnb_4bit_use_double_quant":false})"));
+  ModelSpec m = Parse(
+      Llama2With(R"("quantization_config":{"quant_method":"bitsandbytes","load_in_4bit":true,)"
+                 R"("bnb_4bit_quant_type":"nf4","bnb_4bit_use_double_quant":false})"));
   ASSERT_TRUE(m.quant.has_value());
   EXPECT_EQ(m.quant->method, "bnb-nf4");
   EXPECT_NEAR(m.quant->EffectiveBits(), 4.5, 1e-12)
@@ -737,7 +742,8 @@ TEST(QuantSpec, EffectiveBitsEdgeCases) {
 }
 
 TEST(ParseHfConfig, UnknownQuantMethodIsUnsupported) {
-  auto r = ParseHfConfig(Llama2With(R"("quantization_config":{"quant_method":"hqq2"})"), "cfg.json");
+  auto r =
+      ParseHfConfig(Llama2With(R"("quantization_config":{"quant_method":"hqq2"})"), "cfg.json");
   ASSERT_FALSE(r.ok());
   EXPECT_EQ(r.error().code, ErrorCode::kUnsupported);
   EXPECT_EQ(r.error().field, "cfg.json.quantization_config.quant_method");
@@ -784,9 +790,8 @@ struct ErrorRow {
 };
 
 TEST(ParseHfConfig, Errors) {
-  const std::string head =
-      R"({"model_type":"llama","hidden_size":4096,"intermediate_size":11008,)"
-      R"("num_attention_heads":32,"vocab_size":32000)";
+  const std::string head = R"({"model_type":"llama","hidden_size":4096,"intermediate_size":11008,)"
+                           R"("num_attention_heads":32,"vocab_size":32000)";
   const std::vector<ErrorRow> rows = {
       {"malformed", R"({"hidden_size": 4096,)", ErrorCode::kParse, "my/config.json",
        "malformed JSON"},
@@ -860,11 +865,10 @@ TEST(Safetensors, HeaderPaddedWithSpaces) {
 
 TEST(Safetensors, ScalarsEmptyTensorsAndUnknownDtypes) {
   // Shape [] = 1 element; a 0 dimension = empty; an unknown dtype is counted, not sized.
-  const char* h =
-      R"({"s":{"dtype":"F32","shape":[],"data_offsets":[0,4]},)"
-      R"("e":{"dtype":"F16","shape":[0,7],"data_offsets":[4,4]},)"
-      R"("q":{"dtype":"Q4_K","shape":[10],"data_offsets":[4,10]},)"
-      R"("f4":{"dtype":"F4","shape":[4,2],"data_offsets":[10,14]}})";
+  const char* h = R"({"s":{"dtype":"F32","shape":[],"data_offsets":[0,4]},)"
+                  R"("e":{"dtype":"F16","shape":[0,7],"data_offsets":[4,4]},)"
+                  R"("q":{"dtype":"Q4_K","shape":[10],"data_offsets":[4,10]},)"
+                  R"("f4":{"dtype":"F4","shape":[4,2],"data_offsets":[10,14]}})";
   auto r = ParseSafetensorsHeader(h, "x");
   ASSERT_TRUE(r.ok()) << r.error().ToString();
   EXPECT_EQ(r->params, 1 + 0 + 10 + 8);
@@ -883,18 +887,17 @@ struct HeaderErrorRow {
 void PrintTo(const HeaderErrorRow& row, std::ostream* os) { *os << row.name; }
 
 const HeaderErrorRow kHeaderErrors[] = {
-    {"offsets_vs_shape",
-     R"({"w":{"dtype":"BF16","shape":[8,4],"data_offsets":[0,60]}})", "h.safetensors:w",
-     "data_offsets"},
+    {"offsets_vs_shape", R"({"w":{"dtype":"BF16","shape":[8,4],"data_offsets":[0,60]}})",
+     "h.safetensors:w", "data_offsets"},
     {"overlap",
      R"({"a":{"dtype":"BF16","shape":[8,4],"data_offsets":[0,64]},)"
-     R"("b":{"dtype":"F32","shape":[4],"data_offsets":[48,64]}})", "h.safetensors", "overlap"},
+     R"("b":{"dtype":"F32","shape":[4],"data_offsets":[48,64]}})",
+     "h.safetensors", "overlap"},
     {"end_before_begin", R"({"w":{"dtype":"F32","shape":[0],"data_offsets":[8,4]}})",
      "h.safetensors:w.data_offsets", "begin"},
     {"negative_dim", R"({"w":{"dtype":"F32","shape":[-1,4],"data_offsets":[0,16]}})",
      "h.safetensors:w.shape", ">= 0"},
-    {"missing_shape", R"({"w":{"dtype":"F32","data_offsets":[0,16]}})", "h.safetensors:w",
-     "shape"},
+    {"missing_shape", R"({"w":{"dtype":"F32","data_offsets":[0,16]}})", "h.safetensors:w", "shape"},
     {"three_offsets", R"({"w":{"dtype":"F32","shape":[1],"data_offsets":[0,4,8]}})",
      "h.safetensors:w", "malformed"},
     {"not_object", "[]", "h.safetensors", "JSON object"},
@@ -918,9 +921,8 @@ INSTANTIATE_TEST_SUITE_P(Headers, SafetensorsHeaderError, ::testing::ValuesIn(kH
 TEST(Safetensors, DuplicateTensorNamesAreRejected) {
   // formats.md section 1: "Rules the reference reader enforces (a robust reader should too): no
   // duplicate keys". A duplicate silently drops one tensor from the count.
-  const char* h =
-      R"({"w":{"dtype":"F32","shape":[4],"data_offsets":[0,16]},)"
-      R"("w":{"dtype":"F32","shape":[2],"data_offsets":[16,24]}})";
+  const char* h = R"({"w":{"dtype":"F32","shape":[4],"data_offsets":[0,16]},)"
+                  R"("w":{"dtype":"F32","shape":[2],"data_offsets":[16,24]}})";
   auto r = ParseSafetensorsHeader(h, "dup.safetensors");
   EXPECT_FALSE(r.ok()) << "BUG: ParseSafetensorsHeader (src/workload/safetensors.cc) accepts a "
                           "duplicate tensor name; nlohmann keeps the last one, params = "
@@ -957,8 +959,8 @@ TEST(SafetensorsFile, TruncatedHeader) {
   TempDir dir;
   // The length field says 1000 bytes of header; the file holds far fewer.
   std::string p =
-      dir.Write("model.safetensors", SafetensorsBytes(std::string(kTinyHeader).substr(0, 50), 0,
-                                                      std::uint64_t{1000}));
+      dir.Write("model.safetensors",
+                SafetensorsBytes(std::string(kTinyHeader).substr(0, 50), 0, std::uint64_t{1000}));
   auto r = ReadSafetensors(p);
   ASSERT_FALSE(r.ok());
   EXPECT_EQ(r.error().code, ErrorCode::kParse);
@@ -1073,8 +1075,7 @@ TEST(SafetensorsIndex, Errors) {
   };
   const Row rows[] = {
       {"no_weight_map", R"({"metadata":{"total_size":10}})", ".weight_map"},
-      {"no_metadata_no_shards", R"({"weight_map":{"a":"x.safetensors"}})",
-       ".metadata.total_size"},
+      {"no_metadata_no_shards", R"({"weight_map":{"a":"x.safetensors"}})", ".metadata.total_size"},
       {"shard_not_string", R"({"weight_map":{"a":5}})", ".weight_map.a"},
       {"total_size_not_number",
        R"({"metadata":{"total_size":"big"},"weight_map":{"a":"x.safetensors"}})",
