@@ -42,4 +42,13 @@ std::optional<double> ParseDouble(std::string_view s) {
   return v;
 }
 
+std::string Join(const std::vector<std::string>& v, std::string_view sep) {
+  std::string out;
+  for (const auto& s : v) {
+    if (!out.empty()) out += sep;
+    out += s;
+  }
+  return out;
+}
+
 }  // namespace gpuplan::internal

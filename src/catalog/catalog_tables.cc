@@ -98,20 +98,16 @@ Status LoadGpus(Catalog& cat, const CsvTable& t) {
       a.memory_source = r.Str("driver_memory_source");
     }
     std::optional<double> v;
-    GPUPLAN_ASSIGN_OR_RETURN(v, r.OptNumber("fp32_tflops"));
-    a.fp32 = Tflops(v);
-    GPUPLAN_ASSIGN_OR_RETURN(v, r.OptNumber("tf32_tflops"));
-    a.tf32 = Tflops(v);
-    GPUPLAN_ASSIGN_OR_RETURN(v, r.OptNumber("bf16_tflops"));
-    a.bf16 = Tflops(v);
-    GPUPLAN_ASSIGN_OR_RETURN(v, r.OptNumber("fp16_tflops"));
-    a.fp16 = Tflops(v);
-    GPUPLAN_ASSIGN_OR_RETURN(v, r.OptNumber("fp8_tflops"));
-    a.fp8 = Tflops(v);
-    GPUPLAN_ASSIGN_OR_RETURN(v, r.OptNumber("int8_tops"));
-    a.int8 = Tflops(v);
-    GPUPLAN_ASSIGN_OR_RETURN(v, r.OptNumber("int4_tops"));
-    a.int4 = Tflops(v);
+    // Dense peaks per precision: column -> member.
+    static constexpr std::pair<std::string_view, std::optional<FlopPerSec> Accelerator::*>
+        kPeaks[] = {{"fp32_tflops", &Accelerator::fp32}, {"tf32_tflops", &Accelerator::tf32},
+                    {"bf16_tflops", &Accelerator::bf16}, {"fp16_tflops", &Accelerator::fp16},
+                    {"fp8_tflops", &Accelerator::fp8},   {"int8_tops", &Accelerator::int8},
+                    {"int4_tops", &Accelerator::int4}};
+    for (const auto& [column, member] : kPeaks) {
+      GPUPLAN_ASSIGN_OR_RETURN(v, r.OptNumber(column));
+      a.*member = Tflops(v);
+    }
     if (!a.fp32 && !a.bf16 && !a.fp16) {
       return MakeError(ErrorCode::kParse, r.Where("fp32_tflops"),
                        "an accelerator needs at least one of fp32/bf16/fp16 peaks");

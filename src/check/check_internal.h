@@ -13,9 +13,6 @@
 
 namespace gpuplan::check_internal {
 
-// "a, b, c"
-std::string Join(const std::vector<std::string>& v);
-
 struct Resolved {
   InstanceType inst;  // the catalog row, or one built from the custom description
   const Accelerator* acc = nullptr;

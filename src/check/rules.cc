@@ -12,6 +12,7 @@
 #include <set>
 #include <utility>
 
+#include "base/strings.h"
 #include "check/check_internal.h"
 #include "gpuplan/job.h"
 #include "gpuplan/plan.h"
@@ -21,12 +22,12 @@
 
 namespace gpuplan {
 
-using check_internal::Join;
 using check_internal::Resolve;
 using check_internal::Resolved;
 using check_internal::ShapeTraining;
 using check_internal::TrainShape;
 using check_internal::UsdPerHour;
+using internal::Join;
 
 // ---------------------------------------------------------------------------------------------
 // Rules.

@@ -17,14 +17,7 @@
 namespace gpuplan {
 namespace check_internal {
 
-std::string Join(const std::vector<std::string>& v) {
-  std::string out;
-  for (const auto& s : v) {
-    if (!out.empty()) out += ", ";
-    out += s;
-  }
-  return out;
-}
+using internal::Join;
 
 // ---------------------------------------------------------------------------------------------
 // Resolution against the catalog.

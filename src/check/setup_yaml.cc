@@ -20,7 +20,7 @@
 
 namespace gpuplan {
 
-using check_internal::Join;
+using internal::Join;
 
 const char* SeverityName(Severity s) {
   switch (s) {

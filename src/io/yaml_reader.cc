@@ -30,20 +30,11 @@ int LineOf(const YAML::Node& n) {
   return line >= 0 ? line + 1 : 0;
 }
 
-std::string JoinNames(const std::vector<std::string>& names) {
-  std::string out;
-  for (const auto& n : names) {
-    if (!out.empty()) out += ", ";
-    out += n;
-  }
-  return out;
-}
-
 // "did you mean "lora"? (pretrain, full, lora, qlora)" or the list alone.
 std::string ChoiceHint(std::string_view got, const std::vector<std::string>& choices) {
   std::string best = ClosestMatch(got, choices);
-  if (best.empty()) return "use one of: " + JoinNames(choices);
-  return "did you mean \"" + best + "\"? (one of: " + JoinNames(choices) + ")";
+  if (best.empty()) return "use one of: " + Join(choices);
+  return "did you mean \"" + best + "\"? (one of: " + Join(choices) + ")";
 }
 
 std::string YamlReader::Field(const YAML::Node& at, std::string_view path) const {
@@ -131,9 +122,8 @@ Error YamlReader::UnknownKey(const Entry& e, std::string_view path,
   }
   std::string best = ClosestMatch(e.key, known);
   return Fail(e, "unknown key " + Excerpt(e.key) + " " + where,
-              best.empty()
-                  ? "known keys: " + JoinNames(known)
-                  : "did you mean \"" + best + "\"? (known keys: " + JoinNames(known) + ")");
+              best.empty() ? "known keys: " + Join(known)
+                           : "did you mean \"" + best + "\"? (known keys: " + Join(known) + ")");
 }
 
 Result<std::string> YamlReader::Str(const Entry& e) const {

@@ -34,7 +34,7 @@ namespace {
 using internal::ChoiceHint;
 using internal::Describe;
 using internal::Entry;
-using internal::JoinNames;
+using internal::Join;
 using internal::LineOf;
 using internal::LooksNegative;
 using internal::Section;
