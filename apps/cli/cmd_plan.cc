@@ -357,12 +357,13 @@ Result<Output> RunPlanTrain(const GlobalOptions& g, const PlanTrainArgs& a) {
                      Gib(top.eval.memory.host_offload.value()));
   }
   s += fmt::format(
-      "  step {:.3f} s (global batch {}): {}\n  {:.0f} {}, MFU {:.0f}%, job {:.1f} h on-demand{}\n",
+      "  step {:.3f} s (global batch {}): {}\n  {:.0f} {}, MFU {:.0f}%, job {:.1f} h on-demand "
+      "(incl. {:.2f} h start-up){}\n",
       top.eval.step.total.value(), top.global_batch, StepSplit(top.eval.step), rate(top),
       token_model   ? "tokens/s/GPU"
       : image_model ? "images/s/GPU"
                     : "samples/s/GPU",
-      100 * top.eval.step.mfu, top.hours,
+      100 * top.eval.step.mfu, top.hours, top.setup_hours,
       top.cost_spot
           ? fmt::format(
                 ", {:.1f} h on spot ({:.1f} interruptions, {:.1f} h lost, {:.1f} h checkpointing)",

@@ -30,7 +30,11 @@ struct TrainPlan {
   TrainEval eval;
   TrainFramework framework = TrainFramework::kGeneric;  // the framework that runs the layout
   int global_batch = 0;  // the batch the layout runs (the job's, or rounded down)
-  double hours = 0;      // on-demand wall clock for the whole job
+  double hours = 0;      // on-demand wall clock for the whole job, start-up included
+  // Billed before the first step: provisioning, container image pull, staging the weights and
+  // NCCL/framework initialisation (calibration `job_setup_hours`, docs/model.md). Part of
+  // `hours`; it is what keeps a 12-minute job off an 8-GPU box.
+  double setup_hours = 0;
   // Costs of the whole job in the job's currency (empty = no price in the catalog).
   std::optional<double> cost_on_demand, cost_spot, cost_reserved_1y, cost_reserved_3y;
   std::optional<double> price_per_hour;  // whole setup, on-demand

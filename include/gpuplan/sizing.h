@@ -37,6 +37,9 @@ struct SizingInput {
   std::string data_feed_basis;  // how data_feed was obtained, for the rationale
   // Optimizer / parameter states one GPU offloads to host RAM (ZeRO-Offload); 0 = none.
   Bytes host_offload_per_gpu;
+  // The training input is pre-tokenised text read as token ids (memory-mapped, no decoding):
+  // the default policy then counts 2 data-loader workers per GPU instead of 4.
+  bool token_input = false;
 };
 
 // Needs of ONE node.

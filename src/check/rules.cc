@@ -320,6 +320,7 @@ class Rules {
     in.gpu_memory = r_.acc->memory;
     in.model_files = InferenceWeightBytes(t.model, t.precision, std::nullopt, 1, 1);
     in.dataset = t.dataset;
+    in.token_input = t.model.is_transformer() && t.model.arch != ModelArch::kVit;
     const HostNeeds guide_b = SizeHost(SizingPolicy::kGuideB, in);
     std::optional<StorageKind> kind = s_.hardware.storage;
     if (!kind && !r_.custom && r_.inst.local_nvme.value() > 0) kind = StorageKind::kNvme;

@@ -146,6 +146,7 @@ void PriceAndCheck(const TrainJobSpec& job, const Catalog& cat, const Calibratio
   in.checkpoint = CheckpointBytes(job);
   in.dataset = job.dataset;
   in.host_offload_per_gpu = p.eval.memory.host_offload;
+  in.token_input = InputFormFor(job).per_token;
   // Input rate: bytes per sample (or token) of the dataset on disk, or of the data's form when
   // the job does not give its size, times the plan's rate.
   if (p.eval.step.valid) {
@@ -327,6 +328,7 @@ Result<TrainPlanResult> PlanTrainingImpl(const TrainJobSpec& job, const Catalog&
                                          bool with_guide) {
   TrainPlanResult out;
   out.prices_as_of = catalog.PricesAsOf();
+  const double setup_hours = cal.Get("job_setup_hours", 0.15);
   // The framework's capabilities (what it overlaps, which ZeRO stages and pipelines it offers).
   Calibration fw_cal = cal;
   LayoutConstraints fw_fixed;
@@ -502,7 +504,8 @@ Result<TrainPlanResult> PlanTrainingImpl(const TrainJobSpec& job, const Catalog&
       p.eval = choice->eval;
       p.framework = choice->framework;
       p.global_batch = choice->global_batch;
-      p.hours = hours;
+      p.setup_hours = setup_hours;
+      p.hours = hours + setup_hours;
       PriceAndCheck(job, catalog, cal, rate, p);
       // Spot stretches the run (interruptions, lost work): an option that misses the deadline
       // is dropped, the on-demand option may still meet it.

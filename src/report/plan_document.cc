@@ -90,6 +90,7 @@ json TrainPlanJson(const TrainPlan& p, Currency cur) {
           {"tokens_per_s_per_gpu", st.tokens_per_s_per_gpu},
           {"mfu", st.mfu},
           {"job_hours", p.hours},
+          {"setup_hours", p.setup_hours},
           {"spot_job_hours", p.spot.hours},
           {"spot",
            {{"interruptions", p.spot.interruptions},

@@ -69,6 +69,10 @@ constexpr int kGuideBCoresPerGpuTrain = 12;
 // proxy / async checkpoint threads. Inference, per GPU: the engine worker's scheduling loop,
 // tokenization/detokenization, request handling. Per node: 2 for the OS, logging, monitoring.
 constexpr int kDefaultCoresPerGpuTrain = 6;
+// Pre-tokenised text is memory-mapped token ids that loaders only slice and collate: Megatron-LM
+// runs 2 workers per rank by default (`--num-workers 2`, megatron/training/arguments.py) and the
+// Hugging Face Trainer none (`dataloader_num_workers=0`). 1 loop + 2 workers + 1 NCCL/checkpoint.
+constexpr int kDefaultCoresPerGpuTrainTokens = 4;
 constexpr int kDefaultCoresPerGpuInfer = 3;
 constexpr int kDefaultCoresPerNode = 2;
 // Headroom over what the host must hold (OS, rank processes, page cache).
@@ -258,11 +262,13 @@ HostNeeds SizeDefault(const SizingInput& in) {
   HostNeeds n;
   n.policy = SizingPolicy::kDefault;
   if (in.training) {
-    n.cpu_cores = Cores(b.gpus, kDefaultCoresPerGpuTrain, kDefaultCoresPerNode);
+    const int per_gpu = in.token_input ? kDefaultCoresPerGpuTrainTokens : kDefaultCoresPerGpuTrain;
+    n.cpu_cores = Cores(b.gpus, per_gpu, kDefaultCoresPerNode);
     n.rationale.push_back(fmt::format(
-        "CPU: {} GPUs x {} cores + {} = {} cores (default: per GPU the training loop, 4 "
-        "data-loader workers and NCCL/checkpoint threads; {} per node for the OS)",
-        b.gpus, kDefaultCoresPerGpuTrain, kDefaultCoresPerNode, n.cpu_cores, kDefaultCoresPerNode));
+        "CPU: {} GPUs x {} cores + {} = {} cores (default: per GPU the training loop, {} "
+        "data-loader workers{} and NCCL/checkpoint threads; {} per node for the OS)",
+        b.gpus, per_gpu, kDefaultCoresPerNode, n.cpu_cores, per_gpu - 2,
+        in.token_input ? " for token ids" : "", kDefaultCoresPerNode));
     const Bytes ckpt_share = b.checkpoint / nodes;
     n.ram = std::max(b.gpu_total, ckpt_share) * kDefaultRamHeadroom;
     n.rationale.push_back(fmt::format(

@@ -74,12 +74,11 @@ TEST(Golden, BestPlanUnchanged) {
     auto res = PlanTraining(*job, *cat, DefaultCalibration());
     ASSERT_TRUE(res.ok()) << res.error().ToString();
     ASSERT_FALSE(res->plans.empty()) << "no plan";
-    // Issue 12: a row whose own source marks its price suspect is never the first answer.
-    if (!job->include_suspect) {
-      EXPECT_EQ(res->plans.front().instance->suspect_reason, "")
-          << res->plans.front().instance->instance_type << " "
-          << res->plans.front().instance->region;
-    }
+    // Issue 12: a row whose own source marks its price suspect is never the first answer, in
+    // every scenario (none may opt in with include_suspect).
+    EXPECT_FALSE(job->include_suspect) << "a golden scenario ranks suspect rows";
+    EXPECT_EQ(res->plans.front().instance->suspect_reason, "")
+        << res->plans.front().instance->instance_type << " " << res->plans.front().instance->region;
     YAML::Node actual = Actual(res->plans.front());
     if (update) {
       doc["expect"] = actual;
@@ -108,6 +107,14 @@ TEST(Golden, BestPlanUnchanged) {
       if (chk["intra_node_link"]) {
         EXPECT_EQ(IntraNodeLinkName(top.instance->intra_node_link),
                   chk["intra_node_link"].as<std::string>());
+      }
+      if (chk["intra_node_link_in"]) {
+        // A scale-up fabric of the listed kinds (NVSwitch, or AMD's Infinity Fabric mesh).
+        bool found = false;
+        for (const auto& l : chk["intra_node_link_in"])
+          found = found || l.as<std::string>() == IntraNodeLinkName(top.instance->intra_node_link);
+        EXPECT_TRUE(found) << "top intra-node link "
+                           << IntraNodeLinkName(top.instance->intra_node_link);
       }
       if (chk["accelerator_in"]) {
         bool found = false;

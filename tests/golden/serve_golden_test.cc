@@ -164,9 +164,8 @@ TEST(ServeGolden, BestPlanUnchanged) {
     ASSERT_FALSE(res->plans.empty()) << "no plan";
     const ServePlan& top = res->plans.front();
     // Issue 12: never a suspect row first, never a host that cannot stage the weights.
-    if (!job->include_suspect) {
-      EXPECT_EQ(top.instance->suspect_reason, "") << top.instance->instance_type;
-    }
+    EXPECT_FALSE(job->include_suspect) << "a golden scenario ranks suspect rows";
+    EXPECT_EQ(top.instance->suspect_reason, "") << top.instance->instance_type;
     EXPECT_FALSE(top.host_inadequate) << top.instance->instance_type;
     const std::string cur = CurrencyCode(job->currency);
     fmt::print(
