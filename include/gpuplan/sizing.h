@@ -72,6 +72,9 @@ struct HostFinding {
 // Compares a node's needs with an instance (vCPUs count as 2 per core unless the instance is
 // a GPU cloud's bare-metal shape); local NVMe serves the data disk.
 std::vector<HostFinding> CheckHost(const HostNeeds& needs, const InstanceType& inst);
+// Whether `inst`'s RAM holds `needs.ram`, within the 5% DIMM rounding tolerance: the `ok` of
+// CheckHost's "ram" finding, without its text (for search loops).
+bool RamAdequate(const HostNeeds& needs, const InstanceType& inst);
 
 // A bill of materials for a custom (bare-metal) build of one node.
 struct DimmConfig {

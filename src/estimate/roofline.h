@@ -24,4 +24,10 @@ inline double AllReduceSeconds(double bytes, int n, double bw, double latency_s)
   return 2.0 * (n - 1) / n * bytes / bw + 2.0 * (n - 1) * latency_s;
 }
 
+// Ring all-gather (or reduce-scatter) of `bytes` over n ranks: half an all-reduce.
+inline double AllGatherSeconds(double bytes, int n, double bw, double latency_s) {
+  if (n <= 1 || bytes <= 0) return 0;
+  return 1.0 * (n - 1) / n * bytes / bw + (n - 1) * latency_s;
+}
+
 }  // namespace gpuplan::internal

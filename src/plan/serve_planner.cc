@@ -1,16 +1,25 @@
-// Serving planner. Per instance: each tensor-parallel width that holds the weights and one
-// request's KV; the largest concurrency whose TPOT/TTFT meet the SLOs; replicas to carry the
-// load at the target utilisation; instances to host the replicas. Queueing: the p99 wait of an
-// M/M/c queue at the planned utilisation, approximated per replica as
-// -ln(0.01) * S * rho / (c * (1 - rho)) with S the service time (documented in docs/model.md).
+// Serving planner. Per hardware shape (serve_eval.cc, evaluated once per plan call): each
+// tensor-parallel width that holds the weights and one request's KV; the largest concurrency
+// whose TPOT/TTFT meet the SLOs. Per instance row: replicas to carry the load at the target
+// utilisation, instances to host the replicas, prices, host RAM and disk; then ranking, and
+// warnings for the plans that are kept.
 #include <algorithm>
 #include <cmath>
 #include <fmt/format.h>
 
 #include "gpuplan/serve_planner.h"
 #include "gpuplan/sizing.h"
+#include "plan/serve_eval.h"
 
 namespace gpuplan {
+
+using serve_internal::CpuInstanceDevice;
+using serve_internal::EvaluateGpuShape;
+using serve_internal::EvaluateLayout;
+using serve_internal::LayoutEval;
+using serve_internal::ServeConstants;
+using serve_internal::ShapeEval;
+using serve_internal::ShapeKey;
 
 namespace {
 
@@ -18,61 +27,9 @@ bool In(const std::vector<std::string>& v, const std::string& x) {
   return std::find(v.begin(), v.end(), x) != v.end();
 }
 
-double QueueP99(double service_s, double rho, int servers) {
-  if (rho <= 0) return 0;
-  rho = std::min(rho, 0.99);
-  return -std::log(0.01) * service_s * rho / (std::max(1, servers) * (1 - rho));
-}
-
-// The compute device of a CPU instance: vCPUs are hardware threads, so cores = vCPUs x
-// cores/threads of the CPU (Graviton and some EPYC shapes have no SMT); large shapes span two
-// sockets.
-ComputeDevice CpuInstanceDevice(const InstanceType& inst, const Cpu& cpu, const Calibration& cal) {
-  const double per_core = cpu.threads > 0 ? static_cast<double>(cpu.threads) / cpu.cores : 2.0;
-  const int cores = std::max(1, static_cast<int>(inst.vcpus / per_core));
-  const int sockets = std::max(1, (cores + cpu.cores - 1) / cpu.cores);
-  return DeviceFromCpu(cpu, sockets, cores, cal);
-}
-
-ServeSetup SetupFor(const ServeJobSpec& job, int tp) {
-  ServeSetup su;
-  su.weight_precision = job.weight_precision;
-  su.quant = job.quant;
-  su.kv_precision = job.kv_precision;
-  su.tp = tp;
-  su.engine = job.engine;
-  return su;
-}
-
 bool IsNeuron(const std::string& acc) {
   return acc.rfind("Inferentia", 0) == 0 || acc.rfind("Trainium", 0) == 0;
 }
-
-// Achievable fraction of the node fabric's line rate (the calibration's link_efficiency.*).
-double FabricEfficiency(InterNodeFabric f, const Calibration& cal) {
-  switch (f) {
-    case InterNodeFabric::kInfiniband:
-      return cal.Get("link_efficiency.infiniband", 0.85);
-    case InterNodeFabric::kEfa:
-    case InterNodeFabric::kGpuDirectTcpx:
-      return cal.Get("link_efficiency.efa", 0.75);
-    case InterNodeFabric::kRoce:
-    case InterNodeFabric::kErdma:
-      return cal.Get("link_efficiency.roce", 0.8);
-    case InterNodeFabric::kNone:
-      break;
-  }
-  return cal.Get("link_efficiency.tcp", 0.45);
-}
-
-// One serving layout of an instance: tensor parallel within a node, pipeline stages across
-// nodes (pp = nodes per replica).
-struct ServeLayout {
-  int tp = 1;
-  int pp = 1;
-};
-
-constexpr int kMaxServeNodesPerReplica = 8;
 
 // Keeps the cheapest of the plans that differ only by region; lists the others' regions.
 void CollapseRegions(std::vector<ServePlan>& plans) {
@@ -200,6 +157,122 @@ Result<ServePlanResult> PlanServing(const ServeJobSpec& job, const Catalog& cata
 
 namespace {
 
+// The default host policy's input for one node of a serving plan: RAM stages the node's
+// weights (its replicas' copies, or its pipeline stage's share) plus one engine worker per GPU.
+SizingInput ServeHostInput(const ServePlan& p, const Accelerator* acc, Bytes stage_weights) {
+  const bool cpu_inst = p.instance->is_cpu_only();
+  SizingInput hin;
+  hin.training = false;
+  hin.gpus_per_node = cpu_inst ? 0 : p.replicas_per_instance * p.tp;
+  hin.nodes = 1;
+  if (acc) hin.gpu_memory = acc->memory;
+  hin.model_files = stage_weights * (cpu_inst ? 1 : p.replicas_per_instance);
+  return hin;
+}
+
+// The weights one node holds per copy: the whole model, or its pipeline stage's share.
+Bytes StageWeights(const ServeJobSpec& job, double params_total, int pp) {
+  const double bits =
+      job.quant ? job.quant->EffectiveBits() : 8 * BytesPerElement(job.weight_precision);
+  return Bytes(params_total * bits / 8 / pp);
+}
+
+// SizeHost's numbers for the planner's few distinct inputs, computed once per plan call (the
+// rationale strings are built again only for the plans that are kept).
+class HostNeedsCache {
+ public:
+  const HostNeeds& Get(const SizingInput& in) {
+    for (const auto& e : entries_) {
+      if (e.gpus == in.gpus_per_node && e.gpu_memory == in.gpu_memory &&
+          e.model_files == in.model_files)
+        return e.needs;
+    }
+    entries_.push_back(
+        {in.gpus_per_node, in.gpu_memory, in.model_files, SizeHost(SizingPolicy::kDefault, in)});
+    return entries_.back().needs;
+  }
+
+ private:
+  struct Entry {
+    int gpus;
+    Bytes gpu_memory, model_files;
+    HostNeeds needs;
+  };
+  std::vector<Entry> entries_;
+};
+
+// The warnings of a plan that is kept (the top plans after ranking): formatted here rather than
+// for every candidate.
+void AddServeWarnings(const ServeJobSpec& job, const Catalog& catalog, const ServeConstants& k,
+                      double params_total, ServePlan& p) {
+  const InstanceType& inst = *p.instance;
+  const ModelSpec& m = job.model;
+  const bool llm = m.is_decoder_llm();
+  const bool cpu_inst = inst.is_cpu_only();
+  const int tp = p.tp, pp = p.pp;
+  if (llm && p.perf.kv_tokens < 20000 && !cpu_inst) {
+    p.warnings.push_back(
+        fmt::format("only {} tokens of KV cache per replica: consider fp8/int8 weights, "
+                    "--kv-precision fp8, "
+                    "or more GPUs per replica",
+                    p.perf.kv_tokens));
+  }
+  p.runtime = ServingRuntime(m, inst, job.engine);
+  if (!cpu_inst && IsNeuron(inst.accelerator)) {
+    p.warnings.push_back(
+        "Inferentia/Trainium run the AWS Neuron SDK, not CUDA: the model is "
+        "compiled for Neuron first (" +
+        p.runtime +
+        "), and only the "
+        "architectures Neuron supports run");
+  }
+  const Bytes weights = StageWeights(job, params_total, pp);
+  if (p.host_inadequate) {
+    const SizingInput hin = ServeHostInput(p, catalog.FindAccelerator(inst.accelerator), weights);
+    for (const HostFinding& f : CheckHost(SizeHost(SizingPolicy::kDefault, hin), inst)) {
+      if (f.item == "ram" && !f.ok) {
+        p.warnings.push_back("host " + f.text +
+                             " (weights staged in RAM while loading, plus "
+                             "the engine workers)");
+      }
+    }
+  }
+  if (p.local_disk_enough && !*p.local_disk_enough) {
+    p.warnings.push_back(fmt::format(
+        "disk: the engine image and the weights need {:.0f} GB per node (default sizing: "
+        "200 GB for the OS and container images{}, plus a downloaded and a converted copy "
+        "of {:.0f} GB of weights); this shape has {}: launch it with a boot or network "
+        "volume of at least {:.0f} GB (block storage is billed apart, not in this price)",
+        p.disk_needed.value() / 1e9, p.runtime == "vllm" ? ", the vLLM image alone 28.6 GB" : "",
+        weights.value() / 1e9,
+        inst.local_nvme.value() > 0
+            ? fmt::format("{:.0f} GB of local NVMe", inst.local_nvme.value() / 1e9)
+            : std::string("no local NVMe"),
+        p.disk_needed.value() / 1e9));
+  }
+  if (pp > 1) {
+    const BytesPerSec stage_link(inst.inter_node_bw->value() / 8 *
+                                 k.Fabric(inst.inter_node_fabric));
+    const double micro = std::ceil(p.batch / static_cast<double>(pp));  // as the estimator
+    const double hop_ms = (k.stage_latency.value() +
+                           micro * static_cast<double>(m.hidden) * 2.0 / stage_link.value()) *
+                          1e3;
+    p.warnings.push_back(fmt::format(
+        "multi-node replica: the model fits no single {} node, so each replica spans {} nodes "
+        "(tensor parallel {} within a node x pipeline parallel {} across nodes over {}; vLLM "
+        "--pipeline-parallel-size {} on a Ray cluster of the nodes); each token crosses {} "
+        "node hop(s) of {:.2f} ms; the GPUs per replica are {} x {}",
+        inst.instance_type, pp, tp, pp, InterNodeFabricName(inst.inter_node_fabric), pp, pp - 1,
+        hop_ms, pp, tp));
+  }
+  if (!cpu_inst && inst.inter_node_fabric != InterNodeFabric::kNone &&
+      inst.accelerator_count >= 8 && p.instances == 1 && p.utilization < 0.3) {
+    p.warnings.push_back(
+        "a training-class instance (8 GPUs + RDMA fabric) serving a light load: "
+        "a smaller instance is usually cheaper (guide B1)");
+  }
+}
+
 Result<ServePlanResult> PlanServingImpl(const ServeJobSpec& job, const Catalog& catalog,
                                         const Calibration& cal, std::optional<double> rate) {
   ServePlanResult out;
@@ -216,6 +289,10 @@ Result<ServePlanResult> PlanServingImpl(const ServeJobSpec& job, const Catalog& 
   }
   const ModelSpec& m = job.model;
   const bool llm = m.is_decoder_llm();
+  const ServeConstants k(cal);
+  const double params_total = static_cast<double>(CountParams(m).total);
+  std::vector<ShapeEval> shapes;  // evaluated hardware shapes (tens per catalog)
+  HostNeedsCache host_needs;
   std::vector<ServePlan> all;
   int skipped_suspect = 0;
   for (const auto& inst : catalog.instances) {
@@ -231,126 +308,62 @@ Result<ServePlanResult> PlanServingImpl(const ServeJobSpec& job, const Catalog& 
       ++skipped_suspect;
       continue;
     }
-    std::vector<ServeLayout> layouts;
-    ComputeDevice dev;
-    BytesPerSec stage_link;  // node fabric per direction, achievable (pipeline stages)
+    ShapeKey key;
+    const Cpu* cpu = nullptr;
+    const Accelerator* acc = nullptr;
     if (cpu_inst) {
-      const Cpu* cpu = catalog.FindCpu(inst.cpu);
+      cpu = catalog.FindCpu(inst.cpu);
       if (!cpu) continue;
-      dev = CpuInstanceDevice(inst, *cpu, cal);
       if (llm) continue;  // LLM serving on CPUs is not planned (llama.cpp-class speeds)
-      layouts = {{0, 1}};
+      key.hw = cpu;
+      key.count = inst.vcpus;
     } else {
-      const Accelerator* acc = catalog.FindAccelerator(inst.accelerator);
+      acc = catalog.FindAccelerator(inst.accelerator);
       if (!acc) continue;
       if (acc->id.rfind("Trainium", 0) == 0 || acc->id.rfind("TPU", 0) == 0) continue;
-      dev = DeviceFromAccelerator(*acc, cal, inst.intra_node_link);
-      for (int tp : {1, 2, 4, 8}) {
-        if (tp > inst.accelerator_count || inst.accelerator_count % tp != 0) continue;
-        if (tp > 1 && m.heads > 0 && m.heads % tp != 0) continue;
-        if (tp > 1 && !llm) continue;
-        layouts.push_back({tp, 1});
-      }
-      // A model that fits no single node of this shape: tp over the whole node, pipeline stages
-      // across the fewest nodes that hold it, over the node fabric (vLLM multi-node serving).
-      if (llm && !layouts.empty() && inst.inter_node_fabric != InterNodeFabric::kNone &&
-          inst.inter_node_bw && inst.accelerator_count >= 2) {
-        const bool one_node =
-            std::any_of(layouts.begin(), layouts.end(), [&](const ServeLayout& l) {
-              return EstimateLlmServing(m, SetupFor(job, l.tp), dev, job.input_len, job.output_len,
-                                        0, cal)
-                  .fits;
-            });
-        stage_link = BytesPerSec(inst.inter_node_bw->value() / 8 *
-                                 FabricEfficiency(inst.inter_node_fabric, cal));
-        const int tp = layouts.back().tp;
-        for (int pp = 2; !one_node && pp <= kMaxServeNodesPerReplica && pp <= m.layers; ++pp) {
-          if (EstimateLlmServingPipelined(m, SetupFor(job, tp), dev, pp, stage_link,
-                                          Seconds(cal.Get("link_latency_us.inter", 15) * 1e-6),
-                                          job.input_len, job.output_len, 0, cal)
-                  .fits) {
-            layouts.push_back({tp, pp});
-            break;
-          }
-        }
-      }
+      key.hw = acc;
+      key.count = inst.accelerator_count;
+      key.intra = inst.intra_node_link;
+      key.fabric = inst.inter_node_fabric;
+      if (inst.inter_node_bw) key.inter_bw = inst.inter_node_bw->value();
     }
-    const Seconds stage_latency(cal.Get("link_latency_us.inter", 15) * 1e-6);
-    for (const ServeLayout& layout : layouts) {
-      const int tp = layout.tp, pp = layout.pp;
+    auto found = std::find_if(shapes.begin(), shapes.end(),
+                              [&](const ShapeEval& s) { return s.key == key; });
+    if (found == shapes.end()) {
+      ShapeEval se;
+      se.key = key;
+      if (cpu_inst) {
+        se.layouts.push_back(EvaluateLayout(job, CpuInstanceDevice(inst, *cpu, cal), {0, 1},
+                                            se.stage_link, k.stage_latency, cal));
+      } else {
+        EvaluateGpuShape(job, inst, DeviceFromAccelerator(*acc, cal, inst.intra_node_link), k, cal,
+                         se);
+      }
+      shapes.push_back(std::move(se));
+      found = shapes.end() - 1;
+    }
+    for (const LayoutEval& le : found->layouts) {
+      const int tp = le.layout.tp, pp = le.layout.pp;
       ++out.evaluated;
+      if (le.best_cap <= 0) continue;
+      const double best_cap = le.best_cap;
       ServePlan p;
       p.instance = &inst;
       p.tp = tp;
       p.pp = pp;
       p.replicas_per_instance = cpu_inst || pp > 1 ? 1 : inst.accelerator_count / tp;
-      ServePerf best;
-      double best_cap = 0;
-      int best_b = 0;
-      double ttft = 0, tpot = 0, e2e = 0;
-      if (llm) {
-        const ServeSetup su = SetupFor(job, tp);
-        auto estimate = [&](int b) {
-          return pp > 1 ? EstimateLlmServingPipelined(m, su, dev, pp, stage_link, stage_latency,
-                                                      job.input_len, job.output_len, b, cal)
-                        : EstimateLlmServing(m, su, dev, job.input_len, job.output_len, b, cal);
-        };
-        ServePerf cap = estimate(0);
-        if (!cap.fits) continue;
-        std::vector<int> batches;
-        for (int b = 1; b < cap.batch; b *= 2) batches.push_back(b);
-        batches.push_back(std::max(1, cap.batch));  // the KV-bound maximum
-        for (int b : batches) {
-          ServePerf r = estimate(b);
-          double c = r.samples_per_s * job.target_utilization;
-          // SLO checks at this concurrency, queueing included for TTFT.
-          double q = QueueP99(r.prefill.value(), job.target_utilization, b);
-          double t_ttft = (r.prefill.value() + q) * 1e3;
-          double t_tpot = r.tpot.value() * 1e3;
-          double t_e2e = t_ttft + t_tpot * std::max(0, job.output_len - 1);
-          // TTFT's queueing term falls as concurrency grows: a miss here may pass further up.
-          if (job.ttft_p99_ms && t_ttft > *job.ttft_p99_ms) continue;
-          if (job.tpot_p99_ms && t_tpot > *job.tpot_p99_ms) break;
-          if (job.e2e_p99_ms && t_e2e > *job.e2e_p99_ms) break;
-          if (c > best_cap) {
-            best_cap = c;
-            best = r;
-            best_b = b;
-            ttft = t_ttft;
-            tpot = t_tpot;
-            e2e = t_e2e;
-          }
-        }
-      } else {
-        const Precision pr = job.weight_precision;
-        for (int b = 1; b <= 256; b *= 2) {
-          ServePerf r = EstimateForward(m, pr, dev, b, std::max(1, job.input_len), cal, true);
-          double c = r.samples_per_s * job.target_utilization;
-          double q = QueueP99(r.e2e.value(), job.target_utilization, 1);
-          double t_e2e = (r.e2e.value() + q) * 1e3;
-          if (job.e2e_p99_ms && t_e2e > *job.e2e_p99_ms) break;
-          if (c > best_cap) {
-            best_cap = c;
-            best = r;
-            best_b = b;
-            e2e = t_e2e;
-            ttft = t_e2e;
-          }
-        }
-      }
-      if (best_cap <= 0) continue;
-      p.perf = best;
-      p.batch = best_b;
+      p.perf = le.best;
+      p.batch = le.best_b;
       p.capacity_qps = best_cap;
       const double replicas = std::ceil(job.qps / best_cap - 1e-9);
       if (replicas > 100000) continue;  // beyond any single deployment; reported in the notes
       p.replicas = static_cast<int>(replicas);
       p.instances = pp > 1 ? p.replicas * pp
                            : (p.replicas + p.replicas_per_instance - 1) / p.replicas_per_instance;
-      p.utilization = job.qps / (p.replicas * best.samples_per_s);
-      p.ttft_p99_ms = ttft;
-      p.tpot_p99_ms = tpot;
-      p.e2e_p99_ms = e2e;
+      p.utilization = job.qps / (p.replicas * le.best.samples_per_s);
+      p.ttft_p99_ms = le.ttft;
+      p.tpot_p99_ms = le.tpot;
+      p.e2e_p99_ms = le.e2e;
       const double hourly =
           catalog.Convert(*price, inst.currency, job.currency, rate) * p.instances;
       p.cost_per_hour = hourly;
@@ -366,81 +379,15 @@ Result<ServePlanResult> PlanServingImpl(const ServeJobSpec& job, const Catalog& 
       if (job.output_len > 0) {
         p.cost_per_1m_output_tokens = rank_hourly / (job.qps * job.output_len * 3600) * 1e6;
       }
-      if (llm && best.kv_tokens < 20000 && !cpu_inst) {
-        p.warnings.push_back(
-            fmt::format("only {} tokens of KV cache per replica: consider fp8/int8 weights, "
-                        "--kv-precision fp8, "
-                        "or more GPUs per replica",
-                        best.kv_tokens));
-      }
-      p.runtime = ServingRuntime(m, inst, job.engine);
-      if (!cpu_inst && IsNeuron(inst.accelerator)) {
-        p.warnings.push_back(
-            "Inferentia/Trainium run the AWS Neuron SDK, not CUDA: the model is "
-            "compiled for Neuron first (" +
-            p.runtime +
-            "), and only the "
-            "architectures Neuron supports run");
-      }
-      {  // Host: RAM stages the instance's weights when loading, plus one engine worker per GPU.
-        const double bits =
-            job.quant ? job.quant->EffectiveBits() : 8 * BytesPerElement(job.weight_precision);
-        SizingInput hin;
-        hin.training = false;
-        hin.gpus_per_node = cpu_inst ? 0 : p.replicas_per_instance * tp;
-        hin.nodes = 1;
-        if (const Accelerator* a = catalog.FindAccelerator(inst.accelerator))
-          hin.gpu_memory = a->memory;
-        // The weights one node holds: its replicas' copies, or its pipeline stage's share.
-        const Bytes weights(static_cast<double>(CountParams(m).total) * bits / 8 / pp);
-        hin.model_files = weights * (cpu_inst ? 1 : p.replicas_per_instance);
-        const HostNeeds needs = SizeHost(SizingPolicy::kDefault, hin);
-        for (const HostFinding& f : CheckHost(needs, inst)) {
-          if (f.item == "ram" && !f.ok) {
-            p.host_inadequate = true;
-            p.warnings.push_back("host " + f.text +
-                                 " (weights staged in RAM while loading, plus "
-                                 "the engine workers)");
-          }
-        }
+      {  // Host RAM and disk by the default policy; the warnings come with the kept plans.
+        const Bytes weights = StageWeights(job, params_total, pp);
+        SizingInput hin =
+            ServeHostInput(p, cpu_inst ? catalog.FindAccelerator(inst.accelerator) : acc, weights);
+        p.host_inadequate = !RamAdequate(host_needs.Get(hin), inst);
         // Disk: the replicas on one node share one copy of the files.
         hin.model_files = weights;
-        p.disk_needed = SizeHost(SizingPolicy::kDefault, hin).system_disk;
-        if (inst.local_nvme_known) {
-          p.local_disk_enough = inst.local_nvme >= p.disk_needed;
-          if (!*p.local_disk_enough) {
-            p.warnings.push_back(fmt::format(
-                "disk: the engine image and the weights need {:.0f} GB per node (default sizing: "
-                "200 GB for the OS and container images{}, plus a downloaded and a converted copy "
-                "of {:.0f} GB of weights); this shape has {}: launch it with a boot or network "
-                "volume of at least {:.0f} GB (block storage is billed apart, not in this price)",
-                p.disk_needed.value() / 1e9,
-                p.runtime == "vllm" ? ", the vLLM image alone 28.6 GB" : "", weights.value() / 1e9,
-                inst.local_nvme.value() > 0
-                    ? fmt::format("{:.0f} GB of local NVMe", inst.local_nvme.value() / 1e9)
-                    : std::string("no local NVMe"),
-                p.disk_needed.value() / 1e9));
-          }
-        }
-      }
-      if (pp > 1) {
-        const double micro = std::ceil(p.batch / static_cast<double>(pp));  // as the estimator
-        const double hop_ms = (stage_latency.value() +
-                               micro * static_cast<double>(m.hidden) * 2.0 / stage_link.value()) *
-                              1e3;
-        p.warnings.push_back(fmt::format(
-            "multi-node replica: the model fits no single {} node, so each replica spans {} nodes "
-            "(tensor parallel {} within a node x pipeline parallel {} across nodes over {}; vLLM "
-            "--pipeline-parallel-size {} on a Ray cluster of the nodes); each token crosses {} "
-            "node hop(s) of {:.2f} ms; the GPUs per replica are {} x {}",
-            inst.instance_type, pp, tp, pp, InterNodeFabricName(inst.inter_node_fabric), pp, pp - 1,
-            hop_ms, pp, tp));
-      }
-      if (!cpu_inst && inst.inter_node_fabric != InterNodeFabric::kNone &&
-          inst.accelerator_count >= 8 && p.instances == 1 && p.utilization < 0.3) {
-        p.warnings.push_back(
-            "a training-class instance (8 GPUs + RDMA fabric) serving a light load: "
-            "a smaller instance is usually cheaper (guide B1)");
+        p.disk_needed = host_needs.Get(hin).system_disk;
+        if (inst.local_nvme_known) p.local_disk_enough = inst.local_nvme >= p.disk_needed;
       }
       all.push_back(std::move(p));
     }
@@ -499,81 +446,11 @@ Result<ServePlanResult> PlanServingImpl(const ServeJobSpec& job, const Catalog& 
   }
   if (static_cast<int>(all.size()) > std::max(1, job.top))
     all.resize(static_cast<size_t>(std::max(1, job.top)));
+  for (ServePlan& p : all) AddServeWarnings(job, catalog, k, params_total, p);
   out.plans = std::move(all);
   return out;
 }
 
 }  // namespace
-
-double ServeQueueP99(double service_s, double rho, int servers) {
-  return QueueP99(service_s, rho, servers);
-}
-
-ServeLoadCurve BuildServeLoadCurve(const ServeJobSpec& job, const ServePlan& plan,
-                                   const Catalog& catalog, const Calibration& cal) {
-  ServeLoadCurve c;
-  const ModelSpec& m = job.model;
-  c.llm = m.is_decoder_llm();
-  c.output_len = job.output_len;
-  if (plan.instance == nullptr) return c;
-  const InstanceType& inst = *plan.instance;
-  ComputeDevice dev;
-  if (inst.is_cpu_only()) {
-    const Cpu* cpu = catalog.FindCpu(inst.cpu);
-    if (cpu == nullptr) return c;
-    dev = CpuInstanceDevice(inst, *cpu, cal);
-  } else {
-    const Accelerator* acc = catalog.FindAccelerator(inst.accelerator);
-    if (acc == nullptr) return c;
-    dev = DeviceFromAccelerator(*acc, cal, inst.intra_node_link);
-  }
-  std::vector<int> batches;
-  for (int b = 1; b < plan.batch; b *= 2) batches.push_back(b);
-  batches.push_back(std::max(1, plan.batch));
-  for (int b : batches) {
-    ServePerf r = c.llm && plan.pp > 1 && inst.inter_node_bw
-                      ? EstimateLlmServingPipelined(
-                            m, SetupFor(job, plan.tp), dev, plan.pp,
-                            BytesPerSec(inst.inter_node_bw->value() / 8 *
-                                        FabricEfficiency(inst.inter_node_fabric, cal)),
-                            Seconds(cal.Get("link_latency_us.inter", 15) * 1e-6), job.input_len,
-                            job.output_len, b, cal)
-                  : c.llm ? EstimateLlmServing(m, SetupFor(job, plan.tp), dev, job.input_len,
-                                               job.output_len, b, cal)
-                          : EstimateForward(m, job.weight_precision, dev, b,
-                                            std::max(1, job.input_len), cal, true);
-    if (!(r.samples_per_s > 0)) continue;
-    if (!c.rps.empty() && r.samples_per_s <= c.rps.back()) continue;  // keep the curve increasing
-    c.batch.push_back(b);
-    c.rps.push_back(r.samples_per_s);
-    c.prefill_s.push_back(c.llm ? r.prefill.value() : r.e2e.value());
-    c.tpot_s.push_back(c.llm ? r.tpot.value() : 0.0);
-  }
-  c.max_rps = c.rps.empty() ? 0 : c.rps.back();
-  c.servers = c.llm ? std::max(1, plan.batch) : 1;
-  return c;
-}
-
-ServeAtLoad EvaluateServeAtLoad(const ServeLoadCurve& c, double rps) {
-  ServeAtLoad out;
-  if (c.rps.empty() || !(c.max_rps > 0)) return out;
-  rps = std::max(0.0, rps);
-  out.utilization = rps / c.max_rps;
-  // The smallest concurrency point whose throughput carries the load; linear in between.
-  size_t k = 0;
-  while (k + 1 < c.rps.size() && c.rps[k] < rps) ++k;
-  double prefill = c.prefill_s[k], tpot = c.tpot_s[k];
-  if (k > 0 && rps < c.rps[k]) {
-    const double f = (rps - c.rps[k - 1]) / (c.rps[k] - c.rps[k - 1]);
-    prefill = c.prefill_s[k - 1] + f * (c.prefill_s[k] - c.prefill_s[k - 1]);
-    tpot = c.tpot_s[k - 1] + f * (c.tpot_s[k] - c.tpot_s[k - 1]);
-  }
-  const double q = QueueP99(prefill, out.utilization, c.servers);
-  out.ttft_p99_ms = (prefill + q) * 1e3;
-  out.tpot_p99_ms = tpot * 1e3;
-  out.e2e_p99_ms =
-      c.llm ? out.ttft_p99_ms + out.tpot_p99_ms * std::max(0, c.output_len - 1) : out.ttft_p99_ms;
-  return out;
-}
 
 }  // namespace gpuplan

@@ -424,6 +424,10 @@ HostNeeds SizeHost(SizingPolicy policy, const SizingInput& in) {
   return n;
 }
 
+bool RamAdequate(const HostNeeds& needs, const InstanceType& inst) {
+  return inst.ram >= needs.ram || inst.ram.value() >= needs.ram.value() * (1 - kRamTolerance);
+}
+
 std::vector<HostFinding> CheckHost(const HostNeeds& needs, const InstanceType& inst) {
   std::vector<HostFinding> out;
 
@@ -444,7 +448,7 @@ std::vector<HostFinding> CheckHost(const HostNeeds& needs, const InstanceType& i
   {  // RAM, in decimal GB (the catalog's RAM and the need are binary; GiB shown beside them).
     HostFinding f = MakeFinding("ram", ToGB(needs.ram), ToGB(inst.ram), "GB");
     const bool full = inst.ram >= needs.ram;
-    f.ok = full || inst.ram.value() >= needs.ram.value() * (1 - kRamTolerance);
+    f.ok = RamAdequate(needs, inst);
     const std::string verdict =
         full   ? "ok"
         : f.ok ? "ok, within the 5% DIMM rounding tolerance (guide A7 takes 1536 GiB for 1600 GiB)"

@@ -1,0 +1,121 @@
+// The hardware a training step runs on: link bandwidths per GPU (NVLink per direction, PCIe by
+// generation), the calibration keys of each link, the hardware view of an instance, and the
+// step's calibration constants resolved once per hardware shape (StepConstants).
+#include "estimate/hardware.h"
+
+#include <algorithm>
+#include <cmath>
+
+namespace gpuplan {
+namespace internal {
+
+BytesPerSec IntraBandwidth(const Accelerator& acc, IntraNodeLink link) {
+  switch (link) {
+    case IntraNodeLink::kNvlink:
+    case IntraNodeLink::kNvswitch:
+    case IntraNodeLink::kInfinityFabric:
+    case IntraNodeLink::kNeuronLink:
+    case IntraNodeLink::kIci:
+      if (acc.intra_link_bw.value() > 0 && acc.intra_link.rfind("pcie", 0) != 0) {
+        return acc.intra_link_bw * 0.5;
+      }
+      [[fallthrough]];
+    case IntraNodeLink::kPcie:
+    case IntraNodeLink::kNone: {
+      // PCIe x16 per direction: gen3 16, gen4 32, gen5 64 GB/s (nominal, 128b/130b).
+      int gen = acc.pcie_gen > 0 ? acc.pcie_gen : 4;
+      return GBps(16.0 * std::pow(2.0, std::max(0, gen - 3)));
+    }
+  }
+  return GBps(32);
+}
+
+const char* LinkKey(IntraNodeLink l) {
+  switch (l) {
+    case IntraNodeLink::kNvlink:
+    case IntraNodeLink::kNvswitch:
+    case IntraNodeLink::kNeuronLink:
+    case IntraNodeLink::kIci:
+      return "link_efficiency.nvlink";
+    case IntraNodeLink::kInfinityFabric:
+      return "link_efficiency.infinity-fabric";
+    case IntraNodeLink::kPcie:
+    case IntraNodeLink::kNone:
+      return "link_efficiency.pcie";
+  }
+  return "link_efficiency.pcie";
+}
+
+const char* FabricKey(InterNodeFabric f) {
+  switch (f) {
+    case InterNodeFabric::kInfiniband:
+      return "link_efficiency.infiniband";
+    case InterNodeFabric::kEfa:
+    case InterNodeFabric::kGpuDirectTcpx:
+      return "link_efficiency.efa";
+    case InterNodeFabric::kRoce:
+    case InterNodeFabric::kErdma:
+      return "link_efficiency.roce";
+    case InterNodeFabric::kNone:
+      return "link_efficiency.tcp";
+  }
+  return "link_efficiency.tcp";
+}
+
+BytesPerSec HostLink(const HardwareView& hw) {
+  return hw.host_bw.value() > 0 ? hw.host_bw : IntraBandwidth(*hw.acc, IntraNodeLink::kPcie);
+}
+
+}  // namespace internal
+
+using internal::FabricKey;
+using internal::IntraBandwidth;
+using internal::LinkKey;
+
+HardwareView HardwareFromInstance(const InstanceType& inst, const Accelerator& acc, int nodes) {
+  HardwareView hw;
+  hw.acc = &acc;
+  hw.gpus_per_node = std::max(1, inst.accelerator_count);
+  hw.nodes = std::max(1, nodes);
+  hw.intra = inst.intra_node_link;
+  hw.inter = inst.inter_node_fabric;
+  hw.intra_bw =
+      IntraBandwidth(acc, inst.intra_node_link == IntraNodeLink::kNone ? IntraNodeLink::kPcie
+                                                                       : inst.intra_node_link);
+  double node_bits = inst.inter_node_bw ? inst.inter_node_bw->value() : inst.network.value();
+  hw.inter_bw = BytesPerSec(node_bits / 8.0 / hw.gpus_per_node);
+  hw.host_bw = IntraBandwidth(acc, IntraNodeLink::kPcie);
+  return hw;
+}
+
+StepConstants StepConstants::From(const Calibration& cal, const HardwareView& hw) {
+  StepConstants k;
+  k.gemm_eff = cal.GemmEfficiency(*hw.acc);
+  k.gemm_knee = cal.Get("gemm_knee_flops_per_byte", 160);
+  k.hbm_eff = cal.Get("hbm_efficiency", 0.8);
+  k.attn_eff = cal.Get("attention_efficiency", 0.55);
+  k.kernel_s = cal.Get("kernel_overhead_us", 4) * 1e-6;
+  k.fp8_factor = cal.Get("fp8_gemm_efficiency_factor", 0.7);
+  k.passes_fused = cal.Get("elementwise_passes_fused", 10);
+  k.passes_eager = cal.Get("elementwise_passes_eager", 24);
+  k.kernels_per_layer = cal.Get("kernels_per_layer", 24);
+  k.attn_bwd_factor = cal.Get("attention_backward_factor", 2.5);
+  k.cnn_knee = cal.Get("cnn_batch_knee", 16);
+  k.cnn_factor = cal.Get("cnn_efficiency_factor", 0.6);
+  k.cnn_train_passes = cal.Get("cnn_train_elementwise_passes", 8);
+  k.intra_link_eff = cal.Get(LinkKey(hw.intra), 0.7);
+  k.inter_link_eff = cal.Get(FabricKey(hw.inter), 0.7);
+  k.lat_intra_s = cal.Get("link_latency_us.intra", 5) * 1e-6;
+  k.lat_inter_s = cal.Get("link_latency_us.inter", 15) * 1e-6;
+  k.tp_overlap = std::clamp(cal.Get("tp_comm_overlap", 0.0), 0.0, 1.0);
+  k.param_gather_overlap = cal.Get("param_gather_overlap", 0.0);
+  k.zero3_overlap = cal.Get("zero3_overlap", 0.7);
+  k.dp_overlap = cal.Get("dp_overlap", 0.8);
+  k.optimizer_bytes_per_param = cal.Get("optimizer_bytes_per_param", 32);
+  k.host_link_eff = cal.Get("host_link_efficiency", 0.8);
+  k.host_memory_bw = cal.Get("host_memory_gbps_per_gpu", 32) * 1e9;
+  k.nf4_dequant_bytes = cal.Get("nf4_dequant_bytes_per_param", 2.5);
+  return k;
+}
+
+}  // namespace gpuplan

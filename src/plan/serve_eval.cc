@@ -1,0 +1,220 @@
+// Serving evaluation of one hardware shape: the compute device, the layouts, the best
+// concurrency of each under the SLOs (queueing: the p99 wait of an M/M/c queue at the planned
+// utilisation, approximated per replica as -ln(0.01) * S * rho / (c * (1 - rho)) with S the
+// service time, docs/model.md); and the load curves `simulate` and `tco` evaluate a kept plan on.
+#include "plan/serve_eval.h"
+
+#include <algorithm>
+#include <cmath>
+
+namespace gpuplan {
+namespace serve_internal {
+
+double QueueP99(double service_s, double rho, int servers) {
+  if (rho <= 0) return 0;
+  rho = std::min(rho, 0.99);
+  return -std::log(0.01) * service_s * rho / (std::max(1, servers) * (1 - rho));
+}
+
+ComputeDevice CpuInstanceDevice(const InstanceType& inst, const Cpu& cpu, const Calibration& cal) {
+  const double per_core = cpu.threads > 0 ? static_cast<double>(cpu.threads) / cpu.cores : 2.0;
+  const int cores = std::max(1, static_cast<int>(inst.vcpus / per_core));
+  const int sockets = std::max(1, (cores + cpu.cores - 1) / cpu.cores);
+  return DeviceFromCpu(cpu, sockets, cores, cal);
+}
+
+ServeSetup SetupFor(const ServeJobSpec& job, int tp) {
+  ServeSetup su;
+  su.weight_precision = job.weight_precision;
+  su.quant = job.quant;
+  su.kv_precision = job.kv_precision;
+  su.tp = tp;
+  su.engine = job.engine;
+  return su;
+}
+
+double FabricEfficiency(InterNodeFabric f, const Calibration& cal) {
+  switch (f) {
+    case InterNodeFabric::kInfiniband:
+      return cal.Get("link_efficiency.infiniband", 0.85);
+    case InterNodeFabric::kEfa:
+    case InterNodeFabric::kGpuDirectTcpx:
+      return cal.Get("link_efficiency.efa", 0.75);
+    case InterNodeFabric::kRoce:
+    case InterNodeFabric::kErdma:
+      return cal.Get("link_efficiency.roce", 0.8);
+    case InterNodeFabric::kNone:
+      break;
+  }
+  return cal.Get("link_efficiency.tcp", 0.45);
+}
+
+LayoutEval EvaluateLayout(const ServeJobSpec& job, const ComputeDevice& dev, ServeLayout layout,
+                          BytesPerSec stage_link, Seconds stage_latency, const Calibration& cal) {
+  const ModelSpec& m = job.model;
+  LayoutEval out;
+  out.layout = layout;
+  const int tp = layout.tp, pp = layout.pp;
+  if (m.is_decoder_llm()) {
+    const ServeSetup su = SetupFor(job, tp);
+    auto estimate = [&](int b) {
+      return pp > 1 ? EstimateLlmServingPipelined(m, su, dev, pp, stage_link, stage_latency,
+                                                  job.input_len, job.output_len, b, cal)
+                    : EstimateLlmServing(m, su, dev, job.input_len, job.output_len, b, cal);
+    };
+    const ServePerf cap = estimate(0);
+    out.fits = cap.fits;
+    if (!cap.fits) return out;
+    std::vector<int> batches;
+    for (int b = 1; b < cap.batch; b *= 2) batches.push_back(b);
+    batches.push_back(std::max(1, cap.batch));  // the KV-bound maximum
+    for (int b : batches) {
+      ServePerf r = estimate(b);
+      double c = r.samples_per_s * job.target_utilization;
+      // SLO checks at this concurrency, queueing included for TTFT.
+      double q = QueueP99(r.prefill.value(), job.target_utilization, b);
+      double t_ttft = (r.prefill.value() + q) * 1e3;
+      double t_tpot = r.tpot.value() * 1e3;
+      double t_e2e = t_ttft + t_tpot * std::max(0, job.output_len - 1);
+      // TTFT's queueing term falls as concurrency grows: a miss here may pass further up.
+      if (job.ttft_p99_ms && t_ttft > *job.ttft_p99_ms) continue;
+      if (job.tpot_p99_ms && t_tpot > *job.tpot_p99_ms) break;
+      if (job.e2e_p99_ms && t_e2e > *job.e2e_p99_ms) break;
+      if (c > out.best_cap) {
+        out.best_cap = c;
+        out.best = std::move(r);
+        out.best_b = b;
+        out.ttft = t_ttft;
+        out.tpot = t_tpot;
+        out.e2e = t_e2e;
+      }
+    }
+  } else {
+    out.fits = true;
+    const Precision pr = job.weight_precision;
+    for (int b = 1; b <= 256; b *= 2) {
+      ServePerf r = EstimateForward(m, pr, dev, b, std::max(1, job.input_len), cal, true);
+      double c = r.samples_per_s * job.target_utilization;
+      double q = QueueP99(r.e2e.value(), job.target_utilization, 1);
+      double t_e2e = (r.e2e.value() + q) * 1e3;
+      if (job.e2e_p99_ms && t_e2e > *job.e2e_p99_ms) break;
+      if (c > out.best_cap) {
+        out.best_cap = c;
+        out.best = std::move(r);
+        out.best_b = b;
+        out.e2e = t_e2e;
+        out.ttft = t_e2e;
+      }
+    }
+  }
+  return out;
+}
+
+void EvaluateGpuShape(const ServeJobSpec& job, const InstanceType& inst, const ComputeDevice& dev,
+                      const ServeConstants& k, const Calibration& cal, ShapeEval& se) {
+  const ModelSpec& m = job.model;
+  const bool llm = m.is_decoder_llm();
+  for (int tp : {1, 2, 4, 8}) {
+    if (tp > inst.accelerator_count || inst.accelerator_count % tp != 0) continue;
+    if (tp > 1 && m.heads > 0 && m.heads % tp != 0) continue;
+    if (tp > 1 && !llm) continue;
+    se.layouts.push_back(EvaluateLayout(job, dev, {tp, 1}, se.stage_link, k.stage_latency, cal));
+  }
+  if (llm && !se.layouts.empty() && inst.inter_node_fabric != InterNodeFabric::kNone &&
+      inst.inter_node_bw && inst.accelerator_count >= 2) {
+    const bool one_node = std::any_of(se.layouts.begin(), se.layouts.end(),
+                                      [](const LayoutEval& l) { return l.fits; });
+    se.stage_link =
+        BytesPerSec(inst.inter_node_bw->value() / 8 * k.Fabric(inst.inter_node_fabric));
+    const int tp = se.layouts.back().layout.tp;
+    for (int pp = 2; !one_node && pp <= kMaxServeNodesPerReplica && pp <= m.layers; ++pp) {
+      if (EstimateLlmServingPipelined(m, SetupFor(job, tp), dev, pp, se.stage_link,
+                                      k.stage_latency, job.input_len, job.output_len, 0, cal)
+              .fits) {
+        se.layouts.push_back(
+            EvaluateLayout(job, dev, {tp, pp}, se.stage_link, k.stage_latency, cal));
+        break;
+      }
+    }
+  }
+}
+
+}  // namespace serve_internal
+
+using serve_internal::CpuInstanceDevice;
+using serve_internal::FabricEfficiency;
+using serve_internal::QueueP99;
+using serve_internal::SetupFor;
+
+double ServeQueueP99(double service_s, double rho, int servers) {
+  return QueueP99(service_s, rho, servers);
+}
+
+ServeLoadCurve BuildServeLoadCurve(const ServeJobSpec& job, const ServePlan& plan,
+                                   const Catalog& catalog, const Calibration& cal) {
+  ServeLoadCurve c;
+  const ModelSpec& m = job.model;
+  c.llm = m.is_decoder_llm();
+  c.output_len = job.output_len;
+  if (plan.instance == nullptr) return c;
+  const InstanceType& inst = *plan.instance;
+  ComputeDevice dev;
+  if (inst.is_cpu_only()) {
+    const Cpu* cpu = catalog.FindCpu(inst.cpu);
+    if (cpu == nullptr) return c;
+    dev = CpuInstanceDevice(inst, *cpu, cal);
+  } else {
+    const Accelerator* acc = catalog.FindAccelerator(inst.accelerator);
+    if (acc == nullptr) return c;
+    dev = DeviceFromAccelerator(*acc, cal, inst.intra_node_link);
+  }
+  std::vector<int> batches;
+  for (int b = 1; b < plan.batch; b *= 2) batches.push_back(b);
+  batches.push_back(std::max(1, plan.batch));
+  for (int b : batches) {
+    ServePerf r = c.llm && plan.pp > 1 && inst.inter_node_bw
+                      ? EstimateLlmServingPipelined(
+                            m, SetupFor(job, plan.tp), dev, plan.pp,
+                            BytesPerSec(inst.inter_node_bw->value() / 8 *
+                                        FabricEfficiency(inst.inter_node_fabric, cal)),
+                            Seconds(cal.Get("link_latency_us.inter", 15) * 1e-6), job.input_len,
+                            job.output_len, b, cal)
+                  : c.llm ? EstimateLlmServing(m, SetupFor(job, plan.tp), dev, job.input_len,
+                                               job.output_len, b, cal)
+                          : EstimateForward(m, job.weight_precision, dev, b,
+                                            std::max(1, job.input_len), cal, true);
+    if (!(r.samples_per_s > 0)) continue;
+    if (!c.rps.empty() && r.samples_per_s <= c.rps.back()) continue;  // keep the curve increasing
+    c.batch.push_back(b);
+    c.rps.push_back(r.samples_per_s);
+    c.prefill_s.push_back(c.llm ? r.prefill.value() : r.e2e.value());
+    c.tpot_s.push_back(c.llm ? r.tpot.value() : 0.0);
+  }
+  c.max_rps = c.rps.empty() ? 0 : c.rps.back();
+  c.servers = c.llm ? std::max(1, plan.batch) : 1;
+  return c;
+}
+
+ServeAtLoad EvaluateServeAtLoad(const ServeLoadCurve& c, double rps) {
+  ServeAtLoad out;
+  if (c.rps.empty() || !(c.max_rps > 0)) return out;
+  rps = std::max(0.0, rps);
+  out.utilization = rps / c.max_rps;
+  // The smallest concurrency point whose throughput carries the load; linear in between.
+  size_t k = 0;
+  while (k + 1 < c.rps.size() && c.rps[k] < rps) ++k;
+  double prefill = c.prefill_s[k], tpot = c.tpot_s[k];
+  if (k > 0 && rps < c.rps[k]) {
+    const double f = (rps - c.rps[k - 1]) / (c.rps[k] - c.rps[k - 1]);
+    prefill = c.prefill_s[k - 1] + f * (c.prefill_s[k] - c.prefill_s[k - 1]);
+    tpot = c.tpot_s[k - 1] + f * (c.tpot_s[k] - c.tpot_s[k - 1]);
+  }
+  const double q = QueueP99(prefill, out.utilization, c.servers);
+  out.ttft_p99_ms = (prefill + q) * 1e3;
+  out.tpot_p99_ms = tpot * 1e3;
+  out.e2e_p99_ms =
+      c.llm ? out.ttft_p99_ms + out.tpot_p99_ms * std::max(0, c.output_len - 1) : out.ttft_p99_ms;
+  return out;
+}
+
+}  // namespace gpuplan
