@@ -62,6 +62,14 @@ struct HardwareView {
   // Per-GPU, per-direction bandwidths.
   BytesPerSec intra_bw;
   BytesPerSec inter_bw;
+  // Point-to-point links per GPU when the node's GPUs are a full mesh without a switch (AMD
+  // Infinity Fabric: each MI300X has 7 links of 64 GB/s per direction, one to each peer);
+  // 0 for switched or shared links (NVSwitch, NVLink bridges, PCIe), where any group of the
+  // node's GPUs gets `intra_bw`.
+  int mesh_links = 0;
+  // Per-GPU, per-direction bandwidth a collective over `group` GPUs of one node can use: on a
+  // mesh only the links to the group's other members carry it (group - 1 of `mesh_links`).
+  BytesPerSec IntraBwFor(int group) const;
   // Per-GPU host link (PCIe to host RAM), per direction; 0 = from the accelerator's PCIe gen.
   BytesPerSec host_bw;
   int gpus() const { return gpus_per_node * nodes; }

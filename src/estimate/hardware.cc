@@ -85,7 +85,15 @@ HardwareView HardwareFromInstance(const InstanceType& inst, const Accelerator& a
   double node_bits = inst.inter_node_bw ? inst.inter_node_bw->value() : inst.network.value();
   hw.inter_bw = BytesPerSec(node_bits / 8.0 / hw.gpus_per_node);
   hw.host_bw = IntraBandwidth(acc, IntraNodeLink::kPcie);
+  // An 8-GPU OAM board wires every GPU to each of its 7 peers (AMD MI300X data sheet: 7 x 128
+  // GB/s bidirectional Infinity Fabric links = 896 GB/s); the datasheet total is `intra_bw`.
+  if (inst.intra_node_link == IntraNodeLink::kInfinityFabric) hw.mesh_links = 7;
   return hw;
+}
+
+BytesPerSec HardwareView::IntraBwFor(int group) const {
+  if (mesh_links <= 0 || group <= 1) return intra_bw;
+  return intra_bw * (std::min(group - 1, mesh_links) / static_cast<double>(mesh_links));
 }
 
 StepConstants StepConstants::From(const Calibration& cal, const HardwareView& hw) {

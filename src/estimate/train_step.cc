@@ -242,14 +242,14 @@ StepTime EstimateTrainStep(const ModelSpec& m, const Parallelism& par,
 
   // ---- tensor parallel: 2 all-reduces per layer forward, 2 backward (+2 recompute) -------------
   const bool tp_in_node = tp <= hw.gpus_per_node;
-  const double intra_bw = hw.intra_bw.value() * K.intra_link_eff;
   const double inter_bw = hw.inter_bw.value() * K.inter_link_eff;
   const double lat_intra = K.lat_intra_s;
   const double lat_inter = K.lat_inter_s;
   if (tp > 1 && m.is_transformer()) {
     double bytes = T * h * e;
-    double one = AllReduceSeconds(bytes, tp, tp_in_node ? intra_bw : inter_bw,
-                                  tp_in_node ? lat_intra : lat_inter);
+    double one = AllReduceSeconds(
+        bytes, tp, tp_in_node ? hw.IntraBwFor(tp).value() * K.intra_link_eff : inter_bw,
+        tp_in_node ? lat_intra : lat_inter);
     // Frameworks that pipeline TP collectives with the GEMMs that produce or consume them
     // (Transformer Engine userbuffers in Megatron-Core/NeMo) hide a share of it.
     const double rc_ar = opt.recompute == Recompute::kFull ? 2.0 * rc_layers : 0.0;
@@ -258,8 +258,10 @@ StepTime EstimateTrainStep(const ModelSpec& m, const Parallelism& par,
   if (cp > 1 && m.is_transformer()) {
     // Ring attention passes K and V around the CP group, partly hidden behind attention.
     double kvb = T * 2 * (m.kv_heads * m.head_dim) * e;
-    double ring = AllGatherSeconds(kvb * cp, cp, tp * cp <= hw.gpus_per_node ? intra_bw : inter_bw,
-                                   lat_inter);
+    double ring = AllGatherSeconds(
+        kvb * cp, cp,
+        tp * cp <= hw.gpus_per_node ? hw.IntraBwFor(cp).value() * K.intra_link_eff : inter_bw,
+        lat_inter);
     double exposed = std::max(0.0, 3 * ring - (1 + 2.5) * attn_fwd);
     st.tp_comm += Seconds(exposed * layers_here * mb);
   }
@@ -277,8 +279,9 @@ StepTime EstimateTrainStep(const ModelSpec& m, const Parallelism& par,
     const int ep_local = std::clamp(hw.gpus_per_node / std::max(1, stride), 1, ep);
     // Peers inside the node go over NVLink, the others over the fabric, at the same time.
     const double intra_share = (ep_local - 1.0) / (ep - 1.0);
+    const double ep_intra_bw = hw.IntraBwFor(ep_local).value() * K.intra_link_eff;
     const double a2a =
-        std::max(bytes * intra_share / intra_bw, bytes * (1 - intra_share) / inter_bw) +
+        std::max(bytes * intra_share / ep_intra_bw, bytes * (1 - intra_share) / inter_bw) +
         (ep_local - 1) * lat_intra + (ep - ep_local) * (ep_local < ep ? lat_inter : 0.0);
     st.ep_comm = Seconds(4 * a2a * layers_here * mb);
   }
@@ -287,7 +290,9 @@ StepTime EstimateTrainStep(const ModelSpec& m, const Parallelism& par,
     double vpp = std::max(1, par.vpp);
     st.bubble = Seconds(micro * (pp - 1) / vpp);
     bool stage_in_node = tp * cp * dp * pp <= hw.gpus_per_node;
-    double p2p = T * h * e / (stage_in_node ? intra_bw : inter_bw);
+    // A stage boundary is one GPU sending to one: a single link on a mesh.
+    double p2p =
+        T * h * e / (stage_in_node ? hw.IntraBwFor(2).value() * K.intra_link_eff : inter_bw);
     // Interleaving sends each micro-batch across v times as many stage boundaries (Narayanan
     // et al. 2021, Sec. 2.2.2: "the amount of communication also increases by v"): the extra
     // (v - 1) forward and backward transfers per micro-batch are counted exposed, each split
@@ -313,7 +318,7 @@ StepTime EstimateTrainStep(const ModelSpec& m, const Parallelism& par,
   if (math == Precision::kFp32) grad_bytes = 4.0;
   const int dp_span = tp * cp * dp;
   const bool dp_in_node = dp_span <= hw.gpus_per_node;
-  const double dp_bw = dp_in_node ? intra_bw : inter_bw;
+  const double dp_bw = dp_in_node ? hw.IntraBwFor(dp).value() * K.intra_link_eff : inter_bw;
   const double dp_lat = dp_in_node ? lat_intra : lat_inter;
   double dp_time = 0;
   if (dp > 1) {
@@ -512,11 +517,11 @@ Seconds TrainStepLowerBound(const ModelSpec& m, const Parallelism& par,
     const double hbm = acc.memory_bw.value() * k.hbm_eff;
     t += tokens * layers_here * 3.0 * (ep_passes * h / tp + 5.0 * mlp_act / tp) * e / hbm;
   }
-  const double intra_bw = hw.intra_bw.value() * k.intra_link_eff;
   const double inter_bw = hw.inter_bw.value() * k.inter_link_eff;
   if (tp > 1) {
     const bool in_node = tp <= hw.gpus_per_node;
-    const double bw = in_node ? intra_bw : inter_bw, lat = in_node ? k.lat_intra_s : k.lat_inter_s;
+    const double bw = in_node ? hw.IntraBwFor(tp).value() * k.intra_link_eff : inter_bw;
+    const double lat = in_node ? k.lat_intra_s : k.lat_inter_s;
     t += 4.0 * layers_here * (1.0 - k.tp_overlap) *
          (2.0 * (tp - 1) / tp * tokens * h * e / bw + 2.0 * (tp - 1) * lat);
   }
@@ -528,8 +533,9 @@ Seconds TrainStepLowerBound(const ModelSpec& m, const Parallelism& par,
     const int stride = par.dp % ep != 0 ? 1 : tp;
     const int ep_local = std::clamp(hw.gpus_per_node / std::max(1, stride), 1, ep);
     const double intra_share = (ep_local - 1.0) / (ep - 1.0);
+    const double ep_intra_bw = hw.IntraBwFor(ep_local).value() * k.intra_link_eff;
     t += 4.0 * layers_here *
-         (std::max(bytes * intra_share / intra_bw, bytes * (1 - intra_share) / inter_bw) +
+         (std::max(bytes * intra_share / ep_intra_bw, bytes * (1 - intra_share) / inter_bw) +
           (ep_local - 1) * k.lat_intra_s + (ep - ep_local) * (ep_local < ep ? k.lat_inter_s : 0.0));
   }
   return Seconds(t);

@@ -665,3 +665,30 @@ TEST(InterleavedPipeline, Llama405bOn126LayersTakesPp8Vpp8) {
 
 }  // namespace
 }  // namespace gpuplan
+
+namespace gpuplan {
+namespace {
+
+// AMD's OAM board is a full mesh: each MI300X has 7 Infinity Fabric links of 64 GB/s per
+// direction, one per peer (datasheet: 896 GB/s bidirectional in total), so a tensor-parallel
+// pair uses one link and only a group of all 8 GPUs uses all 7. NVSwitch gives any group the
+// full per-GPU bandwidth.
+TEST(MeshLinks, GroupBandwidthOnInfinityFabricAndNvswitch) {
+  InstanceType mi;
+  mi.accelerator_count = 8;
+  mi.intra_node_link = IntraNodeLink::kInfinityFabric;
+  const HardwareView amd = HardwareFromInstance(mi, Acc("MI300X"), 1);
+  EXPECT_EQ(amd.mesh_links, 7);
+  EXPECT_NEAR(amd.intra_bw.value() / 1e9, 448, 1e-6);  // 896 GB/s / 2 directions
+  EXPECT_NEAR(amd.IntraBwFor(2).value() / 1e9, 64, 1e-6);
+  EXPECT_NEAR(amd.IntraBwFor(4).value() / 1e9, 192, 1e-6);
+  EXPECT_NEAR(amd.IntraBwFor(8).value() / 1e9, 448, 1e-6);
+  InstanceType nv = mi;
+  nv.intra_node_link = IntraNodeLink::kNvswitch;
+  const HardwareView nvidia = HardwareFromInstance(nv, Acc("H100-SXM5-80GB"), 1);
+  EXPECT_EQ(nvidia.mesh_links, 0);
+  EXPECT_EQ(nvidia.IntraBwFor(2).value(), nvidia.intra_bw.value());
+}
+
+}  // namespace
+}  // namespace gpuplan
