@@ -29,6 +29,19 @@ Result<TrainPlanResult> PlanTrainingImpl(const TrainJobSpec& job, const Catalog&
 // beside gpuplan's, with a verdict (guide_compare.cc).
 void AddGuideComparison(const TrainJobSpec& job, const Catalog& catalog, const Calibration& cal,
                         std::optional<double> rate, TrainPlanResult& out);
+// Prices `p` (its instance, nodes, layout, evaluation and hours are set): on-demand, reserved,
+// spot with interruptions and checkpoint writes; sizes its host under the job's policy and sets
+// its findings from the guides' pitfalls (TrainingPitfalls) (plan_checks.cc).
+void PriceAndCheck(const TrainJobSpec& job, const Catalog& cat, const Calibration& cal,
+                   std::optional<double> rate, TrainPlan& p);
+// A host rule (CPU cores, RAM) that no plan's instance meets is the policy's: it is waived on
+// every plan (finding removed, HostFinding marked `waived`) and said once in `notes`.
+void WaiveUnmeetableHostRules(const TrainJobSpec& job, std::vector<TrainPlan>& plans,
+                              std::vector<std::string>& notes);
+// A3 over the candidate plans: `forced_by[k]` is SmallCardForcedBy of plans[k]; such a plan
+// gets the A3 finding when another plan on a larger-memory GPU is enough cheaper.
+void FlagSmallCards(const TrainJobSpec& job, const Catalog& cat,
+                    const std::vector<std::string>& forced_by, std::vector<TrainPlan>& plans);
 // When nothing fits: re-plans with one constraint relaxed at a time and says how far each
 // nearest plan misses (nearest_miss.cc).
 void AddNearestMisses(const TrainJobSpec& job, const Catalog& catalog, const Calibration& cal,
