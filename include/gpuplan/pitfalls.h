@@ -53,6 +53,10 @@ inline constexpr double kLargerCardMemoryRatio = 1.5;
 // ... and trains the same job at least this much cheaper.
 inline constexpr double kLargerCardMinSaving = 0.10;
 
+// B1: a training-class machine serves a load that another deployment carries for at most
+// 1 / kServingCostRatio of its price per hour.
+inline constexpr double kServingCostRatio = 2.0;
+
 // ---- what the rules read ------------------------------------------------------------------
 
 // One evaluated training setup: a plan, or the setup `gpuplan check` reads. Pointers are
@@ -65,9 +69,9 @@ struct TrainFacts {
   int nodes = 1;
   Parallelism par;
   TrainMemoryOptions opt;
-  const TrainEval* eval = nullptr;  // EvaluateTraining of (model, par, opt) on the instance
-  double headroom = 0.8;            // usable fraction of GPU memory (B5)
-  bool spot = false;                // runs on spot capacity
+  const TrainEval* eval = nullptr;       // EvaluateTraining of (model, par, opt) on the instance
+  double headroom = 0.8;                 // usable fraction of GPU memory (B5)
+  bool spot = false;                     // runs on spot capacity
   double checkpoint_interval_hours = 0;  // 0 = no checkpoints
   Bytes dataset;                         // 0 = unknown
   std::vector<std::string> zones;        // zones of the nodes; empty = not given (plans)
@@ -148,6 +152,26 @@ const char* HostRuleId(const std::string& item);
 // `larger` trains the job at least kLargerCardMinSaving cheaper. Warning.
 std::optional<Finding> SmallCardRule(const TrainFacts& f, const std::string& forced_by,
                                      const std::optional<LargerCard>& larger);
+
+// B1: true for a training-class instance: NVLink/NVSwitch between its GPUs and an RDMA fabric
+// between nodes (p4d/p5, ND A100/H100, A3).
+bool IsTrainingClass(const InstanceType& inst);
+
+// A cheaper deployment of the same serving load (B1), found by the caller: the serving
+// planner's cheapest plan on the same cloud, or check's PlanServing on it.
+struct CheaperServing {
+  std::string description;  // "2 x g5.xlarge (2 x 1 GPU(s))"
+  double per_hour = 0;      // in the unit of `own_per_hour`
+};
+
+// B1: `setup` (a training-class instance, IsTrainingClass) serving at `own_per_hour` while
+// `cheaper` carries the same load at <= 1 / kServingCostRatio of it. `load` describes the load
+// ("2 replicas carry 10.5 req/s ..."; may be empty); `currency` is the prices' code. Warning.
+std::optional<Finding> TrainingInstanceServingRule(const InstanceType& inst,
+                                                   const std::string& setup, double own_per_hour,
+                                                   const std::string& load,
+                                                   const std::optional<CheaperServing>& cheaper,
+                                                   const std::string& currency);
 
 // Every rule above that needs no search (all but A3), in a fixed order: what a plan's
 // warnings and `gpuplan check` share.

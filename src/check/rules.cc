@@ -303,11 +303,7 @@ class Rules {
   // B1: a training-class instance (NVLink/NVSwitch + RDMA fabric) serving a load that a much
   // cheaper deployment carries.
   void TrainingInstanceServing(const SetupServing& v, const std::string& cap_text) {
-    if (r_.custom || !r_.price_usd) return;
-    const IntraNodeLink l = r_.inst.intra_node_link;
-    const bool training_class = (l == IntraNodeLink::kNvlink || l == IntraNodeLink::kNvswitch) &&
-                                r_.inst.inter_node_fabric != InterNodeFabric::kNone;
-    if (!training_class) return;
+    if (r_.custom || !r_.price_usd || !IsTrainingClass(r_.inst)) return;
     ServeJobSpec job;
     job.model = v.model;
     job.weight_precision = v.precision;
@@ -319,19 +315,13 @@ class Rules {
     auto res = PlanServing(job, cat_, cal_);
     if (!res || res->plans.empty() || !res->plans.front().cost_per_hour) return;
     const ServePlan& p = res->plans.front();
-    const double mine = *r_.price_usd * s_.nodes;
-    const double best = *p.cost_per_hour;
-    if (mine < 2 * best) return;
-    Add(Severity::kWarning, "B1-training-instance-serving",
-        fmt::format("{} is a training-class machine ({} + {}) at ${:.2f}/h (${:.0f}/month) for "
-                    "serving: {}; {} x {} ({} x {} GPU(s)) carries the load at ${:.2f}/h "
-                    "(${:.0f}/month, {:.1f}x cheaper) (guide B1: 50k vs <8k USD/month)",
-                    HwName(r_, s_.nodes), IntraNodeLinkName(l),
-                    InterNodeFabricName(r_.inst.inter_node_fabric), mine, mine * 730, cap_text,
-                    p.instances, p.instance->instance_type, p.replicas, p.tp, best, best * 730,
-                    mine / best),
-        "serve on inference instances (`gpuplan plan infer`); keep the training machine for "
-        "training");
+    const CheaperServing cheaper{fmt::format("{} x {} ({} x {} GPU(s))", p.instances,
+                                             p.instance->instance_type, p.replicas, p.tp),
+                                 *p.cost_per_hour};
+    if (auto b1 = TrainingInstanceServingRule(r_.inst, HwName(r_, s_.nodes),
+                                              *r_.price_usd * s_.nodes, cap_text, cheaper, "USD")) {
+      out_.push_back(std::move(*b1));
+    }
   }
 
   const Setup& s_;

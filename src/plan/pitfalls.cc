@@ -27,9 +27,7 @@ namespace {
 
 double Pct(double x) { return 100.0 * x; }
 
-double Share(Seconds part, const StepTime& s) {
-  return s.total.value() > 0 ? part / s.total : 0.0;
-}
+double Share(Seconds part, const StepTime& s) { return s.total.value() > 0 ? part / s.total : 0.0; }
 
 // Exposed tensor- and data-parallel communication: the collectives that cross the node's GPU
 // link on every step (A12's "communication overhead").
@@ -154,18 +152,16 @@ std::optional<Finding> MemoryHeadroomRule(const TrainFacts& f) {
   const std::string terms = fmt::format(
       "weights {:.1f} + master {:.1f} + grads {:.1f} + optimizer {:.1f} + activations {:.1f} "
       "+ logits {:.1f} + runtime {:.1f} GiB",
-      ToGiB(m.weights), ToGiB(m.master_weights), ToGiB(m.gradients),
-      ToGiB(m.optimizer + m.adapter), ToGiB(m.activations), ToGiB(m.logits),
+      ToGiB(m.weights), ToGiB(m.master_weights), ToGiB(m.gradients), ToGiB(m.optimizer + m.adapter),
+      ToGiB(m.activations), ToGiB(m.logits),
       ToGiB(m.cuda_context + m.nccl_buffers + m.allocator_slack));
-  const char* where = frac > 1                ? "it does not fit"
-                      : frac > f.headroom     ? "over"
-                                              : "close to";
+  const char* where = frac > 1 ? "it does not fit" : frac > f.headroom ? "over" : "close to";
   return Finding{
       frac > 1 ? Severity::kError : Severity::kWarning, "B5-memory-headroom",
       fmt::format("memory at {:.0f}% of the GPU, {} the {:.0f}% headroom rule (B5): {:.1f} GiB "
                   "per GPU ({}) of {:.1f} GiB usable on {}; real use runs 20-30% above theory",
-                  Pct(frac), frac > 1 ? fmt::format("{}; over", where) : where,
-                  Pct(f.headroom), ToGiB(used), terms, ToGiB(usable), f.accelerator->id),
+                  Pct(frac), frac > 1 ? fmt::format("{}; over", where) : where, Pct(f.headroom),
+                  ToGiB(used), terms, ToGiB(usable), f.accelerator->id),
       "shard model states (ZeRO-3 / FSDP), recompute activations, lower the micro-batch, or use "
       "a larger-memory GPU (`gpuplan memory` shows each term)"};
 }
@@ -198,12 +194,12 @@ std::optional<Finding> MultiNodeRdmaRule(const TrainFacts& f) {
   const double gbit = (i.inter_node_bw ? *i.inter_node_bw : i.network).value() / 1e9;
   return Finding{
       Severity::kError, "A13-multi-node-rdma",
-      fmt::format("{} nodes without RDMA (EFA/InfiniBand/RoCE): gradients cross {} TCP; exposed "
-                  "data-parallel communication is {:.0f}% of the {:.2f} s step (guide A13, B8)",
-                  f.nodes,
-                  gbit > 0 ? fmt::format("{:.0f} Gbit/s", gbit)
-                           : std::string("an unspecified network"),
-                  Pct(Share(f.eval->step.dp_comm, f.eval->step)), f.eval->step.total.value()),
+      fmt::format(
+          "{} nodes without RDMA (EFA/InfiniBand/RoCE): gradients cross {} TCP; exposed "
+          "data-parallel communication is {:.0f}% of the {:.2f} s step (guide A13, B8)",
+          f.nodes,
+          gbit > 0 ? fmt::format("{:.0f} Gbit/s", gbit) : std::string("an unspecified network"),
+          Pct(Share(f.eval->step.dp_comm, f.eval->step)), f.eval->step.total.value()),
       "use instances with RDMA (EFA, InfiniBand, RoCE) in one placement group, or train on one "
       "node"};
 }
@@ -343,6 +339,33 @@ std::optional<Finding> SmallCardRule(const TrainFacts& f, const std::string& for
                   larger->cost_unit, larger->description, larger->cost,
                   Pct(1 - larger->cost / larger->own_cost)),
       "train on the larger-memory GPU; keep small cards for development and serving"};
+}
+
+bool IsTrainingClass(const InstanceType& inst) {
+  const IntraNodeLink l = inst.intra_node_link;
+  return (l == IntraNodeLink::kNvlink || l == IntraNodeLink::kNvswitch) &&
+         inst.inter_node_fabric != InterNodeFabric::kNone;
+}
+
+std::optional<Finding> TrainingInstanceServingRule(const InstanceType& inst,
+                                                   const std::string& setup, double own_per_hour,
+                                                   const std::string& load,
+                                                   const std::optional<CheaperServing>& cheaper,
+                                                   const std::string& currency) {
+  if (!IsTrainingClass(inst) || !cheaper || cheaper->per_hour <= 0) return std::nullopt;
+  if (own_per_hour < kServingCostRatio * cheaper->per_hour) return std::nullopt;
+  return Finding{
+      Severity::kWarning, "B1-training-instance-serving",
+      fmt::format("{} is a training-class machine ({} + {}) at {:.2f} {}/h ({:.0f}/month) for "
+                  "serving{}; {} carries the load at {:.2f} {}/h ({:.0f}/month, {:.1f}x cheaper) "
+                  "(guide B1: 50k vs <8k USD/month)",
+                  setup, IntraNodeLinkName(inst.intra_node_link),
+                  InterNodeFabricName(inst.inter_node_fabric), own_per_hour, currency,
+                  own_per_hour * 730, load.empty() ? "" : ": " + load, cheaper->description,
+                  cheaper->per_hour, currency, cheaper->per_hour * 730,
+                  own_per_hour / cheaper->per_hour),
+      "serve on inference instances (`gpuplan plan infer`); keep the training machine for "
+      "training"};
 }
 
 std::vector<Finding> TrainingPitfalls(const TrainFacts& f, const Calibration& cal,

@@ -1,12 +1,15 @@
-// The training planner's per-plan step (private to src/plan, declared in planner_internal.h):
+// The planners' per-plan checks (private to src/plan, declared in planner_internal.h). Training:
 // price one plan (on-demand, reserved, spot with interruptions and checkpoint writes), size its
 // host, and turn the guides' pitfalls (pitfalls.h) into its findings; then, over all candidate
 // plans, waive host rules no instance meets and flag small cards that a larger one beats (A3).
+// Serving: the B1 rule on training-class plans.
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <map>
 
 #include "gpuplan/pitfalls.h"
+#include "gpuplan/serve_planner.h"
 #include "plan/planner_internal.h"
 
 namespace gpuplan {
@@ -128,11 +131,11 @@ void FlagSmallCards(const TrainJobSpec& job, const Catalog& cat,
     larger.cost = best->RankCost();
     larger.own_cost = p.RankCost();
     larger.cost_unit = fmt::format("{} for the job", CurrencyCode(job.currency));
-    larger.description = fmt::format(
-        "{} {} ({} x {} x {}, {:.0f} GiB each, micro-batch {}, recompute {})",
-        best->instance->cloud, best->instance->instance_type, best->nodes,
-        best->instance->accelerator_count, best_acc->id, ToGiB(best_acc->memory),
-        best->opt.micro_batch, RecomputeName(best->opt.recompute));
+    larger.description =
+        fmt::format("{} {} ({} x {} x {}, {:.0f} GiB each, micro-batch {}, recompute {})",
+                    best->instance->cloud, best->instance->instance_type, best->nodes,
+                    best->instance->accelerator_count, best_acc->id, ToGiB(best_acc->memory),
+                    best->opt.micro_batch, RecomputeName(best->opt.recompute));
     TrainFacts f;
     f.model = &job.model;
     f.instance = p.instance;
@@ -143,6 +146,41 @@ void FlagSmallCards(const TrainJobSpec& job, const Catalog& cat,
     f.eval = &p.eval;
     f.headroom = job.headroom;
     if (auto a3 = SmallCardRule(f, forced_by[k], larger)) p.findings.push_back(std::move(*a3));
+  }
+}
+
+// B1 (pitfalls.h, the rule `gpuplan check` runs): a training-class plan against the cheapest
+// deployment of the load on the same cloud, on any GPU (re-planned once per cloud).
+void AddTrainingClassWarnings(const ServeJobSpec& job, const Catalog& catalog,
+                              const Calibration& cal, std::optional<double> rate,
+                              ServePlanResult& out) {
+  std::map<std::string, std::optional<CheaperServing>> cheapest;  // per cloud
+  for (ServePlan& p : out.plans) {
+    if (!p.cost_per_hour || !IsTrainingClass(*p.instance)) continue;
+    auto it = cheapest.find(p.instance->cloud);
+    if (it == cheapest.end()) {
+      ServeJobSpec any = job;
+      any.clouds = {p.instance->cloud};
+      any.gpus.clear();
+      any.regions.clear();
+      any.top = 1;
+      auto r = PlanServingImpl(any, catalog, cal, rate);
+      std::optional<CheaperServing> c;
+      if (r && !r->plans.empty() && r->plans.front().cost_per_hour) {
+        const ServePlan& q = r->plans.front();
+        c = CheaperServing{fmt::format("{} x {} ({} x {} GPU(s))", q.instances,
+                                       q.instance->instance_type, q.replicas, q.tp),
+                           *q.cost_per_hour};
+      }
+      it = cheapest.emplace(p.instance->cloud, c).first;
+    }
+    if (auto b1 = TrainingInstanceServingRule(
+            *p.instance, fmt::format("{} x {}", p.instances, p.instance->instance_type),
+            *p.cost_per_hour,
+            fmt::format("{} replica(s) at {:.0f}% utilisation", p.replicas, 100 * p.utilization),
+            it->second, CurrencyCode(job.currency))) {
+      p.warnings.push_back(b1->message);
+    }
   }
 }
 

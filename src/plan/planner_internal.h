@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "gpuplan/planner.h"
+#include "gpuplan/serve_planner.h"
 
 namespace gpuplan {
 
@@ -42,6 +43,15 @@ void WaiveUnmeetableHostRules(const TrainJobSpec& job, std::vector<TrainPlan>& p
 // gets the A3 finding when another plan on a larger-memory GPU is enough cheaper.
 void FlagSmallCards(const TrainJobSpec& job, const Catalog& cat,
                     const std::vector<std::string>& forced_by, std::vector<TrainPlan>& plans);
+// PlanServing without the B1 warnings and the guide comparison (serve_planner.cc).
+Result<ServePlanResult> PlanServingImpl(const ServeJobSpec& job, const Catalog& catalog,
+                                        const Calibration& cal, std::optional<double> rate);
+// B1 on `out.plans`: a training-class plan (IsTrainingClass) whose price per hour is at least
+// kServingCostRatio x the cheapest deployment of the load on its cloud (PlanServingImpl on any
+// GPU there) gets TrainingInstanceServingRule's message as a warning (plan_checks.cc).
+void AddTrainingClassWarnings(const ServeJobSpec& job, const Catalog& catalog,
+                              const Calibration& cal, std::optional<double> rate,
+                              ServePlanResult& out);
 // When nothing fits: re-plans with one constraint relaxed at a time and says how far each
 // nearest plan misses (nearest_miss.cc).
 void AddNearestMisses(const TrainJobSpec& job, const Catalog& catalog, const Calibration& cal,

@@ -9,6 +9,7 @@
 
 #include "gpuplan/serve_planner.h"
 #include "gpuplan/sizing.h"
+#include "plan/planner_internal.h"
 
 namespace gpuplan {
 
@@ -108,9 +109,6 @@ std::string ServingRuntime(const ModelSpec& model, const InstanceType& inst, Eng
 
 namespace {
 
-Result<ServePlanResult> PlanServingImpl(const ServeJobSpec& job, const Catalog& catalog,
-                                        const Calibration& cal, std::optional<double> rate);
-
 struct ServeGuideRule {
   std::string text;
   std::vector<std::string> gpus;
@@ -193,12 +191,11 @@ void AddServeGuideComparison(const ServeJobSpec& job, const Catalog& catalog,
 Result<ServePlanResult> PlanServing(const ServeJobSpec& job, const Catalog& catalog,
                                     const Calibration& cal, std::optional<double> rate) {
   auto res = PlanServingImpl(job, catalog, cal, rate);
+  if (res) AddTrainingClassWarnings(job, catalog, cal, rate, *res);
   if (res && job.with_guide && job.allow_gpu)
     AddServeGuideComparison(job, catalog, cal, rate, *res);
   return res;
 }
-
-namespace {
 
 Result<ServePlanResult> PlanServingImpl(const ServeJobSpec& job, const Catalog& catalog,
                                         const Calibration& cal, std::optional<double> rate) {
@@ -436,12 +433,6 @@ Result<ServePlanResult> PlanServingImpl(const ServeJobSpec& job, const Catalog& 
             inst.instance_type, pp, tp, pp, InterNodeFabricName(inst.inter_node_fabric), pp, pp - 1,
             hop_ms, pp, tp));
       }
-      if (!cpu_inst && inst.inter_node_fabric != InterNodeFabric::kNone &&
-          inst.accelerator_count >= 8 && p.instances == 1 && p.utilization < 0.3) {
-        p.warnings.push_back(
-            "a training-class instance (8 GPUs + RDMA fabric) serving a light load: "
-            "a smaller instance is usually cheaper (guide B1)");
-      }
       all.push_back(std::move(p));
     }
   }
@@ -502,8 +493,6 @@ Result<ServePlanResult> PlanServingImpl(const ServeJobSpec& job, const Catalog& 
   out.plans = std::move(all);
   return out;
 }
-
-}  // namespace
 
 double ServeQueueP99(double service_s, double rho, int servers) {
   return QueueP99(service_s, rho, servers);

@@ -112,12 +112,13 @@ Setup SetupOf(const TrainJobSpec& j, const TrainPlan& p) {
 // The rule ids the shared rule set (TrainingPitfalls) can give; check's own rules (storage it
 // declares, B17, A3's catalog search, layout-invalid) are not part of the comparison.
 bool Shared(const std::string& rule) {
-  static const std::set<std::string> kShared = {
-      "B5-memory-headroom",  "A12-pcie-multi-gpu",   "A13-multi-node-rdma",
-      "A13-same-zone",       "A15-spot-checkpoint",  "B6-ram-dataset",
-      "B17-jpeg-decode",     "A12-exposed-communication", "A4-host-cpu",
-      "A5-host-ram",         "A6-host-disk",         "A9-host-storage-read",
-      "B8-host-network"};
+  static const std::set<std::string> kShared = {"B5-memory-headroom",  "A12-pcie-multi-gpu",
+                                                "A13-multi-node-rdma", "A13-same-zone",
+                                                "A15-spot-checkpoint", "B6-ram-dataset",
+                                                "B17-jpeg-decode",     "A12-exposed-communication",
+                                                "A4-host-cpu",         "A5-host-ram",
+                                                "A6-host-disk",        "A9-host-storage-read",
+                                                "B8-host-network"};
   return kShared.count(rule) > 0;
 }
 
@@ -151,8 +152,8 @@ TEST_P(AgreeTest, PlanAndCheckGiveTheSameRules) {
   };
   SCOPED_TRACE(std::string(c.name) + " on " + std::to_string(p.nodes) + " x " +
                p.instance->instance_type + " (" + c.source + ")");
-  EXPECT_EQ(plan_rules, check_rules) << "plan: " << list(plan_rules)
-                                     << "\ncheck: " << list(check_rules);
+  EXPECT_EQ(plan_rules, check_rules)
+      << "plan: " << list(plan_rules) << "\ncheck: " << list(check_rules);
   EXPECT_TRUE(plan_rules.count(c.expected_rule)) << c.expected_rule << " missing in the plan";
   EXPECT_TRUE(check_rules.count(c.expected_rule)) << c.expected_rule << " missing in check";
   // The plan's warnings are its findings' messages, in order.
