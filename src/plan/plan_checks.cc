@@ -110,20 +110,32 @@ void WaiveUnmeetableHostRules(const TrainJobSpec& job, std::vector<TrainPlan>& p
 // kLargerCardMemoryRatio x the memory and no more GPUs in all, costs kLargerCardMinSaving less.
 void FlagSmallCards(const TrainJobSpec& job, const Catalog& cat,
                     const std::vector<std::string>& forced_by, std::vector<TrainPlan>& plans) {
+  if (std::all_of(forced_by.begin(), forced_by.end(),
+                  [](const std::string& f) { return f.empty(); })) {
+    return;
+  }
+  // Adequate plans by cost: the first one that qualifies for a plan is its cheapest alternative.
+  std::vector<std::pair<const TrainPlan*, const Accelerator*>> by_cost;
+  for (const TrainPlan& q : plans) {
+    const Accelerator* a = cat.FindAccelerator(q.instance->accelerator);
+    if (!q.HostInadequate() && a != nullptr) by_cost.emplace_back(&q, a);
+  }
+  std::stable_sort(by_cost.begin(), by_cost.end(), [](const auto& x, const auto& y) {
+    return x.first->RankCost() < y.first->RankCost();
+  });
   for (size_t k = 0; k < plans.size(); ++k) {
     if (forced_by[k].empty()) continue;
     TrainPlan& p = plans[k];
     const Accelerator& acc = *cat.FindAccelerator(p.instance->accelerator);
     const TrainPlan* best = nullptr;
     const Accelerator* best_acc = nullptr;
-    for (const TrainPlan& q : plans) {
-      if (q.HostInadequate() || q.par.gpus() > p.par.gpus()) continue;
-      const Accelerator* a = cat.FindAccelerator(q.instance->accelerator);
-      if (a == nullptr || a->memory.value() < kLargerCardMemoryRatio * acc.memory.value()) continue;
-      if (best == nullptr || q.RankCost() < best->RankCost()) {
-        best = &q;
-        best_acc = a;
-      }
+    for (const auto& [q, a] : by_cost) {
+      if (q->RankCost() > (1 - kLargerCardMinSaving) * p.RankCost()) break;  // none cheap enough
+      if (q->par.gpus() > p.par.gpus()) continue;
+      if (a->memory.value() < kLargerCardMemoryRatio * acc.memory.value()) continue;
+      best = q;
+      best_acc = a;
+      break;
     }
     if (best == nullptr) continue;
     LargerCard larger;

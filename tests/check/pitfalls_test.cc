@@ -164,5 +164,92 @@ TEST_P(AgreeTest, PlanAndCheckGiveTheSameRules) {
 INSTANTIATE_TEST_SUITE_P(Setups, AgreeTest, ::testing::ValuesIn(Cases()),
                          [](const auto& info) { return std::string(info.param.name); });
 
+// ---- each rule's one threshold, on synthetic numbers --------------------------------------
+
+struct Synthetic {
+  InstanceType inst;
+  TrainEval eval;
+  TrainFacts facts;
+  Synthetic(const char* acc, int gpus, IntraNodeLink link) {
+    inst.cloud = "test";
+    inst.instance_type = "test";
+    inst.accelerator = acc;
+    inst.accelerator_count = gpus;
+    inst.intra_node_link = link;
+    inst.vcpus = 96;
+    inst.ram = GB(1000);
+    eval.fits = true;
+    eval.step.valid = true;
+    eval.step.total = Seconds(1);
+    facts.model = &Preset("llama-2-7b");
+    facts.instance = &inst;
+    facts.accelerator = &test::Acc(acc);
+    facts.par.dp = gpus;
+    facts.eval = &eval;
+  }
+};
+
+TEST(PitfallThresholds, PcieFiresAtTheMaterialShareAndErrsAtTheSevereShare) {
+  Synthetic s("A100-PCIe-80GB", 8, IntraNodeLink::kPcie);
+  s.eval.step.dp_comm = Seconds(kMaterialCommShare * 0.99);
+  EXPECT_FALSE(PcieMultiGpuRule(s.facts));
+  s.eval.step.dp_comm = Seconds(kMaterialCommShare);
+  auto w = PcieMultiGpuRule(s.facts);
+  ASSERT_TRUE(w);
+  EXPECT_EQ(w->severity, Severity::kWarning);
+  s.eval.step.dp_comm = Seconds(kSevereCommShare);
+  ASSERT_TRUE(PcieMultiGpuRule(s.facts));
+  EXPECT_EQ(PcieMultiGpuRule(s.facts)->severity, Severity::kError);
+  // Pipeline-only traffic is not the TP/DP collectives A12 is about.
+  s.eval.step.dp_comm = Seconds(0);
+  s.eval.step.pp_comm = Seconds(0.5);
+  EXPECT_FALSE(PcieMultiGpuRule(s.facts));
+  // NVSwitch: never.
+  s.inst.intra_node_link = IntraNodeLink::kNvswitch;
+  s.eval.step.dp_comm = Seconds(0.5);
+  EXPECT_FALSE(PcieMultiGpuRule(s.facts));
+}
+
+TEST(PitfallThresholds, HeadroomWarnsAtItsFractionAndErrsOverUsableMemory) {
+  Synthetic s("A100-SXM4-80GB", 1, IntraNodeLink::kNone);
+  const double usable = s.facts.accelerator->Usable().value();
+  const double line = s.facts.headroom * kHeadroomWarnFraction;
+  s.eval.memory.weights = Bytes(usable * line * 0.999);
+  EXPECT_FALSE(MemoryHeadroomRule(s.facts));
+  s.eval.memory.weights = Bytes(usable * line * 1.001);
+  ASSERT_TRUE(MemoryHeadroomRule(s.facts));
+  EXPECT_EQ(MemoryHeadroomRule(s.facts)->severity, Severity::kWarning);
+  s.eval.memory.weights = Bytes(usable * 1.01);
+  ASSERT_TRUE(MemoryHeadroomRule(s.facts));
+  EXPECT_EQ(MemoryHeadroomRule(s.facts)->severity, Severity::kError);
+}
+
+TEST(PitfallThresholds, ExposedCommunicationDefersToTheLinkRules) {
+  Synthetic s("A100-PCIe-80GB", 8, IntraNodeLink::kPcie);
+  s.eval.step.dp_comm = Seconds(kSevereCommShare);
+  std::set<std::string> ids;
+  for (const Finding& f : TrainingPitfalls(s.facts, DefaultCalibration())) ids.insert(f.rule);
+  EXPECT_TRUE(ids.count("A12-pcie-multi-gpu"));
+  EXPECT_FALSE(ids.count("A12-exposed-communication")) << "said twice";
+  s.inst.intra_node_link = IntraNodeLink::kNvswitch;
+  ids.clear();
+  for (const Finding& f : TrainingPitfalls(s.facts, DefaultCalibration())) ids.insert(f.rule);
+  EXPECT_TRUE(ids.count("A12-exposed-communication"));
+  s.eval.step.dp_comm = Seconds(kSevereCommShare * 0.99);
+  EXPECT_FALSE(ExposedCommunicationRule(s.facts));
+}
+
+TEST(PitfallThresholds, SmallCardNeedsALargeEnoughAndCheapEnoughCard) {
+  Synthetic s("RTX-4090", 1, IntraNodeLink::kNone);
+  LargerCard larger{"a larger card", GiB(80), 89, 100, "USD for the job"};
+  EXPECT_TRUE(SmallCardRule(s.facts, "full recompute", larger));
+  EXPECT_FALSE(SmallCardRule(s.facts, "", larger)) << "nothing forced";
+  larger.cost = 91;  // under kLargerCardMinSaving
+  EXPECT_FALSE(SmallCardRule(s.facts, "full recompute", larger));
+  larger.cost = 50;
+  larger.memory = GiB(24 * kLargerCardMemoryRatio * 0.9);
+  EXPECT_FALSE(SmallCardRule(s.facts, "full recompute", larger));
+}
+
 }  // namespace
 }  // namespace gpuplan
