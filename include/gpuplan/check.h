@@ -2,7 +2,9 @@
 // node count, zones, spot, checkpoints, and one training or serving job), evaluates it through
 // the library's prediction path (EvaluateTraining, SizeHost/CheckHost, EstimateLlmServing,
 // PlanServing) and reports the guides' pitfalls that apply, each with its numbers and a fix.
-// Rules and their numbers: docs/check.md.
+// The training rules a plan also gets (Finding, Severity and the rules: pitfalls.h) are the
+// planner's own; check adds the rules that need what only a setup says (storage, batch, A3's
+// catalog search, serving). Rules and their numbers: docs/check.md.
 #pragma once
 
 #include <cstdint>
@@ -15,21 +17,11 @@
 #include "gpuplan/estimate.h"
 #include "gpuplan/model.h"
 #include "gpuplan/perf.h"
+#include "gpuplan/pitfalls.h"
 #include "gpuplan/result.h"
 #include "gpuplan/units.h"
 
 namespace gpuplan {
-
-enum class Severity : std::uint8_t { kError, kWarning, kInfo };
-const char* SeverityName(Severity s);  // "error", "warning", "info"
-
-// One pitfall that applies to a setup.
-struct Finding {
-  Severity severity = Severity::kWarning;
-  std::string rule;     // guide rule id and a slug: "B5-memory-headroom"
-  std::string message;  // what is wrong, with the numbers behind it
-  std::string fix;      // what to change
-};
 
 // Where the training data (and checkpoints) live.
 enum class StorageKind : std::uint8_t { kNvme, kSsd, kNetwork, kHdd };

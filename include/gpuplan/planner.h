@@ -10,6 +10,7 @@
 #include "gpuplan/catalog.h"
 #include "gpuplan/job.h"
 #include "gpuplan/perf.h"
+#include "gpuplan/pitfalls.h"
 #include "gpuplan/plan.h"
 #include "gpuplan/sizing.h"
 
@@ -41,6 +42,9 @@ struct TrainPlan {
   SpotEstimate spot;
   HostNeeds host;
   std::vector<HostFinding> host_findings;
+  // The guides' pitfalls that apply to this plan (pitfalls.h: TrainingPitfalls, and A3 against
+  // the other plans), and their messages, in the same order (what --json and the table show).
+  std::vector<Finding> findings;
   std::vector<std::string> warnings;
   // Other regions offering the same instance at a cost no better than this plan's (rows that
   // differ only by region are shown once unless the job asks for `by_region`).

@@ -15,6 +15,7 @@
 #include "base/strings.h"
 #include "check/check_internal.h"
 #include "gpuplan/job.h"
+#include "gpuplan/pitfalls.h"
 #include "gpuplan/plan.h"
 #include "gpuplan/serve.h"
 #include "gpuplan/serve_planner.h"
@@ -27,22 +28,13 @@ using check_internal::Resolved;
 using check_internal::ShapeTraining;
 using check_internal::TrainShape;
 using check_internal::UsdPerHour;
-using internal::Join;
 
 // ---------------------------------------------------------------------------------------------
 // Rules.
 
 namespace {
 
-// A3's "small card": under the 64 GiB class (RTX 4090 24 GB, A100 40 GB, L40S 48 GB), where
-// training is forced into recompute or accumulation that an 80 GB-class card avoids.
-constexpr Bytes kSmallCardLimit = GiB(64);
-
 double Pct(double x) { return 100.0 * x; }
-
-Seconds ExposedComm(const StepTime& s) { return s.tp_comm + s.dp_comm + s.pp_comm + s.ep_comm; }
-
-double CommShare(const StepTime& s) { return s.total.value() > 0 ? ExposedComm(s) / s.total : 0.0; }
 
 std::string HwName(const Resolved& r, int nodes) {
   const std::string shape = fmt::format("{} x {}", r.gpus(), r.acc->id);
@@ -73,154 +65,76 @@ class Rules {
     return HardwareFromInstance(inst, *r_.acc, s_.nodes);
   }
 
-  // ---- training --------------------------------------------------------------------------
+  // ---- training ----------------------------------------------------------------------------
   void Training(const SetupTraining& t) {
     auto shape_r = ShapeTraining(t, r_.gpus() * s_.nodes);
     if (!shape_r) return;  // ValidateSetup reports it
     const TrainShape sh = *shape_r;
     const HardwareView hw = Hw(r_.inst);
     const TrainEval ev = EvaluateTraining(t.model, sh.par, sh.opt, sh.job, hw, cal_, s_.headroom);
-    const double cap = r_.acc->memory.value();
-    const double used = ev.memory.Total().value();
-    const MemoryBreakdown& m = ev.memory;
-    const std::string terms = fmt::format(
-        "weights {:.1f} + master {:.1f} + grads {:.1f} + optimizer {:.1f} + activations {:.1f} "
-        "+ logits {:.1f} + runtime {:.1f} GiB",
-        ToGiB(m.weights), ToGiB(m.master_weights), ToGiB(m.gradients),
-        ToGiB(m.optimizer + m.adapter), ToGiB(m.activations), ToGiB(m.logits),
-        ToGiB(m.cuda_context + m.nccl_buffers + m.allocator_slack));
-    const std::string layout =
-        fmt::format("tp {} pp {} dp {} ZeRO-{} micro-batch {} x {} tokens, recompute {}", sh.par.tp,
-                    sh.par.pp, sh.par.dp, sh.par.zero_stage, sh.opt.micro_batch, sh.opt.seq_len,
-                    RecomputeName(sh.opt.recompute));
-    // B5: memory over the headroom.
-    if (used > s_.headroom * cap) {
-      Add(used > cap ? Severity::kError : Severity::kWarning, "B5-memory-headroom",
-          fmt::format("predicted {:.1f} GiB per GPU ({}) is {:.0f}% of the {:.0f} GiB {}{}; "
-                      "guide B5: real use runs 20-30% above theory, stay under {:.0f}% "
-                      "({:.1f} GiB) [{}]",
-                      ToGiB(ev.memory.Total()), terms, Pct(used / cap), ToGiB(r_.acc->memory),
-                      r_.acc->id, used > cap ? ": it does not fit" : "", Pct(s_.headroom),
-                      ToGiB(r_.acc->memory) * s_.headroom, layout),
-          "shard model states (ZeRO-3 / FSDP), recompute activations, lower the micro-batch, "
-          "or use a larger-memory GPU (`gpuplan memory` shows each term)");
-    }
+    // The facts the shared rules read (pitfalls.h): the same rules a plan's warnings come from.
+    TrainJobSpec spec;
+    spec.model = t.model;
+    spec.method = t.method;
+    spec.precision = t.precision;
+    spec.dataset = t.dataset;
+    TrainFacts f;
+    f.model = &t.model;
+    f.method = t.method;
+    f.instance = &r_.inst;
+    f.accelerator = r_.acc;
+    f.nodes = s_.nodes;
+    f.par = sh.par;
+    f.opt = sh.opt;
+    f.eval = &ev;
+    f.headroom = s_.headroom;
+    f.spot = s_.spot;
+    f.checkpoint_interval_hours = s_.checkpoint_interval_hours.value_or(0);
+    f.dataset = t.dataset;
+    f.zones = s_.zones;
+    const SizingInput in = TrainingSizingInput(spec, r_.inst, *r_.acc, s_.nodes, sh.par, ev);
+    f.host = CheckHost(SizeHost(SizingPolicy::kDefault, in), r_.inst);
+    for (Finding& x : TrainingPitfalls(f, cal_, NvlinkShare(sh, ev))) out_.push_back(std::move(x));
     if (!ev.step.valid) {
+      const std::string layout =
+          fmt::format("tp {} pp {} dp {} ZeRO-{} micro-batch {} x {} tokens, recompute {}",
+                      sh.par.tp, sh.par.pp, sh.par.dp, sh.par.zero_stage, sh.opt.micro_batch,
+                      sh.opt.seq_len, RecomputeName(sh.opt.recompute));
       Add(Severity::kError, "layout-invalid",
           "the layout cannot run: " + ev.step.reason + " [" + layout + "]",
           "change tp/pp/micro_batch (`gpuplan plan train` finds a layout)");
       return;
     }
-    const double share = CommShare(ev.step);
-    PcieOnly(t, sh, ev, share);
-    MultiNode(ev);
-    SpotCheckpoint(ev);
-    SmallCard(t, sh, ev);
+    SmallCard(t, sh, ev, f);
     SmallBatch(t, sh, ev);
-    Host(t);
+    Storage(in);
   }
 
-  // A12 / B8: multi-GPU training over PCIe only.
-  void PcieOnly(const SetupTraining&, const TrainShape& sh, const TrainEval& ev, double share) {
+  // A12's comparison: the same layout's exposed TP+DP share with NVLink on the same GPUs, for
+  // a multi-GPU PCIe (or linkless) node.
+  std::optional<double> NvlinkShare(const TrainShape& sh, const TrainEval& ev) const {
     const IntraNodeLink l = r_.inst.intra_node_link;
-    if (r_.gpus() <= 1 || (l != IntraNodeLink::kPcie && l != IntraNodeLink::kNone)) return;
-    if (sh.par.gpus() <= 1) return;
+    if (r_.gpus() <= 1 || (l != IntraNodeLink::kPcie && l != IntraNodeLink::kNone)) return {};
+    if (!ev.step.valid || sh.par.gpus() <= 1) return {};
     InstanceType nv = r_.inst;
     nv.intra_node_link = IntraNodeLink::kNvlink;
     const TrainEval alt =
         EvaluateTraining(s_.train->model, sh.par, sh.opt, sh.job, Hw(nv), cal_, s_.headroom);
-    const double alt_share = CommShare(alt.step);
-    std::string nvlink =
-        alt.step.valid && std::abs(alt_share - share) > 0.005
-            ? fmt::format("; with NVLink on the same GPUs it would be {:.0f}%", Pct(alt_share))
-            : fmt::format("; {} has no NVLink, so an NVLink GPU is the fix", r_.acc->id);
-    Add(share >= 0.3 ? Severity::kError : Severity::kWarning, "A12-pcie-multi-gpu",
-        fmt::format("{} GPUs train over PCIe only ({:.0f} GB/s per GPU): exposed communication "
-                    "is {:.0f}% of the {:.2f} s step{} (guide A12: ~40% on PCIe vs ~15% on "
-                    "NVLink for 8 x A100 on a 6.7B model)",
-                    sh.par.gpus(), Hw(r_.inst).intra_bw.value() / 1e9, Pct(share),
-                    ev.step.total.value(), nvlink),
-        "train multi-GPU on NVLink/NVSwitch machines (p4d/p5, ND A100/H100, A3) (guide B8)");
+    if (!alt.step.valid || alt.step.total.value() <= 0) return {};
+    return (alt.step.tp_comm + alt.step.dp_comm) / alt.step.total;
   }
 
-  // A13 / B8: multi-node without RDMA, nodes in different zones.
-  void MultiNode(const TrainEval& ev) {
-    if (s_.nodes <= 1) return;
-    if (r_.inst.inter_node_fabric == InterNodeFabric::kNone) {
-      const double gbit =
-          (r_.inst.inter_node_bw ? *r_.inst.inter_node_bw : r_.inst.network).value() / 1e9;
-      Add(Severity::kError, "A13-multi-node-rdma",
-          fmt::format(
-              "{} nodes without RDMA (EFA/InfiniBand/RoCE): gradients cross {} TCP; "
-              "exposed data-parallel communication is {:.0f}% of the {:.2f} s step "
-              "(guide A13, B8)",
-              s_.nodes,
-              gbit > 0 ? fmt::format("{:.0f} Gbit/s", gbit) : std::string("an unspecified network"),
-              Pct(ev.step.dp_comm / ev.step.total), ev.step.total.value()),
-          "use instances with RDMA (EFA, InfiniBand, RoCE) in one placement group, or train on "
-          "one node");
-    }
-    std::vector<std::string> zones;
-    for (const auto& z : s_.zones) {
-      if (std::find(zones.begin(), zones.end(), z) == zones.end()) zones.push_back(z);
-    }
-    if (zones.size() > 1) {
-      Add(Severity::kError, "A13-same-zone",
-          fmt::format("{} nodes spread over {} zones ({}): cross-zone latency is far above the "
-                      "5 us the guide asks for, and cross-zone traffic is billed (guide A13, B8: "
-                      "no cross-zone training)",
-                      s_.nodes, zones.size(), Join(zones)),
-          "place all nodes in one availability zone and one placement group");
-    } else if (zones.empty()) {
-      Add(Severity::kInfo, "A13-same-zone",
-          fmt::format("{} nodes, zones not given: they must share one availability zone "
-                      "(guide A13: latency under 5 us)",
-                      s_.nodes),
-          "list the zones (`zones: [us-east-1a]`) to have this checked");
-    }
-  }
-
-  // A15: spot without checkpointing.
-  void SpotCheckpoint(const TrainEval& ev) {
-    if (!s_.spot) return;
-    if (s_.checkpoint_interval_hours && *s_.checkpoint_interval_hours > 0) return;
-    const double rate = cal_.Get("spot_interruptions_per_node_hour", 0.02) * s_.nodes;
-    std::string run = ev.job_seconds > 0
-                          ? fmt::format("; over the {:.0f} h run that is {:.1f} interruptions",
-                                        ev.job_seconds / 3600, rate * ev.job_seconds / 3600)
-                          : std::string();
-    Add(Severity::kError, "A15-spot-checkpoint",
-        fmt::format("spot capacity without checkpoints: at {:.3f} interruptions per hour for {} "
-                    "node(s) (calibration spot_interruptions_per_node_hour), each one loses the "
-                    "run so far{} (guide A15)",
-                    rate, s_.nodes, run),
-        "checkpoint every ~1 h (or 1000 steps) to local NVMe, sync to object storage, and "
-        "resume on restart (`checkpoint_every: 1h`); or use on-demand");
-  }
-
-  // A3: a small card forced into recompute / accumulation when a larger card is cheaper.
-  void SmallCard(const SetupTraining& t, const TrainShape& sh, const TrainEval& ev) {
+  // A3: the small card's setup against the cheapest rental of a larger card that trains the
+  // same batch (BestTrainLayout on one machine of it, no more GPUs in all), per 1M tokens.
+  void SmallCard(const SetupTraining& t, const TrainShape& sh, const TrainEval& ev,
+                 const TrainFacts& f) {
     if (!ev.fits || ev.step.samples_per_s <= 0 || !r_.price_usd) return;
-    if (r_.acc->memory >= kSmallCardLimit) return;
-    bool forced_recompute = false, forced_accum = false;
-    if (sh.opt.recompute != Recompute::kNone) {
-      TrainMemoryOptions o = sh.opt;
-      o.recompute = Recompute::kNone;
-      forced_recompute =
-          !EvaluateTraining(t.model, sh.par, o, sh.job, Hw(r_.inst), cal_, s_.headroom).fits;
-    }
-    if (sh.accumulation > 1) {
-      TrainMemoryOptions o = sh.opt;
-      o.micro_batch *= 2;
-      o.num_microbatches = std::max(1, sh.accumulation / 2);
-      forced_accum =
-          !EvaluateTraining(t.model, sh.par, o, sh.job, Hw(r_.inst), cal_, s_.headroom).fits;
-    }
-    if (!forced_recompute && !forced_accum) return;
+    const std::string forced_by = SmallCardForcedBy(f, sh.job, cal_);
+    if (forced_by.empty()) return;
     const double tokens_per_sample = sh.opt.seq_len;
     const double my_cost =
         *r_.price_usd * s_.nodes / 3600.0 / (ev.step.samples_per_s * tokens_per_sample) * 1e6;
-    // Candidates: one machine of a GPU with >= 1.5x the memory and no more GPUs in all.
+    // Candidates: one machine of a GPU with enough more memory and no more GPUs in all.
     struct Key {
       std::string acc;
       int count;
@@ -234,7 +148,9 @@ class Rules {
       if (i.is_cpu_only() || i.accelerator_count > r_.gpus() * s_.nodes) continue;
       if (i.accelerator.rfind("Inferentia", 0) == 0) continue;
       const Accelerator* a = cat_.FindAccelerator(i.accelerator);
-      if (a == nullptr || a->memory.value() < 1.5 * r_.acc->memory.value()) continue;
+      if (a == nullptr || a->memory.value() < kLargerCardMemoryRatio * r_.acc->memory.value()) {
+        continue;
+      }
       auto p = UsdPerHour(cat_, i, s_.spot);
       if (!p) continue;
       Key k{i.accelerator, i.accelerator_count, i.intra_node_link};
@@ -243,39 +159,27 @@ class Rules {
     }
     TrainMemoryOptions base = sh.opt;
     base.notes = false;
-    TrainJob job = sh.job;
-    double best_cost = my_cost;
-    std::string best_desc;
+    std::optional<LargerCard> best;
     for (const auto& [k, v] : cheapest) {
       const Accelerator& a = *cat_.FindAccelerator(k.acc);
       const HardwareView hw = HardwareFromInstance(*v.first, a, 1);
-      auto choice = BestTrainLayout(t.model, base, job, hw, cal_, s_.headroom, LayoutConstraints{});
+      auto choice =
+          BestTrainLayout(t.model, base, sh.job, hw, cal_, s_.headroom, LayoutConstraints{});
       if (!choice || choice->eval.step.samples_per_s <= 0) continue;
       const double c =
           v.second / 3600.0 / (choice->eval.step.samples_per_s * tokens_per_sample) * 1e6;
-      if (c < best_cost) {
-        best_cost = c;
-        best_desc = fmt::format(
-            "{} {} ({} x {}, {:.0f} GiB each, micro-batch {}, recompute {}) at ${:.2f}/h",
-            v.first->cloud, v.first->instance_type, k.count, k.acc, ToGiB(a.memory),
-            choice->opt.micro_batch, RecomputeName(choice->opt.recompute), v.second);
+      if (!best || c < best->cost) {
+        best = LargerCard{
+            fmt::format("{} {} ({} x {}, {:.0f} GiB each, micro-batch {}, recompute {}) at "
+                        "${:.2f}/h",
+                        v.first->cloud, v.first->instance_type, k.count, k.acc, ToGiB(a.memory),
+                        choice->opt.micro_batch, RecomputeName(choice->opt.recompute), v.second),
+            a.memory, c, my_cost,
+            fmt::format("USD per 1M training tokens ({:.0f} tokens/s at ${:.2f}/h)",
+                        ev.step.samples_per_s * tokens_per_sample, *r_.price_usd * s_.nodes)};
       }
     }
-    if (best_desc.empty() || best_cost > 0.9 * my_cost) return;
-    Add(Severity::kWarning, "A3-small-gpu-forced",
-        fmt::format("{} GiB {} needs {}{}{} to fit; this setup costs ${:.2f} per 1M training "
-                    "tokens ({:.0f} tokens/s at ${:.2f}/h), while {} would cost ${:.2f} "
-                    "({:.0f}% less) (guide A3: one A100 80GB out-produces 4 x RTX 4090)",
-                    ToGiB(r_.acc->memory), r_.acc->id,
-                    forced_recompute ? fmt::format("{} recompute", RecomputeName(sh.opt.recompute))
-                                     : std::string(),
-                    forced_recompute && forced_accum ? " and " : "",
-                    forced_accum ? fmt::format("gradient accumulation x{} at micro-batch {}",
-                                               sh.accumulation, sh.opt.micro_batch)
-                                 : std::string(),
-                    my_cost, ev.step.samples_per_s * tokens_per_sample, *r_.price_usd * s_.nodes,
-                    best_desc, best_cost, Pct(1 - best_cost / my_cost)),
-        "train on the larger-memory GPU; keep small cards for development and serving");
+    if (auto a3 = SmallCardRule(f, forced_by, best)) out_.push_back(std::move(*a3));
   }
 
   // B17: the micro-batch is too small for the GPU (a larger one fits and is faster).
@@ -311,16 +215,12 @@ class Rules {
         fmt::format("raise micro_batch to {} and lower gradient accumulation to match", best_mb));
   }
 
-  // A9 / B6 / B7 and the host: storage kind and bandwidth, RAM for the dataset, CPU cores.
-  void Host(const SetupTraining& t) {
-    SizingInput in;
-    in.training = true;
-    in.gpus_per_node = r_.gpus();
-    in.nodes = s_.nodes;
-    in.gpu_memory = r_.acc->memory;
-    in.model_files = InferenceWeightBytes(t.model, t.precision, std::nullopt, 1, 1);
-    in.dataset = t.dataset;
-    in.token_input = t.model.is_transformer() && t.model.arch != ModelArch::kVit;
+  // A9 / B6 / B7: the storage the setup declares (kind and bandwidth), which a plan does not
+  // know. RAM, CPU cores and the other host items are the shared rules (HostRules).
+  // The need is guide B7's own figure (GPUs x 2 GB/s), not the plan's input rate: the rule
+  // checks the declared storage against the guide.
+  void Storage(SizingInput in) {
+    in.data_feed = BytesPerSec(0);
     const HostNeeds guide_b = SizeHost(SizingPolicy::kGuideB, in);
     std::optional<StorageKind> kind = s_.hardware.storage;
     if (!kind && !r_.custom && r_.inst.local_nvme.value() > 0) kind = StorageKind::kNvme;
@@ -351,33 +251,6 @@ class Rules {
       Add(Severity::kInfo, "B7-storage-bandwidth",
           fmt::format("storage bandwidth not given; guide B7 asks for {}", need_bw),
           "set hardware.storage_gbps to have it checked");
-    }
-    const bool ram_known = r_.inst.ram.value() > 0;
-    if (ram_known && t.dataset.value() > 0) {
-      // The dataset term of B6 alone: SizeHost's guide-B RAM with no GPU memory term.
-      SizingInput data_only = in;
-      data_only.gpu_memory = Bytes(0);
-      const Bytes need = SizeHost(SizingPolicy::kGuideB, data_only).ram;
-      if (r_.inst.ram < need) {
-        Add(Severity::kWarning, "B6-ram-dataset",
-            fmt::format("{:.0f} GB RAM per node is under 1.5 x the {:.0f} GB dataset ({:.0f} GB): "
-                        "the page cache cannot hold it and data loading swaps (guide B6)",
-                        ToGB(r_.inst.ram), ToGB(t.dataset), ToGB(need)),
-            "use a host with more RAM, shard the dataset across nodes, or stream it from "
-            "local NVMe with a bounded prefetch");
-      }
-    }
-    // CPU cores and RAM for the GPUs (gpuplan's default sizing policy, docs/sizing.md).
-    const HostNeeds needs = SizeHost(SizingPolicy::kDefault, in);
-    for (const HostFinding& f : CheckHost(needs, r_.inst)) {
-      if (f.ok) continue;
-      if (f.item == "cpu" && r_.inst.vcpus > 0) {
-        Add(Severity::kWarning, "A4-host-cpu", f.text + " (guide A4: GPUs x 8-12 cores)",
-            "pick a host with more cores, or fewer data-loader workers per GPU");
-      } else if (f.item == "ram" && ram_known) {
-        Add(Severity::kWarning, "A5-host-ram", f.text + " (guides A5/B6)",
-            "pick a host with more RAM");
-      }
     }
   }
 
@@ -430,11 +303,7 @@ class Rules {
   // B1: a training-class instance (NVLink/NVSwitch + RDMA fabric) serving a load that a much
   // cheaper deployment carries.
   void TrainingInstanceServing(const SetupServing& v, const std::string& cap_text) {
-    if (r_.custom || !r_.price_usd) return;
-    const IntraNodeLink l = r_.inst.intra_node_link;
-    const bool training_class = (l == IntraNodeLink::kNvlink || l == IntraNodeLink::kNvswitch) &&
-                                r_.inst.inter_node_fabric != InterNodeFabric::kNone;
-    if (!training_class) return;
+    if (r_.custom || !r_.price_usd || !IsTrainingClass(r_.inst)) return;
     ServeJobSpec job;
     job.model = v.model;
     job.weight_precision = v.precision;
@@ -446,19 +315,13 @@ class Rules {
     auto res = PlanServing(job, cat_, cal_);
     if (!res || res->plans.empty() || !res->plans.front().cost_per_hour) return;
     const ServePlan& p = res->plans.front();
-    const double mine = *r_.price_usd * s_.nodes;
-    const double best = *p.cost_per_hour;
-    if (mine < 2 * best) return;
-    Add(Severity::kWarning, "B1-training-instance-serving",
-        fmt::format("{} is a training-class machine ({} + {}) at ${:.2f}/h (${:.0f}/month) for "
-                    "serving: {}; {} x {} ({} x {} GPU(s)) carries the load at ${:.2f}/h "
-                    "(${:.0f}/month, {:.1f}x cheaper) (guide B1: 50k vs <8k USD/month)",
-                    HwName(r_, s_.nodes), IntraNodeLinkName(l),
-                    InterNodeFabricName(r_.inst.inter_node_fabric), mine, mine * 730, cap_text,
-                    p.instances, p.instance->instance_type, p.replicas, p.tp, best, best * 730,
-                    mine / best),
-        "serve on inference instances (`gpuplan plan infer`); keep the training machine for "
-        "training");
+    const CheaperServing cheaper{fmt::format("{} x {} ({} x {} GPU(s))", p.instances,
+                                             p.instance->instance_type, p.replicas, p.tp),
+                                 *p.cost_per_hour};
+    if (auto b1 = TrainingInstanceServingRule(r_.inst, HwName(r_, s_.nodes),
+                                              *r_.price_usd * s_.nodes, cap_text, cheaper, "USD")) {
+      out_.push_back(std::move(*b1));
+    }
   }
 
   const Setup& s_;

@@ -22,18 +22,6 @@ namespace gpuplan {
 
 using internal::Join;
 
-const char* SeverityName(Severity s) {
-  switch (s) {
-    case Severity::kError:
-      return "error";
-    case Severity::kWarning:
-      return "warning";
-    case Severity::kInfo:
-      return "info";
-  }
-  return "info";
-}
-
 const char* StorageKindName(StorageKind s) {
   switch (s) {
     case StorageKind::kNvme:

@@ -50,229 +50,6 @@ struct ShapeKey {
   }
 };
 
-// Checkpoint size: weights + optimizer states (full training) or the adapter (LoRA).
-Bytes CheckpointBytes(const TrainJobSpec& job) {
-  ParamCounts pc = CountParams(job.model);
-  if (job.method == TrainMethod::kLora || job.method == TrainMethod::kQlora) {
-    return Bytes(
-        static_cast<double>(LoraParams(job.model, job.lora_rank, LoraTargets::kAllLinear)) * 16);
-  }
-  return Bytes(static_cast<double>(pc.total) *
-               16.0);  // bf16 weights + fp32 master + m + v + grads-free
-}
-
-// Exposed communication below this share of the step is not worth a warning (A12 fires on the
-// plan's numbers: a PCIe box whose communication hides behind compute is not a pitfall).
-constexpr double kMaterialCommShare = 0.10;
-
-// What one token or sample of the job's input occupies on disk, and how that is known.
-struct InputForm {
-  double bytes = 0;
-  bool per_token = true;
-  std::string basis;
-};
-
-// Tokenised text is read as token ids: Megatron's indexed datasets store uint16 ids for
-// vocabularies under 65,500 and int32 otherwise (megatron/core/datasets/indexed_dataset.py,
-// DType.optimal_dtype). Images are read as JPEG: ImageNet-1k's 1,281,167 training images take
-// about 140 GB, ~110 KB each (the ILSVRC2012 train tar).
-constexpr double kJpegBytesPerImage = 110e3;
-
-InputForm InputFormFor(const TrainJobSpec& job) {
-  InputForm f;
-  if (job.dataset.value() > 0 && job.tokens > 0) {
-    f.bytes = job.dataset.value() / job.tokens;
-    f.basis = fmt::format("dataset {:.0f} GB / {:.3g} tokens = {:.3g} B per token",
-                          ToGB(job.dataset), job.tokens, f.bytes);
-    return f;
-  }
-  if (job.dataset.value() > 0 && job.samples > 0) {
-    f.bytes = job.dataset.value() / job.samples;
-    f.per_token = false;
-    f.basis = fmt::format("dataset {:.0f} GB / {:.3g} samples = {:.3g} KB per sample",
-                          ToGB(job.dataset), job.samples, f.bytes / 1e3);
-    return f;
-  }
-  if (job.model.is_transformer() && job.model.arch != ModelArch::kVit) {
-    const bool small = job.model.vocab > 0 && job.model.vocab < 65500;
-    f.bytes = small ? 2 : 4;
-    f.basis = fmt::format("tokenised text, {} B token ids (vocabulary {})", small ? 2 : 4,
-                          job.model.vocab);
-    return f;
-  }
-  f.bytes = kJpegBytesPerImage;
-  f.per_token = false;
-  f.basis = "JPEG images, ~110 KB each (ImageNet-1k average)";
-  return f;
-}
-
-void PriceAndCheck(const TrainJobSpec& job, const Catalog& cat, const Calibration& cal,
-                   std::optional<double> rate, TrainPlan& p) {
-  const InstanceType& i = *p.instance;
-  auto conv = [&](std::optional<double> v) -> std::optional<double> {
-    if (!v) return std::nullopt;
-    return cat.Convert(*v, i.currency, job.currency, rate) * p.nodes;
-  };
-  p.price_per_hour = conv(i.price_on_demand);
-  if (p.price_per_hour) p.cost_on_demand = *p.price_per_hour * p.hours;
-  if (auto r = conv(i.price_reserved_1y)) p.cost_reserved_1y = *r * p.hours;
-  if (auto r = conv(i.price_reserved_3y)) p.cost_reserved_3y = *r * p.hours;
-  // Spot: expected interruptions over the run, each losing half a checkpoint interval plus
-  // a restart; checkpoints cost their write time.
-  const double ckpt_gb = ToGB(CheckpointBytes(job));
-  const double write_h = ckpt_gb / (cal.Get("checkpoint_write_gbps", 2.0) * p.nodes) / 3600.0;
-  const double interval = job.checkpoint_interval_hours;
-  const double rate_h = cal.Get("spot_interruptions_per_node_hour", 0.02) * p.nodes;
-  const double restart = cal.Get("spot_restart_hours", 0.25);
-  SpotEstimate& s = p.spot;
-  s.checkpoint_hours = interval > 0 ? p.hours / interval * write_h : 0;
-  double base = p.hours + s.checkpoint_hours;
-  // Without checkpoints an interruption loses everything done so far (on average half).
-  double loss = interval > 0 ? interval / 2 + restart : base / 2 + restart;
-  s.interruptions = base * rate_h;
-  s.lost_hours = s.interruptions * loss;
-  s.hours = base + s.lost_hours;
-  if (job.spot_allowed) {
-    if (auto sp = conv(i.price_spot)) p.cost_spot = *sp * s.hours;
-  }
-  // Host sizing and checks.
-  SizingInput in;
-  in.training = true;
-  in.gpus_per_node = i.accelerator_count;
-  in.nodes = p.nodes;
-  const Accelerator* acc = cat.FindAccelerator(i.accelerator);  // one case-insensitive lookup
-  if (acc) in.gpu_memory = acc->memory;
-  in.model_files = Bytes(static_cast<double>(CountParams(job.model).total) * 2.0);
-  in.checkpoint = CheckpointBytes(job);
-  in.dataset = job.dataset;
-  in.host_offload_per_gpu = p.eval.memory.host_offload;
-  in.token_input = InputFormFor(job).per_token;
-  // Input rate: bytes per sample (or token) of the dataset on disk, or of the data's form when
-  // the job does not give its size, times the plan's rate.
-  if (p.eval.step.valid) {
-    const InputForm form = InputFormFor(job);
-    if (form.per_token) {
-      in.data_feed =
-          BytesPerSec(form.bytes * p.eval.step.tokens_per_s_per_gpu * p.par.gpus() / p.nodes);
-    } else {
-      in.data_feed = BytesPerSec(form.bytes * p.eval.step.samples_per_s / p.nodes);
-    }
-    in.data_feed_basis = form.basis;
-  }
-  p.host = SizeHost(job.host_policy, in);
-  p.host_findings = CheckHost(p.host, i);
-  // Warnings (guides A3, A12, A13, A15, B5, B6, B8).
-  const int gpn = i.accelerator_count;
-  const double pcie_share =
-      (p.eval.step.tp_comm + p.eval.step.dp_comm).value() / p.eval.step.total.value();
-  if (gpn > 1 && i.intra_node_link == IntraNodeLink::kPcie && (p.par.tp > 1 || p.par.dp > 1) &&
-      pcie_share >= kMaterialCommShare) {
-    p.warnings.push_back(fmt::format(
-        "multi-GPU training over PCIe only: exposed communication is {:.0f}% of the step; NVLink "
-        "machines cut it (guide A12, B8)",
-        100 * pcie_share));
-  }
-  if (p.nodes > 1 && i.inter_node_fabric == InterNodeFabric::kNone) {
-    p.warnings.push_back(fmt::format(
-        "{} nodes without RDMA (EFA/InfiniBand/RoCE): gradients cross {:.0f} Gbit/s TCP (guide "
-        "A13, B8); keep the nodes in one zone",
-        p.nodes, i.network.value() / 1e9));
-  }
-  if (p.nodes > 1) {
-    p.warnings.push_back(
-        "multi-node: place all nodes in one availability zone / placement group "
-        "(guide A13: latency under 5 us)");
-  }
-  const double mem_frac = p.eval.memory.Total().value() / acc->Usable().value();
-  if (mem_frac > job.headroom * 0.95) {
-    p.warnings.push_back(
-        fmt::format("memory at {:.0f}% of the GPU, close to the {:.0f}% headroom "
-                    "rule (B5)",
-                    100 * mem_frac, 100 * job.headroom));
-  }
-  for (const auto& f : p.host_findings) {
-    if (!f.ok) p.warnings.push_back(f.text);
-  }
-  if (job.dataset.value() > 0 && job.dataset.value() * 1.5 > i.ram.value() * p.nodes) {
-    p.warnings.push_back(fmt::format(
-        "dataset {:.0f} GB is larger than RAM x 1/1.5 ({:.0f} GB): stream it from local NVMe, "
-        "not from memory (guide B6)",
-        ToGB(job.dataset), ToGB(i.ram) * p.nodes / 1.5));
-  }
-  // Vision training decodes JPEGs on the host: cores needed at the plan's images per second.
-  const bool images = job.model.arch == ModelArch::kCnn || job.model.arch == ModelArch::kVit;
-  if (images && p.eval.step.valid && p.eval.step.samples_per_s > 0) {
-    const double per_core = cal.Get("jpeg_decode_images_per_core_s", 150);
-    const double per_node = p.eval.step.samples_per_s / p.nodes;
-    const double cores = per_node / per_core;
-    const double has = i.vcpus / 2.0;
-    if (cores > has) {
-      p.warnings.push_back(fmt::format(
-          "JPEG decode of {:.0f} images/s per node needs about {:.0f} host cores at {:.0f} "
-          "images/s "
-          "per core; the instance has {:.0f}: the GPUs will wait on data. Decode on the GPU with "
-          "NVIDIA DALI (nvJPEG) or train from preprocessed (pre-decoded, resized) data",
-          per_node, cores, per_core, has));
-    }
-  }
-  if (job.spot_allowed && p.cost_spot && job.checkpoint_interval_hours <= 0) {
-    p.warnings.push_back(
-        "spot without checkpoints: an interruption loses the run so far (guide A15)");
-  }
-  const double comm =
-      (p.eval.step.tp_comm + p.eval.step.dp_comm + p.eval.step.pp_comm + p.eval.step.ep_comm)
-          .value();
-  if (comm > 0.3 * p.eval.step.total.value()) {
-    p.warnings.push_back(fmt::format("exposed communication is {:.0f}% of each step",
-                                     100 * comm / p.eval.step.total.value()));
-  }
-  if (p.opt.micro_batch == 1 && p.opt.recompute == Recompute::kFull && gpn * p.nodes == 1 &&
-      job.method != TrainMethod::kLora && job.method != TrainMethod::kQlora) {
-    p.warnings.push_back(
-        "micro-batch 1 with full recompute on one GPU: a larger-memory card may "
-        "be cheaper per result (guide A3)");
-  }
-}
-
-// A host rule (CPU cores, RAM) that no candidate instance meets is the policy's, not the
-// plan's: it is said once in the notes and neither warns on nor demotes every plan.
-void WaiveUnmeetableHostRules(const TrainJobSpec& job, std::vector<TrainPlan>& plans,
-                              std::vector<std::string>& notes) {
-  if (plans.empty()) return;
-  for (const char* item : {"cpu", "ram"}) {
-    double least = 1e300, most = 0, most_has = 0;
-    std::string unit;
-    bool all_fail = true;
-    for (const TrainPlan& p : plans) {
-      for (const HostFinding& f : p.host_findings) {
-        if (f.item != item) continue;
-        if (f.ok) all_fail = false;
-        least = std::min(least, f.needed);
-        most = std::max(most, f.needed);
-        most_has = std::max(most_has, f.has);
-        unit = f.unit;
-      }
-      if (!all_fail) break;
-    }
-    if (!all_fail) continue;
-    for (TrainPlan& p : plans) {
-      for (HostFinding& f : p.host_findings) {
-        if (f.item != item || f.ok) continue;
-        std::erase(p.warnings, f.text);
-        f.ok = true;
-        f.waived = true;
-      }
-    }
-    notes.push_back(fmt::format(
-        "the {} host policy asks for {} {} of {} per node for these GPUs; none of the {} candidate "
-        "plans' instances has that much for its GPUs (most offered: {:.0f} {}): plans are ranked "
-        "without this rule",
-        SizingPolicyName(job.host_policy),
-        least == most ? fmt::format("{:.0f}", least) : fmt::format("{:.0f}-{:.0f}", least, most),
-        unit, item == std::string("cpu") ? "CPU" : "RAM", plans.size(), most_has, unit));
-  }
-}
-
 // Keeps the best-ranked of the plans that differ only by region (same cloud, instance type,
 // node count); the others' regions are listed on it. `plans` is sorted best first.
 void CollapseRegions(std::vector<TrainPlan>& plans) {
@@ -398,6 +175,7 @@ Result<TrainPlanResult> PlanTrainingImpl(const TrainJobSpec& job, const Catalog&
                                  .value() *
                              tj.tokens;
   std::vector<TrainPlan> all;
+  std::vector<std::string> forced_by;  // per plan in `all`: SmallCardForcedBy (A3)
   int dropped_memory = 0, dropped_deadline = 0, dropped_budget = 0, skipped_bound = 0;
   int skipped_fixed = 0, rounded_batch = 0;
   std::vector<std::string> no_precision;  // accelerators without the job's precision
@@ -495,6 +273,21 @@ Result<TrainPlanResult> PlanTrainingImpl(const TrainJobSpec& job, const Catalog&
     }
     const double hours = choice->eval.job_seconds / 3600.0;
     if (hours <= 0) continue;
+    std::string small_card;  // what the shape's small card is forced into (A3), if anything
+    {
+      TrainFacts f;
+      f.model = &job.model;
+      f.instance = &proto;
+      f.accelerator = &acc;
+      f.nodes = v.nodes;
+      f.par = choice->par;
+      f.opt = choice->opt;
+      f.eval = &choice->eval;
+      f.headroom = job.headroom;
+      TrainJob cj = tj;
+      cj.global_batch = choice->global_batch;
+      small_card = SmallCardForcedBy(f, cj, fw_cal);
+    }
     for (const InstanceType* inst : *v.insts) {
       TrainPlan p;
       p.instance = inst;
@@ -525,10 +318,16 @@ Result<TrainPlanResult> PlanTrainingImpl(const TrainJobSpec& job, const Catalog&
                           p.RankCost());
       }
       all.push_back(std::move(p));
+      forced_by.push_back(small_card);
     }
   }
   // ---- rank, top-k, Pareto front -----------------------------------------------------------
   WaiveUnmeetableHostRules(job, all, out.notes);
+  FlagSmallCards(job, catalog, forced_by, all);
+  for (TrainPlan& p : all) {
+    p.warnings.clear();
+    for (const Finding& f : p.findings) p.warnings.push_back(f.message);
+  }
   std::sort(all.begin(), all.end(),
             [&](const TrainPlan& a, const TrainPlan& b) { return Better(a, b, job.objective); });
   if (!job.by_region) CollapseRegions(all);

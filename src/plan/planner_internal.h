@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "gpuplan/planner.h"
+#include "gpuplan/serve_planner.h"
 
 namespace gpuplan {
 
@@ -29,6 +30,28 @@ Result<TrainPlanResult> PlanTrainingImpl(const TrainJobSpec& job, const Catalog&
 // beside gpuplan's, with a verdict (guide_compare.cc).
 void AddGuideComparison(const TrainJobSpec& job, const Catalog& catalog, const Calibration& cal,
                         std::optional<double> rate, TrainPlanResult& out);
+// Prices `p` (its instance, nodes, layout, evaluation and hours are set): on-demand, reserved,
+// spot with interruptions and checkpoint writes; sizes its host under the job's policy and sets
+// its findings from the guides' pitfalls (TrainingPitfalls) (plan_checks.cc).
+void PriceAndCheck(const TrainJobSpec& job, const Catalog& cat, const Calibration& cal,
+                   std::optional<double> rate, TrainPlan& p);
+// A host rule (CPU cores, RAM) that no plan's instance meets is the policy's: it is waived on
+// every plan (finding removed, HostFinding marked `waived`) and said once in `notes`.
+void WaiveUnmeetableHostRules(const TrainJobSpec& job, std::vector<TrainPlan>& plans,
+                              std::vector<std::string>& notes);
+// A3 over the candidate plans: `forced_by[k]` is SmallCardForcedBy of plans[k]; such a plan
+// gets the A3 finding when another plan on a larger-memory GPU is enough cheaper.
+void FlagSmallCards(const TrainJobSpec& job, const Catalog& cat,
+                    const std::vector<std::string>& forced_by, std::vector<TrainPlan>& plans);
+// PlanServing without the B1 warnings and the guide comparison (serve_planner.cc).
+Result<ServePlanResult> PlanServingImpl(const ServeJobSpec& job, const Catalog& catalog,
+                                        const Calibration& cal, std::optional<double> rate);
+// B1 on `out.plans`: a training-class plan (IsTrainingClass) whose price per hour is at least
+// kServingCostRatio x the cheapest deployment of the load on its cloud (PlanServingImpl on any
+// GPU there) gets TrainingInstanceServingRule's message as a warning (plan_checks.cc).
+void AddTrainingClassWarnings(const ServeJobSpec& job, const Catalog& catalog,
+                              const Calibration& cal, std::optional<double> rate,
+                              ServePlanResult& out);
 // When nothing fits: re-plans with one constraint relaxed at a time and says how far each
 // nearest plan misses (nearest_miss.cc).
 void AddNearestMisses(const TrainJobSpec& job, const Catalog& catalog, const Calibration& cal,

@@ -9,6 +9,7 @@
 
 #include "gpuplan/serve_planner.h"
 #include "gpuplan/sizing.h"
+#include "plan/planner_internal.h"
 #include "plan/serve_eval.h"
 
 namespace gpuplan {
@@ -64,9 +65,6 @@ std::string ServingRuntime(const ModelSpec& model, const InstanceType& inst, Eng
 }
 
 namespace {
-
-Result<ServePlanResult> PlanServingImpl(const ServeJobSpec& job, const Catalog& catalog,
-                                        const Calibration& cal, std::optional<double> rate);
 
 struct ServeGuideRule {
   std::string text;
@@ -150,6 +148,7 @@ void AddServeGuideComparison(const ServeJobSpec& job, const Catalog& catalog,
 Result<ServePlanResult> PlanServing(const ServeJobSpec& job, const Catalog& catalog,
                                     const Calibration& cal, std::optional<double> rate) {
   auto res = PlanServingImpl(job, catalog, cal, rate);
+  if (res) AddTrainingClassWarnings(job, catalog, cal, rate, *res);
   if (res && job.with_guide && job.allow_gpu)
     AddServeGuideComparison(job, catalog, cal, rate, *res);
   return res;
@@ -265,13 +264,9 @@ void AddServeWarnings(const ServeJobSpec& job, const Catalog& catalog, const Ser
         inst.instance_type, pp, tp, pp, InterNodeFabricName(inst.inter_node_fabric), pp, pp - 1,
         hop_ms, pp, tp));
   }
-  if (!cpu_inst && inst.inter_node_fabric != InterNodeFabric::kNone &&
-      inst.accelerator_count >= 8 && p.instances == 1 && p.utilization < 0.3) {
-    p.warnings.push_back(
-        "a training-class instance (8 GPUs + RDMA fabric) serving a light load: "
-        "a smaller instance is usually cheaper (guide B1)");
-  }
 }
+
+}  // namespace
 
 Result<ServePlanResult> PlanServingImpl(const ServeJobSpec& job, const Catalog& catalog,
                                         const Calibration& cal, std::optional<double> rate) {
@@ -450,7 +445,5 @@ Result<ServePlanResult> PlanServingImpl(const ServeJobSpec& job, const Catalog& 
   out.plans = std::move(all);
   return out;
 }
-
-}  // namespace
 
 }  // namespace gpuplan
