@@ -124,12 +124,11 @@ void EvaluateGpuShape(const ServeJobSpec& job, const InstanceType& inst, const C
       inst.inter_node_bw && inst.accelerator_count >= 2) {
     const bool one_node = std::any_of(se.layouts.begin(), se.layouts.end(),
                                       [](const LayoutEval& l) { return l.fits; });
-    se.stage_link =
-        BytesPerSec(inst.inter_node_bw->value() / 8 * k.Fabric(inst.inter_node_fabric));
+    se.stage_link = BytesPerSec(inst.inter_node_bw->value() / 8 * k.Fabric(inst.inter_node_fabric));
     const int tp = se.layouts.back().layout.tp;
     for (int pp = 2; !one_node && pp <= kMaxServeNodesPerReplica && pp <= m.layers; ++pp) {
-      if (EstimateLlmServingPipelined(m, SetupFor(job, tp), dev, pp, se.stage_link,
-                                      k.stage_latency, job.input_len, job.output_len, 0, cal)
+      if (EstimateLlmServingPipelined(m, SetupFor(job, tp), dev, pp, se.stage_link, k.stage_latency,
+                                      job.input_len, job.output_len, 0, cal)
               .fits) {
         se.layouts.push_back(
             EvaluateLayout(job, dev, {tp, pp}, se.stage_link, k.stage_latency, cal));
