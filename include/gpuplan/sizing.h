@@ -37,6 +37,8 @@ struct SizingInput {
   std::string data_feed_basis;  // how data_feed was obtained, for the rationale
   // Optimizer / parameter states one GPU offloads to host RAM (ZeRO-Offload); 0 = none.
   Bytes host_offload_per_gpu;
+  // false: SizeHost leaves HostNeeds::rationale empty (search loops); every number is the same.
+  bool explain = true;
 };
 
 // Needs of ONE node.

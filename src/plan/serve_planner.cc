@@ -170,6 +170,7 @@ SizingInput ServeHostInput(const ServePlan& p, const Accelerator* acc, Bytes sta
   const bool cpu_inst = p.instance->is_cpu_only();
   SizingInput hin;
   hin.training = false;
+  hin.explain = false;  // the planner reads the numbers; CheckHost words its own findings
   hin.gpus_per_node = cpu_inst ? 0 : p.replicas_per_instance * p.tp;
   hin.nodes = 1;
   if (acc) hin.gpu_memory = acc->memory;
@@ -184,8 +185,7 @@ Bytes StageWeights(const ServeJobSpec& job, double params_total, int pp) {
   return Bytes(params_total * bits / 8 / pp);
 }
 
-// SizeHost's numbers for the planner's few distinct inputs, computed once per plan call (the
-// rationale strings are built again only for the plans that are kept).
+// SizeHost's numbers (no rationale) for the planner's distinct inputs, once per plan call.
 class HostNeedsCache {
  public:
   const HostNeeds& Get(const SizingInput& in) {
