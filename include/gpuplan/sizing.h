@@ -40,6 +40,8 @@ struct SizingInput {
   // The training input is pre-tokenised text read as token ids (memory-mapped, no decoding):
   // the default policy then counts 2 data-loader workers per GPU instead of 4.
   bool token_input = false;
+  // false: SizeHost leaves HostNeeds::rationale empty (search loops); every number is the same.
+  bool explain = true;
 };
 
 // Needs of ONE node.

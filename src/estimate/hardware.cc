@@ -5,6 +5,9 @@
 
 #include <algorithm>
 #include <cmath>
+#include <iterator>
+
+#include "estimate/calibration_lookup.h"
 
 namespace gpuplan {
 namespace internal {
@@ -97,32 +100,62 @@ BytesPerSec HardwareView::IntraBwFor(int group) const {
 }
 
 StepConstants StepConstants::From(const Calibration& cal, const HardwareView& hw) {
+  // One pass over the calibration table for every constant of the step (Calibration::Get would
+  // scan it once per key).
+  const internal::CalKey keys[] = {
+      {"gemm_knee_flops_per_byte", 160},
+      {"hbm_efficiency", 0.8},
+      {"attention_efficiency", 0.55},
+      {"kernel_overhead_us", 4},
+      {"fp8_gemm_efficiency_factor", 0.7},
+      {"elementwise_passes_fused", 10},
+      {"elementwise_passes_eager", 24},
+      {"kernels_per_layer", 24},
+      {"attention_backward_factor", 2.5},
+      {"cnn_batch_knee", 16},
+      {"cnn_efficiency_factor", 0.6},
+      {"cnn_train_elementwise_passes", 8},
+      {LinkKey(hw.intra), 0.7},
+      {FabricKey(hw.inter), 0.7},
+      {"link_latency_us.intra", 5},
+      {"link_latency_us.inter", 15},
+      {"tp_comm_overlap", 0.0},
+      {"param_gather_overlap", 0.0},
+      {"zero3_overlap", 0.7},
+      {"dp_overlap", 0.8},
+      {"optimizer_bytes_per_param", 32},
+      {"host_link_efficiency", 0.8},
+      {"host_memory_gbps_per_gpu", 32},
+      {"nf4_dequant_bytes_per_param", 2.5},
+  };
+  double v[std::size(keys)];
+  internal::GetAll(cal, keys, v);
   StepConstants k;
   k.gemm_eff = cal.GemmEfficiency(*hw.acc);
-  k.gemm_knee = cal.Get("gemm_knee_flops_per_byte", 160);
-  k.hbm_eff = cal.Get("hbm_efficiency", 0.8);
-  k.attn_eff = cal.Get("attention_efficiency", 0.55);
-  k.kernel_s = cal.Get("kernel_overhead_us", 4) * 1e-6;
-  k.fp8_factor = cal.Get("fp8_gemm_efficiency_factor", 0.7);
-  k.passes_fused = cal.Get("elementwise_passes_fused", 10);
-  k.passes_eager = cal.Get("elementwise_passes_eager", 24);
-  k.kernels_per_layer = cal.Get("kernels_per_layer", 24);
-  k.attn_bwd_factor = cal.Get("attention_backward_factor", 2.5);
-  k.cnn_knee = cal.Get("cnn_batch_knee", 16);
-  k.cnn_factor = cal.Get("cnn_efficiency_factor", 0.6);
-  k.cnn_train_passes = cal.Get("cnn_train_elementwise_passes", 8);
-  k.intra_link_eff = cal.Get(LinkKey(hw.intra), 0.7);
-  k.inter_link_eff = cal.Get(FabricKey(hw.inter), 0.7);
-  k.lat_intra_s = cal.Get("link_latency_us.intra", 5) * 1e-6;
-  k.lat_inter_s = cal.Get("link_latency_us.inter", 15) * 1e-6;
-  k.tp_overlap = std::clamp(cal.Get("tp_comm_overlap", 0.0), 0.0, 1.0);
-  k.param_gather_overlap = cal.Get("param_gather_overlap", 0.0);
-  k.zero3_overlap = cal.Get("zero3_overlap", 0.7);
-  k.dp_overlap = cal.Get("dp_overlap", 0.8);
-  k.optimizer_bytes_per_param = cal.Get("optimizer_bytes_per_param", 32);
-  k.host_link_eff = cal.Get("host_link_efficiency", 0.8);
-  k.host_memory_bw = cal.Get("host_memory_gbps_per_gpu", 32) * 1e9;
-  k.nf4_dequant_bytes = cal.Get("nf4_dequant_bytes_per_param", 2.5);
+  k.gemm_knee = v[0];
+  k.hbm_eff = v[1];
+  k.attn_eff = v[2];
+  k.kernel_s = v[3] * 1e-6;
+  k.fp8_factor = v[4];
+  k.passes_fused = v[5];
+  k.passes_eager = v[6];
+  k.kernels_per_layer = v[7];
+  k.attn_bwd_factor = v[8];
+  k.cnn_knee = v[9];
+  k.cnn_factor = v[10];
+  k.cnn_train_passes = v[11];
+  k.intra_link_eff = v[12];
+  k.inter_link_eff = v[13];
+  k.lat_intra_s = v[14] * 1e-6;
+  k.lat_inter_s = v[15] * 1e-6;
+  k.tp_overlap = std::clamp(v[16], 0.0, 1.0);
+  k.param_gather_overlap = v[17];
+  k.zero3_overlap = v[18];
+  k.dp_overlap = v[19];
+  k.optimizer_bytes_per_param = v[20];
+  k.host_link_eff = v[21];
+  k.host_memory_bw = v[22] * 1e9;
+  k.nf4_dequant_bytes = v[23];
   return k;
 }
 

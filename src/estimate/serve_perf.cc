@@ -6,7 +6,9 @@
 // batch on the same roofline. CPUs: cores x clock x FLOP/cycle (AVX-512/AMX) and DDR bandwidth.
 #include <algorithm>
 #include <cmath>
+#include <iterator>
 
+#include "estimate/calibration_lookup.h"
 #include "estimate/roofline.h"
 #include "gpuplan/serve.h"
 
@@ -51,19 +53,27 @@ ComputeDevice DeviceFromAccelerator(const Accelerator& acc, const Calibration& c
   d.mem_bw = acc.memory_bw.value();
   d.memory = acc.memory;
   d.gemm_eff = cal.GemmEfficiency(acc);
-  d.mem_eff = cal.Get("hbm_efficiency", 0.8);
-  d.kernel_s = cal.Get("kernel_overhead_us", 4) * 1e-6;
-  d.gemm_knee = cal.Get("gemm_knee_flops_per_byte", 160);
-  d.decode_knee = cal.Get("decode_batch_knee", 128);
-  d.conv_factor = cal.Get("cnn_efficiency_factor", 0.6);
+  const internal::CalKey keys[] = {
+      {"hbm_efficiency", 0.8},
+      {"kernel_overhead_us", 4},
+      {"gemm_knee_flops_per_byte", 160},
+      {"decode_batch_knee", 128},
+      {"cnn_efficiency_factor", 0.6},
+      {link == IntraNodeLink::kPcie || link == IntraNodeLink::kNone ? "link_efficiency.pcie"
+                                                                    : "link_efficiency.nvlink",
+       0.7},
+  };
+  double c[std::size(keys)];
+  internal::GetAll(cal, keys, c);  // one pass over the calibration table
+  d.mem_eff = c[0];
+  d.kernel_s = c[1] * 1e-6;
+  d.gemm_knee = c[2];
+  d.decode_knee = c[3];
+  d.conv_factor = c[4];
   InstanceType shape;
   shape.accelerator_count = 8;
   shape.intra_node_link = link;
-  d.link_bw = HardwareFromInstance(shape, acc, 1).intra_bw *
-              cal.Get(link == IntraNodeLink::kPcie || link == IntraNodeLink::kNone
-                          ? "link_efficiency.pcie"
-                          : "link_efficiency.nvlink",
-                      0.7);
+  d.link_bw = HardwareFromInstance(shape, acc, 1).intra_bw * c[5];
   return d;
 }
 

@@ -176,7 +176,7 @@ void AddTrainingClassWarnings(const ServeJobSpec& job, const Catalog& catalog,
       any.gpus.clear();
       any.regions.clear();
       any.top = 1;
-      auto r = PlanServingImpl(any, catalog, cal, rate);
+      auto r = PlanServingImpl(any, catalog, cal, rate, /*warnings=*/false);
       std::optional<CheaperServing> c;
       if (r && !r->plans.empty() && r->plans.front().cost_per_hour) {
         const ServePlan& q = r->plans.front();

@@ -44,8 +44,10 @@ void WaiveUnmeetableHostRules(const TrainJobSpec& job, std::vector<TrainPlan>& p
 void FlagSmallCards(const TrainJobSpec& job, const Catalog& cat,
                     const std::vector<std::string>& forced_by, std::vector<TrainPlan>& plans);
 // PlanServing without the B1 warnings and the guide comparison (serve_planner.cc).
+// `warnings` = false leaves the kept plans' warnings (and runtime) unformatted.
 Result<ServePlanResult> PlanServingImpl(const ServeJobSpec& job, const Catalog& catalog,
-                                        const Calibration& cal, std::optional<double> rate);
+                                        const Calibration& cal, std::optional<double> rate,
+                                        bool warnings = true);
 // B1 on `out.plans`: a training-class plan (IsTrainingClass) whose price per hour is at least
 // kServingCostRatio x the cheapest deployment of the load on its cloud (PlanServingImpl on any
 // GPU there) gets TrainingInstanceServingRule's message as a warning (plan_checks.cc).

@@ -66,6 +66,10 @@ std::string ServingRuntime(const ModelSpec& model, const InstanceType& inst, Eng
 
 namespace {
 
+// Formats the warnings (and runtime) of one plan of `job`.
+void AddServeWarnings(const ServeJobSpec& job, const Catalog& catalog, const Calibration& cal,
+                      ServePlan& p);
+
 struct ServeGuideRule {
   std::string text;
   std::vector<std::string> gpus;
@@ -111,7 +115,8 @@ void AddServeGuideComparison(const ServeJobSpec& job, const Catalog& catalog,
   g.allow_cpu = false;
   g.allow_gpu = true;
   g.top = 50;
-  auto res = PlanServingImpl(g, catalog, cal, rate);
+  // Only the guide plan chosen below is shown: its warnings are formatted alone.
+  auto res = PlanServingImpl(g, catalog, cal, rate, /*warnings=*/false);
   const ServePlan* gp = nullptr;
   if (res) {
     for (const ServePlan& p : res->plans) {
@@ -128,6 +133,7 @@ void AddServeGuideComparison(const ServeJobSpec& job, const Catalog& catalog,
     return;
   }
   out.guide_plans.push_back(*gp);
+  AddServeWarnings(g, catalog, cal, out.guide_plans.back());
   if (out.plans.empty()) return;
   const ServePlan& top = out.plans.front();
   if (std::find(rule->gpus.begin(), rule->gpus.end(), top.instance->accelerator) !=
@@ -162,6 +168,7 @@ SizingInput ServeHostInput(const ServePlan& p, const Accelerator* acc, Bytes sta
   const bool cpu_inst = p.instance->is_cpu_only();
   SizingInput hin;
   hin.training = false;
+  hin.explain = false;  // the planner reads the numbers; CheckHost words its own findings
   hin.gpus_per_node = cpu_inst ? 0 : p.replicas_per_instance * p.tp;
   hin.nodes = 1;
   if (acc) hin.gpu_memory = acc->memory;
@@ -176,8 +183,7 @@ Bytes StageWeights(const ServeJobSpec& job, double params_total, int pp) {
   return Bytes(params_total * bits / 8 / pp);
 }
 
-// SizeHost's numbers for the planner's few distinct inputs, computed once per plan call (the
-// rationale strings are built again only for the plans that are kept).
+// SizeHost's numbers (no rationale) for the planner's distinct inputs, once per plan call.
 class HostNeedsCache {
  public:
   const HostNeeds& Get(const SizingInput& in) {
@@ -203,7 +209,7 @@ class HostNeedsCache {
 // The warnings of a plan that is kept (the top plans after ranking): formatted here rather than
 // for every candidate.
 void AddServeWarnings(const ServeJobSpec& job, const Catalog& catalog, const ServeConstants& k,
-                      double params_total, ServePlan& p) {
+                      double params_total, HostNeedsCache* host_needs, ServePlan& p) {
   const InstanceType& inst = *p.instance;
   const ModelSpec& m = job.model;
   const bool llm = m.is_decoder_llm();
@@ -228,7 +234,10 @@ void AddServeWarnings(const ServeJobSpec& job, const Catalog& catalog, const Ser
   const Bytes weights = StageWeights(job, params_total, pp);
   if (p.host_inadequate) {
     const SizingInput hin = ServeHostInput(p, catalog.FindAccelerator(inst.accelerator), weights);
-    for (const HostFinding& f : CheckHost(SizeHost(SizingPolicy::kDefault, hin), inst)) {
+    HostNeeds own;
+    const HostNeeds& needs =
+        host_needs ? host_needs->Get(hin) : (own = SizeHost(SizingPolicy::kDefault, hin));
+    for (const HostFinding& f : CheckHost(needs, inst)) {
       if (f.item == "ram" && !f.ok) {
         p.warnings.push_back("host " + f.text +
                              " (weights staged in RAM while loading, plus "
@@ -266,10 +275,17 @@ void AddServeWarnings(const ServeJobSpec& job, const Catalog& catalog, const Ser
   }
 }
 
+void AddServeWarnings(const ServeJobSpec& job, const Catalog& catalog, const Calibration& cal,
+                      ServePlan& p) {
+  AddServeWarnings(job, catalog, ServeConstants(cal),
+                   static_cast<double>(CountParams(job.model).total), nullptr, p);
+}
+
 }  // namespace
 
 Result<ServePlanResult> PlanServingImpl(const ServeJobSpec& job, const Catalog& catalog,
-                                        const Calibration& cal, std::optional<double> rate) {
+                                        const Calibration& cal, std::optional<double> rate,
+                                        bool warnings) {
   ServePlanResult out;
   out.prices_as_of = catalog.PricesAsOf();
   if (!(job.qps > 0)) {
@@ -441,7 +457,9 @@ Result<ServePlanResult> PlanServingImpl(const ServeJobSpec& job, const Catalog& 
   }
   if (static_cast<int>(all.size()) > std::max(1, job.top))
     all.resize(static_cast<size_t>(std::max(1, job.top)));
-  for (ServePlan& p : all) AddServeWarnings(job, catalog, k, params_total, p);
+  if (warnings) {
+    for (ServePlan& p : all) AddServeWarnings(job, catalog, k, params_total, &host_needs, p);
+  }
   out.plans = std::move(all);
   return out;
 }

@@ -111,12 +111,14 @@ struct Basis {
   Bytes gpu_total;        // GPU memory of one node
   Bytes checkpoint;       // one full checkpoint (given, or estimated for training)
   std::string ckpt_note;  // how `checkpoint` was obtained, when not given
+  bool explain = true;    // SizingInput::explain: build the rationale lines
 };
 
 Basis MakeBasis(const SizingInput& in) {
   Basis b;
   b.gpus = std::max(0, in.gpus_per_node);
   b.nodes = std::max(1, in.nodes);
+  b.explain = in.explain;
   b.gpu_total = in.gpu_memory * static_cast<double>(b.gpus);
   b.checkpoint = in.checkpoint;
   if (in.training && in.checkpoint.value() <= 0) {
@@ -139,51 +141,57 @@ int Cores(int gpus, int per_gpu, int per_node) { return gpus * per_gpu + per_nod
 void SizeNetwork(const Basis& b, HostNeeds& n) {
   if (b.nodes <= 1) {
     n.network = BitsPerSec(0);
-    n.rationale.push_back("network: 1 node: 0 Gbit/s, no inter-node fabric needed");
+    if (b.explain) n.rationale.push_back("network: 1 node: 0 Gbit/s, no inter-node fabric needed");
     return;
   }
   n.network = kRdmaFloorPerGpu * static_cast<double>(b.gpus);
-  n.rationale.push_back(fmt::format(
-      "network: {} nodes: {} GPUs x {} = {} RDMA per node (guides A13, B8: RDMA, one zone; "
-      "the per-GPU floor is gpuplan's, docs/sizing.md)",
-      b.nodes, b.gpus, Net(kRdmaFloorPerGpu), Net(n.network)));
+  if (b.explain)
+    n.rationale.push_back(fmt::format(
+        "network: {} nodes: {} GPUs x {} = {} RDMA per node (guides A13, B8: RDMA, one zone; "
+        "the per-GPU floor is gpuplan's, docs/sizing.md)",
+        b.nodes, b.gpus, Net(kRdmaFloorPerGpu), Net(n.network)));
 }
 
 // Guide A's disks (A6, A7, A10); guide B reuses them (it has no disk rule).
 void SizeGuideDisks(const SizingInput& in, const Basis& b, std::string_view prefix, HostNeeds& n) {
   n.system_disk = in.model_files * kGuideASystemModelFactor + in.dataset;
-  n.rationale.push_back(fmt::format("system disk: model files {} x {} + dataset {} = {} ({}A6)",
-                                    Disk(in.model_files), Num(kGuideASystemModelFactor, 0),
-                                    Disk(in.dataset), Disk(n.system_disk), prefix));
+  if (b.explain)
+    n.rationale.push_back(fmt::format("system disk: model files {} x {} + dataset {} = {} ({}A6)",
+                                      Disk(in.model_files), Num(kGuideASystemModelFactor, 0),
+                                      Disk(in.dataset), Disk(n.system_disk), prefix));
   if (in.training) {
     n.data_disk = in.dataset + b.checkpoint * static_cast<double>(kCheckpointsKept);
-    n.rationale.push_back(fmt::format(
-        "data disk: dataset {} + {} checkpoints x {} = {} ({}A7: sized by the dataset; A10: "
-        "keep the last {} checkpoints on local NVMe{})",
-        Disk(in.dataset), kCheckpointsKept, Disk(b.checkpoint), Disk(n.data_disk), prefix,
-        kCheckpointsKept, b.ckpt_note));
+    if (b.explain)
+      n.rationale.push_back(fmt::format(
+          "data disk: dataset {} + {} checkpoints x {} = {} ({}A7: sized by the dataset; A10: "
+          "keep the last {} checkpoints on local NVMe{})",
+          Disk(in.dataset), kCheckpointsKept, Disk(b.checkpoint), Disk(n.data_disk), prefix,
+          kCheckpointsKept, b.ckpt_note));
   } else {
     n.data_disk = in.dataset;
-    n.rationale.push_back(fmt::format(
-        "data disk: dataset {}; inference keeps no checkpoints ({}A9: model loading is one-off)",
-        Disk(n.data_disk), prefix));
+    if (b.explain)
+      n.rationale.push_back(fmt::format(
+          "data disk: dataset {}; inference keeps no checkpoints ({}A9: model loading is one-off)",
+          Disk(n.data_disk), prefix));
   }
 }
 
-void SizeGuideInferenceStorage(HostNeeds& n) {
+void SizeGuideInferenceStorage(const Basis& b, HostNeeds& n) {
   n.storage_bw = kNetworkStorageBw;
-  n.rationale.push_back(
-      fmt::format("storage: {}, network storage suffices for inference (guide A9: model loading is "
-                  "one-off; network storage 1-2 GB/s)",
-                  Bw(n.storage_bw)));
+  if (b.explain)
+    n.rationale.push_back(fmt::format(
+        "storage: {}, network storage suffices for inference (guide A9: model loading is "
+        "one-off; network storage 1-2 GB/s)",
+        Bw(n.storage_bw)));
 }
 
 void SizeGuideAInferenceRam(const Basis& b, std::string_view note, HostNeeds& n) {
   n.ram = b.gpu_total * kGuideARamFactorInfer;
-  n.rationale.push_back(
-      fmt::format("RAM: {} GPU memory x {} = {} (guide A5: 1-1.5x for inference, midpoint; "
-                  "A8 uses 1.2{})",
-                  Mem(b.gpu_total), Num(kGuideARamFactorInfer, 2), Mem(n.ram), note));
+  if (b.explain)
+    n.rationale.push_back(
+        fmt::format("RAM: {} GPU memory x {} = {} (guide A5: 1-1.5x for inference, midpoint; "
+                    "A8 uses 1.2{})",
+                    Mem(b.gpu_total), Num(kGuideARamFactorInfer, 2), Mem(n.ram), note));
 }
 
 HostNeeds SizeGuideA(const SizingInput& in) {
@@ -192,29 +200,34 @@ HostNeeds SizeGuideA(const SizingInput& in) {
   n.policy = SizingPolicy::kGuideA;
   if (in.training) {
     n.cpu_cores = Cores(b.gpus, kGuideACoresPerGpuTrain, 0);
-    n.rationale.push_back(fmt::format(
-        "CPU: {} GPUs x {} cores = {} cores (guide A4: 8-12 per GPU for training; A7 uses {})",
-        b.gpus, kGuideACoresPerGpuTrain, n.cpu_cores, kGuideACoresPerGpuTrain));
+    if (b.explain)
+      n.rationale.push_back(fmt::format(
+          "CPU: {} GPUs x {} cores = {} cores (guide A4: 8-12 per GPU for training; A7 uses {})",
+          b.gpus, kGuideACoresPerGpuTrain, n.cpu_cores, kGuideACoresPerGpuTrain));
     n.ram = b.gpu_total * kGuideARamFactorTrain;
-    n.rationale.push_back(fmt::format(
-        "RAM: {} GPU memory x {} = {} (guide A5: 2-3x for training; A7 uses {})", Mem(b.gpu_total),
-        Num(kGuideARamFactorTrain, 2), Mem(n.ram), Num(kGuideARamFactorTrain, 2)));
+    if (b.explain)
+      n.rationale.push_back(
+          fmt::format("RAM: {} GPU memory x {} = {} (guide A5: 2-3x for training; A7 uses {})",
+                      Mem(b.gpu_total), Num(kGuideARamFactorTrain, 2), Mem(n.ram),
+                      Num(kGuideARamFactorTrain, 2)));
   } else {
     n.cpu_cores = Cores(b.gpus, kGuideACoresPerGpuInfer, 0);
-    n.rationale.push_back(fmt::format(
-        "CPU: {} GPUs x {} cores = {} cores (guide A4: 4-6 per GPU for inference; A8 uses {})",
-        b.gpus, kGuideACoresPerGpuInfer, n.cpu_cores, kGuideACoresPerGpuInfer));
+    if (b.explain)
+      n.rationale.push_back(fmt::format(
+          "CPU: {} GPUs x {} cores = {} cores (guide A4: 4-6 per GPU for inference; A8 uses {})",
+          b.gpus, kGuideACoresPerGpuInfer, n.cpu_cores, kGuideACoresPerGpuInfer));
     SizeGuideAInferenceRam(b, "", n);
   }
   SizeGuideDisks(in, b, "guide ", n);
   if (in.training) {
     n.storage_bw = kLocalNvmeDriveBw;
-    n.rationale.push_back(fmt::format(
-        "storage: {}, local NVMe (guide A9: training reads large files sequentially; local "
-        "NVMe ~7 GB/s vs network storage 1-2 GB/s)",
-        Bw(n.storage_bw)));
+    if (b.explain)
+      n.rationale.push_back(fmt::format(
+          "storage: {}, local NVMe (guide A9: training reads large files sequentially; local "
+          "NVMe ~7 GB/s vs network storage 1-2 GB/s)",
+          Bw(n.storage_bw)));
   } else {
-    SizeGuideInferenceStorage(n);
+    SizeGuideInferenceStorage(b, n);
   }
   SizeNetwork(b, n);
   return n;
@@ -226,31 +239,35 @@ HostNeeds SizeGuideB(const SizingInput& in) {
   n.policy = SizingPolicy::kGuideB;
   if (in.training) {
     n.cpu_cores = Cores(b.gpus, kGuideBCoresPerGpuTrain, 0);
-    n.rationale.push_back(fmt::format(
-        "CPU: {} GPUs x {} cores = {} cores (guide B has no core rule; B16 gives 96 cores for "
-        "8 x H100, B15 64 for 4 x A100)",
-        b.gpus, kGuideBCoresPerGpuTrain, n.cpu_cores));
+    if (b.explain)
+      n.rationale.push_back(fmt::format(
+          "CPU: {} GPUs x {} cores = {} cores (guide B has no core rule; B16 gives 96 cores for "
+          "8 x H100, B15 64 for 4 x A100)",
+          b.gpus, kGuideBCoresPerGpuTrain, n.cpu_cores));
     const Bytes by_data = in.dataset * kGuideBRamPerDataset;
     const Bytes by_gpu = b.gpu_total * kGuideBRamPerGpuMemory;
     n.ram = std::max(by_data, by_gpu);
-    n.rationale.push_back(
-        fmt::format("RAM: max(dataset {} x {} = {}, {} GPU memory x {} = {}) = {} (guide B6)",
-                    Disk(in.dataset), Num(kGuideBRamPerDataset, 2), Mem(by_data), Mem(b.gpu_total),
-                    Num(kGuideBRamPerGpuMemory, 2), Mem(by_gpu), Mem(n.ram)));
+    if (b.explain)
+      n.rationale.push_back(
+          fmt::format("RAM: max(dataset {} x {} = {}, {} GPU memory x {} = {}) = {} (guide B6)",
+                      Disk(in.dataset), Num(kGuideBRamPerDataset, 2), Mem(by_data),
+                      Mem(b.gpu_total), Num(kGuideBRamPerGpuMemory, 2), Mem(by_gpu), Mem(n.ram)));
   } else {
     n.cpu_cores = Cores(b.gpus, kGuideACoresPerGpuInfer, 0);
-    n.rationale.push_back(fmt::format(
-        "CPU: {} GPUs x {} cores = {} cores (guide B has no inference core rule; guide A4)", b.gpus,
-        kGuideACoresPerGpuInfer, n.cpu_cores));
+    if (b.explain)
+      n.rationale.push_back(fmt::format(
+          "CPU: {} GPUs x {} cores = {} cores (guide B has no inference core rule; guide A4)",
+          b.gpus, kGuideACoresPerGpuInfer, n.cpu_cores));
     SizeGuideAInferenceRam(b, "; guide B has no inference RAM rule", n);
   }
   SizeGuideDisks(in, b, "guide B has no disk rule; guide ", n);
   if (in.training) {
     n.storage_bw = kGuideBStorageBwPerGpu * static_cast<double>(b.gpus);
-    n.rationale.push_back(fmt::format("storage: {} GPUs x {} = {} (guide B7: RAID0 NVMe)", b.gpus,
-                                      Bw(kGuideBStorageBwPerGpu), Bw(n.storage_bw)));
+    if (b.explain)
+      n.rationale.push_back(fmt::format("storage: {} GPUs x {} = {} (guide B7: RAID0 NVMe)", b.gpus,
+                                        Bw(kGuideBStorageBwPerGpu), Bw(n.storage_bw)));
   } else {
-    SizeGuideInferenceStorage(n);
+    SizeGuideInferenceStorage(b, n);
   }
   SizeNetwork(b, n);
   return n;
@@ -264,70 +281,81 @@ HostNeeds SizeDefault(const SizingInput& in) {
   if (in.training) {
     const int per_gpu = in.token_input ? kDefaultCoresPerGpuTrainTokens : kDefaultCoresPerGpuTrain;
     n.cpu_cores = Cores(b.gpus, per_gpu, kDefaultCoresPerNode);
-    n.rationale.push_back(fmt::format(
-        "CPU: {} GPUs x {} cores + {} = {} cores (default: per GPU the training loop, {} "
-        "data-loader workers{} and NCCL/checkpoint threads; {} per node for the OS)",
-        b.gpus, per_gpu, kDefaultCoresPerNode, n.cpu_cores, per_gpu - 2,
-        in.token_input ? " for token ids" : "", kDefaultCoresPerNode));
+    if (b.explain)
+      n.rationale.push_back(fmt::format(
+          "CPU: {} GPUs x {} cores + {} = {} cores (default: per GPU the training loop, {} "
+          "data-loader workers{} and NCCL/checkpoint threads; {} per node for the OS)",
+          b.gpus, per_gpu, kDefaultCoresPerNode, n.cpu_cores, per_gpu - 2,
+          in.token_input ? " for token ids" : "", kDefaultCoresPerNode));
     const Bytes ckpt_share = b.checkpoint / nodes;
     n.ram = std::max(b.gpu_total, ckpt_share) * kDefaultRamHeadroom;
-    n.rationale.push_back(fmt::format(
-        "RAM: {} x max({} GPU memory, checkpoint share {} = {}) = {} (default: the host holds "
-        "a copy of the node's device state or checkpoint share for async saving, +20% for "
-        "OS, processes and page cache{})",
-        Num(kDefaultRamHeadroom, 2), Mem(b.gpu_total), Disk(ckpt_share), Mem(ckpt_share),
-        Mem(n.ram), b.ckpt_note));
+    if (b.explain)
+      n.rationale.push_back(fmt::format(
+          "RAM: {} x max({} GPU memory, checkpoint share {} = {}) = {} (default: the host holds "
+          "a copy of the node's device state or checkpoint share for async saving, +20% for "
+          "OS, processes and page cache{})",
+          Num(kDefaultRamHeadroom, 2), Mem(b.gpu_total), Disk(ckpt_share), Mem(ckpt_share),
+          Mem(n.ram), b.ckpt_note));
   } else {
     n.cpu_cores = Cores(b.gpus, kDefaultCoresPerGpuInfer, kDefaultCoresPerNode);
-    n.rationale.push_back(fmt::format(
-        "CPU: {} GPUs x {} cores + {} = {} cores (default: per GPU the engine worker, "
-        "tokenization and request handling; {} per node for the OS)",
-        b.gpus, kDefaultCoresPerGpuInfer, kDefaultCoresPerNode, n.cpu_cores, kDefaultCoresPerNode));
+    if (b.explain)
+      n.rationale.push_back(fmt::format(
+          "CPU: {} GPUs x {} cores + {} = {} cores (default: per GPU the engine worker, "
+          "tokenization and request handling; {} per node for the OS)",
+          b.gpus, kDefaultCoresPerGpuInfer, kDefaultCoresPerNode, n.cpu_cores,
+          kDefaultCoresPerNode));
     const bool known = in.model_files.value() > 0;
     const Bytes weights = known ? in.model_files / nodes : b.gpu_total;
     const Bytes staged = weights * kDefaultRamHeadroom;
     const Bytes workers = kDefaultInferRamPerGpu * static_cast<double>(b.gpus);
     n.ram = staged + workers;
-    n.rationale.push_back(fmt::format(
-        "RAM: {} {} x {} = {} + {} GPUs x {} = {} (default: weights pass through host memory "
-        "when loading; per GPU worker: CUDA context, framework, vLLM's 4 GiB swap space)",
-        known ? "model files per node" : "GPU memory (model files unknown)", Mem(weights),
-        Num(kDefaultRamHeadroom, 2), Mem(staged), b.gpus, Mem(kDefaultInferRamPerGpu), Mem(n.ram)));
+    if (b.explain)
+      n.rationale.push_back(fmt::format(
+          "RAM: {} {} x {} = {} + {} GPUs x {} = {} (default: weights pass through host memory "
+          "when loading; per GPU worker: CUDA context, framework, vLLM's 4 GiB swap space)",
+          known ? "model files per node" : "GPU memory (model files unknown)", Mem(weights),
+          Num(kDefaultRamHeadroom, 2), Mem(staged), b.gpus, Mem(kDefaultInferRamPerGpu),
+          Mem(n.ram)));
   }
   n.system_disk = kDefaultSystemBase + in.model_files * kDefaultSystemModelCopies;
-  n.rationale.push_back(fmt::format(
-      "system disk: {} OS and images + {} x model files {} = {} (default: a downloaded and a "
-      "converted copy of the weights)",
-      Disk(kDefaultSystemBase), Num(kDefaultSystemModelCopies, 0), Disk(in.model_files),
-      Disk(n.system_disk)));
+  if (b.explain)
+    n.rationale.push_back(fmt::format(
+        "system disk: {} OS and images + {} x model files {} = {} (default: a downloaded and a "
+        "converted copy of the weights)",
+        Disk(kDefaultSystemBase), Num(kDefaultSystemModelCopies, 0), Disk(in.model_files),
+        Disk(n.system_disk)));
   if (in.training) {
     const Bytes ckpt_share = b.checkpoint / nodes;
     n.data_disk = in.dataset + ckpt_share * static_cast<double>(kCheckpointsKept);
-    n.rationale.push_back(fmt::format(
-        "data disk: dataset {} + {} x checkpoint share {} = {} (default: the dataset copied to "
-        "each node's local NVMe, A9; this node's last {} checkpoint shards, A10{})",
-        Disk(in.dataset), kCheckpointsKept, Disk(ckpt_share), Disk(n.data_disk), kCheckpointsKept,
-        b.ckpt_note));
+    if (b.explain)
+      n.rationale.push_back(fmt::format(
+          "data disk: dataset {} + {} x checkpoint share {} = {} (default: the dataset copied to "
+          "each node's local NVMe, A9; this node's last {} checkpoint shards, A10{})",
+          Disk(in.dataset), kCheckpointsKept, Disk(ckpt_share), Disk(n.data_disk), kCheckpointsKept,
+          b.ckpt_note));
     const BytesPerSec by_gpus = kDefaultStorageBwPerGpu * static_cast<double>(b.gpus);
     const BytesPerSec by_restore =
         BytesPerSec(ckpt_share.value() / kDefaultCheckpointRestoreTime.value());
     n.storage_bw = std::max(by_gpus, by_restore);
-    n.rationale.push_back(fmt::format(
-        "storage: max({} GPUs x {} = {}, checkpoint share {} / {} s = {}) = {} (default: data "
-        "feed per GPU; restore after a preemption in 5 minutes)",
-        b.gpus, Bw(kDefaultStorageBwPerGpu), Bw(by_gpus), Disk(ckpt_share),
-        Num(kDefaultCheckpointRestoreTime.value(), 0), Bw(by_restore), Bw(n.storage_bw)));
+    if (b.explain)
+      n.rationale.push_back(fmt::format(
+          "storage: max({} GPUs x {} = {}, checkpoint share {} / {} s = {}) = {} (default: data "
+          "feed per GPU; restore after a preemption in 5 minutes)",
+          b.gpus, Bw(kDefaultStorageBwPerGpu), Bw(by_gpus), Disk(ckpt_share),
+          Num(kDefaultCheckpointRestoreTime.value(), 0), Bw(by_restore), Bw(n.storage_bw)));
   } else {
     n.data_disk = in.dataset;
-    n.rationale.push_back(fmt::format(
-        "data disk: dataset {} (default: inference keeps no checkpoints)", Disk(n.data_disk)));
+    if (b.explain)
+      n.rationale.push_back(fmt::format(
+          "data disk: dataset {} (default: inference keeps no checkpoints)", Disk(n.data_disk)));
     const bool known = in.model_files.value() > 0;
     const Bytes weights = known ? in.model_files / nodes : b.gpu_total;
     n.storage_bw = BytesPerSec(weights.value() / kDefaultModelLoadTime.value());
-    n.rationale.push_back(fmt::format(
-        "storage: {} {} / {} s = {} (default: a replica loads its weights within a minute)",
-        known ? "model files per node" : "GPU memory (model files unknown)", Disk(weights),
-        Num(kDefaultModelLoadTime.value(), 0), Bw(n.storage_bw)));
+    if (b.explain)
+      n.rationale.push_back(fmt::format(
+          "storage: {} {} / {} s = {} (default: a replica loads its weights within a minute)",
+          known ? "model files per node" : "GPU memory (model files unknown)", Disk(weights),
+          Num(kDefaultModelLoadTime.value(), 0), Bw(n.storage_bw)));
   }
   SizeNetwork(b, n);
   return n;
@@ -396,30 +424,34 @@ HostNeeds SizeHost(SizingPolicy policy, const SizingInput& in) {
     }
     n.storage_bw = std::max(feed, restore);
     const double ratio = rule.value() / n.storage_bw.value();
-    std::string line = fmt::format(
-        "storage: the plan reads {} per node ({}) x {} for loader bursts = {}", Rate(in.data_feed),
-        in.data_feed_basis.empty() ? "dataset bytes per sample x samples per second"
-                                   : in.data_feed_basis,
-        Num(kInputBurstFactor, 0), Rate(feed));
-    if (restore.value() > 0) {
-      line += fmt::format("; checkpoint restore in {} s needs {}",
-                          Num(kDefaultCheckpointRestoreTime.value(), 0), Rate(restore));
-    }
-    line += fmt::format(
-        " -> {} (the policy's fixed figure was {}{})", Rate(n.storage_bw), Bw(rule),
-        ratio > 2 ? fmt::format(", {}x this plan's need", Num(ratio, ratio < 10 ? 1 : 0)) : "");
-    for (auto& r : n.rationale) {
-      if (r.rfind("storage:", 0) == 0) r = line;
+    if (in.explain) {  // the storage line now says what the plan reads
+      std::string line =
+          fmt::format("storage: the plan reads {} per node ({}) x {} for loader bursts = {}",
+                      Rate(in.data_feed),
+                      in.data_feed_basis.empty() ? "dataset bytes per sample x samples per second"
+                                                 : in.data_feed_basis,
+                      Num(kInputBurstFactor, 0), Rate(feed));
+      if (restore.value() > 0) {
+        line += fmt::format("; checkpoint restore in {} s needs {}",
+                            Num(kDefaultCheckpointRestoreTime.value(), 0), Rate(restore));
+      }
+      line += fmt::format(
+          " -> {} (the policy's fixed figure was {}{})", Rate(n.storage_bw), Bw(rule),
+          ratio > 2 ? fmt::format(", {}x this plan's need", Num(ratio, ratio < 10 ? 1 : 0)) : "");
+      for (auto& r : n.rationale) {
+        if (r.rfind("storage:", 0) == 0) r = line;
+      }
     }
   }
   // Every policy: offloaded optimizer / parameter states live in host RAM on top of the rule.
   if (in.training && in.host_offload_per_gpu.value() > 0) {
     const Bytes off = in.host_offload_per_gpu * static_cast<double>(in.gpus_per_node);
     n.ram = n.ram + off;
-    n.rationale.push_back(fmt::format(
-        "RAM raised by the offloaded states: {} GPUs x {} = {} (optimizer/parameter offload "
-        "keeps them in host memory)",
-        in.gpus_per_node, Mem(in.host_offload_per_gpu), Mem(off)));
+    if (in.explain)
+      n.rationale.push_back(fmt::format(
+          "RAM raised by the offloaded states: {} GPUs x {} = {} (optimizer/parameter offload "
+          "keeps them in host memory)",
+          in.gpus_per_node, Mem(in.host_offload_per_gpu), Mem(off)));
   }
   return n;
 }
