@@ -25,7 +25,6 @@
 #include "io/csv.h"
 #include "io/quantity_text.h"
 #include "io/yaml_reader.h"
-#include "io/yaml_util.h"
 
 namespace gpuplan {
 
@@ -55,7 +54,10 @@ const internal::YamlSchema& JobSchema() {
          "headroom", "include_suspect", "num_gpus", "nodes"}}},
       "docs/job-yaml.md",
       "the job file",
-      "a job file is a map: `model: ...`, `train: ...`; see docs/job-yaml.md"};
+      "a job file is a map: `model: ...`, `train: ...`; see docs/job-yaml.md",
+      "a job needs at least `model:` and `train: {data: {tokens: ...}}`; see docs/job-yaml.md and "
+      "examples/",
+      "put one job per file (remove the `---` separators)"};
   return k;
 }
 
@@ -449,46 +451,13 @@ Result<TrainJobSpec> ParseJob(const YAML::Node& root, const Reader& r) {
 }  // namespace
 
 Result<TrainJobSpec> ParseTrainJobYaml(std::string_view yaml_text, std::string_view label) {
-  Reader r(label, JobSchema());
-  try {
-    if (yaml_text.size() > kMaxYamlFileBytes) {
-      return MakeError(ErrorCode::kInvalidArgument, r.label(),
-                       "is " + std::to_string(yaml_text.size()) + " bytes, over the limit of " +
-                           std::to_string(kMaxYamlFileBytes) + " bytes",
-                       "a job file is a few lines; see docs/reliability.md");
-    }
-    internal::YamlDocument doc = internal::LoadOneYamlDocument(yaml_text);
-    if (doc.extra_content) {
-      return MakeError(ErrorCode::kParse, r.label() + ":" + std::to_string(doc.extra_line),
-                       "holds 2 YAML documents or more",
-                       "put one job per file (remove the `---` separators)");
-    }
-    if (!doc.root.IsDefined() || doc.root.IsNull()) {
-      return MakeError(ErrorCode::kInvalidArgument, r.label(), "is empty",
-                       "a job needs at least `model:` and `train: {data: {tokens: ...}}`; see "
-                       "docs/job-yaml.md and examples/");
-    }
-    auto job = ParseJob(doc.root, r);
+  const Reader r(label, JobSchema());
+  return r.Read(yaml_text, [&](const YAML::Node& root) -> Result<TrainJobSpec> {
+    auto job = ParseJob(root, r);
     if (!job) return job.error();
     if (auto st = ValidateTrainJob(*job, InputSource::kYaml, r.label()); !st) return st.error();
     return job;
-  } catch (const YAML::ParserException& e) {
-    std::string f = r.label();
-    if (e.mark.line >= 0) f += ":" + std::to_string(e.mark.line + 1);
-    return MakeError(ErrorCode::kParse, f, "invalid YAML: " + e.msg,
-                     "check the indentation (spaces, not tabs), `key: value` pairs and quotes");
-  } catch (const YAML::Exception& e) {
-    std::string f = r.label();
-    if (e.mark.line >= 0) f += ":" + std::to_string(e.mark.line + 1);
-    return MakeError(ErrorCode::kParse, f, "invalid YAML: " + e.msg);
-  } catch (const std::exception& e) {
-    return MakeError(ErrorCode::kInternal, r.label(),
-                     std::string("unexpected error while reading the job: ") + e.what(),
-                     "please report this with the job file");
-  } catch (...) {
-    return MakeError(ErrorCode::kInternal, r.label(), "unexpected error while reading the job",
-                     "please report this with the job file");
-  }
+  });
 }
 
 }  // namespace gpuplan
