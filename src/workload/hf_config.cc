@@ -6,6 +6,7 @@
 
 #include "gpuplan/model.h"
 #include "io/csv.h"
+#include "io/json_fields.h"
 #include "io/json_util.h"
 
 namespace gpuplan {
@@ -106,9 +107,13 @@ Result<std::optional<QuantSpec>> ParseQuant(const Json& root, std::string_view l
   } else if (s.method == "compressed-tensors") {
     // config_groups.<g>.weights.num_bits / group_size
     s.bits = 8;
-    if (auto g = q.find("config_groups"); g != q.end() && g->is_object() && !g->empty()) {
-      const Json& first = g->begin().value();
-      if (auto w = first.find("weights"); w != first.end() && w->is_object()) {
+    const Json* g = nullptr;
+    GPUPLAN_ASSIGN_OR_RETURN(g, internal::GetObject(q, "config_groups", path));
+    if (g != nullptr && !g->empty()) {
+      const Json* w = nullptr;
+      GPUPLAN_ASSIGN_OR_RETURN(w, internal::GetObject(g->begin().value(), "weights",
+                                                      path + ".config_groups." + g->begin().key()));
+      if (w != nullptr) {
         GPUPLAN_ASSIGN_OR_RETURN(bits, GetInt(*w, "num_bits", path + ".config_groups.weights"));
         GPUPLAN_ASSIGN_OR_RETURN(group, GetInt(*w, "group_size", path + ".config_groups.weights"));
         s.bits = static_cast<double>(bits.value_or(8));
@@ -141,7 +146,7 @@ Result<ModelSpec> ParseHfConfig(std::string_view json_text, std::string_view lab
 
   // gpuplan's own annotations (presets).
   const Json* gp = nullptr;
-  if (auto it = root.find("gpuplan"); it != root.end() && it->is_object()) gp = &*it;
+  GPUPLAN_ASSIGN_OR_RETURN(gp, internal::GetObject(root, "gpuplan", L));
   std::optional<std::string> s;
   std::optional<std::int64_t> n;
   if (gp) {
@@ -156,9 +161,16 @@ Result<ModelSpec> ParseHfConfig(std::string_view json_text, std::string_view lab
     m.source = s.value_or("");
     GPUPLAN_ASSIGN_OR_RETURN(s, GetString(*gp, "sample", gpath));
     m.sample = s.value_or("");
-    if (auto a = gp->find("aliases"); a != gp->end() && a->is_array()) {
-      for (const auto& x : *a) {
-        if (x.is_string()) m.aliases.push_back(x.get<std::string>());
+    const Json* aliases = nullptr;
+    GPUPLAN_ASSIGN_OR_RETURN(aliases, internal::GetArray(*gp, "aliases", gpath));
+    if (aliases != nullptr) {
+      for (std::size_t i = 0; i < aliases->size(); ++i) {
+        const Json& x = (*aliases)[i];
+        if (!x.is_string()) {
+          return MakeError(ErrorCode::kParse, gpath + ".aliases[" + std::to_string(i) + "]",
+                           "expected a string, got " + internal::JsonTypeName(x));
+        }
+        m.aliases.push_back(x.get<std::string>());
       }
     }
     GPUPLAN_ASSIGN_OR_RETURN(n, internal::GetInt(*gp, "params", gpath));
@@ -183,7 +195,9 @@ Result<ModelSpec> ParseHfConfig(std::string_view json_text, std::string_view lab
   // Multimodal wrappers keep the language model under text_config.
   const Json* cfg = &root;
   std::string path = L;
-  if (auto it = root.find("text_config"); it != root.end() && it->is_object()) {
+  const Json* text_config = nullptr;
+  GPUPLAN_ASSIGN_OR_RETURN(text_config, internal::GetObject(root, "text_config", L));
+  if (const Json* it = text_config) {
     bool top_has_llm = root.contains("num_hidden_layers") && root.contains("hidden_size");
     if (!top_has_llm || it->contains("num_hidden_layers")) {
       cfg = &*it;
@@ -323,7 +337,9 @@ Result<ModelSpec> ParseHfConfig(std::string_view json_text, std::string_view lab
       if (o) m.ffn_hidden = *o;
     }
     // Qwen2/3-MoE list layers that keep a dense MLP.
-    if (auto it = c.find("mlp_only_layers"); it != c.end() && it->is_array() && !it->empty()) {
+    const Json* mlp_only = nullptr;
+    GPUPLAN_ASSIGN_OR_RETURN(mlp_only, internal::GetArray(c, "mlp_only_layers", path));
+    if (mlp_only != nullptr && !mlp_only->empty()) {
       return MakeError(ErrorCode::kUnsupported, path + ".mlp_only_layers",
                        "MoE models with an irregular list of dense layers are not supported yet",
                        "give the exact count with a .safetensors header");
