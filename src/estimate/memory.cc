@@ -8,6 +8,7 @@
 #include <cmath>
 #include <fmt/format.h>
 
+#include "gpuplan/quant_preset.h"
 #include "gpuplan/estimate.h"
 #include "io/csv.h"
 
@@ -383,8 +384,7 @@ MemoryBreakdown EstimateTrainingMemory(const ModelSpec& m, const Parallelism& pa
     double linear_bits = base_bits;
     if (base_bits <= 4.0) {
       // NF4 blocks of 64 with double-quantized scales: +0.127 bit/param (Dettmers et al.).
-      QuantSpec q{"bnb-nf4", 4, 64, false, true, 32};
-      linear_bits = q.EffectiveBits();
+      linear_bits = GetQuantPreset(QuantPresetId::kBnbNf4DoubleQuant).Spec().EffectiveBits();
     } else if (base_bits <= 8.0) {
       linear_bits = 8.0 + 32.0 / static_cast<double>(std::max<std::int64_t>(1, m.hidden));
     }

@@ -1,4 +1,5 @@
 // Job completion and checks shared by every front end (include/gpuplan/job_checks.h).
+#include "gpuplan/quant_preset.h"
 #include "gpuplan/job_checks.h"
 
 #include <fmt/format.h>
@@ -115,10 +116,8 @@ Result<ServeJobSpec> BuildServeJob(const ServeRequest& a, std::string_view defau
     job.weight_precision = *p;
   }
   if (!a.quant.empty()) {
-    if (a.quant == "awq" || a.quant == "gptq")
-      job.quant = QuantSpec{a.quant, 4, 128, true, false, 16};
-    else if (a.quant == "nf4")
-      job.quant = QuantSpec{"bnb-nf4", 4, 64, false, true, 32};
+    if (const QuantPreset* preset = FindQuantPreset(a.quant))
+      job.quant = preset->Spec();
     else if (auto p = ParsePrecision(a.quant))
       job.weight_precision = *p;
     else

@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 #include <tuple>
 
+#include "gpuplan/quant_preset.h"
 #include "gpuplan/input.h"
 #include "gpuplan/memory_fit.h"
 
@@ -121,10 +122,8 @@ Result<InferMemoryOptions> BuildInferOptions(const MemoryRequest& a, const Model
   o.quant = m.quant;
   if (!a.quant.empty()) {
     const std::string& q = a.quant;
-    if (q == "awq" || q == "gptq") {
-      o.quant = QuantSpec{q, 4, 128, true, false};
-    } else if (q == "nf4" || q == "bnb-nf4") {
-      o.quant = QuantSpec{"bnb-nf4", 4, 64, false, true, 32};
+    if (const QuantPreset* preset = FindQuantPreset(q)) {
+      o.quant = preset->Spec();
     } else if (auto p = ParsePrecision(q)) {
       o.weight_precision = *p;
       o.quant.reset();

@@ -6,6 +6,7 @@
 
 #include "gpuplan/model.h"
 #include "io/csv.h"
+#include "gpuplan/quant_preset.h"
 #include "io/json_fields.h"
 #include "io/json_util.h"
 
@@ -65,22 +66,25 @@ Result<std::optional<QuantSpec>> ParseQuant(const Json& root, std::string_view l
   QuantSpec s;
   s.method = internal::ToLower(method.value_or(""));
   std::optional<std::int64_t> bits, group;
+  // Fields the config leaves out take the preset's values (gpuplan/quant_preset.h).
   if (s.method == "awq") {
+    const QuantPreset& d = GetQuantPreset(QuantPresetId::kAwq);
+    s = d.Spec();
     GPUPLAN_ASSIGN_OR_RETURN(bits, FirstInt(q, {"bits", "w_bit"}, path));
     GPUPLAN_ASSIGN_OR_RETURN(group, FirstInt(q, {"group_size", "q_group_size"}, path));
     std::optional<bool> zp;
     GPUPLAN_ASSIGN_OR_RETURN(zp, GetBool(q, "zero_point", path));
-    s.bits = static_cast<double>(bits.value_or(4));
-    s.group_size = static_cast<int>(group.value_or(128));
-    s.zero_points = zp.value_or(true);
+    if (bits) s.bits = static_cast<double>(*bits);
+    if (group) s.group_size = static_cast<int>(*group);
+    s.zero_points = zp.value_or(d.zero_points);
   } else if (s.method == "gptq") {
+    s = GetQuantPreset(QuantPresetId::kGptq).Spec();  // packed qzeros even when sym
     GPUPLAN_ASSIGN_OR_RETURN(bits, GetInt(q, "bits", path));
     GPUPLAN_ASSIGN_OR_RETURN(group, GetInt(q, "group_size", path));
     std::optional<bool> sym;
     GPUPLAN_ASSIGN_OR_RETURN(sym, GetBool(q, "sym", path));
-    s.bits = static_cast<double>(bits.value_or(4));
-    s.group_size = static_cast<int>(group.value_or(128) > 0 ? group.value_or(128) : 0);
-    s.zero_points = true;  // GPTQ checkpoints store packed qzeros even when symmetric
+    if (bits) s.bits = static_cast<double>(*bits);
+    if (group) s.group_size = static_cast<int>(*group > 0 ? *group : 0);  // -1: per channel
     (void)sym;
   } else if (s.method == "bitsandbytes") {
     std::optional<bool> in4, in8, dq;
@@ -88,22 +92,18 @@ Result<std::optional<QuantSpec>> ParseQuant(const Json& root, std::string_view l
     GPUPLAN_ASSIGN_OR_RETURN(in8, GetBool(q, "load_in_8bit", path));
     GPUPLAN_ASSIGN_OR_RETURN(dq, GetBool(q, "bnb_4bit_use_double_quant", path));
     if (in4.value_or(false)) {
-      s.method = "bnb-nf4";
-      s.bits = 4;
-      s.group_size = 64;  // bitsandbytes 4-bit block size, one fp32 absmax per block
-      s.scale_bits = 32;
+      s = GetQuantPreset(QuantPresetId::kBnbNf4).Spec();
       s.double_quant = dq.value_or(false);
     } else if (in8.value_or(false)) {
-      s.method = "bnb-int8";
-      s.bits = 8;
-      s.group_size = 0;  // per-row scales: negligible
+      s = GetQuantPreset(QuantPresetId::kBnbInt8).Spec();
     } else {
       return MakeError(ErrorCode::kUnsupported, path,
                        "bitsandbytes config without load_in_4bit or load_in_8bit");
     }
   } else if (s.method == "fp8" || s.method == "fbgemm_fp8") {
-    s.bits = 8;
-    s.group_size = 0;
+    const std::string given = s.method;  // "fp8" or "fbgemm_fp8", kept as named
+    s = GetQuantPreset(QuantPresetId::kFp8).Spec();
+    s.method = given;
   } else if (s.method == "compressed-tensors") {
     // config_groups.<g>.weights.num_bits / group_size
     s.bits = 8;
