@@ -58,7 +58,6 @@ namespace {
 // ---------------------------------------------------------------------------------------------
 // YAML reading, with the shared YamlReader (src/io/yaml_reader.h).
 
-using internal::ChoiceHint;
 using internal::Entry;
 using internal::Section;
 using Reader = internal::YamlReader;
@@ -84,6 +83,13 @@ const internal::YamlSchema& SetupSchema() {
       "put one setup per file",
       "malformed YAML"};
   return k;
+}
+
+// The names of `values` (a subset of the Precision table, in the order given).
+std::vector<std::string> NamesOf(std::initializer_list<Precision> values) {
+  std::vector<std::string> out;
+  for (Precision p : values) out.emplace_back(PrecisionName(p));
+  return out;
 }
 
 // Typed optional reads of one section's keys: absent (or ~) gives an empty optional.
@@ -202,14 +208,12 @@ Result<SetupHardware> ReadHardware(const Reader& r, const Section& sec) {
     }
     h.gpus_per_node = *i;
     std::optional<IntraNodeLink> intra;
-    GPUPLAN_ASSIGN_OR_RETURN(intra,
-                             n.Choice<IntraNodeLink>("intra_link", ParseIntraNodeLink,
-                                                     {"none", "pcie", "nvlink", "nvswitch"}));
+    GPUPLAN_ASSIGN_OR_RETURN(
+        intra, n.Choice<IntraNodeLink>("intra_link", ParseIntraNodeLink, IntraNodeLinkNames()));
     h.intra = intra.value_or(h.gpus_per_node > 1 ? IntraNodeLink::kPcie : IntraNodeLink::kNone);
     std::optional<InterNodeFabric> inter;
-    GPUPLAN_ASSIGN_OR_RETURN(
-        inter, n.Choice<InterNodeFabric>("inter_fabric", ParseInterNodeFabric,
-                                         {"none", "efa", "infiniband", "roce", "erdma"}));
+    GPUPLAN_ASSIGN_OR_RETURN(inter, n.Choice<InterNodeFabric>("inter_fabric", ParseInterNodeFabric,
+                                                              InterNodeFabricNames()));
     h.inter = inter.value_or(InterNodeFabric::kNone);
     std::optional<double> d;
     GPUPLAN_ASSIGN_OR_RETURN(d, n.Number("network_gbps", 0));
@@ -232,12 +236,13 @@ Result<SetupTraining> ReadTraining(const Reader& r, const Section& sec) {
   t.field = r.Field(sec.node, "train");
   GPUPLAN_ASSIGN_OR_RETURN(t.model, ReadModel(r, sec, t.model_arg));
   std::optional<TrainMethod> m;
-  GPUPLAN_ASSIGN_OR_RETURN(
-      m, n.Choice<TrainMethod>("method", ParseTrainMethod, {"pretrain", "full", "lora", "qlora"}));
+  GPUPLAN_ASSIGN_OR_RETURN(m,
+                           n.Choice<TrainMethod>("method", ParseTrainMethod, TrainMethodNames()));
   t.method = m.value_or(TrainMethod::kFull);
   std::optional<Precision> p;
-  GPUPLAN_ASSIGN_OR_RETURN(
-      p, n.Choice<Precision>("precision", ParsePrecision, {"fp32", "bf16", "fp16", "fp8"}));
+  GPUPLAN_ASSIGN_OR_RETURN(p, n.Choice<Precision>("precision", ParsePrecision,
+                                                  NamesOf({Precision::kFp32, Precision::kBf16,
+                                                           Precision::kFp16, Precision::kFp8})));
   t.precision = p.value_or(Precision::kBf16);
   std::optional<int> i;
   GPUPLAN_ASSIGN_OR_RETURN(i, n.Int("micro_batch", 1));
@@ -247,8 +252,7 @@ Result<SetupTraining> ReadTraining(const Reader& r, const Section& sec) {
   GPUPLAN_ASSIGN_OR_RETURN(t.global_batch, n.Int("global_batch", 1));
   GPUPLAN_ASSIGN_OR_RETURN(t.gradient_accumulation, n.Int("gradient_accumulation", 1));
   std::optional<Recompute> rc;
-  GPUPLAN_ASSIGN_OR_RETURN(
-      rc, n.Choice<Recompute>("recompute", ParseRecompute, {"none", "selective", "full"}));
+  GPUPLAN_ASSIGN_OR_RETURN(rc, n.Choice<Recompute>("recompute", ParseRecompute, RecomputeNames()));
   t.recompute = rc.value_or(Recompute::kNone);
   GPUPLAN_ASSIGN_OR_RETURN(i, n.Int("zero", 0));
   t.zero_stage = i.value_or(0);
@@ -281,8 +285,10 @@ Result<SetupServing> ReadServing(const Reader& r, const Section& sec) {
   const SectionReader n(r, sec);
   GPUPLAN_ASSIGN_OR_RETURN(s.model, ReadModel(r, sec, s.model_arg));
   std::optional<Precision> p;
-  GPUPLAN_ASSIGN_OR_RETURN(p, n.Choice<Precision>("precision", ParsePrecision,
-                                                  {"fp32", "bf16", "fp16", "fp8", "int8", "int4"}));
+  GPUPLAN_ASSIGN_OR_RETURN(
+      p, n.Choice<Precision>("precision", ParsePrecision,
+                             NamesOf({Precision::kFp32, Precision::kBf16, Precision::kFp16,
+                                      Precision::kFp8, Precision::kInt8, Precision::kInt4})));
   s.precision = p.value_or(Precision::kBf16);
   std::optional<double> q;
   GPUPLAN_ASSIGN_OR_RETURN(q, n.Number("qps", 0));

@@ -33,13 +33,6 @@ int LineOf(const YAML::Node& n) {
   return line >= 0 ? line + 1 : 0;
 }
 
-// "did you mean "lora"? (pretrain, full, lora, qlora)" or the list alone.
-std::string ChoiceHint(std::string_view got, const std::vector<std::string>& choices) {
-  std::string best = ClosestMatch(got, choices);
-  if (best.empty()) return "use one of: " + Join(choices);
-  return "did you mean \"" + best + "\"? (one of: " + Join(choices) + ")";
-}
-
 std::string YamlReader::Field(const YAML::Node& at, std::string_view path) const {
   std::string f = label_;
   int line = LineOf(at);

@@ -39,8 +39,6 @@ std::string JoinPath(std::string_view parent, std::string_view key);
 std::string Describe(const YAML::Node& n);
 // 1-based line of a node, 0 when unknown.
 int LineOf(const YAML::Node& n);
-// "did you mean "lora"? (one of: ...)" or the list alone.
-std::string ChoiceHint(std::string_view got, const std::vector<std::string>& choices);
 
 struct Entry {
   std::string key;

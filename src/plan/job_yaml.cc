@@ -30,7 +30,6 @@ namespace gpuplan {
 
 namespace {
 
-using internal::ChoiceHint;
 using internal::Describe;
 using internal::Entry;
 using internal::Join;
@@ -61,17 +60,10 @@ const internal::YamlSchema& JobSchema() {
   return k;
 }
 
-const std::vector<std::string>& MethodNames() {
-  static const std::vector<std::string> k = {"pretrain", "full", "lora", "qlora"};
-  return k;
-}
-const std::vector<std::string>& PrecisionNames() {
-  static const std::vector<std::string> k = {"bf16", "fp16", "fp8", "fp32"};
-  return k;
-}
-const std::vector<std::string>& OptimizerNames() {
-  static const std::vector<std::string> k = {"adamw", "adam", "sgd", "lion", "adamw-8bit"};
-  return k;
+// The precisions a training job may use (names from the Precision table).
+std::vector<std::string> TrainPrecisionNames() {
+  return {PrecisionName(Precision::kBf16), PrecisionName(Precision::kFp16),
+          PrecisionName(Precision::kFp8), PrecisionName(Precision::kFp32)};
 }
 const std::vector<std::string>& ObjectiveNames() {
   static const std::vector<std::string> k = {"cost", "time", "pareto"};
@@ -155,7 +147,7 @@ Result<TrainJobSpec> ParseJob(const YAML::Node& root, const Reader& r) {
     auto s = r.Str(*e);
     if (!s) return s.error();
     auto m = ParseTrainMethod(*s);
-    if (!m) return r.Fail(*e, "unknown method " + Excerpt(*s), ChoiceHint(*s, MethodNames()));
+    if (!m) return r.Fail(*e, "unknown method " + Excerpt(*s), ChoiceHint(*s, TrainMethodNames()));
     job.method = *m;
   }
   const bool lora = job.method == TrainMethod::kLora || job.method == TrainMethod::kQlora;
@@ -171,7 +163,7 @@ Result<TrainJobSpec> ParseJob(const YAML::Node& root, const Reader& r) {
     if (!s) return s.error();
     auto p = ParsePrecision(*s);
     if (!p) {
-      return r.Fail(*e, "unknown precision " + Excerpt(*s), ChoiceHint(*s, PrecisionNames()));
+      return r.Fail(*e, "unknown precision " + Excerpt(*s), ChoiceHint(*s, TrainPrecisionNames()));
     }
     if (*p != Precision::kBf16 && *p != Precision::kFp16 && *p != Precision::kFp8 &&
         *p != Precision::kFp32) {
@@ -187,8 +179,7 @@ Result<TrainJobSpec> ParseJob(const YAML::Node& root, const Reader& r) {
     if (!s) return s.error();
     auto f = ParseTrainFramework(*s);
     if (!f) {
-      return r.Fail(*e, "unknown framework " + Excerpt(*s),
-                    ChoiceHint(*s, {"generic", "megatron", "megatron-core", "nemo", "deepspeed"}));
+      return r.Fail(*e, "unknown framework " + Excerpt(*s), ChoiceHint(*s, TrainFrameworkNames()));
     }
     job.framework = *f;
   }

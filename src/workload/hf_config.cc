@@ -376,8 +376,7 @@ Result<ModelSpec> ParseHfConfig(std::string_view json_text, std::string_view lab
       auto a = ParseModelArch(*s);
       if (!a) {
         return MakeError(ErrorCode::kParse, L + ".gpuplan.arch", "unknown arch \"" + *s + "\"",
-                         "use dense, moe, mla-moe, encoder, encoder-decoder, vit, cnn or "
-                         "diffusion-unet");
+                         ChoiceHint(*s, ModelArchNames()));
       }
       m.arch = *a;
     }
