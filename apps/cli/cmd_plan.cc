@@ -67,15 +67,19 @@ Result<TrainJobSpec> BuildJob(const PlanTrainArgs& a) {
     auto v = ParseTrainMethod(a.method);
     if (!v)
       return MakeError(ErrorCode::kInvalidArgument, "--method",
-                       "unknown method \"" + a.method + "\"", "use pretrain, full, lora or qlora");
+                       "unknown method \"" + a.method + "\"",
+                       ChoiceHint(a.method, TrainMethodNames()));
     job.method = *v;
   }
   if (!a.precision.empty()) {
     auto v = ParsePrecision(a.precision);
     if (!v || *v == Precision::kInt8 || *v == Precision::kInt4) {
-      return MakeError(ErrorCode::kInvalidArgument, "--precision",
-                       "unknown training precision \"" + a.precision + "\"",
-                       "use bf16, fp16, fp8 or fp32");
+      return MakeError(
+          ErrorCode::kInvalidArgument, "--precision",
+          "unknown training precision \"" + a.precision + "\"",
+          ChoiceHint(a.precision,
+                     {PrecisionName(Precision::kBf16), PrecisionName(Precision::kFp16),
+                      PrecisionName(Precision::kFp8), PrecisionName(Precision::kFp32)}));
     }
     job.precision = *v;
   }
@@ -84,7 +88,7 @@ Result<TrainJobSpec> BuildJob(const PlanTrainArgs& a) {
     if (!v)
       return MakeError(ErrorCode::kInvalidArgument, "--framework",
                        "unknown framework \"" + a.framework + "\"",
-                       "use generic, megatron, megatron-core (nemo) or deepspeed");
+                       ChoiceHint(a.framework, TrainFrameworkNames()));
     job.framework = *v;
   }
   if (!a.optimizer.empty()) {
@@ -92,7 +96,7 @@ Result<TrainJobSpec> BuildJob(const PlanTrainArgs& a) {
     if (!v)
       return MakeError(ErrorCode::kInvalidArgument, "--optimizer",
                        "unknown optimizer \"" + a.optimizer + "\"",
-                       "use adamw, adam, sgd, lion or adamw-8bit");
+                       ChoiceHint(a.optimizer, OptimizerNames()));
     job.optimizer = *v;
   }
   if (!a.tokens.empty() && !a.samples.empty()) {

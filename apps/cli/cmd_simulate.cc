@@ -7,10 +7,14 @@
 #include <fstream>
 #include <memory>
 #include <sstream>
+#include <tuple>
+#include <utility>
 
 #include "commands.h"
 #include "gpuplan/documents.h"
+#include "gpuplan/input.h"
 #include "gpuplan/simulate.h"
+#include "io/json_fields.h"
 #include "serve_args.h"
 
 namespace gpuplan::cli {
@@ -88,32 +92,48 @@ Status MergePlanDocument(InferArgs& a, const std::string& path) {
     return MakeError(ErrorCode::kIo, "--plan", "cannot read \"" + path + "\"", "check the path");
   std::stringstream ss;
   ss << in.rdbuf();
-  json j = json::parse(ss.str(), nullptr, false);
-  if (j.is_discarded() || !j.is_object() || !j.contains("job") || !j.contains("plans") ||
-      !j["plans"].is_array() || j["plans"].empty()) {
+  auto parsed = gpuplan::internal::ParseJson(ss.str(), "--plan");
+  const json* plans = nullptr;
+  if (parsed) {
+    auto pl = gpuplan::internal::GetArray(*parsed, "plans", "");
+    if (pl) plans = *pl;
+  }
+  if (!parsed || !parsed->is_object() || !parsed->contains("job") || plans == nullptr ||
+      plans->empty()) {
     return MakeError(ErrorCode::kParse, "--plan",
                      "\"" + path + "\" is not a `plan infer --json` document with a plan",
                      "write one with gpuplan plan infer ... --json > plan.json");
   }
-  const json& job = j["job"];
-  const json& p = j["plans"][0];
-  auto str = [](const json& o, const char* k) {
-    return o.contains(k) && o[k].is_string() ? o[k].get<std::string>() : std::string();
-  };
-  if (!str(job, "model_ref").empty())
-    a.model = str(job, "model_ref");
-  else if (!str(job, "model").empty())
-    a.model = str(job, "model");
-  if (job.contains("input_len") && job["input_len"].is_number_integer())
-    a.input_len = job["input_len"].get<int>();
-  if (job.contains("output_len") && job["output_len"].is_number_integer())
-    a.output_len = job["output_len"].get<int>();
-  if (job.contains("target_utilization") && job["target_utilization"].is_number())
-    a.util = job["target_utilization"].get<double>();
-  if (!str(job, "engine").empty()) a.engine = str(job, "engine");
-  if (!str(p, "cloud").empty()) a.clouds = {str(p, "cloud")};
-  if (!str(p, "region").empty()) a.regions = {str(p, "region")};
-  if (!str(p, "accelerator").empty()) a.gpus = {str(p, "accelerator")};
+  const json& job = (*parsed)["job"];
+  const json& p = (*plans)[0];
+  // The shared getters (io/json_fields.h): a member of the wrong type is an error naming it.
+  std::string model_ref, model, engine, cloud, region, accelerator;
+  for (auto [obj, key, dst, at] :
+       {std::tuple{&job, "model_ref", &model_ref, "job"}, std::tuple{&job, "model", &model, "job"},
+        std::tuple{&job, "engine", &engine, "job"}, std::tuple{&p, "cloud", &cloud, "plans[0]"},
+        std::tuple{&p, "region", &region, "plans[0]"},
+        std::tuple{&p, "accelerator", &accelerator, "plans[0]"}}) {
+    auto v = gpuplan::internal::GetString(*obj, key, at);
+    if (!v) return v.error();
+    *dst = v->value_or("");
+  }
+  if (!model_ref.empty())
+    a.model = model_ref;
+  else if (!model.empty())
+    a.model = model;
+  for (auto [key, dst] :
+       {std::pair{"input_len", &a.input_len}, std::pair{"output_len", &a.output_len}}) {
+    auto v = gpuplan::internal::GetIntIn(job, key, "job", 0, kMaxSeqLen);
+    if (!v) return v.error();
+    if (*v) *dst = **v;
+  }
+  auto util = gpuplan::internal::GetNumber(job, "target_utilization", "job");
+  if (!util) return util.error();
+  if (*util) a.util = **util;
+  if (!engine.empty()) a.engine = engine;
+  if (!cloud.empty()) a.clouds = {cloud};
+  if (!region.empty()) a.regions = {region};
+  if (!accelerator.empty()) a.gpus = {accelerator};
   return {};
 }
 

@@ -1,5 +1,6 @@
 // Route dispatch, request helpers, and the planning routes: plan train, plan infer, tco, memory.
 #include <algorithm>
+#include <climits>
 #include <fmt/format.h>
 #include <map>
 #include <regex>
@@ -14,6 +15,7 @@
 #include "gpuplan/planner.h"
 #include "gpuplan/serve_planner.h"
 #include "gpuplan/tco.h"
+#include "io/json_fields.h"
 
 namespace gpuplan::server {
 
@@ -288,23 +290,19 @@ ApiResponse Memory(const ApiContext& ctx, std::string_view, std::string_view bod
           MakeError(ErrorCode::kInvalidArgument, FieldKey(k), "unknown key",
                     "see docs/api.md (/v1/memory): the `gpuplan memory` flags with _ for -"));
     }
-    const char* want = key->kind == kBool  ? "true or false"
-                       : key->kind == kInt ? "a whole number"
-                       : key->kind == kNum ? "a number"
-                                           : "a string";
-    const bool ok = key->kind == kBool ? v.is_boolean()
-                    : key->kind == kInt
-                        ? v.is_number_integer() && v.get<long long>() >= -(1LL << 31) &&
-                              v.get<long long>() < (1LL << 31)
-                    : key->kind == kNum ? v.is_number()
-                                        : v.is_string();
-    if (!ok)
-      return Bad(MakeError(ErrorCode::kInvalidArgument, k,
-                           std::string("must be ") + want + ", got " + v.dump()));
-    if (key->kind == kBool) *static_cast<bool*>(key->dst) = v.get<bool>();
-    if (key->kind == kInt) *static_cast<int*>(key->dst) = static_cast<int>(v.get<long long>());
-    if (key->kind == kNum) *static_cast<double*>(key->dst) = v.get<double>();
-    if (key->kind == kStr) *static_cast<std::string*>(key->dst) = v.get<std::string>();
+    // The shared getters (io/json_fields.h): a wrong type is an error naming the key.
+    Status st;
+    if (key->kind == kBool) {
+      st = Into(gpuplan::internal::GetBool(*j, k, ""), *static_cast<bool*>(key->dst));
+    } else if (key->kind == kInt) {
+      st = Into(gpuplan::internal::GetIntIn(*j, k, "", INT_MIN, INT_MAX),
+                *static_cast<int*>(key->dst));
+    } else if (key->kind == kNum) {
+      st = Into(gpuplan::internal::GetNumber(*j, k, ""), *static_cast<double*>(key->dst));
+    } else {
+      st = Into(gpuplan::internal::GetString(*j, k, ""), *static_cast<std::string*>(key->dst));
+    }
+    if (!st) return Bad(st.error());
   }
   r.tp_given = j->contains("tp");
   auto cur = ParseCurrency(ctx.currency);

@@ -2,8 +2,10 @@
 #pragma once
 
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 
 #include "api.h"
 #include "gpuplan/model.h"
@@ -24,6 +26,15 @@ ApiResponse Bad(const Error& e);
 // text) when present, else `j[key]` which must name a preset: the API reads no files, so a path
 // is an error naming `field`. Erases `model_config` from `j`.
 Result<ModelSpec> RequestModel(json& j, const char* key, const std::string& field);
+
+// A shared getter's value (io/json_fields.h) into `dst`: absent leaves `dst` as it is, a wrong
+// type is the getter's Error naming the field.
+template <class T>
+Status Into(Result<std::optional<T>> v, T& dst) {
+  if (!v) return v.error();
+  if (*v) dst = std::move(**v);
+  return {};
+}
 
 // Does `query` ("a=1&explain=1") set `name` to 1/true?
 bool QueryFlag(std::string_view query, std::string_view name);

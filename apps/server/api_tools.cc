@@ -1,5 +1,6 @@
 // The routes around the planners: check, emit, validate, simulate.
 #include <algorithm>
+#include <climits>
 #include <fmt/format.h>
 #include <map>
 
@@ -14,42 +15,21 @@
 #include "gpuplan/simulate.h"
 #include "gpuplan/validate.h"
 #include "gpuplan/validate_document.h"
+#include "io/json_fields.h"
 
 namespace gpuplan::server::internal {
 
 namespace {
 
-// Reads an optional number/integer/string member into `dst`; a wrong type names `field`.
-Status GetNum(const json& j, const char* key, double& dst, const std::string& field) {
-  auto it = j.find(key);
-  if (it == j.end() || it->is_null()) return {};
-  if (!it->is_number()) {
-    return MakeError(ErrorCode::kInvalidArgument, field,
-                     std::string("must be a number, got ") + it->dump());
-  }
-  dst = it->get<double>();
-  return {};
+// Optional number/integer/string members into `dst` (Into in api_internal.h).
+Status GetNum(const json& j, const char* key, double& dst, std::string_view path = {}) {
+  return Into(gpuplan::internal::GetNumber(j, key, path), dst);
 }
-Status GetInt(const json& j, const char* key, int& dst, const std::string& field) {
-  auto it = j.find(key);
-  if (it == j.end() || it->is_null()) return {};
-  if (!it->is_number_integer() || it->get<long long>() < -(1LL << 31) ||
-      it->get<long long>() >= (1LL << 31)) {
-    return MakeError(ErrorCode::kInvalidArgument, field,
-                     std::string("must be a whole number, got ") + it->dump());
-  }
-  dst = static_cast<int>(it->get<long long>());
-  return {};
+Status GetInt(const json& j, const char* key, int& dst, std::string_view path = {}) {
+  return Into(gpuplan::internal::GetIntIn(j, key, path, INT_MIN, INT_MAX), dst);
 }
-Status GetStr(const json& j, const char* key, std::string& dst, const std::string& field) {
-  auto it = j.find(key);
-  if (it == j.end() || it->is_null()) return {};
-  if (!it->is_string()) {
-    return MakeError(ErrorCode::kInvalidArgument, field,
-                     std::string("must be a string, got ") + it->dump());
-  }
-  dst = it->get<std::string>();
-  return {};
+Status GetStr(const json& j, const char* key, std::string& dst, std::string_view path = {}) {
+  return Into(gpuplan::internal::GetString(j, key, path), dst);
 }
 
 // Every key of `j` must be in `allowed`.
@@ -93,7 +73,7 @@ ApiResponse EmitFiles(const ApiContext& ctx, std::string_view, std::string_view 
     return Bad(st.error());
   }
   std::string target;
-  if (auto st = GetStr(*j, "target", target, "target"); !st) return Bad(st.error());
+  if (auto st = GetStr(*j, "target", target); !st) return Bad(st.error());
   if (target.empty()) {
     return Bad(MakeError(ErrorCode::kInvalidArgument, "target", "is missing",
                          "one of k8s, skypilot, slurm, vllm, hf, deepspeed, monitoring"));
@@ -116,15 +96,13 @@ ApiResponse EmitFiles(const ApiContext& ctx, std::string_view, std::string_view 
   }
   EmitOptions opt;
   double off_peak = -1, peak = -1;
-  if (auto st = GetInt(*j, "rank", opt.rank, "rank"); !st) return Bad(st.error());
-  if (auto st = GetStr(*j, "autoscaler", opt.autoscaler, "autoscaler"); !st) return Bad(st.error());
-  if (auto st = GetStr(*j, "image", opt.image, "image"); !st) return Bad(st.error());
-  if (auto st = GetInt(*j, "min_replicas", opt.min_replicas, "min_replicas"); !st)
-    return Bad(st.error());
-  if (auto st = GetStr(*j, "k8s_training", opt.k8s_training, "k8s_training"); !st)
-    return Bad(st.error());
-  if (auto st = GetNum(*j, "off_peak_qps", off_peak, "off_peak_qps"); !st) return Bad(st.error());
-  if (auto st = GetNum(*j, "peak_qps", peak, "peak_qps"); !st) return Bad(st.error());
+  if (auto st = GetInt(*j, "rank", opt.rank); !st) return Bad(st.error());
+  if (auto st = GetStr(*j, "autoscaler", opt.autoscaler); !st) return Bad(st.error());
+  if (auto st = GetStr(*j, "image", opt.image); !st) return Bad(st.error());
+  if (auto st = GetInt(*j, "min_replicas", opt.min_replicas); !st) return Bad(st.error());
+  if (auto st = GetStr(*j, "k8s_training", opt.k8s_training); !st) return Bad(st.error());
+  if (auto st = GetNum(*j, "off_peak_qps", off_peak); !st) return Bad(st.error());
+  if (auto st = GetNum(*j, "peak_qps", peak); !st) return Bad(st.error());
   if (j->contains("off_peak_qps")) opt.off_peak_qps = off_peak;
   if (j->contains("peak_qps")) opt.peak_qps = peak;
   auto files = Emit(plan->dump(), target, opt, ctx.catalog);
@@ -146,7 +124,7 @@ ApiResponse Validate(const ApiContext& ctx, std::string_view, std::string_view b
   if (!j) return Bad(j.error());
   if (auto st = OnlyKeys(*j, {"cases", "kind"}, ""); !st) return Bad(st.error());
   std::string kind;
-  if (auto st = GetStr(*j, "kind", kind, "kind"); !st) return Bad(st.error());
+  if (auto st = GetStr(*j, "kind", kind); !st) return Bad(st.error());
   auto cases = j->find("cases");
   if (cases == j->end() || !(cases->is_array() || cases->is_string())) {
     return Bad(MakeError(ErrorCode::kInvalidArgument, "cases",
@@ -201,11 +179,10 @@ ApiResponse SimulateDay(const ApiContext& ctx, std::string_view, std::string_vie
                           {"bursts", &syn.bursts_per_day},
                           {"burst_factor", &syn.burst_factor},
                           {"burst_minutes", &syn.burst_minutes}}) {
-    if (auto st = GetNum(s, key, *dst, std::string("synthetic.") + key); !st)
-      return Bad(st.error());
+    if (auto st = GetNum(s, key, *dst, "synthetic"); !st) return Bad(st.error());
   }
-  if (auto st = GetInt(s, "days", syn.days, "synthetic.days"); !st) return Bad(st.error());
-  if (auto st = GetInt(s, "seed", seed, "synthetic.seed"); !st) return Bad(st.error());
+  if (auto st = GetInt(s, "days", syn.days, "synthetic"); !st) return Bad(st.error());
+  if (auto st = GetInt(s, "seed", seed, "synthetic"); !st) return Bad(st.error());
   if (seed < 0)
     return Bad(MakeError(ErrorCode::kInvalidArgument, "synthetic.seed",
                          fmt::format("must be >= 0, got {}", seed)));

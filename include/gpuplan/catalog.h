@@ -91,6 +91,9 @@ const char* IntraNodeLinkName(IntraNodeLink l);
 const char* InterNodeFabricName(InterNodeFabric f);
 std::optional<IntraNodeLink> ParseIntraNodeLink(std::string_view s);
 std::optional<InterNodeFabric> ParseInterNodeFabric(std::string_view s);
+// The canonical names, in enum order (did-you-mean candidates).
+std::vector<std::string> IntraNodeLinkNames();
+std::vector<std::string> InterNodeFabricNames();
 
 // One rentable machine type in one region, with its prices per instance-hour.
 struct InstanceType {

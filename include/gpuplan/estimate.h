@@ -32,6 +32,12 @@ const char* EngineName(Engine e);
 std::optional<TrainMethod> ParseTrainMethod(std::string_view s);
 std::optional<Optimizer> ParseOptimizer(std::string_view s);
 std::optional<Recompute> ParseRecompute(std::string_view s);
+// The canonical names of each enum, in enum order: the did-you-mean candidates. Names, parsers
+// and these lists come from one table per enum (src/estimate/memory.cc).
+std::vector<std::string> TrainMethodNames();
+std::vector<std::string> OptimizerNames();
+std::vector<std::string> RecomputeNames();
+std::vector<std::string> EngineNames();
 
 // Training frameworks differ in what they can overlap and shard; the planner and `validate`
 // apply the same capabilities (docs/model.md section 7.3).
@@ -51,6 +57,7 @@ std::optional<TrainFramework> ParseTrainFramework(std::string_view s);
 // From a free-text description ("NVIDIA NeMo Framework Release 24.04", "Megatron-LM (2021)",
 // "DeepSpeed ZeRO-100B"); kGeneric when none is named.
 TrainFramework TrainFrameworkFromText(std::string_view text);
+std::vector<std::string> TrainFrameworkNames();
 
 std::optional<LoraTargets> ParseLoraTargets(std::string_view s);
 std::optional<Engine> ParseEngine(std::string_view s);

@@ -79,4 +79,9 @@ Status CheckRange(std::optional<double> v, std::string_view field, double lo, do
 // candidate, or empty when nothing is reasonably close.
 std::string ClosestMatch(std::string_view needle, const std::vector<std::string>& candidates);
 
+// The hint for an unknown choice: "did you mean "lora"? (one of: pretrain, full, lora, qlora)",
+// or "use one of: ..." when nothing is close. `choices` come from the enum's name table
+// (TrainMethodNames(), PrecisionNames(), ...).
+std::string ChoiceHint(std::string_view got, const std::vector<std::string>& choices);
+
 }  // namespace gpuplan

@@ -27,6 +27,8 @@ enum class ModelArch : std::uint8_t {
 };
 const char* ModelArchName(ModelArch a);
 std::optional<ModelArch> ParseModelArch(std::string_view s);
+// The canonical names, in enum order (did-you-mean candidates).
+std::vector<std::string> ModelArchNames();
 
 enum class NormKind : std::uint8_t { kRmsNorm, kLayerNorm };
 

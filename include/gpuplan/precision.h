@@ -4,7 +4,9 @@
 
 #include <cstdint>
 #include <optional>
+#include <string>
 #include <string_view>
+#include <vector>
 
 namespace gpuplan {
 
@@ -14,6 +16,8 @@ enum class Precision : std::uint8_t { kFp32, kTf32, kBf16, kFp16, kFp8, kInt8, k
 const char* PrecisionName(Precision p);
 // Parses "fp32", "bf16", "fp16", "fp8", "int8", "int4" (and "float16", "bfloat16", "float32").
 std::optional<Precision> ParsePrecision(std::string_view s);
+// The canonical names, in enum order (did-you-mean candidates).
+std::vector<std::string> PrecisionNames();
 // Storage bytes per element (int4 = 0.5; tf32 stored as 4).
 double BytesPerElement(Precision p);
 

@@ -2,43 +2,28 @@
 
 #include <string>
 
-#include "base/strings.h"
+#include "base/enum_names.h"
 
 namespace gpuplan {
 
-using internal::ToLower;
+namespace {
 
-const char* PrecisionName(Precision p) {
-  switch (p) {
-    case Precision::kFp32:
-      return "fp32";
-    case Precision::kTf32:
-      return "tf32";
-    case Precision::kBf16:
-      return "bf16";
-    case Precision::kFp16:
-      return "fp16";
-    case Precision::kFp8:
-      return "fp8";
-    case Precision::kInt8:
-      return "int8";
-    case Precision::kInt4:
-      return "int4";
-  }
-  return "?";
-}
+constexpr internal::EnumName<Precision> kPrecisionNames[] = {
+    {Precision::kFp32, "fp32", "float32 float"},      {Precision::kTf32, "tf32"},
+    {Precision::kBf16, "bf16", "bfloat16"},           {Precision::kFp16, "fp16", "float16 half"},
+    {Precision::kFp8, "fp8", "float8 fp8_e4m3 e4m3"}, {Precision::kInt8, "int8", "w8a8 w8a16 8bit"},
+    {Precision::kInt4, "int4", "w4a16 4bit nf4"},
+};
+
+}  // namespace
+
+const char* PrecisionName(Precision p) { return internal::NameIn(kPrecisionNames, p); }
 
 std::optional<Precision> ParsePrecision(std::string_view s) {
-  std::string t = ToLower(internal::Trim(s));
-  if (t == "fp32" || t == "float32" || t == "float") return Precision::kFp32;
-  if (t == "tf32") return Precision::kTf32;
-  if (t == "bf16" || t == "bfloat16") return Precision::kBf16;
-  if (t == "fp16" || t == "float16" || t == "half") return Precision::kFp16;
-  if (t == "fp8" || t == "float8" || t == "fp8_e4m3" || t == "e4m3") return Precision::kFp8;
-  if (t == "int8" || t == "w8a8" || t == "w8a16" || t == "8bit") return Precision::kInt8;
-  if (t == "int4" || t == "w4a16" || t == "4bit" || t == "nf4") return Precision::kInt4;
-  return std::nullopt;
+  return internal::ParseIn(kPrecisionNames, s);
 }
+
+std::vector<std::string> PrecisionNames() { return internal::NamesIn(kPrecisionNames); }
 
 double BytesPerElement(Precision p) {
   switch (p) {

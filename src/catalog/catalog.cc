@@ -11,6 +11,7 @@
 #include <set>
 #include <sstream>
 
+#include "base/enum_names.h"
 #include "io/embedded.h"
 #include "io/csv.h"
 
@@ -51,66 +52,47 @@ std::optional<FlopPerSec> Accelerator::PeakFor(Precision p) const {
   return fp32;
 }
 
-const char* IntraNodeLinkName(IntraNodeLink l) {
-  switch (l) {
-    case IntraNodeLink::kNone:
-      return "none";
-    case IntraNodeLink::kPcie:
-      return "pcie";
-    case IntraNodeLink::kNvlink:
-      return "nvlink";
-    case IntraNodeLink::kNvswitch:
-      return "nvswitch";
-    case IntraNodeLink::kInfinityFabric:
-      return "infinity-fabric";
-    case IntraNodeLink::kNeuronLink:
-      return "neuronlink";
-    case IntraNodeLink::kIci:
-      return "ici";
-  }
-  return "?";
-}
+namespace {
+
+constexpr internal::EnumName<IntraNodeLink> kIntraNodeLinkNames[] = {
+    {IntraNodeLink::kNone, "none"},
+    {IntraNodeLink::kPcie, "pcie"},
+    {IntraNodeLink::kNvlink, "nvlink"},
+    {IntraNodeLink::kNvswitch, "nvswitch"},
+    {IntraNodeLink::kInfinityFabric, "infinity-fabric"},
+    {IntraNodeLink::kNeuronLink, "neuronlink"},
+    {IntraNodeLink::kIci, "ici"},
+};
+constexpr internal::EnumName<InterNodeFabric> kInterNodeFabricNames[] = {
+    {InterNodeFabric::kNone, "none"},
+    {InterNodeFabric::kEfa, "efa"},
+    {InterNodeFabric::kInfiniband, "infiniband", "ib"},
+    {InterNodeFabric::kRoce, "roce"},
+    {InterNodeFabric::kErdma, "erdma"},
+    {InterNodeFabric::kGpuDirectTcpx, "gpudirect-tcpx"},
+};
+
+}  // namespace
+
+const char* IntraNodeLinkName(IntraNodeLink l) { return internal::NameIn(kIntraNodeLinkNames, l); }
 
 const char* InterNodeFabricName(InterNodeFabric f) {
-  switch (f) {
-    case InterNodeFabric::kNone:
-      return "none";
-    case InterNodeFabric::kEfa:
-      return "efa";
-    case InterNodeFabric::kInfiniband:
-      return "infiniband";
-    case InterNodeFabric::kRoce:
-      return "roce";
-    case InterNodeFabric::kErdma:
-      return "erdma";
-    case InterNodeFabric::kGpuDirectTcpx:
-      return "gpudirect-tcpx";
-  }
-  return "?";
+  return internal::NameIn(kInterNodeFabricNames, f);
 }
 
+// An empty cell is "none" (a single-GPU or single-node machine).
 std::optional<IntraNodeLink> ParseIntraNodeLink(std::string_view s) {
-  std::string t = ToLower(s);
-  for (auto l : {IntraNodeLink::kNone, IntraNodeLink::kPcie, IntraNodeLink::kNvlink,
-                 IntraNodeLink::kNvswitch, IntraNodeLink::kInfinityFabric,
-                 IntraNodeLink::kNeuronLink, IntraNodeLink::kIci}) {
-    if (t == IntraNodeLinkName(l)) return l;
-  }
-  if (t.empty()) return IntraNodeLink::kNone;
-  return std::nullopt;
+  if (internal::Trim(s).empty()) return IntraNodeLink::kNone;
+  return internal::ParseIn(kIntraNodeLinkNames, s);
 }
 
 std::optional<InterNodeFabric> ParseInterNodeFabric(std::string_view s) {
-  std::string t = ToLower(s);
-  for (auto f :
-       {InterNodeFabric::kNone, InterNodeFabric::kEfa, InterNodeFabric::kInfiniband,
-        InterNodeFabric::kRoce, InterNodeFabric::kErdma, InterNodeFabric::kGpuDirectTcpx}) {
-    if (t == InterNodeFabricName(f)) return f;
-  }
-  if (t.empty()) return InterNodeFabric::kNone;
-  if (t == "ib") return InterNodeFabric::kInfiniband;
-  return std::nullopt;
+  if (internal::Trim(s).empty()) return InterNodeFabric::kNone;
+  return internal::ParseIn(kInterNodeFabricNames, s);
 }
+
+std::vector<std::string> IntraNodeLinkNames() { return internal::NamesIn(kIntraNodeLinkNames); }
+std::vector<std::string> InterNodeFabricNames() { return internal::NamesIn(kInterNodeFabricNames); }
 
 const std::vector<InstanceFlag>& KnownInstanceFlags() {
   static const std::vector<InstanceFlag> flags = {

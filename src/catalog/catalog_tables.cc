@@ -253,14 +253,14 @@ Status LoadInstances(Catalog& cat, const CsvTable& t) {
     if (!link) {
       return MakeError(ErrorCode::kParse, r.Where("intra_node_link"),
                        "unknown link \"" + r.Str("intra_node_link") + "\"",
-                       "use none, pcie, nvlink, nvswitch, infinity-fabric, neuronlink or ici");
+                       ChoiceHint(r.Str("intra_node_link"), IntraNodeLinkNames()));
     }
     it.intra_node_link = *link;
     auto fab = ParseInterNodeFabric(r.Str("inter_node_fabric"));
     if (!fab) {
       return MakeError(ErrorCode::kParse, r.Where("inter_node_fabric"),
                        "unknown fabric \"" + r.Str("inter_node_fabric") + "\"",
-                       "use none, efa, infiniband, roce, erdma or gpudirect-tcpx");
+                       ChoiceHint(r.Str("inter_node_fabric"), InterNodeFabricNames()));
     }
     it.inter_node_fabric = *fab;
     GPUPLAN_ASSIGN_OR_RETURN(v, r.OptNumber("inter_node_gbps"));

@@ -7,8 +7,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <map>
-#include <set>
 #include <utility>
 
 #include "check/check_internal.h"
@@ -16,11 +14,9 @@
 #include "gpuplan/input.h"
 #include "gpuplan/job.h"
 #include "io/csv.h"
-#include "io/yaml_util.h"
+#include "io/yaml_reader.h"
 
 namespace gpuplan {
-
-using internal::Join;
 
 const char* StorageKindName(StorageKind s) {
   switch (s) {
@@ -48,371 +44,332 @@ std::optional<StorageKind> ParseStorageKind(std::string_view s) {
 namespace {
 
 // ---------------------------------------------------------------------------------------------
-// YAML reading.
+// YAML reading, with the shared YamlReader (src/io/yaml_reader.h).
 
-const std::vector<std::string> kTopKeys = {"hardware",         "nodes",    "zones", "spot",
-                                           "checkpoint_every", "headroom", "train", "serve"};
-const std::vector<std::string> kHardwareKeys = {
-    "instance",     "region", "accelerator", "gpus_per_node", "intra_link",  "inter_fabric",
-    "network_gbps", "ram_gb", "vcpus",       "storage",       "storage_gbps"};
-const std::vector<std::string> kTrainKeys = {"model",
-                                             "method",
-                                             "precision",
-                                             "micro_batch",
-                                             "seq_len",
-                                             "global_batch",
-                                             "gradient_accumulation",
-                                             "recompute",
-                                             "zero",
-                                             "tp",
-                                             "pp",
-                                             "dataset_size"};
-const std::vector<std::string> kServeKeys = {"model",      "precision",   "qps", "input_len",
-                                             "output_len", "autoscaling", "load"};
+using internal::Entry;
+using internal::Section;
+using Reader = internal::YamlReader;
 
-std::string Describe(const YAML::Node& n) {
-  if (!n.IsDefined() || n.IsNull()) return "nothing";
-  if (n.IsMap()) return "a map";
-  if (n.IsSequence()) return "a list";
-  return "\"" + n.Scalar() + "\"";
+// Whole numbers in a setup stay below this (GPU counts, batch sizes, parallel degrees).
+constexpr int kMaxSetupInt = 1000000000;
+
+const internal::YamlSchema& SetupSchema() {
+  static const internal::YamlSchema k{
+      {{"",
+        {"hardware", "nodes", "zones", "spot", "checkpoint_every", "headroom", "train", "serve"}},
+       {"hardware",
+        {"instance", "region", "accelerator", "gpus_per_node", "intra_link", "inter_fabric",
+         "network_gbps", "ram_gb", "vcpus", "storage", "storage_gbps"}},
+       {"train",
+        {"model", "method", "precision", "micro_batch", "seq_len", "global_batch",
+         "gradient_accumulation", "recompute", "zero", "tp", "pp", "dataset_size"}},
+       {"serve", {"model", "precision", "qps", "input_len", "output_len", "autoscaling", "load"}}},
+      "docs/check.md",
+      "the setup file",
+      "a setup file is a map: `hardware: ...`, `train: ...` or `serve: ...`; see docs/check.md",
+      "see docs/check.md for the schema",
+      "put one setup per file",
+      "malformed YAML"};
+  return k;
 }
 
-class Reader {
+// The names of `values` (a subset of the Precision table, in the order given).
+std::vector<std::string> NamesOf(std::initializer_list<Precision> values) {
+  std::vector<std::string> out;
+  for (Precision p : values) out.emplace_back(PrecisionName(p));
+  return out;
+}
+
+// Typed optional reads of one section's keys: absent (or ~) gives an empty optional.
+class SectionReader {
  public:
-  explicit Reader(std::string_view label)
-      : label_(label.empty() ? std::string("<yaml>") : std::string(label)) {}
+  SectionReader(const Reader& r, const Section& sec) : r_(r), sec_(sec) {}
 
-  std::string Field(const YAML::Node& at, std::string_view path) const {
-    std::string f = label_;
-    if (at.IsDefined() && at.Mark().line >= 0) f += ":" + std::to_string(at.Mark().line + 1);
-    if (!path.empty()) f += ":" + std::string(path);
-    return f;
-  }
-  Error Fail(const YAML::Node& at, std::string_view path, std::string message,
-             std::string hint = {}, ErrorCode code = ErrorCode::kInvalidArgument) const {
-    return MakeError(code, Field(at, path), std::move(message), std::move(hint));
-  }
+  const Entry* Get(std::string_view key) const { return sec_.Get(key); }
 
-  // A map whose keys are all in `known` (unknown keys get a did-you-mean).
-  Status CheckMap(const YAML::Node& node, std::string_view path,
-                  const std::vector<std::string>& known) const {
-    if (!node.IsMap()) {
-      return Fail(node, path, "expected a map of keys, got " + Describe(node),
-                  "see docs/check.md for the setup schema");
-    }
-    std::set<std::string> seen;
-    for (const auto& kv : node) {
-      const YAML::Node& k = kv.first;
-      const std::string key = k.IsScalar() ? k.Scalar() : std::string();
-      const std::string p = path.empty() ? key : std::string(path) + "." + key;
-      if (key.empty()) return Fail(k, path, "expected a key name, got " + Describe(k));
-      if (!seen.insert(key).second) return Fail(k, p, "duplicate key", "keep one `" + key + ":`");
-      if (std::find(known.begin(), known.end(), key) == known.end()) {
-        const std::string best = ClosestMatch(key, known);
-        return Fail(k, p, "unknown key \"" + key + "\"",
-                    best.empty()
-                        ? "known keys: " + Join(known)
-                        : "did you mean \"" + best + "\"? (known keys: " + Join(known) + ")");
-      }
-    }
-    return {};
+  // Trimmed text (possibly empty).
+  Result<std::optional<std::string>> Str(std::string_view key) const {
+    const Entry* e = sec_.Get(key);
+    if (e == nullptr) return std::optional<std::string>();
+    auto t = r_.Text(*e);
+    if (!t) return t.error();
+    return std::optional<std::string>(std::move(*t));
   }
 
-  // Scalar text of `map[key]`; empty optional when absent or null.
-  Result<std::optional<std::string>> Str(const YAML::Node& map, std::string_view key,
-                                         std::string_view path) const {
-    const YAML::Node n = map[std::string(key)];
-    if (!n.IsDefined() || n.IsNull()) return std::optional<std::string>();
-    if (!n.IsScalar()) return Fail(n, path, "expected a value, got " + Describe(n));
-    return std::optional<std::string>(internal::Trim(n.Scalar()));
-  }
-
-  Result<std::optional<double>> Number(const YAML::Node& map, std::string_view key,
-                                       std::string_view path, double min_exclusive) const {
-    auto s = Str(map, key, path);
-    if (!s) return s.error();
-    if (!*s) return std::optional<double>();
-    const YAML::Node n = map[std::string(key)];
-    auto v = ParseCount(**s, Field(n, path));
-    if (!v) return Fail(n, path, "expected a number, got \"" + **s + "\"");
-    if (!(*v > min_exclusive)) {
-      return Fail(n, path, fmt::format("must be > {}, got {}", min_exclusive, **s));
-    }
+  // A count (K/M/B suffixes allowed) > `min_exclusive`.
+  Result<std::optional<double>> Number(std::string_view key, double min_exclusive) const {
+    const Entry* e = sec_.Get(key);
+    if (e == nullptr) return std::optional<double>();
+    auto v = r_.Count(*e, min_exclusive);
+    if (!v) return v.error();
     return std::optional<double>(*v);
   }
 
-  Result<std::optional<int>> Int(const YAML::Node& map, std::string_view key, std::string_view path,
-                                 int min) const {
-    auto s = Str(map, key, path);
-    if (!s) return s.error();
-    if (!*s) return std::optional<int>();
-    const YAML::Node n = map[std::string(key)];
-    const std::string& t = **s;
-    long v = 0;
-    size_t used = 0;
-    try {
-      v = std::stol(t, &used);
-    } catch (const std::exception&) {
-      used = 0;
-    }
-    if (used == 0 || used != t.size()) {
-      return Fail(n, path, "expected a whole number, got \"" + t + "\"");
-    }
-    if (v < min || v > 1000000000L) {
-      return Fail(n, path, fmt::format("must be >= {}, got {}", min, t));
-    }
-    return std::optional<int>(static_cast<int>(v));
+  Result<std::optional<int>> Int(std::string_view key, int min) const {
+    const Entry* e = sec_.Get(key);
+    if (e == nullptr) return std::optional<int>();
+    auto v = r_.Int(*e, min, kMaxSetupInt);
+    if (!v) return v.error();
+    return std::optional<int>(*v);
   }
 
-  Result<std::optional<bool>> Bool(const YAML::Node& map, std::string_view key,
-                                   std::string_view path) const {
-    auto s = Str(map, key, path);
-    if (!s) return s.error();
-    if (!*s) return std::optional<bool>();
-    const std::string t = internal::ToLower(**s);
-    if (t == "true" || t == "yes" || t == "on") return std::optional<bool>(true);
-    if (t == "false" || t == "no" || t == "off") return std::optional<bool>(false);
-    return Fail(map[std::string(key)], path, "expected true or false, got \"" + **s + "\"");
+  Result<std::optional<bool>> Bool(std::string_view key) const {
+    const Entry* e = sec_.Get(key);
+    if (e == nullptr) return std::optional<bool>();
+    auto v = r_.Bool(*e);
+    if (!v) return v.error();
+    return std::optional<bool>(*v);
   }
 
   // A choice parsed by `parse`; unknown values get a did-you-mean over `choices`.
   template <class T, class F>
-  Result<std::optional<T>> Choice(const YAML::Node& map, std::string_view key,
-                                  std::string_view path, F parse,
+  Result<std::optional<T>> Choice(std::string_view key, F parse,
                                   const std::vector<std::string>& choices) const {
-    auto s = Str(map, key, path);
+    const Entry* e = sec_.Get(key);
+    if (e == nullptr) return std::optional<T>();
+    auto s = r_.Str(*e);
     if (!s) return s.error();
-    if (!*s) return std::optional<T>();
-    if (auto v = parse(**s)) return std::optional<T>(*v);
-    const std::string best = ClosestMatch(**s, choices);
-    return Fail(map[std::string(key)], path, "unknown value \"" + **s + "\"",
-                best.empty() ? "use one of: " + Join(choices)
-                             : "did you mean \"" + best + "\"? (one of: " + Join(choices) + ")");
+    if (auto v = parse(*s)) return std::optional<T>(*v);
+    return r_.Fail(*e, "unknown value " + Excerpt(*s), ChoiceHint(*s, choices));
   }
 
  private:
-  std::string label_;
+  const Reader& r_;
+  const Section& sec_;
 };
 
-Result<ModelSpec> ReadModel(const Reader& r, const YAML::Node& sec, std::string_view path,
-                            std::string& arg) {
+// The section `key` of `top`: its map read and its keys checked.
+Result<Section> ReadSub(const Reader& r, const Section& top, std::string_view key) {
+  const Entry* e = top.Raw(key);
+  return r.ReadSection(e->value, &e->key_node, key);
+}
+
+Result<ModelSpec> ReadModel(const Reader& r, const Section& sec, std::string& arg) {
+  const std::string path = sec.path + ".model";
   std::optional<std::string> s;
-  GPUPLAN_ASSIGN_OR_RETURN(s, r.Str(sec, "model", std::string(path) + ".model"));
+  GPUPLAN_ASSIGN_OR_RETURN(s, SectionReader(r, sec).Str("model"));
   if (!s || s->empty()) {
-    return r.Fail(sec, std::string(path) + ".model", "missing model",
+    return r.Fail(sec.node, path, "missing model",
                   "give a preset name (`gpuplan models`), a config.json or a .safetensors path");
   }
   arg = *s;
-  return ResolveModel(*s, r.Field(sec["model"], std::string(path) + ".model"));
+  return ResolveModel(*s, r.Field(*sec.Get("model")));
 }
 
-Result<SetupHardware> ReadHardware(const Reader& r, const YAML::Node& n) {
+Result<SetupHardware> ReadHardware(const Reader& r, const Section& sec) {
   SetupHardware h;
-  if (auto st = r.CheckMap(n, "hardware", kHardwareKeys); !st) return st.error();
+  const SectionReader n(r, sec);
   std::optional<std::string> s;
-  GPUPLAN_ASSIGN_OR_RETURN(s, r.Str(n, "instance", "hardware.instance"));
+  GPUPLAN_ASSIGN_OR_RETURN(s, n.Str("instance"));
   if (s) h.instance_type = *s;
-  h.instance_field = r.Field(n["instance"], "hardware.instance");
-  GPUPLAN_ASSIGN_OR_RETURN(s, r.Str(n, "region", "hardware.region"));
+  const Entry* instance = sec.Raw("instance");
+  h.instance_field =
+      instance != nullptr ? r.Field(*instance) : r.Field(YAML::Node(), "hardware.instance");
+  GPUPLAN_ASSIGN_OR_RETURN(s, n.Str("region"));
   if (s) h.region = *s;
-  GPUPLAN_ASSIGN_OR_RETURN(s, r.Str(n, "accelerator", "hardware.accelerator"));
+  GPUPLAN_ASSIGN_OR_RETURN(s, n.Str("accelerator"));
   if (s) h.accelerator = *s;
-  h.accelerator_field = r.Field(n["accelerator"], "hardware.accelerator");
+  const Entry* accel = sec.Raw("accelerator");
+  h.accelerator_field =
+      accel != nullptr ? r.Field(*accel) : r.Field(YAML::Node(), "hardware.accelerator");
   static const char* kCustomOnly[] = {"accelerator",  "gpus_per_node", "intra_link", "inter_fabric",
                                       "network_gbps", "ram_gb",        "vcpus"};
   if (!h.instance_type.empty()) {
     for (const char* k : kCustomOnly) {
-      if (n[k].IsDefined() && !n[k].IsNull()) {
-        return r.Fail(n[k], std::string("hardware.") + k,
-                      "given together with hardware.instance, which defines it",
+      if (const Entry* e = n.Get(k)) {
+        return r.Fail(*e, "given together with hardware.instance, which defines it",
                       "remove it, or describe custom hardware without `instance:`");
       }
     }
   } else {
     if (h.accelerator.empty()) {
-      return r.Fail(n, "hardware",
+      return r.Fail(sec.node, "hardware",
                     "needs `instance:` (a catalog instance type) or "
                     "`accelerator:` (custom hardware)",
                     "e.g. `instance: p5.48xlarge` or `accelerator: A100-PCIe-80GB`");
     }
     std::optional<int> i;
-    GPUPLAN_ASSIGN_OR_RETURN(i, r.Int(n, "gpus_per_node", "hardware.gpus_per_node", 1));
+    GPUPLAN_ASSIGN_OR_RETURN(i, n.Int("gpus_per_node", 1));
     if (!i) {
-      return r.Fail(n, "hardware.gpus_per_node", "missing gpus_per_node for custom hardware");
+      return r.Fail(sec.node, "hardware.gpus_per_node",
+                    "missing gpus_per_node for custom hardware");
     }
     h.gpus_per_node = *i;
     std::optional<IntraNodeLink> intra;
     GPUPLAN_ASSIGN_OR_RETURN(
-        intra, r.Choice<IntraNodeLink>(n, "intra_link", "hardware.intra_link", ParseIntraNodeLink,
-                                       {"none", "pcie", "nvlink", "nvswitch"}));
+        intra, n.Choice<IntraNodeLink>("intra_link", ParseIntraNodeLink, IntraNodeLinkNames()));
     h.intra = intra.value_or(h.gpus_per_node > 1 ? IntraNodeLink::kPcie : IntraNodeLink::kNone);
     std::optional<InterNodeFabric> inter;
-    GPUPLAN_ASSIGN_OR_RETURN(
-        inter,
-        r.Choice<InterNodeFabric>(n, "inter_fabric", "hardware.inter_fabric", ParseInterNodeFabric,
-                                  {"none", "efa", "infiniband", "roce", "erdma"}));
+    GPUPLAN_ASSIGN_OR_RETURN(inter, n.Choice<InterNodeFabric>("inter_fabric", ParseInterNodeFabric,
+                                                              InterNodeFabricNames()));
     h.inter = inter.value_or(InterNodeFabric::kNone);
     std::optional<double> d;
-    GPUPLAN_ASSIGN_OR_RETURN(d, r.Number(n, "network_gbps", "hardware.network_gbps", 0));
+    GPUPLAN_ASSIGN_OR_RETURN(d, n.Number("network_gbps", 0));
     if (d) h.network = Gbps(*d);
-    GPUPLAN_ASSIGN_OR_RETURN(d, r.Number(n, "ram_gb", "hardware.ram_gb", 0));
+    GPUPLAN_ASSIGN_OR_RETURN(d, n.Number("ram_gb", 0));
     if (d) h.ram = GB(*d);
-    GPUPLAN_ASSIGN_OR_RETURN(h.vcpus, r.Int(n, "vcpus", "hardware.vcpus", 1));
+    GPUPLAN_ASSIGN_OR_RETURN(h.vcpus, n.Int("vcpus", 1));
   }
-  GPUPLAN_ASSIGN_OR_RETURN(h.storage,
-                           r.Choice<StorageKind>(n, "storage", "hardware.storage", ParseStorageKind,
-                                                 {"nvme", "ssd", "network", "hdd"}));
+  GPUPLAN_ASSIGN_OR_RETURN(h.storage, n.Choice<StorageKind>("storage", ParseStorageKind,
+                                                            {"nvme", "ssd", "network", "hdd"}));
   std::optional<double> bw;
-  GPUPLAN_ASSIGN_OR_RETURN(bw, r.Number(n, "storage_gbps", "hardware.storage_gbps", 0));
+  GPUPLAN_ASSIGN_OR_RETURN(bw, n.Number("storage_gbps", 0));
   if (bw) h.storage_bw = GBps(*bw);
   return h;
 }
 
-Result<SetupTraining> ReadTraining(const Reader& r, const YAML::Node& n) {
+Result<SetupTraining> ReadTraining(const Reader& r, const Section& sec) {
   SetupTraining t;
-  if (auto st = r.CheckMap(n, "train", kTrainKeys); !st) return st.error();
-  t.field = r.Field(n, "train");
-  GPUPLAN_ASSIGN_OR_RETURN(t.model, ReadModel(r, n, "train", t.model_arg));
+  const SectionReader n(r, sec);
+  t.field = r.Field(sec.node, "train");
+  GPUPLAN_ASSIGN_OR_RETURN(t.model, ReadModel(r, sec, t.model_arg));
   std::optional<TrainMethod> m;
-  GPUPLAN_ASSIGN_OR_RETURN(m, r.Choice<TrainMethod>(n, "method", "train.method", ParseTrainMethod,
-                                                    {"pretrain", "full", "lora", "qlora"}));
+  GPUPLAN_ASSIGN_OR_RETURN(m,
+                           n.Choice<TrainMethod>("method", ParseTrainMethod, TrainMethodNames()));
   t.method = m.value_or(TrainMethod::kFull);
   std::optional<Precision> p;
-  GPUPLAN_ASSIGN_OR_RETURN(p, r.Choice<Precision>(n, "precision", "train.precision", ParsePrecision,
-                                                  {"fp32", "bf16", "fp16", "fp8"}));
+  GPUPLAN_ASSIGN_OR_RETURN(p, n.Choice<Precision>("precision", ParsePrecision,
+                                                  NamesOf({Precision::kFp32, Precision::kBf16,
+                                                           Precision::kFp16, Precision::kFp8})));
   t.precision = p.value_or(Precision::kBf16);
   std::optional<int> i;
-  GPUPLAN_ASSIGN_OR_RETURN(i, r.Int(n, "micro_batch", "train.micro_batch", 1));
+  GPUPLAN_ASSIGN_OR_RETURN(i, n.Int("micro_batch", 1));
   t.micro_batch = i.value_or(1);
-  GPUPLAN_ASSIGN_OR_RETURN(i, r.Int(n, "seq_len", "train.seq_len", 1));
+  GPUPLAN_ASSIGN_OR_RETURN(i, n.Int("seq_len", 1));
   t.seq_len = i.value_or(0);
-  GPUPLAN_ASSIGN_OR_RETURN(t.global_batch, r.Int(n, "global_batch", "train.global_batch", 1));
-  GPUPLAN_ASSIGN_OR_RETURN(t.gradient_accumulation,
-                           r.Int(n, "gradient_accumulation", "train.gradient_accumulation", 1));
+  GPUPLAN_ASSIGN_OR_RETURN(t.global_batch, n.Int("global_batch", 1));
+  GPUPLAN_ASSIGN_OR_RETURN(t.gradient_accumulation, n.Int("gradient_accumulation", 1));
   std::optional<Recompute> rc;
-  GPUPLAN_ASSIGN_OR_RETURN(rc, r.Choice<Recompute>(n, "recompute", "train.recompute",
-                                                   ParseRecompute, {"none", "selective", "full"}));
+  GPUPLAN_ASSIGN_OR_RETURN(rc, n.Choice<Recompute>("recompute", ParseRecompute, RecomputeNames()));
   t.recompute = rc.value_or(Recompute::kNone);
-  GPUPLAN_ASSIGN_OR_RETURN(i, r.Int(n, "zero", "train.zero", 0));
+  GPUPLAN_ASSIGN_OR_RETURN(i, n.Int("zero", 0));
   t.zero_stage = i.value_or(0);
   if (t.zero_stage > 3) {
-    return r.Fail(n["zero"], "train.zero", fmt::format("must be 0-3, got {}", t.zero_stage));
+    return r.Fail(*n.Get("zero"), fmt::format("must be 0-3, got {}", t.zero_stage));
   }
-  GPUPLAN_ASSIGN_OR_RETURN(i, r.Int(n, "tp", "train.tp", 1));
+  GPUPLAN_ASSIGN_OR_RETURN(i, n.Int("tp", 1));
   t.tp = i.value_or(1);
-  GPUPLAN_ASSIGN_OR_RETURN(i, r.Int(n, "pp", "train.pp", 1));
+  GPUPLAN_ASSIGN_OR_RETURN(i, n.Int("pp", 1));
   t.pp = i.value_or(1);
   std::optional<std::string> s;
-  GPUPLAN_ASSIGN_OR_RETURN(s, r.Str(n, "dataset_size", "train.dataset_size"));
+  GPUPLAN_ASSIGN_OR_RETURN(s, n.Str("dataset_size"));
   if (s) {
-    auto b = ParseSize(*s, r.Field(n["dataset_size"], "train.dataset_size"));
+    auto b = ParseSize(*s, r.Field(*n.Get("dataset_size")));
     if (!b) return b.error();
     t.dataset = *b;
   }
   return t;
 }
 
-Result<SetupServing> ReadServing(const Reader& r, const YAML::Node& n) {
+std::optional<LoadPattern> ParseLoadPattern(std::string_view v) {
+  const std::string t = internal::ToLower(internal::Trim(v));
+  if (t == "steady") return LoadPattern::kSteady;
+  if (t == "variable") return LoadPattern::kVariable;
+  return std::nullopt;
+}
+
+Result<SetupServing> ReadServing(const Reader& r, const Section& sec) {
   SetupServing s;
-  if (auto st = r.CheckMap(n, "serve", kServeKeys); !st) return st.error();
-  GPUPLAN_ASSIGN_OR_RETURN(s.model, ReadModel(r, n, "serve", s.model_arg));
+  const SectionReader n(r, sec);
+  GPUPLAN_ASSIGN_OR_RETURN(s.model, ReadModel(r, sec, s.model_arg));
   std::optional<Precision> p;
-  GPUPLAN_ASSIGN_OR_RETURN(p, r.Choice<Precision>(n, "precision", "serve.precision", ParsePrecision,
-                                                  {"fp32", "bf16", "fp16", "fp8", "int8", "int4"}));
+  GPUPLAN_ASSIGN_OR_RETURN(
+      p, n.Choice<Precision>("precision", ParsePrecision,
+                             NamesOf({Precision::kFp32, Precision::kBf16, Precision::kFp16,
+                                      Precision::kFp8, Precision::kInt8, Precision::kInt4})));
   s.precision = p.value_or(Precision::kBf16);
   std::optional<double> q;
-  GPUPLAN_ASSIGN_OR_RETURN(q, r.Number(n, "qps", "serve.qps", 0));
-  if (!q) return r.Fail(n, "serve.qps", "missing qps (peak requests per second)");
+  GPUPLAN_ASSIGN_OR_RETURN(q, n.Number("qps", 0));
+  if (!q) return r.Fail(sec.node, "serve.qps", "missing qps (peak requests per second)");
   s.qps = *q;
   std::optional<int> i;
-  GPUPLAN_ASSIGN_OR_RETURN(i, r.Int(n, "input_len", "serve.input_len", 1));
+  GPUPLAN_ASSIGN_OR_RETURN(i, n.Int("input_len", 1));
   s.input_len = i.value_or(s.input_len);
-  GPUPLAN_ASSIGN_OR_RETURN(i, r.Int(n, "output_len", "serve.output_len", 0));
+  GPUPLAN_ASSIGN_OR_RETURN(i, n.Int("output_len", 0));
   s.output_len = i.value_or(s.model.is_decoder_llm() ? s.output_len : 0);
   std::optional<bool> b;
-  GPUPLAN_ASSIGN_OR_RETURN(b, r.Bool(n, "autoscaling", "serve.autoscaling"));
+  GPUPLAN_ASSIGN_OR_RETURN(b, n.Bool("autoscaling"));
   s.autoscaling = b.value_or(false);
   std::optional<LoadPattern> l;
-  GPUPLAN_ASSIGN_OR_RETURN(
-      l, r.Choice<LoadPattern>(n, "load", "serve.load",
-                               [](std::string_view v) -> std::optional<LoadPattern> {
-                                 const std::string t = internal::ToLower(internal::Trim(v));
-                                 if (t == "steady") return LoadPattern::kSteady;
-                                 if (t == "variable") return LoadPattern::kVariable;
-                                 return std::nullopt;
-                               },
-                               {"steady", "variable"}));
+  GPUPLAN_ASSIGN_OR_RETURN(l,
+                           n.Choice<LoadPattern>("load", ParseLoadPattern, {"steady", "variable"}));
   s.load = l.value_or(LoadPattern::kSteady);
   return s;
 }
 
 Result<Setup> ParseSetupNode(const Reader& r, const YAML::Node& root) {
   Setup s;
-  if (auto st = r.CheckMap(root, "", kTopKeys); !st) return st.error();
-  if (!root["hardware"].IsDefined()) {
+  Section top;
+  GPUPLAN_ASSIGN_OR_RETURN(top, r.ReadSection(root, nullptr, ""));
+  const SectionReader n(r, top);
+  if (top.Raw("hardware") == nullptr) {
     return r.Fail(root, "hardware", "missing hardware",
                   "add `hardware: {instance: p5.48xlarge}` or custom hardware (docs/check.md)");
   }
-  GPUPLAN_ASSIGN_OR_RETURN(s.hardware, ReadHardware(r, root["hardware"]));
+  Section hw;
+  GPUPLAN_ASSIGN_OR_RETURN(hw, ReadSub(r, top, "hardware"));
+  GPUPLAN_ASSIGN_OR_RETURN(s.hardware, ReadHardware(r, hw));
   std::optional<int> nodes;
-  GPUPLAN_ASSIGN_OR_RETURN(nodes, r.Int(root, "nodes", "nodes", 1));
+  GPUPLAN_ASSIGN_OR_RETURN(nodes, n.Int("nodes", 1));
   s.nodes = nodes.value_or(1);
-  const YAML::Node z = root["zones"];
-  if (z.IsDefined() && !z.IsNull()) {
-    if (z.IsScalar()) {
-      s.zones.push_back(internal::Trim(z.Scalar()));
-    } else if (z.IsSequence()) {
-      for (size_t k = 0; k < z.size(); ++k) {
-        if (!z[k].IsScalar()) {
-          return r.Fail(z[k], fmt::format("zones[{}]", k),
-                        "expected a zone name, got " + Describe(z[k]));
+  if (const Entry* z = n.Get("zones")) {
+    if (z->value.IsScalar()) {
+      s.zones.push_back(internal::Trim(z->value.Scalar()));
+    } else if (z->value.IsSequence()) {
+      for (size_t k = 0; k < z->value.size(); ++k) {
+        const YAML::Node item = z->value[k];
+        if (!item.IsScalar()) {
+          return r.Fail(item, fmt::format("zones[{}]", k),
+                        "expected a zone name, got " + internal::Describe(item));
         }
-        s.zones.push_back(internal::Trim(z[k].Scalar()));
+        s.zones.push_back(internal::Trim(item.Scalar()));
       }
     } else {
-      return r.Fail(z, "zones", "expected a list of zone names, got " + Describe(z));
+      return r.Fail(*z, "expected a list of zone names, got " + internal::Describe(z->value));
     }
   }
   std::optional<bool> spot;
-  GPUPLAN_ASSIGN_OR_RETURN(spot, r.Bool(root, "spot", "spot"));
+  GPUPLAN_ASSIGN_OR_RETURN(spot, n.Bool("spot"));
   s.spot = spot.value_or(false);
   std::optional<std::string> ck;
-  GPUPLAN_ASSIGN_OR_RETURN(ck, r.Str(root, "checkpoint_every", "checkpoint_every"));
+  GPUPLAN_ASSIGN_OR_RETURN(ck, n.Str("checkpoint_every"));
   if (ck) {
     const std::string t = internal::ToLower(*ck);
     if (t == "none" || t == "never" || t == "0") {
       s.checkpoint_interval_hours = 0.0;
     } else {
-      auto h = ParseHours(*ck, r.Field(root["checkpoint_every"], "checkpoint_every"));
+      auto h = ParseHours(*ck, r.Field(*n.Get("checkpoint_every")));
       if (!h) return h.error();
       s.checkpoint_interval_hours = *h;
     }
   }
   std::optional<double> headroom;
-  GPUPLAN_ASSIGN_OR_RETURN(headroom, r.Number(root, "headroom", "headroom", 0));
+  GPUPLAN_ASSIGN_OR_RETURN(headroom, n.Number("headroom", 0));
   if (headroom) {
     if (*headroom > 1) {
-      return r.Fail(root["headroom"], "headroom",
+      return r.Fail(*n.Get("headroom"),
                     fmt::format("must be a fraction in (0, 1], got {}", *headroom),
                     "B5: 0.8 = stay under 80% of GPU memory");
     }
     s.headroom = *headroom;
   }
-  const bool has_train = root["train"].IsDefined() && !root["train"].IsNull();
-  const bool has_serve = root["serve"].IsDefined() && !root["serve"].IsNull();
+  const bool has_train = n.Get("train") != nullptr;
+  const bool has_serve = n.Get("serve") != nullptr;
   if (has_train == has_serve) {
     return r.Fail(root, has_train ? "serve" : "train",
                   has_train ? "give either train or serve, not both"
                             : "missing the job: `train:` or `serve:`",
                   "one setup file checks one job");
   }
+  Section job;
+  GPUPLAN_ASSIGN_OR_RETURN(job, ReadSub(r, top, has_train ? "train" : "serve"));
   if (has_train) {
     SetupTraining t;
-    GPUPLAN_ASSIGN_OR_RETURN(t, ReadTraining(r, root["train"]));
+    GPUPLAN_ASSIGN_OR_RETURN(t, ReadTraining(r, job));
     s.train = std::move(t);
   } else {
     SetupServing v;
-    GPUPLAN_ASSIGN_OR_RETURN(v, ReadServing(r, root["serve"]));
+    GPUPLAN_ASSIGN_OR_RETURN(v, ReadServing(r, job));
     s.serve = std::move(v);
   }
   return s;
@@ -421,32 +378,8 @@ Result<Setup> ParseSetupNode(const Reader& r, const YAML::Node& root) {
 }  // namespace
 
 Result<Setup> ParseSetupYaml(std::string_view text, std::string_view label) {
-  Reader r(label);
-  try {
-    if (text.size() > kMaxYamlFileBytes) {
-      return MakeError(ErrorCode::kInvalidArgument, r.Field(YAML::Node(), ""),
-                       "is " + std::to_string(text.size()) + " bytes, over the limit of " +
-                           std::to_string(kMaxYamlFileBytes) + " bytes");
-    }
-    internal::YamlDocument doc = internal::LoadOneYamlDocument(text);
-    if (doc.extra_content) {
-      return MakeError(ErrorCode::kParse,
-                       (label.empty() ? std::string("<yaml>") : std::string(label)) + ":" +
-                           std::to_string(doc.extra_line),
-                       "holds 2 YAML documents or more", "put one setup per file");
-    }
-    YAML::Node root = doc.root;
-    if (!root.IsDefined() || root.IsNull()) {
-      return MakeError(ErrorCode::kParse, r.Field(YAML::Node(), ""), "empty setup file",
-                       "see docs/check.md for the schema");
-    }
-    return ParseSetupNode(r, root);
-  } catch (const YAML::Exception& e) {
-    std::string f = label.empty() ? std::string("<yaml>") : std::string(label);
-    if (e.mark.line >= 0) f += ":" + std::to_string(e.mark.line + 1);
-    return MakeError(ErrorCode::kParse, f, "malformed YAML: " + e.msg,
-                     "check indentation and quoting");
-  }
+  const Reader r(label, SetupSchema());
+  return r.Read(text, [&](const YAML::Node& root) { return ParseSetupNode(r, root); });
 }
 
 }  // namespace gpuplan

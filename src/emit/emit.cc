@@ -59,22 +59,15 @@ Result<std::vector<EmittedFile>> Emit(std::string_view plan_json, std::string_vi
                      "give the output of `gpuplan --json plan train|infer ...`");
   }
   nlohmann::json doc = std::move(*parsed);
-  if (Status s = internal::CheckPlanDocument(doc); !s) return s.error();
-  emit::Plan p;
-  try {
-    p = emit::ReadPlan(doc, opt.rank);
-  } catch (const emit::PlanError& e) {
-    const bool not_yet = e.field.ends_with(".nodes_per_replica");
-    const ErrorCode code = not_yet               ? ErrorCode::kUnsupported
-                           : e.field == "--rank" ? ErrorCode::kInvalidArgument
-                                                 : ErrorCode::kParse;
-    return MakeError(code, e.field, e.what(),
-                     e.field == "--rank" ? "1 is the top plan"
-                     : not_yet ? "multi-node serving emit is not implemented yet (issue 12)"
-                               : "give the output of `gpuplan --json plan train|infer ...`");
-  } catch (const std::exception& e) {
-    return MakeError(ErrorCode::kParse, "--plan", e.what());
-  }
+  auto with_hint = [](Error e) {  // a field of the wrong type or missing: not a plan of ours
+    if (e.hint.empty() && e.code == ErrorCode::kParse)
+      e.hint = "give the output of `gpuplan --json plan train|infer ...`";
+    return e;
+  };
+  if (Status s = internal::CheckPlanDocument(doc); !s) return with_hint(s.error());
+  auto read = emit::ReadPlan(doc, opt.rank);
+  if (!read) return with_hint(read.error());
+  const emit::Plan& p = *read;
   const std::string t(target);
   if (t == "vllm") {
     auto c = emit::ResolveVllm(p, catalog);

@@ -38,12 +38,6 @@ inline constexpr const char* kConfigDir = "/gpuplan";
 inline constexpr const char* kModelCacheDir = "/models";
 inline constexpr int kServePort = 8000;
 
-// A missing or mistyped plan field; converted to an Error in Emit().
-struct PlanError : std::runtime_error {
-  PlanError(std::string f, const std::string& m) : std::runtime_error(m), field(std::move(f)) {}
-  std::string field;
-};
-
 enum class Kind { kTrain, kServe };
 
 // The plan fields the emitters use, read and checked once (plan_reader.cc).
@@ -74,7 +68,10 @@ struct Plan {
   bool checkpoint_interval_known = false;
 };
 
-Plan ReadPlan(const nlohmann::json& doc, int rank);
+// The plan of `rank` (1 = top) in a plan document; a missing or mistyped field is a kParse Error
+// naming its JSON path, a bad rank kInvalidArgument at "--rank", a multi-node serving replica
+// kUnsupported.
+Result<Plan> ReadPlan(const nlohmann::json& doc, int rank);
 
 // ---- Rendering (render.cc) ----
 std::string Yaml(const ojson& j);

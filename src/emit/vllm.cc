@@ -6,6 +6,7 @@
 #include <cmath>
 
 #include "emit/emit_internal.h"
+#include "gpuplan/quant_preset.h"
 #include "gpuplan/estimate.h"
 #include "gpuplan/model.h"
 
@@ -22,9 +23,9 @@ void ApplyQuant(const VllmFlags& f, InferMemoryOptions& mo) {
   if (f.quantization == "fp8") {
     mo.weight_precision = Precision::kFp8;
   } else if (f.quantization == "awq" || f.quantization == "gptq") {
-    mo.quant = QuantSpec{f.quantization, 4, 128, true, false, 16};
+    mo.quant = FindQuantPreset(f.quantization)->Spec();
   } else if (f.quantization == "bitsandbytes") {
-    mo.quant = QuantSpec{"bnb-nf4", 4, 64, false, true, 32};
+    mo.quant = GetQuantPreset(QuantPresetId::kBnbNf4DoubleQuant).Spec();
   }
   mo.kv_precision = f.kv_cache_dtype == "fp8" ? Precision::kFp8 : Precision::kBf16;
 }

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "gpuplan/quant_preset.h"
 #include "gpuplan/estimate.h"
 
 namespace gpuplan {
@@ -14,12 +15,11 @@ namespace {
 std::optional<QuantSpec> DefaultQuant(Precision p) {
   switch (p) {
     case Precision::kInt8:
-      return QuantSpec{"int8", 8, 0, false, false};  // per-channel scales
+      return GetQuantPreset(QuantPresetId::kInt8).Spec();
     case Precision::kFp8:
-      return QuantSpec{"fp8", 8, 0, false, false};
-    // 4-bit weight-only (AWQ/GPTQ): group 128 with 16-bit scales and packed zero points.
+      return GetQuantPreset(QuantPresetId::kFp8).Spec();
     case Precision::kInt4:
-      return QuantSpec{"int4-g128", 4, 128, true, false};
+      return GetQuantPreset(QuantPresetId::kInt4G128).Spec();
     default:
       return std::nullopt;
   }

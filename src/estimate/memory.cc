@@ -8,132 +8,94 @@
 #include <cmath>
 #include <fmt/format.h>
 
+#include "gpuplan/quant_preset.h"
 #include "gpuplan/estimate.h"
+#include "base/enum_names.h"
 #include "io/csv.h"
 
 namespace gpuplan {
 
-const char* TrainMethodName(TrainMethod m) {
-  switch (m) {
-    case TrainMethod::kPretrain:
-      return "pretrain";
-    case TrainMethod::kFull:
-      return "full";
-    case TrainMethod::kLora:
-      return "lora";
-    case TrainMethod::kQlora:
-      return "qlora";
-  }
-  return "?";
-}
-const char* OptimizerName(Optimizer o) {
-  switch (o) {
-    case Optimizer::kAdamW:
-      return "adamw";
-    case Optimizer::kAdam:
-      return "adam";
-    case Optimizer::kSgd:
-      return "sgd";
-    case Optimizer::kLion:
-      return "lion";
-    case Optimizer::kAdamW8bit:
-      return "adamw-8bit";
-    case Optimizer::kAdamW4bit:
-      return "adamw-4bit";
-  }
-  return "?";
-}
-const char* RecomputeName(Recompute r) {
-  switch (r) {
-    case Recompute::kNone:
-      return "none";
-    case Recompute::kSelective:
-      return "selective";
-    case Recompute::kFull:
-      return "full";
-  }
-  return "?";
-}
-const char* EngineName(Engine e) {
-  switch (e) {
-    case Engine::kTransformers:
-      return "transformers";
-    case Engine::kVllm:
-      return "vllm";
-    case Engine::kTrtLlm:
-      return "trt-llm";
-    case Engine::kSglang:
-      return "sglang";
-    case Engine::kTgi:
-      return "tgi";
-  }
-  return "?";
+namespace {
+
+// One table per enum (base/enum_names.h): canonical name first, then accepted aliases.
+constexpr internal::EnumName<TrainMethod> kTrainMethodNames[] = {
+    {TrainMethod::kPretrain, "pretrain", "pretraining"},
+    {TrainMethod::kFull, "full", "full-finetune finetune sft fft"},
+    {TrainMethod::kLora, "lora"},
+    {TrainMethod::kQlora, "qlora"},
+};
+constexpr internal::EnumName<Optimizer> kOptimizerNames[] = {
+    {Optimizer::kAdamW, "adamw", "adamw_torch adamw-fused"},
+    {Optimizer::kAdam, "adam"},
+    {Optimizer::kSgd, "sgd"},
+    {Optimizer::kLion, "lion"},
+    {Optimizer::kAdamW8bit, "adamw-8bit",
+     "adamw8bit adam8bit adamw_bnb_8bit 8bit-adam paged_adamw_8bit"},
+    {Optimizer::kAdamW4bit, "adamw-4bit", "adamw4bit adam4bit"},
+};
+constexpr internal::EnumName<Recompute> kRecomputeNames[] = {
+    {Recompute::kNone, "none", "off no"},
+    {Recompute::kSelective, "selective"},
+    {Recompute::kFull, "full", "on gradient-checkpointing"},
+};
+constexpr internal::EnumName<Engine> kEngineNames[] = {
+    {Engine::kTransformers, "transformers", "hf pytorch torch"},
+    {Engine::kVllm, "vllm"},
+    {Engine::kTrtLlm, "trt-llm", "tensorrt-llm trtllm"},
+    {Engine::kSglang, "sglang"},
+    {Engine::kTgi, "tgi"},
+};
+constexpr internal::EnumName<TrainFramework> kTrainFrameworkNames[] = {
+    {TrainFramework::kGeneric, "generic", "pytorch"},
+    {TrainFramework::kMegatronLegacy, "megatron", "megatron-lm"},
+    {TrainFramework::kMegatronCore, "megatron-core", "mcore nemo"},
+    {TrainFramework::kDeepSpeed, "deepspeed"},
+    {TrainFramework::kFsdp, "fsdp", "fsdp2 torchtune"},
+    {TrainFramework::kDdp, "ddp"},
+};
+constexpr internal::EnumName<LoraTargets> kLoraTargetNames[] = {
+    {LoraTargets::kQv, "qv", "q,v"},
+    {LoraTargets::kAttention, "attention", "attn qkvo"},
+    {LoraTargets::kAllLinear, "all-linear", "all all_linear"},
+};
+
+}  // namespace
+
+const char* TrainMethodName(TrainMethod m) { return internal::NameIn(kTrainMethodNames, m); }
+const char* OptimizerName(Optimizer o) { return internal::NameIn(kOptimizerNames, o); }
+const char* RecomputeName(Recompute r) { return internal::NameIn(kRecomputeNames, r); }
+const char* EngineName(Engine e) { return internal::NameIn(kEngineNames, e); }
+const char* TrainFrameworkName(TrainFramework f) {
+  return internal::NameIn(kTrainFrameworkNames, f);
 }
 
 std::optional<TrainMethod> ParseTrainMethod(std::string_view s) {
-  std::string t = internal::ToLower(s);
-  if (t == "pretrain" || t == "pretraining") return TrainMethod::kPretrain;
-  if (t == "full" || t == "full-finetune" || t == "finetune" || t == "sft" || t == "fft") {
-    return TrainMethod::kFull;
-  }
-  if (t == "lora") return TrainMethod::kLora;
-  if (t == "qlora") return TrainMethod::kQlora;
-  return std::nullopt;
+  return internal::ParseIn(kTrainMethodNames, s);
 }
 std::optional<Optimizer> ParseOptimizer(std::string_view s) {
-  std::string t = internal::ToLower(s);
-  if (t == "adamw" || t == "adamw_torch" || t == "adamw-fused") return Optimizer::kAdamW;
-  if (t == "adam") return Optimizer::kAdam;
-  if (t == "sgd") return Optimizer::kSgd;
-  if (t == "lion") return Optimizer::kLion;
-  if (t == "adamw-8bit" || t == "adamw8bit" || t == "adam8bit" || t == "adamw_bnb_8bit" ||
-      t == "8bit-adam" || t == "paged_adamw_8bit") {
-    return Optimizer::kAdamW8bit;
-  }
-  if (t == "adamw-4bit" || t == "adamw4bit" || t == "adam4bit") return Optimizer::kAdamW4bit;
-  return std::nullopt;
+  return internal::ParseIn(kOptimizerNames, s);
 }
+std::optional<Recompute> ParseRecompute(std::string_view s) {
+  return internal::ParseIn(kRecomputeNames, s);
+}
+std::optional<Engine> ParseEngine(std::string_view s) { return internal::ParseIn(kEngineNames, s); }
+std::optional<TrainFramework> ParseTrainFramework(std::string_view s) {
+  return internal::ParseIn(kTrainFrameworkNames, s);
+}
+std::optional<LoraTargets> ParseLoraTargets(std::string_view s) {
+  return internal::ParseIn(kLoraTargetNames, s);
+}
+
+std::vector<std::string> TrainMethodNames() { return internal::NamesIn(kTrainMethodNames); }
+std::vector<std::string> OptimizerNames() { return internal::NamesIn(kOptimizerNames); }
+std::vector<std::string> RecomputeNames() { return internal::NamesIn(kRecomputeNames); }
+std::vector<std::string> EngineNames() { return internal::NamesIn(kEngineNames); }
+std::vector<std::string> TrainFrameworkNames() { return internal::NamesIn(kTrainFrameworkNames); }
+
 std::string RecomputeLabel(Recompute r, int recompute_layers) {
   if (r == Recompute::kFull && recompute_layers > 0)
     return fmt::format("full:{}", recompute_layers);
   return RecomputeName(r);
-}
-
-std::optional<Recompute> ParseRecompute(std::string_view s) {
-  std::string t = internal::ToLower(s);
-  if (t == "none" || t == "off" || t == "no") return Recompute::kNone;
-  if (t == "selective") return Recompute::kSelective;
-  if (t == "full" || t == "on" || t == "gradient-checkpointing") return Recompute::kFull;
-  return std::nullopt;
-}
-
-const char* TrainFrameworkName(TrainFramework f) {
-  switch (f) {
-    case TrainFramework::kGeneric:
-      return "generic";
-    case TrainFramework::kMegatronLegacy:
-      return "megatron";
-    case TrainFramework::kMegatronCore:
-      return "megatron-core";
-    case TrainFramework::kDeepSpeed:
-      return "deepspeed";
-    case TrainFramework::kFsdp:
-      return "fsdp";
-    case TrainFramework::kDdp:
-      return "ddp";
-  }
-  return "generic";
-}
-
-std::optional<TrainFramework> ParseTrainFramework(std::string_view s) {
-  const std::string v = internal::ToLower(s);
-  if (v == "generic" || v == "pytorch") return TrainFramework::kGeneric;
-  if (v == "fsdp" || v == "fsdp2" || v == "torchtune") return TrainFramework::kFsdp;
-  if (v == "ddp") return TrainFramework::kDdp;
-  if (v == "megatron" || v == "megatron-lm") return TrainFramework::kMegatronLegacy;
-  if (v == "megatron-core" || v == "mcore" || v == "nemo") return TrainFramework::kMegatronCore;
-  if (v == "deepspeed") return TrainFramework::kDeepSpeed;
-  return std::nullopt;
 }
 
 TrainFramework TrainFrameworkFromText(std::string_view text) {
@@ -146,25 +108,6 @@ TrainFramework TrainFrameworkFromText(std::string_view text) {
   if (has("deepspeed")) return TrainFramework::kDeepSpeed;
   return TrainFramework::kGeneric;
 }
-std::optional<LoraTargets> ParseLoraTargets(std::string_view s) {
-  std::string t = internal::ToLower(s);
-  if (t == "qv" || t == "q,v") return LoraTargets::kQv;
-  if (t == "attention" || t == "attn" || t == "qkvo") return LoraTargets::kAttention;
-  if (t == "all" || t == "all-linear" || t == "all_linear") return LoraTargets::kAllLinear;
-  return std::nullopt;
-}
-std::optional<Engine> ParseEngine(std::string_view s) {
-  std::string t = internal::ToLower(s);
-  if (t == "transformers" || t == "hf" || t == "pytorch" || t == "torch") {
-    return Engine::kTransformers;
-  }
-  if (t == "vllm") return Engine::kVllm;
-  if (t == "trt-llm" || t == "tensorrt-llm" || t == "trtllm") return Engine::kTrtLlm;
-  if (t == "sglang") return Engine::kSglang;
-  if (t == "tgi") return Engine::kTgi;
-  return std::nullopt;
-}
-
 double OptimizerStateBytes(Optimizer o, Precision state_dtype) {
   const double b = BytesPerElement(state_dtype);
   switch (o) {
@@ -383,8 +326,7 @@ MemoryBreakdown EstimateTrainingMemory(const ModelSpec& m, const Parallelism& pa
     double linear_bits = base_bits;
     if (base_bits <= 4.0) {
       // NF4 blocks of 64 with double-quantized scales: +0.127 bit/param (Dettmers et al.).
-      QuantSpec q{"bnb-nf4", 4, 64, false, true, 32};
-      linear_bits = q.EffectiveBits();
+      linear_bits = GetQuantPreset(QuantPresetId::kBnbNf4DoubleQuant).Spec().EffectiveBits();
     } else if (base_bits <= 8.0) {
       linear_bits = 8.0 + 32.0 / static_cast<double>(std::max<std::int64_t>(1, m.hidden));
     }

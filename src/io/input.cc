@@ -238,6 +238,12 @@ size_t EditDistance(std::string_view a, std::string_view b) {
 
 }  // namespace
 
+std::string ChoiceHint(std::string_view got, const std::vector<std::string>& choices) {
+  std::string best = ClosestMatch(got, choices);
+  if (best.empty()) return "use one of: " + internal::Join(choices);
+  return "did you mean \"" + best + "\"? (one of: " + internal::Join(choices) + ")";
+}
+
 std::string ClosestMatch(std::string_view needle, const std::vector<std::string>& candidates) {
   if (needle.size() > kMaxNameBytes) return {};  // no suggestion for a runaway name (cost, echo)
   std::string n = ToLower(needle);

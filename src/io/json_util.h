@@ -1,5 +1,5 @@
 // JSON helpers around nlohmann::json: parse errors become gpuplan Errors naming the file and
-// position, and typed getters name the field path on a type mismatch. Every reader goes through
+// position (the typed field getters are in io/json_fields.h). Every reader goes through
 // ParseJson, which caps size and nesting depth and turns every library exception into an Error;
 // messages name a value's type, never dump it.
 #pragma once
@@ -30,15 +30,5 @@ std::string JsonTypeName(const Json& v);
 
 // dump() that never throws on invalid UTF-8 (replaced with U+FFFD).
 std::string DumpJson(const Json& v, int indent = -1);
-
-// Typed optional getters: a missing key or null -> nullopt; a wrong type -> Error naming
-// "path.key".
-Result<std::optional<double>> GetNumber(const Json& obj, std::string_view key,
-                                        std::string_view path);
-Result<std::optional<std::int64_t>> GetInt(const Json& obj, std::string_view key,
-                                           std::string_view path);
-Result<std::optional<bool>> GetBool(const Json& obj, std::string_view key, std::string_view path);
-Result<std::optional<std::string>> GetString(const Json& obj, std::string_view key,
-                                             std::string_view path);
 
 }  // namespace gpuplan::internal

@@ -5,6 +5,8 @@
 #include <cmath>
 #include <utility>
 
+#include "io/json_fields.h"
+
 namespace gpuplan::internal {
 
 bool IsSafeText(std::string_view s, std::size_t max_bytes) {
@@ -20,53 +22,57 @@ bool IsSafeText(std::string_view s, std::size_t max_bytes) {
 
 namespace {
 
+// The member `key` as a non-empty string (nullopt when absent or empty); a wrong type is an
+// error from the shared getter.
+Result<std::optional<std::string>> NonEmpty(const Json& obj, const char* key,
+                                            const std::string& path) {
+  auto v = GetString(obj, key, path);
+  if (!v) return v.error();
+  if (*v && (*v)->empty()) return std::optional<std::string>();
+  return v;
+}
+
 Status Ident(const Json& obj, const char* key, const std::string& path) {
-  if (!obj.is_object()) return {};
-  auto it = obj.find(key);
-  if (it == obj.end() || !it->is_string()) return {};
-  const auto& s = it->get_ref<const std::string&>();
-  if (s.empty()) return {};
-  return CheckIdentifier(s, path + "." + key);
+  auto s = NonEmpty(obj, key, path);
+  if (!s) return s.error();
+  if (!*s) return {};
+  return CheckIdentifier(**s, path + "." + key);
 }
 
 Status Name(const Json& obj, const char* key, const std::string& path) {
-  if (!obj.is_object()) return {};
-  auto it = obj.find(key);
-  if (it == obj.end() || !it->is_string()) return {};
-  const auto& s = it->get_ref<const std::string&>();
-  if (s.empty()) return {};
-  return CheckName(s, path + "." + key);
+  auto s = NonEmpty(obj, key, path);
+  if (!s) return s.error();
+  if (!*s) return {};
+  return CheckName(**s, path + "." + key);
 }
 
 Status Text(const Json& obj, const char* key, const std::string& path, std::size_t max) {
-  if (!obj.is_object()) return {};
-  auto it = obj.find(key);
-  if (it == obj.end() || !it->is_string()) return {};
-  const auto& s = it->get_ref<const std::string&>();
-  if (s.empty() || IsSafeText(s, max)) return {};
+  auto s = NonEmpty(obj, key, path);
+  if (!s) return s.error();
+  if (!*s || IsSafeText(**s, max)) return {};
   return MakeError(ErrorCode::kInvalidArgument, path + "." + key,
                    fmt::format("must be 1-{} printable characters without quotes, backslashes, $ "
                                "or backticks, got {}",
-                               max, Excerpt(s)),
+                               max, Excerpt(**s)),
                    "give the output of `gpuplan --json plan train|infer ...` unchanged");
 }
 
 Status Count(const Json& obj, const char* key, const std::string& path, double hi) {
-  if (!obj.is_object()) return {};
-  auto it = obj.find(key);
-  if (it == obj.end() || !it->is_number()) return {};
-  const double v = it->get<double>();
-  if (std::isfinite(v) && v >= 0 && v <= hi) return {};
+  auto v = GetNumber(obj, key, path);
+  if (!v) return v.error();
+  if (!*v || (**v >= 0 && **v <= hi)) return {};
   return MakeError(ErrorCode::kInvalidArgument, path + "." + key,
-                   fmt::format("must be in [0, {:g}], got {:g}", hi, v));
+                   fmt::format("must be in [0, {:g}], got {:g}", hi, **v));
 }
 
 }  // namespace
 
 Status CheckPlanDocument(const Json& doc) {
   if (!doc.is_object()) return {};
-  if (auto it = doc.find("job"); it != doc.end() && it->is_object()) {
-    const Json& job = *it;
+  auto job_p = GetObject(doc, "job", "");
+  if (!job_p) return job_p.error();
+  if (*job_p != nullptr) {
+    const Json& job = **job_p;
     for (const char* k : {"engine", "precision", "method", "currency", "optimizer", "framework"}) {
       if (auto st = Ident(job, k, "job"); !st) return st;
     }
@@ -81,8 +87,10 @@ Status CheckPlanDocument(const Json& doc) {
       if (auto st = Count(job, k, "job", hi); !st) return st;
     }
   }
-  auto plans = doc.find("plans");
-  if (plans == doc.end() || !plans->is_array()) return {};
+  auto plans_p = GetArray(doc, "plans", "");
+  if (!plans_p) return plans_p.error();
+  if (*plans_p == nullptr) return {};
+  const Json* plans = *plans_p;
   if (plans->size() > 100000) {
     return MakeError(ErrorCode::kInvalidArgument, "plans", "more than 100000 plans");
   }
@@ -104,7 +112,9 @@ Status CheckPlanDocument(const Json& doc) {
                                 {"kv_tokens_per_replica", 1e15}}) {
       if (auto st = Count(p, k, path, hi); !st) return st;
     }
-    if (auto l = p.find("layout"); l != p.end() && l->is_object()) {
+    auto layout = GetObject(p, "layout", path);
+    if (!layout) return layout.error();
+    if (const Json* l = *layout) {
       if (auto st = Ident(*l, "recompute", path + ".layout"); !st) return st;
       for (const char* k : {"tp", "pp", "dp", "cp", "ep", "vpp"}) {
         if (auto st = Count(*l, k, path + ".layout", kMaxParallel); !st) return st;
@@ -113,7 +123,9 @@ Status CheckPlanDocument(const Json& doc) {
         if (auto st = Count(*l, k, path + ".layout", kMaxBatch); !st) return st;
       }
     }
-    if (auto h = p.find("host"); h != p.end() && h->is_object()) {
+    auto host = GetObject(p, "host", path);
+    if (!host) return host.error();
+    if (const Json* h = *host) {
       if (auto st = Count(*h, "cpu_cores", path + ".host", 1e5); !st) return st;
     }
   }

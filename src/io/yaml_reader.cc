@@ -1,5 +1,7 @@
 #include "io/yaml_reader.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <climits>
 #include <cmath>
@@ -9,6 +11,7 @@
 #include "gpuplan/quantity.h"
 #include "io/quantity_text.h"
 #include "base/strings.h"
+#include "io/yaml_util.h"
 
 namespace gpuplan::internal {
 
@@ -30,13 +33,6 @@ int LineOf(const YAML::Node& n) {
   return line >= 0 ? line + 1 : 0;
 }
 
-// "did you mean "lora"? (pretrain, full, lora, qlora)" or the list alone.
-std::string ChoiceHint(std::string_view got, const std::vector<std::string>& choices) {
-  std::string best = ClosestMatch(got, choices);
-  if (best.empty()) return "use one of: " + Join(choices);
-  return "did you mean \"" + best + "\"? (one of: " + Join(choices) + ")";
-}
-
 std::string YamlReader::Field(const YAML::Node& at, std::string_view path) const {
   std::string f = label_;
   int line = LineOf(at);
@@ -56,6 +52,46 @@ Error YamlReader::Fail(const YAML::Node& at, std::string_view path, std::string 
 Error YamlReader::Fail(const Entry& e, std::string message, std::string hint,
                        ErrorCode code) const {
   return MakeError(code, Field(e), std::move(message), std::move(hint));
+}
+
+Result<YAML::Node> YamlReader::Load(std::string_view text) const {
+  if (text.size() > kMaxYamlFileBytes) {
+    return MakeError(ErrorCode::kInvalidArgument, label_,
+                     "is " + std::to_string(text.size()) + " bytes, over the limit of " +
+                         std::to_string(kMaxYamlFileBytes) + " bytes",
+                     schema_.what + " is a few lines; see docs/reliability.md");
+  }
+  YamlDocument doc;
+  try {
+    doc = LoadOneYamlDocument(text);
+  } catch (const YAML::Exception& e) {
+    return FromException(e);
+  } catch (const std::exception& e) {
+    return Internal(e.what());
+  }
+  if (doc.extra_content) {
+    return MakeError(ErrorCode::kParse, label_ + ":" + std::to_string(doc.extra_line),
+                     "holds 2 YAML documents or more", schema_.one_per_file);
+  }
+  if (!doc.root.IsDefined() || doc.root.IsNull()) {
+    return MakeError(ErrorCode::kInvalidArgument, label_, "is empty", schema_.empty_hint);
+  }
+  return doc.root;
+}
+
+Error YamlReader::FromException(const YAML::Exception& e) const {
+  std::string f = label_;
+  if (e.mark.line >= 0) f += ":" + std::to_string(e.mark.line + 1);
+  const bool syntax = dynamic_cast<const YAML::ParserException*>(&e) != nullptr;
+  return MakeError(
+      ErrorCode::kParse, f, schema_.invalid + ": " + e.msg,
+      syntax ? "check the indentation (spaces, not tabs), `key: value` pairs and quotes" : "");
+}
+
+Error YamlReader::Internal(std::string_view what) const {
+  std::string m = "unexpected error while reading " + schema_.what;
+  if (!what.empty()) m += ": " + std::string(what);
+  return MakeError(ErrorCode::kInternal, label_, m, "please report this with the file");
 }
 
 Result<Section> YamlReader::ReadSection(const YAML::Node& node, const YAML::Node* key_node,
@@ -88,7 +124,7 @@ Result<Section> YamlReader::ReadSection(const YAML::Node& node, const YAML::Node
     e.key = k.Scalar();
     e.key_node = k;
     e.value = kv.second;
-    e.path = JoinPath(path, e.key);
+    e.path = JoinPath(path, FieldKey(e.key));
     for (const auto& prev : sec.entries) {
       if (prev.key == e.key) {
         return Fail(
@@ -135,6 +171,38 @@ Result<std::string> YamlReader::Str(const Entry& e) const {
   return s;
 }
 
+Result<std::string> YamlReader::Text(const Entry& e) const {
+  if (!e.value.IsScalar()) {
+    return Fail(e, "expected a text value, got " + Describe(e.value));
+  }
+  return Trim(e.value.Scalar());
+}
+
+Result<double> YamlReader::Count(const Entry& e, double min_exclusive) const {
+  auto s = Str(e);
+  if (!s) return s.error();
+  if (min_exclusive >= 0 && LooksNegative(*s)) {
+    return Fail(e, fmt::format("must be > {:g}, got ", min_exclusive) + Shown(*s));
+  }
+  auto v = ParseCount(*s, Field(e));
+  if (!v) return v.error();
+  if (!(*v > min_exclusive)) {
+    return Fail(e, fmt::format("must be > {:g}, got ", min_exclusive) + Shown(*s));
+  }
+  return *v;
+}
+
+Result<double> YamlReader::Number(const Entry& e, double min_exclusive) const {
+  auto s = Str(e);
+  if (!s) return s.error();
+  auto v = internal::ParseDouble(*s);
+  if (!v) return Fail(e, "expected a number, got " + Excerpt(*s));
+  if (!(*v > min_exclusive)) {
+    return Fail(e, fmt::format("must be > {:g}, got ", min_exclusive) + Shown(*s));
+  }
+  return *v;
+}
+
 Result<double> YamlReader::PositiveCount(const Entry& e) const {
   auto s = Str(e);
   if (!s) return s.error();
@@ -154,7 +222,7 @@ Result<double> YamlReader::PositiveNumber(const Entry& e) const {
   return *v;
 }
 
-Result<int> YamlReader::Int(const Entry& e, int min) const {
+Result<int> YamlReader::Int(const Entry& e, int min, int max) const {
   auto s = Str(e);
   if (!s) return s.error();
   std::string t = *s;
@@ -167,8 +235,8 @@ Result<int> YamlReader::Int(const Entry& e, int min) const {
   if (*v < min) {
     return Fail(e, "must be >= " + std::to_string(min) + ", got " + Shown(*s));
   }
-  if (*v > INT_MAX) {
-    return Fail(e, "must be <= " + std::to_string(INT_MAX) + ", got " + Shown(*s));
+  if (*v > max) {
+    return Fail(e, "must be <= " + std::to_string(max) + ", got " + Shown(*s));
   }
   return static_cast<int>(*v);
 }
@@ -177,8 +245,9 @@ Result<bool> YamlReader::Bool(const Entry& e) const {
   auto s = Str(e);
   if (!s) return s.error();
   std::string t = ToLower(*s);
-  if (t == "true" || t == "yes" || t == "on") return true;
-  if (t == "false" || t == "no" || t == "off") return false;
+  // YAML 1.1's spellings, as yaml-cpp reads them.
+  if (t == "true" || t == "yes" || t == "on" || t == "y") return true;
+  if (t == "false" || t == "no" || t == "off" || t == "n") return false;
   return Fail(e, "expected true or false, got " + Excerpt(*s));
 }
 

@@ -6,6 +6,8 @@
 
 #include <yaml-cpp/yaml.h>
 
+#include <climits>
+#include <exception>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -23,9 +25,12 @@ struct YamlSectionKeys {
 // A file's schema: its sections, the document that describes it, and what to call it.
 struct YamlSchema {
   std::vector<YamlSectionKeys> sections;
-  std::string doc;       // "docs/job-yaml.md"
-  std::string what;      // "the job file"
-  std::string top_hint;  // shown when the whole file is not a map
+  std::string doc;                       // "docs/job-yaml.md"
+  std::string what;                      // "the job file"
+  std::string top_hint;                  // shown when the whole file is not a map
+  std::string empty_hint;                // shown when the file holds no document
+  std::string one_per_file;              // shown when it holds 2 documents: "put one job per file"
+  std::string invalid = "invalid YAML";  // start of a syntax error's message
 };
 
 // "parent.key" (or "key" at the top level).
@@ -34,8 +39,6 @@ std::string JoinPath(std::string_view parent, std::string_view key);
 std::string Describe(const YAML::Node& n);
 // 1-based line of a node, 0 when unknown.
 int LineOf(const YAML::Node& n);
-// "did you mean "lora"? (one of: ...)" or the list alone.
-std::string ChoiceHint(std::string_view got, const std::vector<std::string>& choices);
 
 struct Entry {
   std::string key;
@@ -88,6 +91,31 @@ class YamlReader {
   Error Fail(const Entry& e, std::string message, std::string hint = {},
              ErrorCode code = ErrorCode::kInvalidArgument) const;
 
+  // Loads the one document of `text` (size-limited; an empty file or a second document is an
+  // error) and runs `parse(root)`, turning every yaml-cpp exception into an Error that names
+  // "label:LINE" and any other exception into kInternal. `parse` returns a Result<T>.
+  template <class F>
+  auto Read(std::string_view text, F&& parse) const -> decltype(parse(YAML::Node())) {
+    auto root = Load(text);
+    if (!root) return root.error();
+    try {
+      return parse(*root);
+    } catch (const YAML::Exception& e) {
+      return FromException(e);
+    } catch (const std::exception& e) {
+      return Internal(e.what());
+    } catch (...) {
+      return Internal("");
+    }
+  }
+
+  // The root of the one document of `text` (see Read).
+  Result<YAML::Node> Load(std::string_view text) const;
+  // A yaml-cpp exception as an Error at "label:LINE" (kParse).
+  Error FromException(const YAML::Exception& e) const;
+  // An unexpected exception as kInternal, asking for a report.
+  Error Internal(std::string_view what) const;
+
   // Reads a map, rejecting non-map values, non-scalar keys, duplicate and unknown keys.
   // `key_node` is the key that holds the map (null for the whole file).
   Result<Section> ReadSection(const YAML::Node& node, const YAML::Node* key_node,
@@ -99,15 +127,25 @@ class YamlReader {
   // A non-empty scalar.
   Result<std::string> Str(const Entry& e) const;
 
+  // A scalar, trimmed, possibly empty (for text fields where "" means "not set").
+  Result<std::string> Text(const Entry& e) const;
+
+  // A count with K/M/B/T suffixes, > `min_exclusive`.
+  Result<double> Count(const Entry& e, double min_exclusive) const;
+
   // A count with K/M/B/T suffixes, > 0.
   Result<double> PositiveCount(const Entry& e) const;
 
   // A plain number (no suffix), > 0.
   Result<double> PositiveNumber(const Entry& e) const;
 
-  // A whole number >= `min`, without suffixes ("4K" is ambiguous for a sequence length).
-  Result<int> Int(const Entry& e, int min) const;
+  // A number (no suffix), finite and > `min_exclusive`.
+  Result<double> Number(const Entry& e, double min_exclusive) const;
 
+  // A whole number in [min, max], without suffixes ("4K" is ambiguous for a sequence length).
+  Result<int> Int(const Entry& e, int min, int max = INT_MAX) const;
+
+  // true/yes/on/y or false/no/off/n, any case.
   Result<bool> Bool(const Entry& e) const;
 
   // A list of non-empty names; a single scalar is a one-item list. Duplicates are dropped.

@@ -1,4 +1,5 @@
 // Job completion and checks shared by every front end (include/gpuplan/job_checks.h).
+#include "gpuplan/quant_preset.h"
 #include "gpuplan/job_checks.h"
 
 #include <fmt/format.h>
@@ -111,14 +112,12 @@ Result<ServeJobSpec> BuildServeJob(const ServeRequest& a, std::string_view defau
     if (!p)
       return MakeError(ErrorCode::kInvalidArgument, "--precision",
                        "unknown precision \"" + a.precision + "\"",
-                       "use fp32, bf16, fp16, fp8, int8 or int4");
+                       ChoiceHint(a.precision, PrecisionNames()));
     job.weight_precision = *p;
   }
   if (!a.quant.empty()) {
-    if (a.quant == "awq" || a.quant == "gptq")
-      job.quant = QuantSpec{a.quant, 4, 128, true, false, 16};
-    else if (a.quant == "nf4")
-      job.quant = QuantSpec{"bnb-nf4", 4, 64, false, true, 32};
+    if (const QuantPreset* preset = FindQuantPreset(a.quant))
+      job.quant = preset->Spec();
     else if (auto p = ParsePrecision(a.quant))
       job.weight_precision = *p;
     else
@@ -130,15 +129,18 @@ Result<ServeJobSpec> BuildServeJob(const ServeRequest& a, std::string_view defau
   if (!a.kv_precision.empty()) {
     auto p = ParsePrecision(a.kv_precision);
     if (!p || *p == Precision::kInt4)
-      return MakeError(ErrorCode::kInvalidArgument, "--kv-precision",
-                       "unknown KV precision \"" + a.kv_precision + "\"",
-                       "use bf16, fp16, fp8 or int8");
+      return MakeError(
+          ErrorCode::kInvalidArgument, "--kv-precision",
+          "unknown KV precision \"" + a.kv_precision + "\"",
+          ChoiceHint(a.kv_precision,
+                     {PrecisionName(Precision::kBf16), PrecisionName(Precision::kFp16),
+                      PrecisionName(Precision::kFp8), PrecisionName(Precision::kInt8)}));
     job.kv_precision = *p;
   }
   auto e = ParseEngine(a.engine);
   if (!e)
     return MakeError(ErrorCode::kInvalidArgument, "--engine", "unknown engine \"" + a.engine + "\"",
-                     "use vllm, trt-llm, sglang, tgi or transformers");
+                     ChoiceHint(a.engine, EngineNames()));
   job.engine = *e;
   const bool llm = m->is_decoder_llm();
   if (m->arch == ModelArch::kEncoderDecoder) {

@@ -25,13 +25,11 @@
 #include "io/csv.h"
 #include "io/quantity_text.h"
 #include "io/yaml_reader.h"
-#include "io/yaml_util.h"
 
 namespace gpuplan {
 
 namespace {
 
-using internal::ChoiceHint;
 using internal::Describe;
 using internal::Entry;
 using internal::Join;
@@ -55,21 +53,17 @@ const internal::YamlSchema& JobSchema() {
          "headroom", "include_suspect", "num_gpus", "nodes"}}},
       "docs/job-yaml.md",
       "the job file",
-      "a job file is a map: `model: ...`, `train: ...`; see docs/job-yaml.md"};
+      "a job file is a map: `model: ...`, `train: ...`; see docs/job-yaml.md",
+      "a job needs at least `model:` and `train: {data: {tokens: ...}}`; see docs/job-yaml.md and "
+      "examples/",
+      "put one job per file (remove the `---` separators)"};
   return k;
 }
 
-const std::vector<std::string>& MethodNames() {
-  static const std::vector<std::string> k = {"pretrain", "full", "lora", "qlora"};
-  return k;
-}
-const std::vector<std::string>& PrecisionNames() {
-  static const std::vector<std::string> k = {"bf16", "fp16", "fp8", "fp32"};
-  return k;
-}
-const std::vector<std::string>& OptimizerNames() {
-  static const std::vector<std::string> k = {"adamw", "adam", "sgd", "lion", "adamw-8bit"};
-  return k;
+// The precisions a training job may use (names from the Precision table).
+std::vector<std::string> TrainPrecisionNames() {
+  return {PrecisionName(Precision::kBf16), PrecisionName(Precision::kFp16),
+          PrecisionName(Precision::kFp8), PrecisionName(Precision::kFp32)};
 }
 const std::vector<std::string>& ObjectiveNames() {
   static const std::vector<std::string> k = {"cost", "time", "pareto"};
@@ -153,7 +147,7 @@ Result<TrainJobSpec> ParseJob(const YAML::Node& root, const Reader& r) {
     auto s = r.Str(*e);
     if (!s) return s.error();
     auto m = ParseTrainMethod(*s);
-    if (!m) return r.Fail(*e, "unknown method " + Excerpt(*s), ChoiceHint(*s, MethodNames()));
+    if (!m) return r.Fail(*e, "unknown method " + Excerpt(*s), ChoiceHint(*s, TrainMethodNames()));
     job.method = *m;
   }
   const bool lora = job.method == TrainMethod::kLora || job.method == TrainMethod::kQlora;
@@ -169,7 +163,7 @@ Result<TrainJobSpec> ParseJob(const YAML::Node& root, const Reader& r) {
     if (!s) return s.error();
     auto p = ParsePrecision(*s);
     if (!p) {
-      return r.Fail(*e, "unknown precision " + Excerpt(*s), ChoiceHint(*s, PrecisionNames()));
+      return r.Fail(*e, "unknown precision " + Excerpt(*s), ChoiceHint(*s, TrainPrecisionNames()));
     }
     if (*p != Precision::kBf16 && *p != Precision::kFp16 && *p != Precision::kFp8 &&
         *p != Precision::kFp32) {
@@ -185,8 +179,7 @@ Result<TrainJobSpec> ParseJob(const YAML::Node& root, const Reader& r) {
     if (!s) return s.error();
     auto f = ParseTrainFramework(*s);
     if (!f) {
-      return r.Fail(*e, "unknown framework " + Excerpt(*s),
-                    ChoiceHint(*s, {"generic", "megatron", "megatron-core", "nemo", "deepspeed"}));
+      return r.Fail(*e, "unknown framework " + Excerpt(*s), ChoiceHint(*s, TrainFrameworkNames()));
     }
     job.framework = *f;
   }
@@ -449,46 +442,13 @@ Result<TrainJobSpec> ParseJob(const YAML::Node& root, const Reader& r) {
 }  // namespace
 
 Result<TrainJobSpec> ParseTrainJobYaml(std::string_view yaml_text, std::string_view label) {
-  Reader r(label, JobSchema());
-  try {
-    if (yaml_text.size() > kMaxYamlFileBytes) {
-      return MakeError(ErrorCode::kInvalidArgument, r.label(),
-                       "is " + std::to_string(yaml_text.size()) + " bytes, over the limit of " +
-                           std::to_string(kMaxYamlFileBytes) + " bytes",
-                       "a job file is a few lines; see docs/reliability.md");
-    }
-    internal::YamlDocument doc = internal::LoadOneYamlDocument(yaml_text);
-    if (doc.extra_content) {
-      return MakeError(ErrorCode::kParse, r.label() + ":" + std::to_string(doc.extra_line),
-                       "holds 2 YAML documents or more",
-                       "put one job per file (remove the `---` separators)");
-    }
-    if (!doc.root.IsDefined() || doc.root.IsNull()) {
-      return MakeError(ErrorCode::kInvalidArgument, r.label(), "is empty",
-                       "a job needs at least `model:` and `train: {data: {tokens: ...}}`; see "
-                       "docs/job-yaml.md and examples/");
-    }
-    auto job = ParseJob(doc.root, r);
+  const Reader r(label, JobSchema());
+  return r.Read(yaml_text, [&](const YAML::Node& root) -> Result<TrainJobSpec> {
+    auto job = ParseJob(root, r);
     if (!job) return job.error();
     if (auto st = ValidateTrainJob(*job, InputSource::kYaml, r.label()); !st) return st.error();
     return job;
-  } catch (const YAML::ParserException& e) {
-    std::string f = r.label();
-    if (e.mark.line >= 0) f += ":" + std::to_string(e.mark.line + 1);
-    return MakeError(ErrorCode::kParse, f, "invalid YAML: " + e.msg,
-                     "check the indentation (spaces, not tabs), `key: value` pairs and quotes");
-  } catch (const YAML::Exception& e) {
-    std::string f = r.label();
-    if (e.mark.line >= 0) f += ":" + std::to_string(e.mark.line + 1);
-    return MakeError(ErrorCode::kParse, f, "invalid YAML: " + e.msg);
-  } catch (const std::exception& e) {
-    return MakeError(ErrorCode::kInternal, r.label(),
-                     std::string("unexpected error while reading the job: ") + e.what(),
-                     "please report this with the job file");
-  } catch (...) {
-    return MakeError(ErrorCode::kInternal, r.label(), "unexpected error while reading the job",
-                     "please report this with the job file");
-  }
+  });
 }
 
 }  // namespace gpuplan

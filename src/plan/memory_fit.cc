@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 #include <tuple>
 
+#include "gpuplan/quant_preset.h"
 #include "gpuplan/input.h"
 #include "gpuplan/memory_fit.h"
 
@@ -37,21 +38,23 @@ Result<TrainMemoryOptions> BuildTrainOptions(const MemoryRequest& a, const Model
   auto method = ParseTrainMethod(a.method);
   if (!method) {
     return MakeError(ErrorCode::kInvalidArgument, "--method", "unknown method \"" + a.method + "\"",
-                     "use pretrain, full, lora or qlora");
+                     ChoiceHint(a.method, TrainMethodNames()));
   }
   o.method = *method;
   std::string prec = a.precision.empty() ? "bf16" : a.precision;
   auto p = ParsePrecision(prec);
   if (!p || *p == Precision::kInt8 || *p == Precision::kInt4 || *p == Precision::kTf32) {
-    return MakeError(ErrorCode::kInvalidArgument, "--precision",
-                     "unknown training precision \"" + prec + "\"", "use bf16, fp16, fp8 or fp32");
+    return MakeError(
+        ErrorCode::kInvalidArgument, "--precision", "unknown training precision \"" + prec + "\"",
+        ChoiceHint(prec, {PrecisionName(Precision::kBf16), PrecisionName(Precision::kFp16),
+                          PrecisionName(Precision::kFp8), PrecisionName(Precision::kFp32)}));
   }
   o.precision = *p;
   auto opt = ParseOptimizer(a.optimizer);
   if (!opt) {
     return MakeError(ErrorCode::kInvalidArgument, "--optimizer",
                      "unknown optimizer \"" + a.optimizer + "\"",
-                     "use adamw, adam, sgd, lion or adamw-8bit");
+                     ChoiceHint(a.optimizer, OptimizerNames()));
   }
   o.optimizer = *opt;
   auto sd = ParsePrecision(a.optimizer_states);
@@ -64,7 +67,8 @@ Result<TrainMemoryOptions> BuildTrainOptions(const MemoryRequest& a, const Model
   auto rc = ParseRecompute(a.recompute.empty() ? "none" : a.recompute);
   if (!rc) {
     return MakeError(ErrorCode::kInvalidArgument, "--recompute",
-                     "unknown recompute \"" + a.recompute + "\"", "use none, selective or full");
+                     "unknown recompute \"" + a.recompute + "\"",
+                     ChoiceHint(a.recompute, RecomputeNames()));
   }
   o.recompute = *rc;
   auto lt = ParseLoraTargets(a.lora_targets);
@@ -105,7 +109,7 @@ Result<InferMemoryOptions> BuildInferOptions(const MemoryRequest& a, const Model
   auto eng = ParseEngine(a.engine);
   if (!eng) {
     return MakeError(ErrorCode::kInvalidArgument, "--engine", "unknown engine \"" + a.engine + "\"",
-                     "use vllm, trt-llm, sglang, tgi or transformers");
+                     ChoiceHint(a.engine, EngineNames()));
   }
   o.engine = *eng;
   o.weight_precision = m.dtype == Precision::kFp32 ? Precision::kBf16 : m.dtype;
@@ -114,17 +118,15 @@ Result<InferMemoryOptions> BuildInferOptions(const MemoryRequest& a, const Model
     if (!p) {
       return MakeError(ErrorCode::kInvalidArgument, "--precision",
                        "unknown precision \"" + a.precision + "\"",
-                       "use fp32, bf16, fp16, fp8, int8 or int4");
+                       ChoiceHint(a.precision, PrecisionNames()));
     }
     o.weight_precision = *p;
   }
   o.quant = m.quant;
   if (!a.quant.empty()) {
     const std::string& q = a.quant;
-    if (q == "awq" || q == "gptq") {
-      o.quant = QuantSpec{q, 4, 128, true, false};
-    } else if (q == "nf4" || q == "bnb-nf4") {
-      o.quant = QuantSpec{"bnb-nf4", 4, 64, false, true, 32};
+    if (const QuantPreset* preset = FindQuantPreset(q)) {
+      o.quant = preset->Spec();
     } else if (auto p = ParsePrecision(q)) {
       o.weight_precision = *p;
       o.quant.reset();
@@ -137,9 +139,12 @@ Result<InferMemoryOptions> BuildInferOptions(const MemoryRequest& a, const Model
   if (!a.kv_precision.empty()) {
     auto p = ParsePrecision(a.kv_precision);
     if (!p || *p == Precision::kInt4 || *p == Precision::kTf32) {
-      return MakeError(ErrorCode::kInvalidArgument, "--kv-precision",
-                       "unknown KV precision \"" + a.kv_precision + "\"",
-                       "use bf16, fp16, fp8 or int8");
+      return MakeError(
+          ErrorCode::kInvalidArgument, "--kv-precision",
+          "unknown KV precision \"" + a.kv_precision + "\"",
+          ChoiceHint(a.kv_precision,
+                     {PrecisionName(Precision::kBf16), PrecisionName(Precision::kFp16),
+                      PrecisionName(Precision::kFp8), PrecisionName(Precision::kInt8)}));
     }
     o.kv_precision = *p;
   }

@@ -1,198 +1,126 @@
-// Serving job files (YAML, docs/serve-yaml.md). Every yaml-cpp exception becomes an Error
-// naming "label:LINE:yaml.path".
+// Serving job files (YAML, docs/serve-yaml.md), read with the shared YamlReader: every yaml-cpp
+// exception becomes an Error naming "label:LINE:yaml.path".
 #include <yaml-cpp/yaml.h>
 
-#include <fmt/format.h>
-
-#include <algorithm>
-#include <cmath>
+#include <optional>
+#include <string>
 #include <string_view>
+#include <utility>
 
 #include "gpuplan/input.h"
-#include "gpuplan/job_validate.h"
 #include "gpuplan/serve_planner.h"
-#include "io/yaml_util.h"
+#include "io/yaml_reader.h"
 
 namespace gpuplan {
 
 namespace {
 
-struct Ctx {
-  std::string label;
-  Error Fail(const YAML::Node& n, const std::string& path, const std::string& msg,
-             const std::string& hint = {}) const {
-    std::string f = n.Mark().line >= 0 ? fmt::format("{}:{}", label, n.Mark().line + 1) : label;
-    if (!path.empty()) f = fmt::format("{}:{}", f, path);
-    return MakeError(ErrorCode::kInvalidArgument, f, msg, hint);
-  }
-};
+using internal::Entry;
+using internal::Section;
+using Reader = internal::YamlReader;
 
-Status CheckKeys(const YAML::Node& map, const std::string& path,
-                 const std::vector<std::string>& allowed, const Ctx& c) {
-  if (!map.IsMap()) return c.Fail(map, path, "expected a mapping of `key: value` pairs");
-  for (auto it = map.begin(); it != map.end(); ++it) {
-    if (!it->first.IsScalar())
-      return c.Fail(it->first, path, "expected a key name, got a list or map");
-    std::string k = it->first.Scalar();
-    if (std::find(allowed.begin(), allowed.end(), k) == allowed.end()) {
-      std::string best = ClosestMatch(k, allowed);
-      return c.Fail(it->first, path.empty() ? FieldKey(k) : path + "." + FieldKey(k),
-                    "unknown key " + Excerpt(k),
-                    best.empty() ? fmt::format("allowed: {}", fmt::join(allowed, ", "))
-                                 : "did you mean \"" + best + "\"?");
-    }
-  }
+const internal::YamlSchema& ServeSchema() {
+  static const internal::YamlSchema k{
+      {{"", {"model", "serve", "slo", "constraints", "top"}},
+       {"serve",
+        {"qps", "input_len", "output_len", "precision", "quant", "kv_precision", "engine",
+         "target_utilization"}},
+       {"slo", {"ttft_p99_ms", "tpot_p99_ms", "e2e_p99_ms"}},
+       {"constraints",
+        {"clouds", "regions", "gpus", "cpu", "cpu_only", "reserved", "include_suspect",
+         "currency"}}},
+      "docs/serve-yaml.md",
+      "the serving job file",
+      "a serving job file is a map: `model: ...`, `serve: {qps: ...}`; see docs/serve-yaml.md",
+      "a serving job needs `model:` and `serve: {qps: ...}`; see docs/serve-yaml.md",
+      "put one serving job per file (remove the `---` separators)"};
+  return k;
+}
+
+// The optional section `key` of `top`, read and checked against the schema.
+Result<std::optional<Section>> SubSection(const Reader& r, const Section& top,
+                                          std::string_view key) {
+  const Entry* e = top.Get(key);
+  if (e == nullptr) return std::optional<Section>();
+  auto s = r.ReadSection(e->value, &e->key_node, key);
+  if (!s) return s.error();
+  return std::optional<Section>(std::move(*s));
+}
+
+// Reads `key` of `sec` (when given) with `read` into `out`.
+template <class T, class F>
+Status Opt(const std::optional<Section>& sec, std::string_view key, F read, T& out) {
+  const Entry* e = sec ? sec->Get(key) : nullptr;
+  if (e == nullptr) return {};
+  auto v = read(*e);
+  if (!v) return v.error();
+  out = std::move(*v);
   return {};
 }
 
-Result<double> Number(const YAML::Node& n, const std::string& path, const Ctx& c, double min_excl) {
-  double v = 0;
-  try {
-    v = n.as<double>();
-  } catch (const YAML::Exception&) {
-    return c.Fail(n, path,
-                  "expected a number, got " +
-                      Excerpt(n.IsScalar() ? n.Scalar() : std::string("a list or map")));
-  }
-  if (!(v > min_excl) || !std::isfinite(v)) {
-    return c.Fail(n, path, fmt::format("must be > {}, got {}", min_excl, v));
-  }
-  return v;
-}
-
-// A whole number in [lo, hi] (checked before any cast to int).
-Result<int> WholeNumber(const YAML::Node& n, const std::string& path, const Ctx& c, int lo,
-                        int hi) {
-  double v = 0;
-  GPUPLAN_ASSIGN_OR_RETURN(v, Number(n, path, c, lo - 1.0));
-  if (v != std::floor(v) || v > hi) {
-    return c.Fail(n, path, fmt::format("must be a whole number in [{}, {}], got {:g}", lo, hi, v));
-  }
-  return static_cast<int>(v);
-}
-
-Result<std::vector<std::string>> List(const YAML::Node& n, const std::string& path, const Ctx& c) {
-  std::vector<std::string> out;
-  if (n.IsScalar()) {
-    out.push_back(n.as<std::string>());
-    return out;
-  }
-  if (!n.IsSequence()) return c.Fail(n, path, "expected a list, e.g. [aws, gcp]");
-  for (const auto& x : n) out.push_back(x.as<std::string>());
-  return out;
-}
-
-Result<ServeJobFile> Parse(const YAML::Node& root, const Ctx& c) {
+Result<ServeJobFile> Parse(const YAML::Node& root, const Reader& r) {
   ServeJobFile f;
-  if (auto st = CheckKeys(root, "", {"model", "serve", "slo", "constraints", "top"}, c); !st)
-    return st.error();
-  if (!root["model"])
-    return c.Fail(root, "model", "missing", "name a preset, HF id or config.json path");
-  if (!root["model"].IsScalar() ||
-      root["model"].Scalar().find_first_not_of(" \t") == std::string::npos) {
-    return c.Fail(root["model"], "model", "must be a non-empty name",
-                  "name a preset, HF id or config.json path");
+  // Structure first (maps, unknown and duplicate keys in every section), then values.
+  auto top_r = r.ReadSection(root, nullptr, "");
+  if (!top_r) return top_r.error();
+  const Section& top = *top_r;
+  std::optional<Section> serve, slo, constraints;
+  GPUPLAN_ASSIGN_OR_RETURN(serve, SubSection(r, top, "serve"));
+  GPUPLAN_ASSIGN_OR_RETURN(slo, SubSection(r, top, "slo"));
+  GPUPLAN_ASSIGN_OR_RETURN(constraints, SubSection(r, top, "constraints"));
+
+  const Entry* model = top.Raw("model");
+  if (model == nullptr) {
+    return r.Fail(root, "model", "missing", "name a preset, HF id or config.json path");
   }
-  f.model = root["model"].Scalar();
-  if (const YAML::Node s = root["serve"]) {
-    if (auto st = CheckKeys(s, "serve",
-                            {"qps", "input_len", "output_len", "precision", "quant", "kv_precision",
-                             "engine", "target_utilization"},
-                            c);
-        !st) {
-      return st.error();
-    }
-    if (s["qps"]) GPUPLAN_ASSIGN_OR_RETURN(f.qps, Number(s["qps"], "serve.qps", c, 0));
-    if (s["input_len"])
-      GPUPLAN_ASSIGN_OR_RETURN(f.input_len,
-                               WholeNumber(s["input_len"], "serve.input_len", c, 1, kMaxSeqLen));
-    if (s["output_len"])
-      GPUPLAN_ASSIGN_OR_RETURN(f.output_len,
-                               WholeNumber(s["output_len"], "serve.output_len", c, 0, kMaxSeqLen));
-    if (s["target_utilization"])
-      GPUPLAN_ASSIGN_OR_RETURN(f.target_utilization,
-                               Number(s["target_utilization"], "serve.target_utilization", c, 0));
-    if (s["precision"]) f.precision = s["precision"].as<std::string>();
-    if (s["quant"]) f.quant = s["quant"].as<std::string>();
-    if (s["kv_precision"]) f.kv_precision = s["kv_precision"].as<std::string>();
-    if (s["engine"]) f.engine = s["engine"].as<std::string>();
+  if (!model->present() || !model->value.IsScalar() ||
+      model->value.Scalar().find_first_not_of(" \t") == std::string::npos) {
+    return r.Fail(*model, "must be a non-empty name", "name a preset, HF id or config.json path");
   }
-  if (const YAML::Node s = root["slo"]) {
-    if (auto st = CheckKeys(s, "slo", {"ttft_p99_ms", "tpot_p99_ms", "e2e_p99_ms"}, c); !st)
-      return st.error();
-    if (s["ttft_p99_ms"])
-      GPUPLAN_ASSIGN_OR_RETURN(f.ttft_p99_ms, Number(s["ttft_p99_ms"], "slo.ttft_p99_ms", c, 0));
-    if (s["tpot_p99_ms"])
-      GPUPLAN_ASSIGN_OR_RETURN(f.tpot_p99_ms, Number(s["tpot_p99_ms"], "slo.tpot_p99_ms", c, 0));
-    if (s["e2e_p99_ms"])
-      GPUPLAN_ASSIGN_OR_RETURN(f.e2e_p99_ms, Number(s["e2e_p99_ms"], "slo.e2e_p99_ms", c, 0));
+  f.model = model->value.Scalar();
+
+  auto positive = [&](const Entry& e) { return r.Number(e, 0); };
+  auto text = [&](const Entry& e) { return r.Text(e); };
+  auto names = [&](const Entry& e) { return r.Names(e, false); };
+  auto flag = [&](const Entry& e) { return r.Bool(e); };
+  const std::optional<Section> top_opt(top);
+  for (Status st : {
+           Opt(serve, "qps", positive, f.qps),
+           Opt(
+               serve, "input_len", [&](const Entry& e) { return r.Int(e, 1, kMaxSeqLen); },
+               f.input_len),
+           Opt(
+               serve, "output_len", [&](const Entry& e) { return r.Int(e, 0, kMaxSeqLen); },
+               f.output_len),
+           Opt(serve, "target_utilization", positive, f.target_utilization),
+           Opt(serve, "precision", text, f.precision),
+           Opt(serve, "quant", text, f.quant),
+           Opt(serve, "kv_precision", text, f.kv_precision),
+           Opt(serve, "engine", text, f.engine),
+           Opt(slo, "ttft_p99_ms", positive, f.ttft_p99_ms),
+           Opt(slo, "tpot_p99_ms", positive, f.tpot_p99_ms),
+           Opt(slo, "e2e_p99_ms", positive, f.e2e_p99_ms),
+           Opt(constraints, "clouds", names, f.clouds),
+           Opt(constraints, "regions", names, f.regions),
+           Opt(constraints, "gpus", names, f.gpus),
+           Opt(constraints, "cpu", flag, f.cpu),
+           Opt(constraints, "cpu_only", flag, f.cpu_only),
+           Opt(constraints, "reserved", flag, f.reserved),
+           Opt(constraints, "include_suspect", flag, f.include_suspect),
+           Opt(constraints, "currency", text, f.currency),
+           Opt(
+               top_opt, "top", [&](const Entry& e) { return r.Int(e, 1, kMaxTop); }, f.top),
+       }) {
+    if (!st) return st.error();
   }
-  if (const YAML::Node s = root["constraints"]) {
-    if (auto st = CheckKeys(s, "constraints",
-                            {"clouds", "regions", "gpus", "cpu", "cpu_only", "reserved",
-                             "include_suspect", "currency"},
-                            c);
-        !st) {
-      return st.error();
-    }
-    if (s["clouds"]) GPUPLAN_ASSIGN_OR_RETURN(f.clouds, List(s["clouds"], "constraints.clouds", c));
-    if (s["regions"])
-      GPUPLAN_ASSIGN_OR_RETURN(f.regions, List(s["regions"], "constraints.regions", c));
-    if (s["gpus"]) GPUPLAN_ASSIGN_OR_RETURN(f.gpus, List(s["gpus"], "constraints.gpus", c));
-    for (const char* k : {"cpu", "cpu_only", "reserved", "include_suspect"}) {
-      if (!s[k]) continue;
-      bool v = false;
-      try {
-        v = s[k].as<bool>();
-      } catch (const YAML::Exception&) {
-        return c.Fail(s[k], fmt::format("constraints.{}", k), "expected true or false");
-      }
-      const std::string_view key = k;
-      if (key == "cpu")
-        f.cpu = v;
-      else if (key == "cpu_only")
-        f.cpu_only = v;
-      else if (key == "reserved")
-        f.reserved = v;
-      else
-        f.include_suspect = v;
-    }
-    if (s["currency"]) f.currency = s["currency"].as<std::string>();
-  }
-  if (root["top"]) GPUPLAN_ASSIGN_OR_RETURN(f.top, WholeNumber(root["top"], "top", c, 1, kMaxTop));
   return f;
 }
 
 }  // namespace
 
 Result<ServeJobFile> ParseServeJobYaml(std::string_view yaml_text, std::string_view label) {
-  Ctx c{std::string(label)};
-  try {
-    if (yaml_text.size() > kMaxYamlFileBytes) {
-      return MakeError(ErrorCode::kInvalidArgument, c.label,
-                       "is " + std::to_string(yaml_text.size()) + " bytes, over the limit of " +
-                           std::to_string(kMaxYamlFileBytes) + " bytes");
-    }
-    internal::YamlDocument doc = internal::LoadOneYamlDocument(yaml_text);
-    if (doc.extra_content) {
-      return MakeError(ErrorCode::kParse, c.label + ":" + std::to_string(doc.extra_line),
-                       "holds 2 YAML documents or more", "put one serving job per file");
-    }
-    YAML::Node root = doc.root;
-    if (!root.IsDefined() || root.IsNull()) {
-      return MakeError(
-          ErrorCode::kInvalidArgument, c.label, "is empty",
-          "a serving job needs `model:` and `serve: {qps: ...}`; see docs/serve-yaml.md");
-    }
-    return Parse(root, c);
-  } catch (const YAML::Exception& e) {
-    std::string f = c.label;
-    if (e.mark.line >= 0) f += ":" + std::to_string(e.mark.line + 1);
-    return MakeError(ErrorCode::kParse, f, "invalid YAML: " + e.msg,
-                     "check the indentation (spaces, not tabs) and `key: value` pairs");
-  } catch (const std::exception& e) {
-    return MakeError(ErrorCode::kInternal, c.label, std::string("unexpected error: ") + e.what());
-  }
+  const Reader r(label, ServeSchema());
+  return r.Read(yaml_text, [&](const YAML::Node& root) { return Parse(root, r); });
 }
 
 }  // namespace gpuplan

@@ -11,20 +11,131 @@
 #include "gpuplan/plan.h"
 #include "gpuplan/serve.h"
 #include "io/csv.h"
+#include "io/json_fields.h"
 #include "validate/adapters.h"
 
 namespace gpuplan::validation {
 
-const Json* Child(const Json& j, const char* key) {
-  if (!j.is_object()) return nullptr;
-  auto it = j.find(key);
-  if (it == j.end() || it->is_null()) return nullptr;
-  return &*it;
+// The members the adapters read, by section, with their JSON type. CheckCase checks every one
+// with the shared getters (io/json_fields.h), so the accessors below never meet a wrong type: a
+// case with `"tp": "2"` is an error naming workload.train.tp, not a case without tp.
+enum class CaseType { kNumber, kString, kFlag, kObject };
+struct CaseField {
+  const char* key;
+  CaseType type;
+};
+constexpr CaseField kModelFields[] = {{"preset", CaseType::kString},
+                                      {"arch", CaseType::kString},
+                                      {"layers", CaseType::kNumber},
+                                      {"hidden", CaseType::kNumber},
+                                      {"heads", CaseType::kNumber},
+                                      {"kv_heads", CaseType::kNumber},
+                                      {"head_dim", CaseType::kNumber},
+                                      {"ffn_hidden", CaseType::kNumber},
+                                      {"vocab", CaseType::kNumber},
+                                      {"params", CaseType::kNumber},
+                                      {"active_params", CaseType::kNumber},
+                                      {"gflops_per_sample", CaseType::kNumber},
+                                      {"gated_mlp", CaseType::kFlag},
+                                      {"tied_embeddings", CaseType::kFlag},
+                                      {"moe", CaseType::kObject}};
+constexpr CaseField kMoeFields[] = {{"experts", CaseType::kNumber},
+                                    {"top_k", CaseType::kNumber},
+                                    {"expert_ffn_hidden", CaseType::kNumber},
+                                    {"shared_experts", CaseType::kNumber}};
+constexpr CaseField kHardwareFields[] = {{"gpu", CaseType::kString},
+                                         {"gpus", CaseType::kNumber},
+                                         {"gpus_per_node", CaseType::kNumber},
+                                         {"intra_node", CaseType::kString},
+                                         {"inter_node", CaseType::kString}};
+constexpr CaseField kWorkloadFields[] = {{"train", CaseType::kObject},
+                                         {"infer", CaseType::kObject}};
+// workload.train and workload.infer share one list (the adapters read both with it).
+constexpr CaseField kJobFields[] = {{"method", CaseType::kString},
+                                    {"precision", CaseType::kString},
+                                    {"kv_precision", CaseType::kString},
+                                    {"engine", CaseType::kString},
+                                    {"version", CaseType::kString},
+                                    {"scenario", CaseType::kString},
+                                    {"framework", CaseType::kString},
+                                    {"optimizer", CaseType::kString},
+                                    {"benchmark", CaseType::kString},
+                                    {"recompute", CaseType::kString},
+                                    {"fsdp", CaseType::kString},
+                                    {"offload_param", CaseType::kString},
+                                    {"offload_optimizer", CaseType::kString},
+                                    {"tp", CaseType::kNumber},
+                                    {"pp", CaseType::kNumber},
+                                    {"dp", CaseType::kNumber},
+                                    {"cp", CaseType::kNumber},
+                                    {"ep", CaseType::kNumber},
+                                    {"vpp", CaseType::kNumber},
+                                    {"zero", CaseType::kNumber},
+                                    {"zero_init", CaseType::kNumber},
+                                    {"micro_batch", CaseType::kNumber},
+                                    {"global_batch", CaseType::kNumber},
+                                    {"batch", CaseType::kNumber},
+                                    {"concurrency", CaseType::kNumber},
+                                    {"threads", CaseType::kNumber},
+                                    {"seq_len", CaseType::kNumber},
+                                    {"input_len", CaseType::kNumber},
+                                    {"output_len", CaseType::kNumber},
+                                    {"max_num_seqs", CaseType::kNumber},
+                                    {"max_model_len", CaseType::kNumber},
+                                    {"max_num_batched_tokens", CaseType::kNumber},
+                                    {"block_size", CaseType::kNumber},
+                                    {"lora_rank", CaseType::kNumber},
+                                    {"tokens", CaseType::kNumber},
+                                    {"peak_tflops", CaseType::kNumber},
+                                    {"total_gpu_memory_gib", CaseType::kNumber},
+                                    {"largest_layer_params", CaseType::kNumber},
+                                    {"non_kv_gib", CaseType::kNumber},
+                                    {"mem_fraction_static", CaseType::kNumber},
+                                    {"gpu_memory_utilization", CaseType::kNumber},
+                                    {"gpu_mem_gib", CaseType::kNumber},
+                                    {"kv_per_token_bytes", CaseType::kNumber},
+                                    {"kv_fraction", CaseType::kNumber},
+                                    {"buffer_factor", CaseType::kNumber},
+                                    {"link_latency_us", CaseType::kNumber},
+                                    {"link_gbps", CaseType::kNumber},
+                                    {"hbm_gbps", CaseType::kNumber},
+                                    {"hbm_efficiency", CaseType::kNumber},
+                                    {"flops_efficiency", CaseType::kNumber},
+                                    {"sequence_parallel", CaseType::kFlag},
+                                    {"optimizer_in_bwd", CaseType::kFlag},
+                                    {"offload_gradients", CaseType::kFlag},
+                                    {"flash_attention", CaseType::kFlag},
+                                    {"compile", CaseType::kFlag},
+                                    {"activation_offloading", CaseType::kFlag}};
+template <std::size_t N>
+Status CheckFields(const Json& obj, const std::string& path, const CaseField (&fields)[N]) {
+  for (const CaseField& f : fields) {
+    Status st;
+    switch (f.type) {
+      case CaseType::kNumber:
+        if (auto r = internal::GetNumber(obj, f.key, path); !r) st = r.error();
+        break;
+      case CaseType::kString:
+        if (auto r = internal::GetString(obj, f.key, path); !r) st = r.error();
+        break;
+      case CaseType::kFlag:
+        if (auto r = internal::GetFlag(obj, f.key, path); !r) st = r.error();
+        break;
+      case CaseType::kObject:
+        if (auto r = internal::GetObject(obj, f.key, path); !r) st = r.error();
+        break;
+    }
+    if (!st) return st;
+  }
+  return {};
 }
+
+// The accessors: absent (missing or null) -> empty. CheckCase has checked the type of every
+// member they are asked for, so the getters' errors cannot occur here.
+const Json* Child(const Json& j, const char* key) { return internal::FindMember(j, key); }
 std::optional<double> Num(const Json& j, const char* key) {
-  const Json* c = Child(j, key);
-  if (!c || !c->is_number()) return std::nullopt;
-  return c->get<double>();
+  auto v = internal::GetNumber(j, key, "");
+  return v ? *v : std::nullopt;
 }
 std::optional<int> Int(const Json& j, const char* key) {
   auto v = Num(j, key);
@@ -33,15 +144,12 @@ std::optional<int> Int(const Json& j, const char* key) {
   return static_cast<int>(std::lround(std::clamp(*v, -1e9, 1e9)));
 }
 std::string Str(const Json& j, const char* key) {
-  const Json* c = Child(j, key);
-  return c && c->is_string() ? c->get<std::string>() : std::string();
+  auto v = internal::GetString(j, key, "");
+  return v ? v->value_or("") : std::string();
 }
 std::optional<bool> Bool(const Json& j, const char* key) {
-  const Json* c = Child(j, key);
-  if (!c) return std::nullopt;
-  if (c->is_boolean()) return c->get<bool>();
-  if (c->is_number()) return c->get<double>() != 0;
-  return std::nullopt;
+  auto v = internal::GetFlag(j, key, "");
+  return v ? *v : std::nullopt;
 }
 bool Contains(const std::string& hay, std::initializer_list<const char*> needles) {
   std::string h = internal::ToLower(hay);
@@ -267,6 +375,34 @@ Status CheckCase(const Json& c, const std::string& where) {
   if (const Json* moe = Child(m, "moe")) {
     for (const char* k : {"experts", "top_k", "expert_ffn_hidden", "shared_experts"}) {
       if (auto st = bounded(*moe, "model.moe.", k, 16777216); !st) return st;
+    }
+  }
+  // Every member the adapters read has its type (the lists above).
+  {
+    const std::string at = where + ":";
+    Status st;
+    if (auto src = internal::GetString(c, "source", ""); !src) {
+      st = bad("source", src.error().message);
+    }
+    if (st) st = CheckFields(m, at + "model", kModelFields);
+    if (st) {
+      if (const Json* moe = Child(m, "moe")) st = CheckFields(*moe, at + "model.moe", kMoeFields);
+    }
+    if (st) st = CheckFields(c["workload"], at + "workload", kWorkloadFields);
+    for (const char* job : {"train", "infer"}) {
+      if (!st) break;
+      if (const Json* j = Child(c["workload"], job)) {
+        st = CheckFields(*j, at + "workload." + job, kJobFields);
+      }
+    }
+    if (st) {
+      if (const Json* hw = Child(c, "hardware"))
+        st = CheckFields(*hw, at + "hardware", kHardwareFields);
+    }
+    if (!st) {
+      Error e = st.error();
+      e.hint = "see ../shared/validation/SCHEMA.md";
+      return e;
     }
   }
   // Every other number of the case: finite and within +-1e15 (counts, sizes, rates).

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <fmt/format.h>
 
+#include "gpuplan/quant_preset.h"
 #include "gpuplan/benchmark.h"
 #include "gpuplan/estimate.h"
 #include "gpuplan/job.h"
@@ -77,7 +78,7 @@ Predicted PredictInferenceMemory(const ModelSpec& m, const Json& w, const Json& 
   o.quant = m.quant;
   if (!o.quant && o.engine == Engine::kTransformers && prec == Precision::kInt4) {
     // transformers' load_in_4bit: bitsandbytes NF4, blocks of 64 with fp32 absmax.
-    o.quant = QuantSpec{"bnb-nf4", 4, 64, false, false, 32};
+    o.quant = GetQuantPreset(QuantPresetId::kBnbNf4).Spec();
   }
   auto kp = kv_prec();
   if (!kp) return Unsupported{"unknown kv_precision"};
@@ -195,7 +196,7 @@ Predicted PredictInferencePerf(const ModelSpec& m, const Json& w, const Json& hw
     su.weight_precision = prec;
     su.quant = m.quant;
     if (dev.cpu && prec == Precision::kInt4)
-      su.quant = QuantSpec{"gguf-q4_0", 4, 32, false, false, 16};
+      su.quant = GetQuantPreset(QuantPresetId::kGgufQ4_0).Spec();
     std::string kv = Str(w, "kv_precision");
     su.kv_precision = kv.empty() ? (prec == Precision::kFp8 ? Precision::kFp8 : Precision::kBf16)
                                  : ParsePrecision(kv).value_or(Precision::kBf16);

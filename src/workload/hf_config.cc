@@ -6,6 +6,8 @@
 
 #include "gpuplan/model.h"
 #include "io/csv.h"
+#include "gpuplan/quant_preset.h"
+#include "io/json_fields.h"
 #include "io/json_util.h"
 
 namespace gpuplan {
@@ -64,22 +66,25 @@ Result<std::optional<QuantSpec>> ParseQuant(const Json& root, std::string_view l
   QuantSpec s;
   s.method = internal::ToLower(method.value_or(""));
   std::optional<std::int64_t> bits, group;
+  // Fields the config leaves out take the preset's values (gpuplan/quant_preset.h).
   if (s.method == "awq") {
+    const QuantPreset& d = GetQuantPreset(QuantPresetId::kAwq);
+    s = d.Spec();
     GPUPLAN_ASSIGN_OR_RETURN(bits, FirstInt(q, {"bits", "w_bit"}, path));
     GPUPLAN_ASSIGN_OR_RETURN(group, FirstInt(q, {"group_size", "q_group_size"}, path));
     std::optional<bool> zp;
     GPUPLAN_ASSIGN_OR_RETURN(zp, GetBool(q, "zero_point", path));
-    s.bits = static_cast<double>(bits.value_or(4));
-    s.group_size = static_cast<int>(group.value_or(128));
-    s.zero_points = zp.value_or(true);
+    if (bits) s.bits = static_cast<double>(*bits);
+    if (group) s.group_size = static_cast<int>(*group);
+    s.zero_points = zp.value_or(d.zero_points);
   } else if (s.method == "gptq") {
+    s = GetQuantPreset(QuantPresetId::kGptq).Spec();  // packed qzeros even when sym
     GPUPLAN_ASSIGN_OR_RETURN(bits, GetInt(q, "bits", path));
     GPUPLAN_ASSIGN_OR_RETURN(group, GetInt(q, "group_size", path));
     std::optional<bool> sym;
     GPUPLAN_ASSIGN_OR_RETURN(sym, GetBool(q, "sym", path));
-    s.bits = static_cast<double>(bits.value_or(4));
-    s.group_size = static_cast<int>(group.value_or(128) > 0 ? group.value_or(128) : 0);
-    s.zero_points = true;  // GPTQ checkpoints store packed qzeros even when symmetric
+    if (bits) s.bits = static_cast<double>(*bits);
+    if (group) s.group_size = static_cast<int>(*group > 0 ? *group : 0);  // -1: per channel
     (void)sym;
   } else if (s.method == "bitsandbytes") {
     std::optional<bool> in4, in8, dq;
@@ -87,28 +92,28 @@ Result<std::optional<QuantSpec>> ParseQuant(const Json& root, std::string_view l
     GPUPLAN_ASSIGN_OR_RETURN(in8, GetBool(q, "load_in_8bit", path));
     GPUPLAN_ASSIGN_OR_RETURN(dq, GetBool(q, "bnb_4bit_use_double_quant", path));
     if (in4.value_or(false)) {
-      s.method = "bnb-nf4";
-      s.bits = 4;
-      s.group_size = 64;  // bitsandbytes 4-bit block size, one fp32 absmax per block
-      s.scale_bits = 32;
+      s = GetQuantPreset(QuantPresetId::kBnbNf4).Spec();
       s.double_quant = dq.value_or(false);
     } else if (in8.value_or(false)) {
-      s.method = "bnb-int8";
-      s.bits = 8;
-      s.group_size = 0;  // per-row scales: negligible
+      s = GetQuantPreset(QuantPresetId::kBnbInt8).Spec();
     } else {
       return MakeError(ErrorCode::kUnsupported, path,
                        "bitsandbytes config without load_in_4bit or load_in_8bit");
     }
   } else if (s.method == "fp8" || s.method == "fbgemm_fp8") {
-    s.bits = 8;
-    s.group_size = 0;
+    const std::string given = s.method;  // "fp8" or "fbgemm_fp8", kept as named
+    s = GetQuantPreset(QuantPresetId::kFp8).Spec();
+    s.method = given;
   } else if (s.method == "compressed-tensors") {
     // config_groups.<g>.weights.num_bits / group_size
     s.bits = 8;
-    if (auto g = q.find("config_groups"); g != q.end() && g->is_object() && !g->empty()) {
-      const Json& first = g->begin().value();
-      if (auto w = first.find("weights"); w != first.end() && w->is_object()) {
+    const Json* g = nullptr;
+    GPUPLAN_ASSIGN_OR_RETURN(g, internal::GetObject(q, "config_groups", path));
+    if (g != nullptr && !g->empty()) {
+      const Json* w = nullptr;
+      GPUPLAN_ASSIGN_OR_RETURN(w, internal::GetObject(g->begin().value(), "weights",
+                                                      path + ".config_groups." + g->begin().key()));
+      if (w != nullptr) {
         GPUPLAN_ASSIGN_OR_RETURN(bits, GetInt(*w, "num_bits", path + ".config_groups.weights"));
         GPUPLAN_ASSIGN_OR_RETURN(group, GetInt(*w, "group_size", path + ".config_groups.weights"));
         s.bits = static_cast<double>(bits.value_or(8));
@@ -141,7 +146,7 @@ Result<ModelSpec> ParseHfConfig(std::string_view json_text, std::string_view lab
 
   // gpuplan's own annotations (presets).
   const Json* gp = nullptr;
-  if (auto it = root.find("gpuplan"); it != root.end() && it->is_object()) gp = &*it;
+  GPUPLAN_ASSIGN_OR_RETURN(gp, internal::GetObject(root, "gpuplan", L));
   std::optional<std::string> s;
   std::optional<std::int64_t> n;
   if (gp) {
@@ -156,9 +161,16 @@ Result<ModelSpec> ParseHfConfig(std::string_view json_text, std::string_view lab
     m.source = s.value_or("");
     GPUPLAN_ASSIGN_OR_RETURN(s, GetString(*gp, "sample", gpath));
     m.sample = s.value_or("");
-    if (auto a = gp->find("aliases"); a != gp->end() && a->is_array()) {
-      for (const auto& x : *a) {
-        if (x.is_string()) m.aliases.push_back(x.get<std::string>());
+    const Json* aliases = nullptr;
+    GPUPLAN_ASSIGN_OR_RETURN(aliases, internal::GetArray(*gp, "aliases", gpath));
+    if (aliases != nullptr) {
+      for (std::size_t i = 0; i < aliases->size(); ++i) {
+        const Json& x = (*aliases)[i];
+        if (!x.is_string()) {
+          return MakeError(ErrorCode::kParse, gpath + ".aliases[" + std::to_string(i) + "]",
+                           "expected a string, got " + internal::JsonTypeName(x));
+        }
+        m.aliases.push_back(x.get<std::string>());
       }
     }
     GPUPLAN_ASSIGN_OR_RETURN(n, internal::GetInt(*gp, "params", gpath));
@@ -183,7 +195,9 @@ Result<ModelSpec> ParseHfConfig(std::string_view json_text, std::string_view lab
   // Multimodal wrappers keep the language model under text_config.
   const Json* cfg = &root;
   std::string path = L;
-  if (auto it = root.find("text_config"); it != root.end() && it->is_object()) {
+  const Json* text_config = nullptr;
+  GPUPLAN_ASSIGN_OR_RETURN(text_config, internal::GetObject(root, "text_config", L));
+  if (const Json* it = text_config) {
     bool top_has_llm = root.contains("num_hidden_layers") && root.contains("hidden_size");
     if (!top_has_llm || it->contains("num_hidden_layers")) {
       cfg = &*it;
@@ -323,7 +337,9 @@ Result<ModelSpec> ParseHfConfig(std::string_view json_text, std::string_view lab
       if (o) m.ffn_hidden = *o;
     }
     // Qwen2/3-MoE list layers that keep a dense MLP.
-    if (auto it = c.find("mlp_only_layers"); it != c.end() && it->is_array() && !it->empty()) {
+    const Json* mlp_only = nullptr;
+    GPUPLAN_ASSIGN_OR_RETURN(mlp_only, internal::GetArray(c, "mlp_only_layers", path));
+    if (mlp_only != nullptr && !mlp_only->empty()) {
       return MakeError(ErrorCode::kUnsupported, path + ".mlp_only_layers",
                        "MoE models with an irregular list of dense layers are not supported yet",
                        "give the exact count with a .safetensors header");
@@ -360,8 +376,7 @@ Result<ModelSpec> ParseHfConfig(std::string_view json_text, std::string_view lab
       auto a = ParseModelArch(*s);
       if (!a) {
         return MakeError(ErrorCode::kParse, L + ".gpuplan.arch", "unknown arch \"" + *s + "\"",
-                         "use dense, moe, mla-moe, encoder, encoder-decoder, vit, cnn or "
-                         "diffusion-unet");
+                         ChoiceHint(*s, ModelArchNames()));
       }
       m.arch = *a;
     }

@@ -5,43 +5,33 @@
 #include <string>
 
 #include "gpuplan/model.h"
+#include "base/enum_names.h"
 #include "io/csv.h"
 
 namespace gpuplan {
 
-const char* ModelArchName(ModelArch a) {
-  switch (a) {
-    case ModelArch::kDense:
-      return "dense";
-    case ModelArch::kMoe:
-      return "moe";
-    case ModelArch::kMlaMoe:
-      return "mla-moe";
-    case ModelArch::kEncoder:
-      return "encoder";
-    case ModelArch::kEncoderDecoder:
-      return "encoder-decoder";
-    case ModelArch::kVit:
-      return "vit";
-    case ModelArch::kCnn:
-      return "cnn";
-    case ModelArch::kDiffusionUnet:
-      return "diffusion-unet";
-  }
-  return "?";
-}
+namespace {
+
+constexpr internal::EnumName<ModelArch> kModelArchNames[] = {
+    {ModelArch::kDense, "dense", "decoder"},
+    {ModelArch::kMoe, "moe"},
+    {ModelArch::kMlaMoe, "mla-moe"},
+    {ModelArch::kEncoder, "encoder"},
+    {ModelArch::kEncoderDecoder, "encoder-decoder"},
+    {ModelArch::kVit, "vit"},
+    {ModelArch::kCnn, "cnn"},
+    {ModelArch::kDiffusionUnet, "diffusion-unet", "unet diffusion"},
+};
+
+}  // namespace
+
+const char* ModelArchName(ModelArch a) { return internal::NameIn(kModelArchNames, a); }
 
 std::optional<ModelArch> ParseModelArch(std::string_view s) {
-  std::string t = internal::ToLower(s);
-  for (auto a :
-       {ModelArch::kDense, ModelArch::kMoe, ModelArch::kMlaMoe, ModelArch::kEncoder,
-        ModelArch::kEncoderDecoder, ModelArch::kVit, ModelArch::kCnn, ModelArch::kDiffusionUnet}) {
-    if (t == ModelArchName(a)) return a;
-  }
-  if (t == "decoder") return ModelArch::kDense;
-  if (t == "unet" || t == "diffusion") return ModelArch::kDiffusionUnet;
-  return std::nullopt;
+  return internal::ParseIn(kModelArchNames, s);
 }
+
+std::vector<std::string> ModelArchNames() { return internal::NamesIn(kModelArchNames); }
 
 double QuantSpec::EffectiveBits() const {
   double b = bits;

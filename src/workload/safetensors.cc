@@ -10,6 +10,7 @@
 
 #include "gpuplan/model.h"
 #include "gpuplan/input.h"
+#include "io/json_fields.h"
 #include "io/json_util.h"
 
 namespace gpuplan {

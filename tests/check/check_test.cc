@@ -232,6 +232,25 @@ INSTANTIATE_TEST_SUITE_P(
                 "train.tp", "does not divide"}),
     [](const auto& p) { return std::string(p.param.name); });
 
+// The shared YamlReader's rules in setup files (issue 10): duplicate keys, whole numbers bounded
+// before any cast, a section that is not a map.
+INSTANTIATE_TEST_SUITE_P(
+    SharedReader, BadYamlTest,
+    ::testing::Values(
+        BadCase{"duplicate_key", "hardware: {instance: p5.48xlarge}\nnodes: 1\nnodes: 2\n",
+                "bad.yaml:3:nodes", "duplicate key"},
+        BadCase{"huge_nodes",
+                "hardware: {instance: p5.48xlarge}\nnodes: 1000000000000\ntrain: {model: "
+                "llama-2-7b}\n",
+                "bad.yaml:2:nodes", "must be <="},
+        BadCase{"hardware_scalar", "hardware: 3\ntrain: {model: llama-2-7b}\n",
+                "bad.yaml:1:hardware", "expected a map of keys"},
+        BadCase{"negative_ram",
+                "hardware: {accelerator: H100-SXM5-80GB, gpus_per_node: 8, ram_gb: -1}\n"
+                "train: {model: llama-2-7b}\n",
+                "hardware.ram_gb", "must be > 0"}),
+    [](const auto& p) { return std::string(p.param.name); });
+
 int RunCli(const std::string& args) {
   const std::string cmd = std::string(GPUPLAN_BINARY) + " " + args + " >/dev/null 2>&1";
   const int rc = std::system(cmd.c_str());

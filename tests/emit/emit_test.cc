@@ -418,6 +418,33 @@ TEST(Emit, LibraryErrors) {
   EXPECT_EQ(r.error().field, "--autoscaler");
 }
 
+// Issue 10: optional plan fields of the wrong type are errors naming them (the emit reader used
+// to read them as absent: a numeric region became "", a string vpp became 1).
+TEST(Emit, OptionalFieldOfWrongTypeIsAnError) {
+  const std::string& train = PlanText(Scenarios().back());
+  gpuplan::EmitOptions opt;
+  struct Row {
+    const char* pointer;
+    json value;
+    const char* field;
+  };
+  const Row rows[] = {
+      {"/plans/0/region", 5, "plans[0].region"},
+      {"/plans/0/layout/vpp", "2", "plans[0].layout.vpp"},
+      {"/plans/0/layout/sequence_parallel", "yes", "plans[0].layout.sequence_parallel"},
+      {"/job/framework", json::array(), "job.framework"},
+      {"/plans/0/host", "big", "plans[0].host"},
+  };
+  for (const Row& row : rows) {
+    json broken = json::parse(train);
+    broken[json::json_pointer(row.pointer)] = row.value;
+    auto r = gpuplan::Emit(broken.dump(), "slurm", opt, Cat());
+    ASSERT_FALSE(r) << row.pointer;
+    EXPECT_EQ(r.error().code, gpuplan::ErrorCode::kParse) << r.error().ToString();
+    EXPECT_EQ(r.error().field, row.field) << r.error().ToString();
+  }
+}
+
 std::vector<std::string> Listing(const fs::path& dir) {
   std::vector<std::string> names;
   if (!fs::exists(dir)) return names;

@@ -17,6 +17,7 @@
 #include "gpuplan/model.h"
 #include "gpuplan/safe_write.h"
 #include "gpuplan/serve_planner.h"
+#include "io/json_fields.h"
 #include "io/json_util.h"
 #include "io/plan_input.h"
 #include "io/yaml_util.h"

@@ -73,5 +73,29 @@ TEST(ServeYaml, BadInputNamesTheField) {
   EXPECT_FALSE(ParseServeJobYaml("", "job.yaml").ok());
 }
 
+// The shared YamlReader's rules (issue 10): a key given twice is an error (before, the first
+// value silently won), a list item must be a name, and errors name the key's line.
+TEST(ServeYaml, SharedReaderRules) {
+  const Bad rows[] = {
+      {"duplicate key", "model: x\nserve:\n  qps: 1\n  qps: 2\n", "job.yaml:4:serve.qps"},
+      {"list item a map", "model: x\nconstraints:\n  clouds: [aws, {a: 1}]\n",
+       "constraints.clouds[1]"},
+      {"text field a list", "model: x\nserve:\n  quant: [awq]\n", "job.yaml:3:serve.quant"},
+      {"section a scalar", "model: x\nserve: 3\n", "job.yaml:2:serve"},
+      {"empty model", "model:\nserve:\n  qps: 1\n", "job.yaml:1:model"},
+  };
+  for (const auto& r : rows) {
+    auto f = ParseServeJobYaml(r.yaml, "job.yaml");
+    ASSERT_FALSE(f.ok()) << r.name;
+    EXPECT_NE(f.error().field.find(r.field_part), std::string::npos)
+        << r.name << ": " << f.error().ToString();
+  }
+  // An empty text value means "not set", as an absent key (the web page sends engine: "").
+  auto f = ParseServeJobYaml("model: x\nserve:\n  engine: ''\nconstraints:\n  cpu: y\n", "j");
+  ASSERT_TRUE(f.ok()) << f.error().ToString();
+  EXPECT_TRUE(f->engine.empty());
+  EXPECT_TRUE(*f->cpu);
+}
+
 }  // namespace
 }  // namespace gpuplan

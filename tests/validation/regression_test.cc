@@ -87,3 +87,45 @@ TEST(ValidationRegression, NoKindGetsWorse) {
 
 }  // namespace
 }  // namespace gpuplan
+
+namespace gpuplan {
+namespace {
+
+// Issue 10: a case member of the wrong type is an error naming its path (the validation reader
+// used to read it as absent and predict a different case).
+TEST(ValidationCaseTypes, WrongTypeIsAnErrorNamingTheField) {
+  auto cat = LoadBuiltinCatalog();
+  ASSERT_TRUE(cat.ok()) << cat.error().ToString();
+  const nlohmann::json good = nlohmann::json::parse(R"({"id": "t", "kind": "memory",
+      "metric": "peak_gib", "measured": 10, "model": {"preset": "llama-2-7b", "layers": 32},
+      "hardware": {"gpu": "H100-SXM5-80GB", "gpus": 1},
+      "workload": {"train": {"method": "full", "tp": 1, "sequence_parallel": false}}})");
+  ASSERT_TRUE(RunValidation(good.dump(), "c.jsonl", *cat).ok());
+  struct Row {
+    const char* pointer;
+    nlohmann::json value;
+    const char* field;
+  };
+  const Row rows[] = {
+      {"/workload/train/tp", "2", "c.jsonl:1:workload.train.tp"},
+      {"/workload/train/sequence_parallel", "yes", "workload.train.sequence_parallel"},
+      {"/workload/train/method", 3, "workload.train.method"},
+      {"/model/layers", "32", "model.layers"},
+      {"/model/moe", 8, "model.moe"},
+      {"/hardware/gpus", nlohmann::json::array({1}), "hardware.gpus"},
+      {"/workload/infer", "vllm", "workload.infer"},
+      {"/source", 7, "source"},
+  };
+  for (const Row& r : rows) {
+    nlohmann::json c = good;
+    c[nlohmann::json::json_pointer(r.pointer)] = r.value;
+    auto report = RunValidation(c.dump(), "c.jsonl", *cat);
+    ASSERT_FALSE(report.ok()) << r.pointer;
+    EXPECT_NE(report.error().field.find(r.field), std::string::npos)
+        << r.pointer << ": " << report.error().ToString();
+    EXPECT_EQ(report.error().code, ErrorCode::kParse) << r.pointer;
+  }
+}
+
+}  // namespace
+}  // namespace gpuplan

@@ -835,6 +835,33 @@ TEST(ParseHfConfig, Errors) {
   }
 }
 
+// Issue 10: members the reader used to skip when of the wrong type are errors naming them.
+TEST(ParseHfConfig, WrongTypeIsAnErrorNotAbsent) {
+  const std::string head = R"({"model_type":"llama","hidden_size":4096,"intermediate_size":11008,)"
+                           R"("num_attention_heads":32,"vocab_size":32000,"num_hidden_layers":32)";
+  const std::vector<ErrorRow> rows = {
+      {"gpuplan_not_object", head + R"(,"gpuplan":"x"})", ErrorCode::kParse,
+       "my/config.json.gpuplan", "object"},
+      {"aliases_not_array", head + R"(,"gpuplan":{"aliases":"a"}})", ErrorCode::kParse,
+       "my/config.json.gpuplan.aliases", "array"},
+      {"alias_not_string", head + R"(,"gpuplan":{"aliases":["a",3]}})", ErrorCode::kParse,
+       "my/config.json.gpuplan.aliases[1]", "string"},
+      {"text_config_not_object", head + R"(,"text_config":[1]})", ErrorCode::kParse,
+       "my/config.json.text_config", "object"},
+      {"mlp_only_layers_not_array",
+       head + R"(,"num_experts":8,"num_experts_per_tok":2,"mlp_only_layers":3})", ErrorCode::kParse,
+       "my/config.json.mlp_only_layers", "array"},
+  };
+  for (const auto& row : rows) {
+    SCOPED_TRACE(row.name);
+    auto r = ParseHfConfig(row.config, "my/config.json");
+    ASSERT_FALSE(r.ok());
+    EXPECT_EQ(r.error().code, row.code) << r.error().ToString();
+    EXPECT_EQ(r.error().field, row.field) << r.error().ToString();
+    EXPECT_TRUE(Has(r.error().message, row.message_part)) << r.error().ToString();
+  }
+}
+
 TEST(ParseHfConfig, ErrorToStringNamesFieldAndHint) {
   auto r = ParseHfConfig("{", "cfg.json");
   ASSERT_FALSE(r.ok());

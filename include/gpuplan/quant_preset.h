@@ -1,0 +1,58 @@
+// The one table of weight-quantization presets (issue 10): every caller that turns a method
+// name (--quant awq, vLLM's --quantization bitsandbytes, a precision of int4, a case's
+// load_in_4bit) into a QuantSpec takes it from here, so the bits, group sizes, zero points and
+// scale widths are written once, each with its source.
+#pragma once
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "gpuplan/model.h"
+
+namespace gpuplan {
+
+enum class QuantPresetId {
+  kAwq,                // AWQ, 4-bit, group 128, zero points
+  kGptq,               // GPTQ, 4-bit, group 128, packed qzeros
+  kBnbNf4DoubleQuant,  // bitsandbytes NF4 as QLoRA trains it (double-quantized scales)
+  kBnbNf4,             // bitsandbytes NF4 as transformers' load_in_4bit defaults it
+  kBnbInt8,            // bitsandbytes LLM.int8()
+  kInt8,               // int8 weights, per-channel scales
+  kFp8,                // fp8 weights, per-tensor/channel scales
+  kInt4G128,           // generic 4-bit weight-only, group 128 (what "int4" means)
+  kGgufQ4_0,           // llama.cpp GGUF Q4_0
+};
+
+// One preset: the QuantSpec it stands for and where its numbers come from.
+struct QuantPreset {
+  QuantPresetId id;
+  std::string_view method;  // QuantSpec::method, shown in plans ("awq", "bnb-nf4", ...)
+  // Names a user may give for it (--quant, serve.quant); empty for presets chosen by precision
+  // or engine only.
+  std::vector<std::string_view> user_names;
+  double bits = 16;
+  int group_size = 0;
+  bool zero_points = false;
+  bool double_quant = false;
+  double scale_bits = 16;
+  std::string_view source;  // paper, documentation or code the figures come from
+
+  // The QuantSpec of this preset.
+  QuantSpec Spec() const;
+};
+
+// Every preset, in QuantPresetId order.
+const std::vector<QuantPreset>& QuantPresets();
+
+// The preset `id`.
+const QuantPreset& GetQuantPreset(QuantPresetId id);
+
+// The preset a user-given name selects ("awq", "gptq", "nf4", "bnb-nf4"; case-insensitive), or
+// nullptr when the name is no quantization method (it may still be a precision: int8, fp8).
+const QuantPreset* FindQuantPreset(std::string_view name);
+
+// The user names of every preset, for did-you-mean lists and help texts.
+std::vector<std::string> QuantPresetNames();
+
+}  // namespace gpuplan

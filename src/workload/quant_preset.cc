@@ -1,0 +1,134 @@
+#include "gpuplan/quant_preset.h"
+
+#include <string>
+
+#include "base/strings.h"
+
+namespace gpuplan {
+
+QuantSpec QuantPreset::Spec() const {
+  QuantSpec q;
+  q.method = std::string(method);
+  q.bits = bits;
+  q.group_size = group_size;
+  q.zero_points = zero_points;
+  q.double_quant = double_quant;
+  q.scale_bits = scale_bits;
+  return q;
+}
+
+const std::vector<QuantPreset>& QuantPresets() {
+  // Scales are 16-bit (fp16) unless noted; EffectiveBits() adds scale and zero-point bits.
+  static const std::vector<QuantPreset> k = {
+      {QuantPresetId::kAwq,
+       "awq",
+       {"awq"},
+       4,
+       128,
+       true,
+       false,
+       16,
+       "Lin et al. 2024 (AWQ), AutoAWQ defaults: w_bit 4, q_group_size 128, zero_point true"},
+      {QuantPresetId::kGptq,
+       "gptq",
+       {"gptq"},
+       4,
+       128,
+       true,
+       false,
+       16,
+       "Frantar et al. 2023 (GPTQ), AutoGPTQ defaults: bits 4, group_size 128; checkpoints store "
+       "packed qzeros even when sym"},
+      {QuantPresetId::kBnbNf4DoubleQuant,
+       "bnb-nf4",
+       {"nf4", "bnb-nf4"},
+       4,
+       64,
+       false,
+       true,
+       32,
+       "Dettmers et al. 2023 (QLoRA): NF4 blocks of 64, fp32 absmax double-quantized to 8 bits "
+       "per 256 blocks (0.127 bits/param)"},
+      {QuantPresetId::kBnbNf4,
+       "bnb-nf4",
+       {},
+       4,
+       64,
+       false,
+       false,
+       32,
+       "transformers BitsAndBytesConfig(load_in_4bit=True): blocksize 64, fp32 absmax, "
+       "bnb_4bit_use_double_quant=False by default"},
+      {QuantPresetId::kBnbInt8,
+       "bnb-int8",
+       {},
+       8,
+       0,
+       false,
+       false,
+       16,
+       "Dettmers et al. 2022 (LLM.int8()): per-row scales, negligible per weight"},
+      {QuantPresetId::kInt8,
+       "int8",
+       {},
+       8,
+       0,
+       false,
+       false,
+       16,
+       "int8 weight-only with per-channel scales (SmoothQuant/TensorRT-LLM W8)"},
+      {QuantPresetId::kFp8,
+       "fp8",
+       {},
+       8,
+       0,
+       false,
+       false,
+       16,
+       "FP8 E4M3 weights with per-tensor or per-channel scales (vLLM fp8, Micikevicius et al. "
+       "2022)"},
+      {QuantPresetId::kInt4G128,
+       "int4-g128",
+       {},
+       4,
+       128,
+       true,
+       false,
+       16,
+       "4-bit weight-only as AWQ/GPTQ ship it: group 128, 16-bit scales, packed zero points"},
+      {QuantPresetId::kGgufQ4_0,
+       "gguf-q4_0",
+       {},
+       4,
+       32,
+       false,
+       false,
+       16,
+       "llama.cpp ggml-quants: block_q4_0 = 32 weights + one fp16 scale (4.5 bits/weight)"},
+  };
+  return k;
+}
+
+const QuantPreset& GetQuantPreset(QuantPresetId id) {
+  return QuantPresets()[static_cast<std::size_t>(id)];
+}
+
+const QuantPreset* FindQuantPreset(std::string_view name) {
+  const std::string n = internal::ToLower(internal::Trim(name));
+  for (const auto& p : QuantPresets()) {
+    for (std::string_view u : p.user_names) {
+      if (n == u) return &p;
+    }
+  }
+  return nullptr;
+}
+
+std::vector<std::string> QuantPresetNames() {
+  std::vector<std::string> out;
+  for (const auto& p : QuantPresets()) {
+    for (std::string_view u : p.user_names) out.emplace_back(u);
+  }
+  return out;
+}
+
+}  // namespace gpuplan
