@@ -59,9 +59,16 @@ std::string TrainText(const MemoryAnalysis& an, const TrainMemoryAnalysis& t,
           : (o->precision == Precision::kFp32
                  ? std::string("fp32")
                  : fmt::format("{} mixed precision (fp32 master)", PrecisionName(o->precision)));
+  // Quantized optimizers (8-bit, 4-bit) store their own codes; the state dtype applies to the
+  // others.
+  const bool quantized_states =
+      o->optimizer == Optimizer::kAdamW8bit || o->optimizer == Optimizer::kAdamW4bit;
   text += fmt::format("Training: {} ({} params), {}, {}, optimizer {} (states {})\n", m.name,
                       Params(static_cast<double>(pc.total)), TrainMethodName(o->method), prec_desc,
-                      OptimizerName(o->optimizer), PrecisionName(o->optimizer_state_dtype));
+                      OptimizerName(o->optimizer),
+                      quantized_states ? (o->optimizer == Optimizer::kAdamW8bit ? "8-bit blockwise"
+                                                                                : "4-bit blockwise")
+                                       : PrecisionName(o->optimizer_state_dtype));
   text += fmt::format(
       "  layout: {} GPU(s) = tp {} x pp {} x cp {} x dp {}, ZeRO stage {}{}; micro-batch {}, seq "
       "{}, recompute {}, flash attention on\n\n",
@@ -215,7 +222,7 @@ void AddMemoryOptions(CLI::App* c, MemoryArgs& args) {
   c->add_option("--method", a.method, "pretrain | full | lora | qlora")->capture_default_str();
   c->add_option("--precision", a.precision,
                 "Training: bf16|fp16|fp8|fp32; serving weights: bf16|fp16|fp8|int8|int4");
-  c->add_option("--optimizer", a.optimizer, "adamw | adam | sgd | lion | adamw-8bit")
+  c->add_option("--optimizer", a.optimizer, "adamw | adam | sgd | lion | adamw-8bit | adamw-4bit")
       ->capture_default_str();
   c->add_option("--optimizer-states", a.optimizer_states, "fp32 | bf16")->capture_default_str();
   c->add_flag("--guide-b4", a.guide_b4,
