@@ -156,14 +156,7 @@ Result<Output> RunValidate(const GlobalOptions& g, const ValidateArgs& a) {
     if (!r) return r.error();
     for (auto& c : r->cases) all.cases.push_back(std::move(c));
   }
-  std::map<std::string, std::vector<const CaseResult*>> by_kind;
-  std::vector<const CaseResult*> every;
-  for (const auto& c : all.cases) {
-    by_kind[c.kind].push_back(&c);
-    every.push_back(&c);
-  }
-  for (const auto& [k, v] : by_kind) all.summary[k] = Summarize(v);
-  all.summary["all"] = Summarize(every);
+  SummarizeReport(all);
 
   Output out;
   if (g.json) {

@@ -4,11 +4,14 @@
 // scale widths are written once, each with its source.
 #pragma once
 
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "gpuplan/model.h"
+#include "gpuplan/precision.h"
+#include "gpuplan/result.h"
 
 namespace gpuplan {
 
@@ -54,5 +57,15 @@ const QuantPreset* FindQuantPreset(std::string_view name);
 
 // The user names of every preset, for did-you-mean lists and help texts.
 std::vector<std::string> QuantPresetNames();
+
+// Applies a user-given quantization name (--quant, serve.quant) to the weights: a preset's name
+// sets `quant`; a precision name (int8, fp8) sets `weight_precision` and clears `quant`. Any
+// other name is an error naming `field`, and leaves both unchanged.
+Status ApplyQuantName(std::string_view name, std::string_view field, Precision& weight_precision,
+                      std::optional<QuantSpec>& quant);
+
+// A KV-cache precision a user may choose (bf16, fp16, fp8, int8); any other name (int4, tf32,
+// a typo) is an error naming `field` with the choices.
+Result<Precision> ParseKvPrecision(std::string_view name, std::string_view field);
 
 }  // namespace gpuplan

@@ -86,4 +86,7 @@ Result<CrossValidationReport> CrossValidateBySource(const std::vector<CaseFile>&
 // Summary statistics over a set of case results (covered cases only for the error terms).
 KindSummary Summarize(const std::vector<const CaseResult*>& cases);
 
+// Fills report.summary (per kind and "all") from report.cases, for reports merged from files.
+void SummarizeReport(ValidationReport& report);
+
 }  // namespace gpuplan

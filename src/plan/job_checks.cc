@@ -116,26 +116,12 @@ Result<ServeJobSpec> BuildServeJob(const ServeRequest& a, std::string_view defau
     job.weight_precision = *p;
   }
   if (!a.quant.empty()) {
-    if (const QuantPreset* preset = FindQuantPreset(a.quant))
-      job.quant = preset->Spec();
-    else if (auto p = ParsePrecision(a.quant))
-      job.weight_precision = *p;
-    else
-      return MakeError(ErrorCode::kInvalidArgument, "--quant",
-                       "unknown quantization \"" + a.quant + "\"",
-                       "use awq, gptq, nf4, int8, int4 or fp8");
+    if (auto st = ApplyQuantName(a.quant, "--quant", job.weight_precision, job.quant); !st)
+      return st.error();
   }
   job.kv_precision = job.weight_precision == Precision::kFp8 ? Precision::kFp8 : Precision::kBf16;
   if (!a.kv_precision.empty()) {
-    auto p = ParsePrecision(a.kv_precision);
-    if (!p || *p == Precision::kInt4)
-      return MakeError(
-          ErrorCode::kInvalidArgument, "--kv-precision",
-          "unknown KV precision \"" + a.kv_precision + "\"",
-          ChoiceHint(a.kv_precision,
-                     {PrecisionName(Precision::kBf16), PrecisionName(Precision::kFp16),
-                      PrecisionName(Precision::kFp8), PrecisionName(Precision::kInt8)}));
-    job.kv_precision = *p;
+    GPUPLAN_ASSIGN_OR_RETURN(job.kv_precision, ParseKvPrecision(a.kv_precision, "--kv-precision"));
   }
   auto e = ParseEngine(a.engine);
   if (!e)

@@ -124,29 +124,12 @@ Result<InferMemoryOptions> BuildInferOptions(const MemoryRequest& a, const Model
   }
   o.quant = m.quant;
   if (!a.quant.empty()) {
-    const std::string& q = a.quant;
-    if (const QuantPreset* preset = FindQuantPreset(q)) {
-      o.quant = preset->Spec();
-    } else if (auto p = ParsePrecision(q)) {
-      o.weight_precision = *p;
-      o.quant.reset();
-    } else {
-      return MakeError(ErrorCode::kInvalidArgument, "--quant", "unknown quantization \"" + q + "\"",
-                       "use awq, gptq, nf4, int8, int4 or fp8");
-    }
+    if (auto st = ApplyQuantName(a.quant, "--quant", o.weight_precision, o.quant); !st)
+      return st.error();
   }
   o.kv_precision = Precision::kBf16;
   if (!a.kv_precision.empty()) {
-    auto p = ParsePrecision(a.kv_precision);
-    if (!p || *p == Precision::kInt4 || *p == Precision::kTf32) {
-      return MakeError(
-          ErrorCode::kInvalidArgument, "--kv-precision",
-          "unknown KV precision \"" + a.kv_precision + "\"",
-          ChoiceHint(a.kv_precision,
-                     {PrecisionName(Precision::kBf16), PrecisionName(Precision::kFp16),
-                      PrecisionName(Precision::kFp8), PrecisionName(Precision::kInt8)}));
-    }
-    o.kv_precision = *p;
+    GPUPLAN_ASSIGN_OR_RETURN(o.kv_precision, ParseKvPrecision(a.kv_precision, "--kv-precision"));
   }
   if (auto s = CheckPositive(a.context, "--context"); !s) return s.error();
   if (auto s = CheckPositive(a.concurrency, "--concurrency"); !s) return s.error();

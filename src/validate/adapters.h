@@ -75,8 +75,6 @@ Result<std::vector<LoadedCase>> ParseCases(std::string_view text, std::string_vi
 // Predicts one case with the constants `cal` and scores it against its measurement.
 CaseResult Score(const LoadedCase& lc, const Catalog& catalog, const Calibration& cal,
                  Trace* trace = nullptr);
-// Fills report.summary (per kind and "all") from report.cases.
-void SummarizeReport(ValidationReport& report);
 
 // ---- adapters --------------------------------------------------------------------------------
 Predicted PredictTrainingMemory(const ModelSpec& m, const Json& w, const Json& hw,

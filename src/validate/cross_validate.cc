@@ -191,9 +191,9 @@ Result<CrossValidationReport> CrossValidateBySource(const std::vector<CaseFile>&
     out.refit.cases.push_back(validation::Score(cases[i], catalog, refit));
     out.held_out.cases.push_back(held[i]);
   }
-  validation::SummarizeReport(out.shipped);
-  validation::SummarizeReport(out.refit);
-  validation::SummarizeReport(out.held_out);
+  SummarizeReport(out.shipped);
+  SummarizeReport(out.refit);
+  SummarizeReport(out.held_out);
   return out;
 }
 

@@ -125,6 +125,8 @@ CaseResult Score(const LoadedCase& lc, const Catalog& catalog, const Calibration
   return r;
 }
 
+}  // namespace validation
+
 void SummarizeReport(ValidationReport& report) {
   std::map<std::string, std::vector<const CaseResult*>> by_kind;
   std::vector<const CaseResult*> all;
@@ -136,8 +138,6 @@ void SummarizeReport(ValidationReport& report) {
   for (const auto& [k, v] : by_kind) report.summary[k] = Summarize(v);
   report.summary["all"] = Summarize(all);
 }
-
-}  // namespace validation
 
 namespace {
 
@@ -186,7 +186,7 @@ Result<ValidationReport> RunValidation(std::string_view text, std::string_view l
     const bool explain = !explain_id.empty() && explain_id == lc.result.id;
     report.cases.push_back(validation::Score(lc, catalog, cal, explain ? &trace : nullptr));
   }
-  validation::SummarizeReport(report);
+  SummarizeReport(report);
   return report;
 }
 

@@ -3,6 +3,7 @@
 #include <string>
 
 #include "base/strings.h"
+#include "gpuplan/input.h"
 
 namespace gpuplan {
 
@@ -129,6 +130,32 @@ std::vector<std::string> QuantPresetNames() {
     for (std::string_view u : p.user_names) out.emplace_back(u);
   }
   return out;
+}
+
+Status ApplyQuantName(std::string_view name, std::string_view field, Precision& weight_precision,
+                      std::optional<QuantSpec>& quant) {
+  if (const QuantPreset* preset = FindQuantPreset(name)) {
+    quant = preset->Spec();
+    return {};
+  }
+  if (auto p = ParsePrecision(name)) {
+    weight_precision = *p;
+    quant.reset();
+    return {};
+  }
+  return MakeError(ErrorCode::kInvalidArgument, std::string(field),
+                   "unknown quantization \"" + std::string(name) + "\"",
+                   "use awq, gptq, nf4, int8, int4 or fp8");
+}
+
+Result<Precision> ParseKvPrecision(std::string_view name, std::string_view field) {
+  auto p = ParsePrecision(name);
+  if (p && *p != Precision::kInt4 && *p != Precision::kTf32) return *p;
+  return MakeError(
+      ErrorCode::kInvalidArgument, std::string(field),
+      "unknown KV precision \"" + std::string(name) + "\"",
+      ChoiceHint(name, {PrecisionName(Precision::kBf16), PrecisionName(Precision::kFp16),
+                        PrecisionName(Precision::kFp8), PrecisionName(Precision::kInt8)}));
 }
 
 }  // namespace gpuplan

@@ -62,7 +62,9 @@ TEST(CrossValidation, CasesThatReadNoConstantAreUnchanged) {
     const auto& h = cv->held_out.cases[i];
     EXPECT_EQ(s.id, h.id);
     EXPECT_EQ(s.ok, h.ok) << s.id;
-    if (s.predicted && h.predicted) EXPECT_DOUBLE_EQ(*s.predicted, *h.predicted) << s.id;
+    if (s.predicted && h.predicted) {
+      EXPECT_DOUBLE_EQ(*s.predicted, *h.predicted) << s.id;
+    }
   }
   // Memory estimates read no performance constant: nothing to fit.
   EXPECT_TRUE(cv->constants.empty());
