@@ -33,6 +33,9 @@ struct Accelerator {
   std::optional<FlopPerSec> fp32, tf32, bf16, fp16, fp8, int8, int4;
   std::string intra_link;     // scale-up link id: "nvlink4", "pcie4", "infinity-fabric", ...
   BytesPerSec intra_link_bw;  // per-device scale-up bandwidth, bidirectional as quoted
+  // GPUs that share one scale-up (NVLink switch) domain when it spans more than one machine:
+  // a GB200 NVL72 rack joins 18 trays of 4 GPUs in one NVLink domain of 72. 0 = the machine.
+  int nvlink_domain = 0;
   int pcie_gen = 0;
   Watts tdp;
   std::string form_factor;

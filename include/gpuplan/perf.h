@@ -67,6 +67,10 @@ struct HardwareView {
   // 0 for switched or shared links (NVSwitch, NVLink bridges, PCIe), where any group of the
   // node's GPUs gets `intra_bw`.
   int mesh_links = 0;
+  // GPUs of one scale-up domain (Accelerator::nvlink_domain) when it spans machines; 0 = one
+  // machine. Collectives among ranks of one domain run at intra-node bandwidth.
+  int scaleup_gpus = 0;
+  int ScaleUpGpus() const { return scaleup_gpus > gpus_per_node ? scaleup_gpus : gpus_per_node; }
   // Per-GPU, per-direction bandwidth a collective over `group` GPUs of one node can use: on a
   // mesh only the links to the group's other members carry it (group - 1 of `mesh_links`).
   BytesPerSec IntraBwFor(int group) const;
@@ -98,6 +102,9 @@ struct StepTime {
   Seconds total;
   Flop model_flops;     // per step, whole job: 6N-style + attention, no recompute
   Flop hardware_flops;  // per step, whole job, including recompute
+  // The attention-core share of model_flops (QK^T and AV over the full s x s square, forward
+  // and backward). Megatron-Core reports model FLOPs with half of it (causal mask).
+  Flop attention_flops;
   int num_microbatches = 1;
   double mfu = 0;  // model FLOPs / (time x GPUs x dense peak)
   double tokens_per_s_per_gpu = 0;

@@ -120,6 +120,12 @@ Status LoadGpus(Catalog& cat, const CsvTable& t) {
     GPUPLAN_ASSIGN_OR_RETURN(v, r.OptNumber("tdp_w"));
     a.tdp = Watts(v.value_or(0));
     a.form_factor = r.Str("form_factor");
+    GPUPLAN_ASSIGN_OR_RETURN(v, r.OptNumber("nvlink_domain"));
+    if (v && (*v < 1 || *v > 100000 || *v != static_cast<int>(*v))) {
+      return MakeError(ErrorCode::kParse, r.Where("nvlink_domain"),
+                       "must be a whole number of GPUs from 1 to 100000");
+    }
+    a.nvlink_domain = static_cast<int>(v.value_or(0));
     GPUPLAN_ASSIGN_OR_RETURN(a.source, r.RequiredStr("source"));
     if (auto s = CheckDate(r, "as_of"); !s) return s;
     a.as_of = r.Str("as_of");

@@ -91,6 +91,10 @@ HardwareView HardwareFromInstance(const InstanceType& inst, const Accelerator& a
   // An 8-GPU OAM board wires every GPU to each of its 7 peers (AMD MI300X data sheet: 7 x 128
   // GB/s bidirectional Infinity Fabric links = 896 GB/s); the datasheet total is `intra_bw`.
   if (inst.intra_node_link == IntraNodeLink::kInfinityFabric) hw.mesh_links = 7;
+  // A rack-scale NVLink domain (GB200 NVL72) reaches past the machine over the same NVLink.
+  if (inst.intra_node_link == IntraNodeLink::kNvswitch ||
+      inst.intra_node_link == IntraNodeLink::kNvlink)
+    hw.scaleup_gpus = acc.nvlink_domain;
   return hw;
 }
 

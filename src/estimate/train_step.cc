@@ -59,6 +59,20 @@ Flop TrainingFlopsPerToken(const ModelSpec& m, int seq_len, TrainMethod method, 
 }
 
 namespace {
+// Attention scores and weighted sum: 2 x 2 x s x (heads x head_dim) per layer per token
+// (the full-square convention of Narayanan et al. 2021).
+double AttentionFwdFlopsPerToken(const ModelSpec& m, int seq_len) {
+  const double qdim =
+      m.mla ? static_cast<double>(m.heads) * (m.mla->qk_nope_head_dim + m.mla->qk_rope_head_dim)
+            : static_cast<double>(m.heads) * m.head_dim;
+  return 4.0 * m.layers * seq_len * qdim;
+}
+
+// Forward and backward attention-core FLOPs per token (no recompute): 3x the forward.
+Flop AttentionFlopsPerToken(const ModelSpec& m, int seq_len) {
+  return Flop(3.0 * AttentionFwdFlopsPerToken(m, seq_len));
+}
+
 Flop FlopsPerToken(const ModelSpec& m, const ParamCounts& pc, int seq_len, TrainMethod method,
                    Recompute rc, bool include_recompute) {
   // Matmul parameters touched per token: active params minus input embeddings (a lookup).
@@ -68,12 +82,7 @@ Flop FlopsPerToken(const ModelSpec& m, const ParamCounts& pc, int seq_len, Train
     return Flop(0);  // per-sample models use gflops_per_sample instead
   }
   double fwd = 2 * matmul;
-  // Attention scores and weighted sum: 2 x 2 x s x (heads x head_dim) per layer per token
-  // (the full-square convention of Narayanan et al. 2021).
-  double qdim =
-      m.mla ? static_cast<double>(m.heads) * (m.mla->qk_nope_head_dim + m.mla->qk_rope_head_dim)
-            : static_cast<double>(m.heads) * m.head_dim;
-  double attn = 4.0 * m.layers * seq_len * qdim;
+  const double attn = AttentionFwdFlopsPerToken(m, seq_len);
   fwd += attn;
   bool peft = method == TrainMethod::kLora || method == TrainMethod::kQlora;
   double total = peft ? 2 * (fwd - attn) + 3 * attn : 3 * fwd;  // frozen weights: no wgrad
@@ -241,7 +250,7 @@ StepTime EstimateTrainStep(const ModelSpec& m, const Parallelism& par,
   st.compute = Seconds(micro * mb);
 
   // ---- tensor parallel: 2 all-reduces per layer forward, 2 backward (+2 recompute) -------------
-  const bool tp_in_node = tp <= hw.gpus_per_node;
+  const bool tp_in_node = tp <= hw.ScaleUpGpus();
   const double inter_bw = hw.inter_bw.value() * K.inter_link_eff;
   const double lat_intra = K.lat_intra_s;
   const double lat_inter = K.lat_inter_s;
@@ -260,7 +269,7 @@ StepTime EstimateTrainStep(const ModelSpec& m, const Parallelism& par,
     double kvb = T * 2 * (m.kv_heads * m.head_dim) * e;
     double ring = AllGatherSeconds(
         kvb * cp, cp,
-        tp * cp <= hw.gpus_per_node ? hw.IntraBwFor(cp).value() * K.intra_link_eff : inter_bw,
+        tp * cp <= hw.ScaleUpGpus() ? hw.IntraBwFor(cp).value() * K.intra_link_eff : inter_bw,
         lat_inter);
     double exposed = std::max(0.0, 3 * ring - (1 + 2.5) * attn_fwd);
     st.tp_comm += Seconds(exposed * layers_here * mb);
@@ -276,7 +285,7 @@ StepTime EstimateTrainStep(const ModelSpec& m, const Parallelism& par,
     // EP ranks in one node: consecutive ranks of the expert group (stride tp unless folded).
     const bool folded_ep = dp % ep != 0;
     const int stride = folded_ep ? 1 : tp;
-    const int ep_local = std::clamp(hw.gpus_per_node / std::max(1, stride), 1, ep);
+    const int ep_local = std::clamp(hw.ScaleUpGpus() / std::max(1, stride), 1, ep);
     // Peers inside the node go over NVLink, the others over the fabric, at the same time.
     const double intra_share = (ep_local - 1.0) / (ep - 1.0);
     const double ep_intra_bw = hw.IntraBwFor(ep_local).value() * K.intra_link_eff;
@@ -289,7 +298,7 @@ StepTime EstimateTrainStep(const ModelSpec& m, const Parallelism& par,
   if (pp > 1) {
     double vpp = std::max(1, par.vpp);
     st.bubble = Seconds(micro * (pp - 1) / vpp);
-    bool stage_in_node = tp * cp * dp * pp <= hw.gpus_per_node;
+    bool stage_in_node = tp * cp * dp * pp <= hw.ScaleUpGpus();
     // A stage boundary is one GPU sending to one: a single link on a mesh.
     double p2p =
         T * h * e / (stage_in_node ? hw.IntraBwFor(2).value() * K.intra_link_eff : inter_bw);
@@ -317,7 +326,7 @@ StepTime EstimateTrainStep(const ModelSpec& m, const Parallelism& par,
                                  math == Precision::kFp8 ? Precision::kBf16 : math));
   if (math == Precision::kFp32) grad_bytes = 4.0;
   const int dp_span = tp * cp * dp;
-  const bool dp_in_node = dp_span <= hw.gpus_per_node;
+  const bool dp_in_node = dp_span <= hw.ScaleUpGpus();
   const double dp_bw = dp_in_node ? hw.IntraBwFor(dp).value() * K.intra_link_eff : inter_bw;
   const double dp_lat = dp_in_node ? lat_intra : lat_inter;
   double dp_time = 0;
@@ -397,6 +406,7 @@ StepTime EstimateTrainStep(const ModelSpec& m, const Parallelism& par,
         FlopsPerToken(m, pc, opt.seq_len, opt.method, opt.recompute, false) * tokens_step;
     st.hardware_flops =
         FlopsPerToken(m, pc, opt.seq_len, opt.method, opt.recompute, true) * tokens_step;
+    st.attention_flops = AttentionFlopsPerToken(m, opt.seq_len) * tokens_step;
     if (rc_layers < layers_here && layers_here > 0) {
       // Partial recompute: only that share of the recomputed forward is extra work.
       const double share = static_cast<double>(rc_layers) / layers_here;
@@ -519,7 +529,7 @@ Seconds TrainStepLowerBound(const ModelSpec& m, const Parallelism& par,
   }
   const double inter_bw = hw.inter_bw.value() * k.inter_link_eff;
   if (tp > 1) {
-    const bool in_node = tp <= hw.gpus_per_node;
+    const bool in_node = tp <= hw.ScaleUpGpus();
     const double bw = in_node ? hw.IntraBwFor(tp).value() * k.intra_link_eff : inter_bw;
     const double lat = in_node ? k.lat_intra_s : k.lat_inter_s;
     t += 4.0 * layers_here * (1.0 - k.tp_overlap) *
@@ -531,7 +541,7 @@ Seconds TrainStepLowerBound(const ModelSpec& m, const Parallelism& par,
     const double sent = par.sequence_parallel ? tokens / tp : tokens;
     const double bytes = sent * m.moe->top_k * h * e * (ep - 1.0) / ep;
     const int stride = par.dp % ep != 0 ? 1 : tp;
-    const int ep_local = std::clamp(hw.gpus_per_node / std::max(1, stride), 1, ep);
+    const int ep_local = std::clamp(hw.ScaleUpGpus() / std::max(1, stride), 1, ep);
     const double intra_share = (ep_local - 1.0) / (ep - 1.0);
     const double ep_intra_bw = hw.IntraBwFor(ep_local).value() * k.intra_link_eff;
     t += 4.0 * layers_here *

@@ -336,7 +336,19 @@ Predicted PredictTrainingPerf(ModelSpec m, const Json& w, const Json& hwj,
   }
   const double gpus = s.par.gpus();
   const double t = ev.step.total.value();
-  if (metric == "tflops_per_gpu") return ev.step.hardware_flops.value() / t / gpus / 1e12;
+  if (metric == "tflops_per_gpu") {
+    // What "TFLOP/s per GPU" counts is the framework's definition. Megatron-Core's
+    // num_floating_point_operations (megatron/training/training.py) counts model FLOPs with
+    // the causal half of the attention square and no recompute; Megatron-LM's 2021 paper
+    // (Narayanan et al., eq. 3) and DeepSpeed's profiler count the executed FLOPs, recompute
+    // included, with the full square.
+    if (Contains(fw, {"megatron-core", "mcore"})) {
+      const double model_flops =
+          ev.step.model_flops.value() - 0.5 * ev.step.attention_flops.value();
+      return model_flops / t / gpus / 1e12;
+    }
+    return ev.step.hardware_flops.value() / t / gpus / 1e12;
+  }
   if (metric == "mfu") return ev.step.mfu;
   if (metric == "tokens_per_s_per_gpu") return ev.step.tokens_per_s_per_gpu;
   if (metric == "samples_per_s") return ev.step.samples_per_s;
