@@ -27,8 +27,19 @@ struct ComputeDevice {
   double decode_knee = 128;  // sequences where a decode GEMM reaches half its efficiency
   double conv_factor = 0.6;  // convolution efficiency relative to GEMM efficiency
   BytesPerSec link_bw;       // per-direction bandwidth to TP peers
+  // CPUs only (docs/model.md 10.4): cores in use and per socket; the vector (AVX-512/AVX2/
+  // NEON/SVE) path's efficiency and knee beside the matrix (AMX) path's `gemm_eff`/`gemm_knee`;
+  // the serial fraction of one inference spread over a stream's cores (Amdahl).
+  double cores = 0, cores_per_socket = 0;
+  bool matrix_unit = false;  // AMX: bf16/int8 GEMMs run on tiles, fp32 and the rest on vectors
+  double vector_eff = 0.55;
+  double vector_knee = 16;
+  double serial_fraction = 0;
   // Dense peak for math at `p`, falling back to the next wider path the device has.
   double Peak(Precision p) const;
+  // GEMM efficiency and knee of the path math at `p` runs on (CPU: AMX or vector units).
+  double GemmEff(Precision p) const;
+  double GemmKnee(Precision p) const;
 };
 
 ComputeDevice DeviceFromAccelerator(const Accelerator& acc, const Calibration& cal,

@@ -40,6 +40,22 @@ double ComputeDevice::Peak(Precision p) const {
   return peak_fp32;
 }
 
+namespace {
+// Math on a CPU's matrix unit (AMX tiles): the 16- and 8-bit formats; fp32/tf32 run on the
+// AVX-512 vector units.
+bool OnMatrixUnit(const ComputeDevice& d, Precision p) {
+  return d.cpu && d.matrix_unit && p != Precision::kFp32 && p != Precision::kTf32;
+}
+}  // namespace
+
+double ComputeDevice::GemmEff(Precision p) const {
+  return !cpu || OnMatrixUnit(*this, p) ? gemm_eff : vector_eff;
+}
+
+double ComputeDevice::GemmKnee(Precision p) const {
+  return !cpu || OnMatrixUnit(*this, p) ? gemm_knee : vector_knee;
+}
+
 ComputeDevice DeviceFromAccelerator(const Accelerator& acc, const Calibration& cal,
                                     IntraNodeLink link) {
   ComputeDevice d;
@@ -84,6 +100,8 @@ ComputeDevice DeviceFromCpu(const Cpu& cpu, int sockets, int threads, const Cali
   sockets = std::max(1, sockets);
   double cores = static_cast<double>(cpu.cores) * sockets;
   if (threads > 0) cores = std::min(cores, static_cast<double>(threads));
+  d.cores = cores;
+  d.cores_per_socket = std::max(1, cpu.cores);
   // Sustained vector/matrix work runs near the all-core turbo clock (AVX-512 licence limits
   // it below single-core turbo).
   const double ghz = cpu.all_core_turbo_ghz.value_or(cpu.base_ghz);
@@ -94,14 +112,29 @@ ComputeDevice DeviceFromCpu(const Cpu& cpu, int sockets, int threads, const Cali
   // Memory bandwidth scales with the sockets in use; a few cores cannot saturate it.
   const double all_cores = static_cast<double>(cpu.cores) * sockets;
   d.mem_bw = cpu.memory_bw.value() * sockets * std::min(1.0, 2.0 * cores / all_cores);
-  d.gemm_eff =
-      cal.Get(cpu.matrix_ext == "amx" ? "cpu_matrix_efficiency" : "cpu_vector_efficiency", 0.5);
-  d.mem_eff = cal.Get("cpu_memory_efficiency", 0.65);
-  d.kernel_s = cal.Get("cpu_op_overhead_us", 10) * 1e-6;
-  // Cache-blocked CPU GEMMs stay efficient at low arithmetic intensity and small M.
-  d.gemm_knee = cal.Get("cpu_gemm_knee_flops_per_byte", 16);
-  d.decode_knee = cal.Get("cpu_decode_batch_knee", 2);
-  d.conv_factor = cal.Get("cpu_cnn_efficiency_factor", 1.0);
+  const internal::CalKey keys[] = {
+      {"cpu_matrix_efficiency", 0.25},      {"cpu_vector_efficiency", 0.55},
+      {"cpu_memory_efficiency", 0.65},      {"cpu_op_overhead_us", 20},
+      {"cpu_gemm_knee_flops_per_byte", 16}, {"cpu_matrix_gemm_knee_flops_per_byte", 64},
+      {"cpu_decode_batch_knee", 2},         {"cpu_cnn_efficiency_factor", 1.0},
+      {"cpu_stream_serial_fraction", 0.03},
+  };
+  double c[std::size(keys)];
+  internal::GetAll(cal, keys, c);
+  // Two paths (Intel AMX: bf16/int8 GEMMs on tiles; fp32 and everything else on AVX-512):
+  // gemm_eff/gemm_knee are the matrix path's on AMX CPUs, the vector path's elsewhere.
+  d.matrix_unit = cpu.matrix_ext == "amx";
+  d.vector_eff = c[1];
+  d.vector_knee = c[4];
+  d.gemm_eff = d.matrix_unit ? c[0] : c[1];
+  // Cache-blocked CPU GEMMs stay efficient at low arithmetic intensity and small M; AMX tiles
+  // consume 16-32x the operands per cycle of the vector units, so small-M GEMMs starve them.
+  d.gemm_knee = d.matrix_unit ? c[5] : c[4];
+  d.mem_eff = c[2];
+  d.kernel_s = c[3] * 1e-6;
+  d.decode_knee = c[6];
+  d.conv_factor = c[7];
+  d.serial_fraction = std::clamp(c[8], 0.0, 1.0);
   d.link_bw = BytesPerSec(0);
   return d;
 }
@@ -154,7 +187,8 @@ ServePerf EstimateLlmServing(const ModelSpec& m, const ServeSetup& setup, const 
   const double peak = dev.Peak(math);
   const double bf16 = dev.Peak(Precision::kBf16);
   const double bw = dev.mem_bw * dev.mem_eff;
-  const double knee = dev.gemm_knee;
+  const double knee = dev.GemmKnee(math);
+  const double geff = dev.GemmEff(math);
   const double ks = dev.kernel_s;
   // Weight bytes per device, as stored (quantized linear layers read at their own width).
   const Bytes wbytes_dev = InferenceWeightBytes(m, setup.weight_precision, setup.quant, tp, 1);
@@ -188,14 +222,13 @@ ServePerf EstimateLlmServing(const ModelSpec& m, const ServeSetup& setup, const 
 
   // Prefill of one request (compute-bound for long prompts).
   auto prefill = [&](double tokens, double seqs) {
-    double t = L * LayerGemms(s, tokens, tp, 2.0, peak, dev.gemm_eff, knee, 1e30, ks);
+    double t = L * LayerGemms(s, tokens, tp, 2.0, peak, geff, knee, 1e30, ks);
     // Weights must be read at least once: the memory side of the roofline.
     t = std::max(t, wbytes_dev.value() / bw);
     const double ctx = tokens / std::max(1.0, seqs);
     t += L * 4.0 * tokens * ctx * 0.5 * s.q / tp / (bf16 * cal.Get("attention_efficiency", 0.45));
     if (m.vocab > 0) {
-      t += GemmSeconds(seqs, static_cast<double>(m.vocab) / tp, s.h, 2.0, peak, dev.gemm_eff, knee,
-                       bw, ks);
+      t += GemmSeconds(seqs, static_cast<double>(m.vocab) / tp, s.h, 2.0, peak, geff, knee, bw, ks);
     }
     // Two all-reduces per layer (after attention and after the MLP), each with its latency.
     t += 2 * L * AllReduceSeconds(tokens * s.h * 2.0, tp, link, lat) + L * per_layer_overhead;
@@ -205,8 +238,8 @@ ServePerf EstimateLlmServing(const ModelSpec& m, const ServeSetup& setup, const 
   auto decode = [&](double B, double c) {
     // Linear layers: read the weights once per step, or run the batch's FLOPs.
     const double gemm_flops = B * 2.0 * static_cast<double>(pc.active - pc.embedding) / tp;
-    const double t_gemm = std::max(wbytes_dev.value() / bw,
-                                   gemm_flops / (peak * dev.gemm_eff * B / (B + dev.decode_knee)));
+    const double t_gemm =
+        std::max(wbytes_dev.value() / bw, gemm_flops / (peak * geff * B / (B + dev.decode_knee)));
     // Attention runs as its own kernels after the projections: it reads every sequence's KV.
     const double t_attn =
         std::max(B * c * kv_tok / bw,
@@ -294,8 +327,65 @@ ServePerf EstimateLlmServingPipelined(const ModelSpec& m, const ServeSetup& setu
   return r;
 }
 
+namespace {
+
+// One forward of `batch` requests on CPU sockets. CPU inference runtimes run concurrent
+// requests as streams (OpenVINO THROUGHPUT hint, IPEX/MLPerf instances), each on its own group
+// of cores; a single request (OpenVINO LATENCY hint) runs one stream on one socket's cores.
+// Each stream works on its own request (batch 1 per stream until every core has a stream), so
+// its GEMMs have M = seq_len, it reads the weights itself, and it gets its share of the
+// socket's bandwidth. Splitting one inference over c cores loses to fork/join barriers, load
+// imbalance and per-core tiles too small to fill the units: Amdahl's law with serial fraction
+// `serial_fraction`, efficiency 1 / (c * s + 1 - s). Attention (QK^T, softmax, AV) and the
+// element-wise ops run on the vector units in fp32 even when the projections use AMX.
+ServePerf ForwardOnCpu(const ModelSpec& m, Precision p, const ComputeDevice& dev, int batch,
+                       int seq_len, const Calibration& cal, bool fused) {
+  ServePerf r;
+  r.batch = std::max(1, batch);
+  const double b = r.batch;
+  const double cores = std::max(1.0, dev.cores);
+  const double streams = std::min(b, cores);
+  const double cps = std::min(std::max(1.0, dev.cores_per_socket), cores / streams);
+  const double per_stream = b / streams;  // requests each stream runs as one batch
+  const double share = cps / cores;       // a stream's share of the device
+  const double s_frac = dev.serial_fraction;
+  const double amdahl = 1.0 / (cps * s_frac + 1.0 - s_frac);
+  const double peak = dev.Peak(p) * share;
+  const double eff = dev.GemmEff(p) * amdahl;
+  const double bw = dev.mem_bw * dev.mem_eff * share;
+  const double e = std::max(1.0, BytesPerElement(p));
+  double t = 0;
+  if (!m.is_transformer() || m.layers == 0 || m.hidden == 0) {
+    // Convolutions: a stream's cores are filled by one image's layers (no batch knee).
+    const double flops = (m.gflops_per_sample ? *m.gflops_per_sample : 0) * 1e9 * per_stream;
+    const double weights = static_cast<double>(CountParams(m).total) * e;
+    t = std::max(flops / (peak * eff * dev.conv_factor), weights / bw);
+    t += cal.Get("cnn_layers_overhead", 50) * dev.kernel_s;
+  } else {
+    const Shape s = ShapeOf(m);
+    const double seq = std::max(1, seq_len);
+    const double T = per_stream * seq;
+    const double L = m.layers;
+    t = L * LayerGemms(s, T, 1, e, peak, eff, dev.GemmKnee(p), bw, dev.kernel_s);
+    const double vec = dev.peak_fp32 * share * dev.vector_eff * amdahl;
+    t += L * 4.0 * per_stream * seq * seq * s.q / (vec * cal.Get("attention_efficiency", 0.45));
+    const double passes = fused ? cal.Get("inference_elementwise_passes_fused", 4)
+                                : cal.Get("inference_elementwise_passes_eager", 12);
+    t += L * (passes * T * s.h + (fused ? 1.0 : 3.0) * T * s.f) * 2.0 / bw +
+         L * (fused ? 6 : 14) * dev.kernel_s;
+  }
+  r.prefill = Seconds(t);
+  r.e2e = Seconds(t);
+  r.ttft = Seconds(t);
+  r.samples_per_s = b / t;
+  return r;
+}
+
+}  // namespace
+
 ServePerf EstimateForward(const ModelSpec& m, Precision p, const ComputeDevice& dev, int batch,
                           int seq_len, const Calibration& cal, bool fused) {
+  if (dev.cpu && dev.cores > 0) return ForwardOnCpu(m, p, dev, batch, seq_len, cal, fused);
   ServePerf r;
   r.batch = std::max(1, batch);
   const double b = r.batch;

@@ -48,6 +48,7 @@ constexpr const char* kFitted[] = {
     "cpu_vector_efficiency",
     "cpu_memory_efficiency",
     "cpu_op_overhead_us",
+    "cpu_stream_serial_fraction",
     "server_scenario_utilization",
     "link_efficiency",
 };

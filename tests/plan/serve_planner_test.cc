@@ -545,8 +545,11 @@ TEST(PlanServing, ErrorsNameTheField) {
 
 // Guide B9/B10: a CPU deployment is an option for BERT-base. With GPUs off, every plan is a CPU
 // instance that names its CPU, with no GPUs per replica.
+// CPU deployments serve BERT in int8 (OpenVINO/IPEX on AMX); in fp16 a CPU never undercuts
+// the cheapest GPU at a 100 ms p99 (docs/model.md 10.4).
 TEST(PlanServing, CpuPlansForBertBase) {
   ServeJobSpec j = BertJob(300);
+  j.weight_precision = Precision::kInt8;
   j.allow_cpu = true;
   j.allow_gpu = false;
   auto r = PlanServing(j, Cat(), Cal());
@@ -687,8 +690,10 @@ using gpuplan::test::RunCli;
 using gpuplan::test::RunResult;
 using gpuplan::test::Slurp;
 
-const std::vector<std::string> kTcoBert = {"tco",         "--model", "bert-base", "--qps", "300",
-                                           "--input-len", "128",     "--e2e-ms",  "100"};
+// int8, as CPU deployments of BERT run (see CpuPlansForBertBase).
+const std::vector<std::string> kTcoBert = {"tco", "--model",     "bert-base", "--qps",
+                                           "300", "--input-len", "128",       "--e2e-ms",
+                                           "100", "--precision", "int8"};
 
 std::vector<std::string> With(std::vector<std::string> base, std::vector<std::string> more) {
   base.insert(base.end(), more.begin(), more.end());

@@ -59,10 +59,13 @@ ServeJobSpec LlamaJob() {
   return j;
 }
 
+// BERT-base as CPU deployments serve it: int8 (OpenVINO/IPEX on AMX, guide B9/B10). In fp16 a
+// CPU meets the 100 ms p99 only on 8+ cores and never undercuts the cheapest GPU
+// (docs/model.md 10.4: OpenVINO bf16 BERT-base runs 1927 req/s on 2 x 56 Sapphire Rapids cores).
 ServeJobSpec BertJob() {
   ServeJobSpec j;
   j.model = test::Preset("bert-base");
-  j.weight_precision = Precision::kFp16;
+  j.weight_precision = Precision::kInt8;
   j.input_len = 128;
   j.output_len = 0;
   j.e2e_p99_ms = 100;
@@ -594,7 +597,7 @@ TEST(CliTcoProfile, CpuLineWhenNightRunsOnCpu) {
     profile += std::to_string((h >= 8 && h < 20) ? 300 : 10);
   }
   RunResult r = RunCli({"tco", "--model", "bert-base", "--qps", "300", "--input-len", "128",
-                        "--e2e-ms", "100", "--profile", profile});
+                        "--e2e-ms", "100", "--precision", "int8", "--profile", profile});
   ASSERT_EQ(r.exit_code, 0) << r.Describe();
   EXPECT_TRUE(Has(r.out, "GPU by day + CPU by night")) << r.Describe();
 }
