@@ -231,6 +231,9 @@ void AddServeOptions(CLI::App* c, InferArgs& a) {
                 "Peak load as concurrent users, each sending a request every --think-s");
   c->add_option("--think-s", a.think_s, "Seconds between a user's requests (with --users)")
       ->capture_default_str();
+  c->add_option("--benchmark", a.benchmark,
+                "Public benchmark whose dataset fixes the lengths and SLOs left unset "
+                "(mlperf/llama2-70b-99, mlperf/bert-99, ...; data/inference_benchmarks.csv)");
   c->add_option("--input-len", a.input_len, "Prompt tokens (LLM) or sequence length (encoders)");
   c->add_option("--output-len", a.output_len, "Output tokens (LLM)");
   c->add_option("--ttft-ms", a.ttft_ms, "TTFT p99 SLO, ms");

@@ -88,6 +88,7 @@ struct ServePlanResult {
 // it with its flags (flags win) and validates the result.
 struct ServeJobFile {
   std::string model;
+  std::string benchmark;  // serve.benchmark: data/inference_benchmarks.csv id or alias
   std::optional<double> qps;
   std::optional<int> input_len, output_len, top;
   std::optional<double> ttft_p99_ms, tpot_p99_ms, e2e_p99_ms, target_utilization;
