@@ -16,8 +16,8 @@ TEST(InferBenchmarkTable, FindsByIdShortIdAndAliasCaseInsensitively) {
   ASSERT_FALSE(InferBenchmarks().empty());
   const InferBenchmark* l = FindInferBenchmark("mlperf/llama2-70b-99");
   ASSERT_NE(l, nullptr);
-  EXPECT_EQ(FindInferBenchmark("llama2-70b-99"), l);     // id without the prefix
-  EXPECT_EQ(FindInferBenchmark("LLAMA2-70B-99.9"), l);   // result-directory name
+  EXPECT_EQ(FindInferBenchmark("llama2-70b-99"), l);    // id without the prefix
+  EXPECT_EQ(FindInferBenchmark("LLAMA2-70B-99.9"), l);  // result-directory name
   EXPECT_EQ(FindInferBenchmark(" mlperf/Llama2-70B-99 "), l);
   EXPECT_EQ(FindInferBenchmark("bert-99.9"), FindInferBenchmark("mlperf/bert-99"));
   EXPECT_EQ(FindInferBenchmark("gptj-99.9"), FindInferBenchmark("gptj-99"));
@@ -86,7 +86,7 @@ TEST(FillServingShape, FillsOnlyWhatIsUnstated) {
   const InferBenchmark* l = FindInferBenchmark("llama2-70b-99");
   ASSERT_NE(l, nullptr);
   ServingShape s = FillServingShape(*l, {}, true);
-  EXPECT_FALSE(s.input_len);            // unknown stays unknown
+  EXPECT_FALSE(s.input_len);                 // unknown stays unknown
   EXPECT_EQ(s.output_len.value_or(0), 294);  // round(294.45)
   EXPECT_EQ(s.beams.value_or(0), 1);
   EXPECT_EQ(s.ttft_p99_ms.value_or(0), 2000);
