@@ -23,6 +23,7 @@ struct ServeJobSpec {
   double qps = 1;        // requests per second (peak load to carry)
   int input_len = 512;   // LLM prompt tokens, or encoder sequence length
   int output_len = 128;  // LLM output tokens (0 for encoders/CNNs)
+  int beams = 1;         // beam width of the decoding (ServeSetup::beams)
   std::optional<double> ttft_p99_ms, tpot_p99_ms, e2e_p99_ms;
   Engine engine = Engine::kVllm;
   double target_utilization = 0.6;  // guides' HPA target (B12)

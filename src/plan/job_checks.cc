@@ -157,18 +157,12 @@ Result<ServeJobSpec> BuildServeJob(const ServeRequest& a, std::string_view defau
                            "data/inference_benchmarks.csv)",
                        "give --input-len");
     }
-    if (llm && shape.beams.value_or(1) > 1) {
-      return MakeError(ErrorCode::kUnsupported, "--benchmark",
-                       fmt::format("{} decodes with beam search ({} beams), which the serving "
-                                   "estimator does not model yet",
-                                   b->id, *shape.beams),
-                       "plan it as greedy decoding with --input-len/--output-len instead");
-    }
   }
   job.input_len = shape.input_len ? *shape.input_len
                                   : (llm ? kLlmInputLen
                                          : (m->arch == ModelArch::kEncoder ? kEncoderInputLen : 1));
   job.output_len = shape.output_len ? *shape.output_len : (llm ? kLlmOutputLen : 0);
+  job.beams = llm ? shape.beams.value_or(1) : 1;
   // The load: requests/s, or output tokens/s (/ output_len), or concurrent users each sending a
   // request every think time.
   double qps = a.qps.value_or(0);

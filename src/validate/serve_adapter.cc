@@ -211,9 +211,6 @@ Predicted PredictInferencePerf(const ModelSpec& m, const Json& w, const Json& hw
                          "data/inference_benchmarks.csv)"};
     }
     if (in < 0 || out < 0) return Unsupported{"LLM serving needs input_len and output_len"};
-    if (shape.beams.value_or(1) > 1) {
-      return Unsupported{fmt::format("beam search ({} beams) is not modelled yet", *shape.beams)};
-    }
     ServeSetup su;
     su.weight_precision = prec;
     su.quant = m.quant;
@@ -224,6 +221,7 @@ Predicted PredictInferencePerf(const ModelSpec& m, const Json& w, const Json& hw
                                  : ParsePrecision(kv).value_or(Precision::kBf16);
     su.tp = Int(w, "tp").value_or(1);
     su.engine = EngineOf(engine_s);
+    su.beams = std::max(1, shape.beams.value_or(1));
     // Engines' default concurrency limits: TensorRT-LLM's benchmark engines 2048 sequences,
     // vLLM 256 (V0) / 1024 (V1 on >= 70 GiB GPUs), others 256.
     su.max_batch = su.engine == Engine::kTrtLlm ? 2048 : 256;

@@ -417,8 +417,8 @@ TEST(CliJobFiles, LoadAsTokensPerSecond) {
 // --benchmark fills the lengths and SLOs a public benchmark fixes (data/inference_benchmarks.csv):
 // Llama-2-70B on OpenOrca generates 294.45 tokens per sample (round 294) under TTFT/TPOT p99
 // 2000/200 ms; its mean prompt length is not published, so --input-len is required; BERT-99 on
-// GPUs (TensorRT, padding-free) processes 0.46 x 384 = 177 real tokens; GPT-J's 4-beam search
-// is refused as not modelled yet; an unknown name lists the known ones.
+// GPUs (TensorRT, padding-free) processes 0.46 x 384 = 177 real tokens; an unknown name lists
+// the known ones.
 TEST(CliJobFiles, PlanInferBenchmark) {
   RunResult l = RunCli({"plan", "infer", "--model", "llama-2-70b", "--benchmark",
                         "mlperf/llama2-70b-99", "--input-len", "200", "--qps", "1", "--top", "1"});
@@ -443,10 +443,12 @@ TEST(CliJobFiles, PlanInferBenchmark) {
   EXPECT_TRUE(Has(bert.out, "177 in / 0 out tokens")) << bert.Describe();
   EXPECT_TRUE(Has(bert.out, "e2e 130 ms")) << bert.Describe();
 
+  // GPT-J: 69 output tokens (loadgen's per-sample constant), 20 s e2e bound, 4 beams modelled.
   RunResult gptj = RunCli({"plan", "infer", "--model", "llama-2-7b", "--benchmark", "gptj-99",
-                           "--input-len", "800", "--qps", "1"});
-  EXPECT_EQ(gptj.exit_code, 2) << gptj.Describe();
-  EXPECT_TRUE(Has(gptj.err, "beam")) << gptj.Describe();
+                           "--input-len", "800", "--qps", "1", "--top", "1"});
+  ASSERT_EQ(gptj.exit_code, 0) << gptj.Describe();
+  EXPECT_TRUE(Has(gptj.out, "800 in / 69 out tokens (4 beams)")) << gptj.Describe();
+  EXPECT_TRUE(Has(gptj.out, "e2e 20000 ms")) << gptj.Describe();
 
   RunResult unknown = RunCli(
       {"plan", "infer", "--model", "llama-2-70b", "--benchmark", "mlperf/nope", "--qps", "1"});

@@ -8,6 +8,9 @@
 #include <string>
 
 #include "gpuplan/benchmark.h"
+#include "gpuplan/model.h"
+#include "gpuplan/perf.h"
+#include "gpuplan/serve.h"
 
 namespace gpuplan {
 namespace {
@@ -128,6 +131,41 @@ TEST(FillServingShape, EncodersTakeRealLengthsOnlyWhenPaddingFree) {
   EXPECT_FALSE(rs.input_len);
   EXPECT_FALSE(rs.output_len);
   EXPECT_EQ(rs.e2e_p99_ms.value_or(0), 15);
+}
+
+// Beam search (docs/model.md 10.3): a request's prompt is prefilled once; its k beams decode as k
+// sequences with k copies of the context's KV. So a static batch of b requests with k beams
+// decodes like b*k greedy sequences, prefills like b, and the KV-bound batch shrinks k-fold.
+TEST(BeamSearch, DecodesKTimesTheSequencesAndHoldsKTimesTheKv) {
+  const ModelSpec* m = FindPreset("llama-2-7b");
+  ASSERT_NE(m, nullptr);
+  ComputeDevice dev;
+  dev.id = "test";
+  dev.peak_fp32 = dev.peak_bf16 = dev.peak_fp16 = dev.peak_fp8 = dev.peak_int8 = 400e12;
+  dev.mem_bw = 2e12;
+  dev.memory = GiB(80);
+  const Calibration cal;
+  ServeSetup greedy;
+  greedy.engine = Engine::kTrtLlm;
+  greedy.max_batch = 2048;
+  ServeSetup beam = greedy;
+  beam.beams = 4;
+  const int in = 800, out = 69, b = 8;
+  ServePerf g4b = EstimateLlmServing(*m, greedy, dev, in, out, 4 * b, cal);
+  ServePerf gb = EstimateLlmServing(*m, greedy, dev, in, out, b, cal);
+  ServePerf k = EstimateLlmServing(*m, beam, dev, in, out, b, cal);
+  EXPECT_DOUBLE_EQ(k.decode_step.value(), g4b.decode_step.value());
+  EXPECT_DOUBLE_EQ(k.prefill.value(), gb.prefill.value());
+  EXPECT_DOUBLE_EQ(k.ttft.value(), gb.ttft.value());
+  // b requests per cycle of (prefill of b prompts + out steps of 4b sequences).
+  const double cycle = gb.ttft.value() + out * g4b.decode_step.value();
+  EXPECT_NEAR(k.samples_per_s, b / cycle, 1e-9 * b / cycle);
+  // Continuous batching: the KV-bound request count falls by the beam width (+/- rounding).
+  ServePerf gc = EstimateLlmServing(*m, greedy, dev, in, out, 0, cal);
+  ServePerf kc = EstimateLlmServing(*m, beam, dev, in, out, 0, cal);
+  EXPECT_EQ(kc.kv_tokens, gc.kv_tokens);
+  EXPECT_LE(kc.batch, gc.batch / 4 + 1);
+  EXPECT_GE(kc.batch, gc.batch / 4 - 1);
 }
 
 }  // namespace
