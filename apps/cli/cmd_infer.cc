@@ -77,11 +77,12 @@ Result<Output> RunPlanInfer(const GlobalOptions& g, const InferArgs& a) {
     return out;
   }
   std::string s = fmt::format(
-      "gpuplan plan infer: {} at {:g} req/s, {} in / {} out tokens, engine {}, target utilisation "
-      "{:.0f}% (B12)\n"
+      "gpuplan plan infer: {} at {:g} req/s, {} in / {} out tokens{}, engine {}, target "
+      "utilisation {:.0f}% (B12)\n"
       "SLOs (p99): TTFT {}, TPOT {}, e2e {}; prices as of {} in {}; {} configurations "
       "evaluated\n\n",
-      job->model.name, job->qps, job->input_len, job->output_len, EngineName(job->engine),
+      job->model.name, job->qps, job->input_len, job->output_len,
+      job->beams > 1 ? fmt::format(" ({} beams)", job->beams) : "", EngineName(job->engine),
       100 * job->target_utilization,
       job->ttft_p99_ms ? fmt::format("{:g} ms", *job->ttft_p99_ms) : "-",
       job->tpot_p99_ms ? fmt::format("{:g} ms", *job->tpot_p99_ms) : "-",
@@ -231,6 +232,9 @@ void AddServeOptions(CLI::App* c, InferArgs& a) {
                 "Peak load as concurrent users, each sending a request every --think-s");
   c->add_option("--think-s", a.think_s, "Seconds between a user's requests (with --users)")
       ->capture_default_str();
+  c->add_option("--benchmark", a.benchmark,
+                "Public benchmark whose dataset fixes the lengths and SLOs left unset "
+                "(mlperf/llama2-70b-99, mlperf/bert-99, ...; data/inference_benchmarks.csv)");
   c->add_option("--input-len", a.input_len, "Prompt tokens (LLM) or sequence length (encoders)");
   c->add_option("--output-len", a.output_len, "Output tokens (LLM)");
   c->add_option("--ttft-ms", a.ttft_ms, "TTFT p99 SLO, ms");

@@ -100,6 +100,7 @@ Error ServeFieldOfFlag(Error e) {
                                                           {"--qps", "serve.qps"},
                                                           {"--tokens-per-s", "serve.qps"},
                                                           {"--users", "serve.qps"},
+                                                          {"--benchmark", "serve.benchmark"},
                                                           {"--input-len", "serve.input_len"},
                                                           {"--output-len", "serve.output_len"},
                                                           {"--precision", "serve.precision"},

@@ -1,6 +1,7 @@
-// Training benchmarks run to a quality target (MLPerf Training): the data a run must process to
-// reach the target, so that a time-to-train follows from predicted throughput. Table:
-// data/benchmarks.csv.
+// Benchmarks with public, fixed workloads. Training (MLPerf Training): the data a run must
+// process to reach its quality target, so that a time-to-train follows from predicted
+// throughput (data/benchmarks.csv). Inference (MLPerf Inference): the request lengths, beam
+// width and latency constraints a dataset and the rules fix (data/inference_benchmarks.csv).
 #pragma once
 
 #include <optional>
@@ -40,5 +41,43 @@ Result<std::vector<TrainBenchmark>> ParseTrainBenchmarks(std::string_view csv,
 const std::vector<TrainBenchmark>& TrainBenchmarks();
 // By id ("mlperf/resnet") or alias ("resnet"), case-insensitive; nullptr when unknown.
 const TrainBenchmark* FindTrainBenchmark(std::string_view name);
+
+// An inference benchmark whose requests come from a public dataset (MLPerf Inference). Unknown
+// figures are nullopt (not published in the benchmark's repository or rules).
+struct InferBenchmark {
+  std::string id;                    // "mlperf/llama2-70b-99"
+  std::vector<std::string> aliases;  // result-directory / loadgen names ("llama2-70b-99.9")
+  std::string task, dataset;
+  int samples = 0;  // QSL size (performance_sample_count)
+  // Mean tokens a request's forward processes; for encoders the mean REAL length, which a
+  // padding-free engine processes (others pad to max_input_tokens).
+  std::optional<double> mean_input_tokens, max_input_tokens;
+  std::optional<double> mean_output_tokens, min_output_tokens, max_output_tokens;
+  std::string stop;  // how generation ends ("eos", "eos (early_stopping)")
+  int beams = 1;     // beam width of the reference decoding (1 = greedy)
+  std::optional<double> server_ttft_p99_ms, server_tpot_p99_ms, server_latency_p99_ms;
+  std::string source, as_of, notes;
+};
+
+Result<std::vector<InferBenchmark>> ParseInferBenchmarks(std::string_view csv,
+                                                         std::string_view label);
+// The built-in table (data/inference_benchmarks.csv).
+const std::vector<InferBenchmark>& InferBenchmarks();
+// By id ("mlperf/bert-99"), id without its "mlperf/" prefix, or alias ("bert-99.9"),
+// case-insensitive; nullptr when unknown.
+const InferBenchmark* FindInferBenchmark(std::string_view name);
+
+// A serving workload's request shape: what a job or case states (nullopt = not stated).
+struct ServingShape {
+  std::optional<int> input_len, output_len;
+  std::optional<int> beams;
+  std::optional<double> ttft_p99_ms, tpot_p99_ms, e2e_p99_ms;
+};
+// Fills what `given` leaves unset from benchmark `b`; stated fields are kept. The input length
+// is the benchmark's mean input tokens, except for padded encoders: `padding_free` = false (an
+// engine that pads every sequence to the maximum) takes max_input_tokens when the benchmark has
+// one. LLMs take mean_output_tokens (rounded), the beam width and the Server scenario's p99
+// latency constraints. Fields the table does not know stay unset. docs/model.md section 12.6.
+ServingShape FillServingShape(const InferBenchmark& b, ServingShape given, bool padding_free);
 
 }  // namespace gpuplan

@@ -42,7 +42,10 @@ struct ServeRequest {
   double think_s = 10;  // seconds between one user's requests
   std::optional<int> input_len, output_len;
   std::optional<double> ttft_ms, tpot_ms, e2e_ms;  // p99 SLOs
-  double util = 0.6;                               // target utilisation (B12)
+  // A public benchmark ("mlperf/llama2-70b-99", data/inference_benchmarks.csv) that fills the
+  // lengths and SLOs left unset (FillServingShape); empty = none.
+  std::string benchmark;
+  double util = 0.6;  // target utilisation (B12)
   std::vector<std::string> clouds, regions, gpus;
   bool cpu = false, cpu_only = false, reserved = false;
   bool include_suspect = false, by_region = false;

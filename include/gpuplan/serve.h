@@ -55,6 +55,9 @@ struct ServeSetup {
   Engine engine = Engine::kVllm;
   std::optional<double> memory_fraction;
   int max_batch = 256;  // engine's max concurrent sequences
+  // Beam width: each request decodes `beams` sequences (its KV cache and its share of the decode
+  // batch x beams) after one prefill of its prompt; 1 = greedy / sampling. docs/model.md 10.3.
+  int beams = 1;
 };
 
 struct ServePerf {

@@ -23,6 +23,7 @@ struct ServeJobSpec {
   double qps = 1;        // requests per second (peak load to carry)
   int input_len = 512;   // LLM prompt tokens, or encoder sequence length
   int output_len = 128;  // LLM output tokens (0 for encoders/CNNs)
+  int beams = 1;         // beam width of the decoding (ServeSetup::beams)
   std::optional<double> ttft_p99_ms, tpot_p99_ms, e2e_p99_ms;
   Engine engine = Engine::kVllm;
   double target_utilization = 0.6;  // guides' HPA target (B12)
@@ -88,6 +89,7 @@ struct ServePlanResult {
 // it with its flags (flags win) and validates the result.
 struct ServeJobFile {
   std::string model;
+  std::string benchmark;  // serve.benchmark: data/inference_benchmarks.csv id or alias
   std::optional<double> qps;
   std::optional<int> input_len, output_len, top;
   std::optional<double> ttft_p99_ms, tpot_p99_ms, e2e_p99_ms, target_utilization;

@@ -209,10 +209,13 @@ ServePerf EstimateLlmServing(const ModelSpec& m, const ServeSetup& setup, const 
   mo.memory_fraction = setup.memory_fraction;
   mo.context = std::max(1, input_len + output_len);
   mo.concurrency = 1;
+  // Beam search: every beam holds its own copy of the context's KV and decodes as a sequence.
+  const double nb = std::max(1, setup.beams);
   if (!dev.cpu) {
     InferMemory im = EstimateInferenceMemory(m, mo, dev.memory * 0.99);
     r.kv_tokens = im.kv_tokens;
-    if (im.kv_budget.value() <= 0 || im.kv_tokens < input_len + output_len) {
+    if (im.kv_budget.value() <= 0 ||
+        static_cast<double>(im.kv_tokens) < (input_len + output_len) * nb) {
       r.fits = false;
       r.why = "weights leave no room for one request's KV cache";
     }
@@ -257,18 +260,20 @@ ServePerf EstimateLlmServing(const ModelSpec& m, const ServeSetup& setup, const 
     // Continuous batching: as many sequences as fit. TensorRT-LLM's default scheduler
     // (GUARANTEED_NO_EVICT) admits a request only when its whole prompt + output fits; vLLM
     // and SGLang admit on the current (average) context and preempt when the cache fills.
-    const double avg_ctx = setup.engine == Engine::kTrtLlm ? in + out : in + out / 2;
+    // B counts requests; with beams each takes `nb` sequences of KV and of max_batch.
+    const double avg_ctx = (setup.engine == Engine::kTrtLlm ? in + out : in + out / 2) * nb;
     double by_kv = avg_ctx > 0 ? static_cast<double>(r.kv_tokens) / avg_ctx : setup.max_batch;
-    B = static_cast<int>(std::max(1.0, std::min<double>(setup.max_batch, std::floor(by_kv))));
+    B = static_cast<int>(
+        std::max(1.0, std::min<double>(std::floor(setup.max_batch / nb), std::floor(by_kv))));
   }
   r.batch = B;
   if (batch > 0 && !dev.cpu &&
-      static_cast<double>(batch) * (in + out) > static_cast<double>(r.kv_tokens)) {
+      static_cast<double>(batch) * (in + out) * nb > static_cast<double>(r.kv_tokens)) {
     r.fits = false;
     r.why = "the static batch's KV cache exceeds the capacity";
   }
   const double c_avg = in + out / 2;
-  const double t_dec = out > 0 ? decode(B, c_avg) : 0;
+  const double t_dec = out > 0 ? decode(B * nb, c_avg) : 0;
   r.decode_step = Seconds(t_dec);
   r.tpot = Seconds(t_dec);
   // Prefill of a whole batch's prompts, amortised per request (chunked prefill batches them).
@@ -311,7 +316,8 @@ ServePerf EstimateLlmServingPipelined(const ModelSpec& m, const ServeSetup& setu
   ServePerf r = st;
   r.batch = B;
   r.kv_tokens = cap.kv_tokens;
-  r.fits = st.fits && static_cast<double>(B) * (in + out) <= static_cast<double>(cap.kv_tokens);
+  r.fits = st.fits && static_cast<double>(B) * (in + out) * std::max(1, setup.beams) <=
+                          static_cast<double>(cap.kv_tokens);
   if (!r.fits && r.why.empty()) r.why = "the pipeline's KV cache cannot hold the batch";
   r.prefill = Seconds(pp * st.prefill.value() + hops * send(in));
   r.decode_step = Seconds(out > 0 ? pp * st.decode_step.value() + hops * send(micro) : 0);

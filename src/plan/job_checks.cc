@@ -2,6 +2,8 @@
 #include "gpuplan/quant_preset.h"
 #include "gpuplan/job_checks.h"
 
+#include "gpuplan/benchmark.h"
+
 #include <fmt/format.h>
 
 #include "gpuplan/job_validate.h"
@@ -41,6 +43,7 @@ void MergeServeJobFile(ServeRequest& a, const ServeJobFile& f,
   auto unset = [&](const char* flag) { return !is_unset || is_unset(flag); };
   if (unset("--model") && !f.model.empty()) a.model = f.model;
   if (unset("--qps") && unset("--tokens-per-s") && unset("--users") && f.qps) a.qps = *f.qps;
+  if (unset("--benchmark") && !f.benchmark.empty()) a.benchmark = f.benchmark;
   if (unset("--input-len") && f.input_len) a.input_len = *f.input_len;
   if (unset("--output-len") && f.output_len) a.output_len = *f.output_len;
   if (unset("--ttft-ms") && f.ttft_p99_ms) a.ttft_ms = *f.ttft_p99_ms;
@@ -134,10 +137,32 @@ Result<ServeJobSpec> BuildServeJob(const ServeRequest& a, std::string_view defau
                      "serving encoder-decoder models (" + m->name + ") is not modelled yet",
                      "plan a decoder LLM, an encoder, a ViT or a CNN");
   }
-  job.input_len =
-      a.input_len ? *a.input_len
-                  : (llm ? kLlmInputLen : (m->arch == ModelArch::kEncoder ? kEncoderInputLen : 1));
-  job.output_len = a.output_len ? *a.output_len : (llm ? kLlmOutputLen : 0);
+  // A named benchmark fills the lengths and SLOs the request leaves unset (one rule with the
+  // validation adapter: FillServingShape). Encoders on GPUs run under TensorRT, which processes
+  // the real (unpadded) lengths; CPU-only plans pad to the benchmark's maximum.
+  ServingShape shape{a.input_len, a.output_len, std::nullopt, a.ttft_ms, a.tpot_ms, a.e2e_ms};
+  if (!a.benchmark.empty()) {
+    const InferBenchmark* b = FindInferBenchmark(a.benchmark);
+    if (b == nullptr) {
+      std::string known;
+      for (const auto& t : InferBenchmarks()) known += (known.empty() ? "" : ", ") + t.id;
+      return MakeError(ErrorCode::kInvalidArgument, "--benchmark",
+                       "unknown inference benchmark \"" + a.benchmark + "\"", "known: " + known);
+    }
+    shape = FillServingShape(*b, shape, !a.cpu_only);
+    if (llm && !shape.input_len) {
+      return MakeError(ErrorCode::kUnsupported, "--benchmark",
+                       b->id +
+                           ": the mean prompt length is not published (empty in "
+                           "data/inference_benchmarks.csv)",
+                       "give --input-len");
+    }
+  }
+  job.input_len = shape.input_len ? *shape.input_len
+                                  : (llm ? kLlmInputLen
+                                         : (m->arch == ModelArch::kEncoder ? kEncoderInputLen : 1));
+  job.output_len = shape.output_len ? *shape.output_len : (llm ? kLlmOutputLen : 0);
+  job.beams = llm ? shape.beams.value_or(1) : 1;
   // The load: requests/s, or output tokens/s (/ output_len), or concurrent users each sending a
   // request every think time.
   double qps = a.qps.value_or(0);
@@ -163,9 +188,9 @@ Result<ServeJobSpec> BuildServeJob(const ServeRequest& a, std::string_view defau
         fmt::format("the load is {:g} requests/s, more than the limit of {:g}", qps, kMaxQps));
   }
   job.qps = qps;
-  job.ttft_p99_ms = a.ttft_ms;
-  job.tpot_p99_ms = a.tpot_ms;
-  job.e2e_p99_ms = a.e2e_ms;
+  job.ttft_p99_ms = shape.ttft_p99_ms;
+  job.tpot_p99_ms = shape.tpot_p99_ms;
+  job.e2e_p99_ms = shape.e2e_p99_ms;
   if (!(a.util > 0 && a.util < 1))
     return MakeError(ErrorCode::kInvalidArgument, "--util",
                      fmt::format("must be in (0, 1), got {}", a.util),

@@ -30,6 +30,7 @@ ServeSetup SetupFor(const ServeJobSpec& job, int tp) {
   su.kv_precision = job.kv_precision;
   su.tp = tp;
   su.engine = job.engine;
+  su.beams = job.beams;
   return su;
 }
 

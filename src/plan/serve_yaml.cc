@@ -23,8 +23,8 @@ const internal::YamlSchema& ServeSchema() {
   static const internal::YamlSchema k{
       {{"", {"model", "serve", "slo", "constraints", "top"}},
        {"serve",
-        {"qps", "input_len", "output_len", "precision", "quant", "kv_precision", "engine",
-         "target_utilization"}},
+        {"qps", "benchmark", "input_len", "output_len", "precision", "quant", "kv_precision",
+         "engine", "target_utilization"}},
        {"slo", {"ttft_p99_ms", "tpot_p99_ms", "e2e_p99_ms"}},
        {"constraints",
         {"clouds", "regions", "gpus", "cpu", "cpu_only", "reserved", "include_suspect",
@@ -86,6 +86,7 @@ Result<ServeJobFile> Parse(const YAML::Node& root, const Reader& r) {
   const std::optional<Section> top_opt(top);
   for (Status st : {
            Opt(serve, "qps", positive, f.qps),
+           Opt(serve, "benchmark", text, f.benchmark),
            Opt(
                serve, "input_len", [&](const Entry& e) { return r.Int(e, 1, kMaxSeqLen); },
                f.input_len),

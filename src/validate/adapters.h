@@ -46,6 +46,9 @@ std::variant<HardwareView, Unsupported> CaseHardware(const Json& hw, const Catal
 // The run-to-target benchmark a training case ran (`workload.train.benchmark`, or the MLPerf
 // results path in `source`), or null.
 const TrainBenchmark* CaseBenchmark(const Json& c, const Json& w);
+// The public inference benchmark a serving case ran (`workload.infer.benchmark`, the MLPerf
+// Inference results path in `source`, or the case id), or null.
+const InferBenchmark* CaseInferBenchmark(const Json& c, const Json& w);
 
 // How a tool reports peak memory: what torch's allocator has handed out (allocated), what it
 // holds from the driver (reserved), or everything nvidia-smi sees (device).
@@ -86,7 +89,7 @@ Predicted PredictInferenceMemory(const ModelSpec& m, const Json& w, const Json& 
                                  const std::string& metric, const Catalog& cat);
 Predicted PredictInferencePerf(const ModelSpec& m, const Json& w, const Json& hw,
                                const std::string& metric, const Catalog& cat,
-                               const Calibration& cal);
+                               const Calibration& cal, const InferBenchmark* bench = nullptr);
 
 // One case's prediction in the metric's base unit (bytes, seconds, tokens/s, ...), with the
 // performance constants `cal` (the shipped DefaultCalibration() unless cross-validating).

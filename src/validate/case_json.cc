@@ -328,6 +328,34 @@ const TrainBenchmark* CaseBenchmark(const Json& c, const Json& w) {
   return FindTrainBenchmark(src.substr(sys_end + 1, bench_end - sys_end - 1));
 }
 
+// The inference benchmark a serving case ran: `workload.infer.benchmark`, or the benchmark
+// directory of an MLPerf Inference results path in `source`
+// ("inference_results_v4.1 closed/<org>/results/<system>/<benchmark>/<Scenario>/..."), or an
+// alias between dashes in an "mlperf..." case id ("mlperf-inf-v4.1-...-mixtral-8x7b-server").
+const InferBenchmark* CaseInferBenchmark(const Json& c, const Json& w) {
+  if (const auto* b = FindInferBenchmark(Str(w, "benchmark"))) return b;
+  const std::string src = Str(c, "source");
+  if (src.find("inference_results_v") != std::string::npos) {
+    auto r = src.find("/results/");
+    if (r != std::string::npos) {
+      auto sys_end = src.find('/', r + 9);
+      auto bench_end = sys_end == std::string::npos ? sys_end : src.find('/', sys_end + 1);
+      if (bench_end != std::string::npos) {
+        if (const auto* b = FindInferBenchmark(src.substr(sys_end + 1, bench_end - sys_end - 1)))
+          return b;
+      }
+    }
+  }
+  const std::string id = "-" + internal::ToLower(Str(c, "id")) + "-";
+  if (id.rfind("-mlperf", 0) != 0) return nullptr;
+  for (const auto& b : InferBenchmarks()) {
+    for (const auto& a : b.aliases) {
+      if (id.find("-" + a + "-") != std::string::npos) return &b;
+    }
+  }
+  return nullptr;
+}
+
 Status CheckCase(const Json& c, const std::string& where) {
   auto bad = [&](const std::string& field, const std::string& msg) -> Status {
     return MakeError(ErrorCode::kParse, where + ":" + field, msg,

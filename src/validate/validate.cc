@@ -43,7 +43,8 @@ Predicted Predict(const Json& c, const Catalog& cat, const Calibration& cal) {
       if (auto* u = std::get_if<Unsupported>(&model0)) return *u;
       const Json* i = Child(c["workload"], "infer");
       if (!i) return Unsupported{"serving kind without workload.infer"};
-      return PredictInferencePerf(std::get<ModelSpec>(model0), *i, hw0, metric, cat, cal);
+      return PredictInferencePerf(std::get<ModelSpec>(model0), *i, hw0, metric, cat, cal,
+                                  CaseInferBenchmark(c, *i));
     }
     return Unsupported{"unknown kind \"" + kind + "\""};
   }

@@ -72,4 +72,88 @@ const TrainBenchmark* FindTrainBenchmark(std::string_view name) {
   return nullptr;
 }
 
+Result<std::vector<InferBenchmark>> ParseInferBenchmarks(std::string_view csv,
+                                                         std::string_view label) {
+  auto t = internal::ParseCsv(csv, label, true);
+  if (!t) return t.error();
+  std::vector<InferBenchmark> out;
+  for (const auto& row : t->rows) {
+    internal::RowReader r(*t, row);
+    InferBenchmark b;
+    GPUPLAN_ASSIGN_OR_RETURN(b.id, r.RequiredStr("id"));
+    for (const auto& a : internal::Split(r.Str("aliases"), '|')) {
+      if (!internal::Trim(a).empty()) b.aliases.push_back(internal::ToLower(internal::Trim(a)));
+    }
+    b.task = r.Str("task");
+    GPUPLAN_ASSIGN_OR_RETURN(b.dataset, r.RequiredStr("dataset"));
+    GPUPLAN_ASSIGN_OR_RETURN(b.samples, r.Int("samples", 1));
+    GPUPLAN_ASSIGN_OR_RETURN(b.mean_input_tokens, r.OptNumber("mean_input_tokens"));
+    GPUPLAN_ASSIGN_OR_RETURN(b.max_input_tokens, r.OptNumber("max_input_tokens"));
+    GPUPLAN_ASSIGN_OR_RETURN(b.mean_output_tokens, r.OptNumber("mean_output_tokens"));
+    GPUPLAN_ASSIGN_OR_RETURN(b.min_output_tokens, r.OptNumber("min_output_tokens"));
+    GPUPLAN_ASSIGN_OR_RETURN(b.max_output_tokens, r.OptNumber("max_output_tokens"));
+    b.stop = r.Str("stop");
+    GPUPLAN_ASSIGN_OR_RETURN(b.beams, r.Int("beams", 1));
+    GPUPLAN_ASSIGN_OR_RETURN(b.server_ttft_p99_ms, r.OptNumber("server_ttft_p99_ms"));
+    GPUPLAN_ASSIGN_OR_RETURN(b.server_tpot_p99_ms, r.OptNumber("server_tpot_p99_ms"));
+    GPUPLAN_ASSIGN_OR_RETURN(b.server_latency_p99_ms, r.OptNumber("server_latency_p99_ms"));
+    for (const auto* v :
+         {&b.mean_input_tokens, &b.max_input_tokens, &b.mean_output_tokens, &b.max_output_tokens}) {
+      if (*v && !(**v > 0)) {
+        return MakeError(ErrorCode::kParse, r.Where("mean_input_tokens"),
+                         "token counts must be > 0 (leave the cell empty when unknown)");
+      }
+    }
+    GPUPLAN_ASSIGN_OR_RETURN(b.source, r.RequiredStr("source"));
+    b.as_of = r.Str("as_of");
+    b.notes = r.Str("notes");
+    out.push_back(std::move(b));
+  }
+  return out;
+}
+
+const std::vector<InferBenchmark>& InferBenchmarks() {
+  static const std::vector<InferBenchmark> table = [] {
+    const auto* f = internal::FindEmbeddedFile("inference_benchmarks.csv");
+    if (!f) return std::vector<InferBenchmark>{};
+    auto t = ParseInferBenchmarks(f->text, f->path);
+    return t ? *t : std::vector<InferBenchmark>{};
+  }();
+  return table;
+}
+
+const InferBenchmark* FindInferBenchmark(std::string_view name) {
+  const std::string n = internal::ToLower(internal::Trim(name));
+  if (n.empty()) return nullptr;
+  for (const auto& b : InferBenchmarks()) {
+    const std::string id = internal::ToLower(b.id);
+    const auto slash = id.find('/');
+    if (id == n || (slash != std::string::npos && id.substr(slash + 1) == n)) return &b;
+    if (std::find(b.aliases.begin(), b.aliases.end(), n) != b.aliases.end()) return &b;
+  }
+  return nullptr;
+}
+
+ServingShape FillServingShape(const InferBenchmark& b, ServingShape s, bool padding_free) {
+  // Encoder-style benchmarks (no generated tokens): padded engines process the maximum length.
+  const bool generates = b.mean_output_tokens || b.max_output_tokens;
+  if (!s.input_len) {
+    if (!generates && !padding_free && b.max_input_tokens) {
+      s.input_len = static_cast<int>(std::lround(*b.max_input_tokens));
+    } else if (b.mean_input_tokens) {
+      s.input_len = static_cast<int>(std::lround(*b.mean_input_tokens));
+    }
+  }
+  if (generates) {
+    if (!s.output_len && b.mean_output_tokens) {
+      s.output_len = static_cast<int>(std::lround(*b.mean_output_tokens));
+    }
+    if (!s.ttft_p99_ms) s.ttft_p99_ms = b.server_ttft_p99_ms;
+    if (!s.tpot_p99_ms) s.tpot_p99_ms = b.server_tpot_p99_ms;
+  }
+  if (!s.beams) s.beams = b.beams;
+  if (!s.e2e_p99_ms) s.e2e_p99_ms = b.server_latency_p99_ms;
+  return s;
+}
+
 }  // namespace gpuplan

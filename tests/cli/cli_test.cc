@@ -414,6 +414,48 @@ TEST(CliJobFiles, LoadAsTokensPerSecond) {
   EXPECT_TRUE(Has(r.out, "at 10 req/s")) << r.Describe();  // 2560 tokens/s / 256 per request
 }
 
+// --benchmark fills the lengths and SLOs a public benchmark fixes (data/inference_benchmarks.csv):
+// Llama-2-70B on OpenOrca generates 294.45 tokens per sample (round 294) under TTFT/TPOT p99
+// 2000/200 ms; its mean prompt length is not published, so --input-len is required; BERT-99 on
+// GPUs (TensorRT, padding-free) processes 0.46 x 384 = 177 real tokens; an unknown name lists
+// the known ones.
+TEST(CliJobFiles, PlanInferBenchmark) {
+  RunResult l = RunCli({"plan", "infer", "--model", "llama-2-70b", "--benchmark",
+                        "mlperf/llama2-70b-99", "--input-len", "200", "--qps", "1", "--top", "1"});
+  ASSERT_EQ(l.exit_code, 0) << l.Describe();
+  EXPECT_TRUE(Has(l.out, "200 in / 294 out tokens")) << l.Describe();
+  EXPECT_TRUE(Has(l.out, "TTFT 2000 ms, TPOT 200 ms")) << l.Describe();
+  // A stated SLO wins over the benchmark's.
+  RunResult s = RunCli({"plan", "infer", "--model", "llama-2-70b", "--benchmark", "llama2-70b-99.9",
+                        "--input-len", "200", "--tpot-ms", "100", "--qps", "1", "--top", "1"});
+  ASSERT_EQ(s.exit_code, 0) << s.Describe();
+  EXPECT_TRUE(Has(s.out, "TTFT 2000 ms, TPOT 100 ms")) << s.Describe();
+
+  RunResult no_input = RunCli({"plan", "infer", "--model", "llama-2-70b", "--benchmark",
+                               "mlperf/llama2-70b-99", "--qps", "1"});
+  EXPECT_EQ(no_input.exit_code, 2) << no_input.Describe();
+  EXPECT_TRUE(Has(no_input.err, "--benchmark")) << no_input.Describe();
+  EXPECT_TRUE(Has(no_input.err, "--input-len")) << no_input.Describe();
+
+  RunResult bert = RunCli({"plan", "infer", "--model", "bert-large-uncased", "--benchmark",
+                           "mlperf/bert-99", "--qps", "100", "--top", "1"});
+  ASSERT_EQ(bert.exit_code, 0) << bert.Describe();
+  EXPECT_TRUE(Has(bert.out, "177 in / 0 out tokens")) << bert.Describe();
+  EXPECT_TRUE(Has(bert.out, "e2e 130 ms")) << bert.Describe();
+
+  // GPT-J: 69 output tokens (loadgen's per-sample constant), 20 s e2e bound, 4 beams modelled.
+  RunResult gptj = RunCli({"plan", "infer", "--model", "llama-2-7b", "--benchmark", "gptj-99",
+                           "--input-len", "800", "--qps", "1", "--top", "1"});
+  ASSERT_EQ(gptj.exit_code, 0) << gptj.Describe();
+  EXPECT_TRUE(Has(gptj.out, "800 in / 69 out tokens (4 beams)")) << gptj.Describe();
+  EXPECT_TRUE(Has(gptj.out, "e2e 20000 ms")) << gptj.Describe();
+
+  RunResult unknown = RunCli(
+      {"plan", "infer", "--model", "llama-2-70b", "--benchmark", "mlperf/nope", "--qps", "1"});
+  EXPECT_EQ(unknown.exit_code, 2) << unknown.Describe();
+  EXPECT_TRUE(Has(unknown.err, "mlperf/llama2-70b-99")) << unknown.Describe();
+}
+
 TEST(CliJobFiles, EmitFromAJobFile) {
   RunResult r = RunCli({"emit", "deepspeed", "--job", Src("examples/llama-7b-lora.yaml")});
   ASSERT_EQ(r.exit_code, 0) << r.Describe();

@@ -47,6 +47,14 @@ TEST(ServeYaml, Fields) {
   EXPECT_EQ(*f->top, 3);
 }
 
+TEST(ServeYaml, Benchmark) {
+  auto f = ParseServeJobYaml(
+      "model: llama-2-70b\nserve:\n  qps: 2\n  benchmark: mlperf/llama2-70b-99\n", "job.yaml");
+  ASSERT_TRUE(f.ok()) << f.error().ToString();
+  EXPECT_EQ(f->benchmark, "mlperf/llama2-70b-99");
+  EXPECT_FALSE(f->input_len);
+}
+
 struct Bad {
   const char* name;
   const char* yaml;

@@ -1,0 +1,172 @@
+// The MLPerf Inference benchmark table (data/inference_benchmarks.csv) and the one rule that
+// fills a serving workload's unstated lengths, beams and SLOs from it (FillServingShape), which
+// the planner's --benchmark and the validation adapter both call. Expected values are the
+// published figures (inference_rules.adoc, mlperf.conf) and the documented rule, not values
+// copied from a run.
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "gpuplan/benchmark.h"
+#include "gpuplan/model.h"
+#include "gpuplan/perf.h"
+#include "gpuplan/serve.h"
+
+namespace gpuplan {
+namespace {
+
+TEST(InferBenchmarkTable, FindsByIdShortIdAndAliasCaseInsensitively) {
+  ASSERT_FALSE(InferBenchmarks().empty());
+  const InferBenchmark* l = FindInferBenchmark("mlperf/llama2-70b-99");
+  ASSERT_NE(l, nullptr);
+  EXPECT_EQ(FindInferBenchmark("llama2-70b-99"), l);    // id without the prefix
+  EXPECT_EQ(FindInferBenchmark("LLAMA2-70B-99.9"), l);  // result-directory name
+  EXPECT_EQ(FindInferBenchmark(" mlperf/Llama2-70B-99 "), l);
+  EXPECT_EQ(FindInferBenchmark("bert-99.9"), FindInferBenchmark("mlperf/bert-99"));
+  EXPECT_EQ(FindInferBenchmark("gptj-99.9"), FindInferBenchmark("gptj-99"));
+  EXPECT_EQ(FindInferBenchmark("no-such-benchmark"), nullptr);
+  EXPECT_EQ(FindInferBenchmark(""), nullptr);
+  // Training and inference tables are separate: "resnet" there, "resnet50" here.
+  EXPECT_NE(FindInferBenchmark("resnet50"), nullptr);
+}
+
+TEST(InferBenchmarkTable, RowsCarryThePublishedFigures) {
+  const InferBenchmark* l = FindInferBenchmark("llama2-70b");
+  ASSERT_NE(l, nullptr);
+  EXPECT_EQ(l->samples, 24576);
+  ASSERT_TRUE(l->mean_output_tokens);
+  EXPECT_DOUBLE_EQ(*l->mean_output_tokens, 294.45);  // rules: tokens_per_sample
+  EXPECT_FALSE(l->mean_input_tokens);                // not published: left empty
+  EXPECT_EQ(l->beams, 1);
+  EXPECT_EQ(l->server_ttft_p99_ms.value_or(0), 2000);
+  EXPECT_EQ(l->server_tpot_p99_ms.value_or(0), 200);
+
+  const InferBenchmark* g = FindInferBenchmark("gptj-99");
+  ASSERT_NE(g, nullptr);
+  EXPECT_EQ(g->beams, 4);
+  EXPECT_EQ(g->max_output_tokens.value_or(0), 128);
+  EXPECT_EQ(g->server_latency_p99_ms.value_or(0), 20000);
+
+  const InferBenchmark* m = FindInferBenchmark("mixtral-8x7b");
+  ASSERT_NE(m, nullptr);
+  EXPECT_DOUBLE_EQ(m->mean_output_tokens.value_or(0), 144.84);
+  EXPECT_EQ(m->samples, 15000);
+
+  const InferBenchmark* b = FindInferBenchmark("bert-99");
+  ASSERT_NE(b, nullptr);
+  EXPECT_EQ(b->max_input_tokens.value_or(0), 384);
+  // (1 - 0.54 padding share) x 384 real tokens.
+  EXPECT_NEAR(b->mean_input_tokens.value_or(0), 0.46 * 384, 0.05);
+  EXPECT_FALSE(b->mean_output_tokens);
+  for (const auto& row : InferBenchmarks()) EXPECT_FALSE(row.source.empty()) << row.id;
+}
+
+TEST(InferBenchmarkTable, ParserRejectsBadRowsWithTheCell) {
+  const std::string head =
+      "id,aliases,task,dataset,samples,mean_input_tokens,max_input_tokens,mean_output_tokens,"
+      "min_output_tokens,max_output_tokens,stop,beams,server_ttft_p99_ms,server_tpot_p99_ms,"
+      "server_latency_p99_ms,source,as_of,notes\n";
+  auto ok = ParseInferBenchmarks(head + "x/y,a|B,t,d,10,,,,,,,1,,,,src,,\n", "t.csv");
+  ASSERT_TRUE(ok) << ok.error().message;
+  ASSERT_EQ(ok->size(), 1u);
+  EXPECT_EQ((*ok)[0].aliases, (std::vector<std::string>{"a", "b"}));
+  EXPECT_FALSE((*ok)[0].mean_input_tokens);
+
+  auto no_source = ParseInferBenchmarks(head + "x/y,,t,d,10,,,,,,,1,,,,,,\n", "t.csv");
+  ASSERT_FALSE(no_source);
+  EXPECT_NE(no_source.error().field.find("t.csv:"), std::string::npos);
+  auto zero_samples = ParseInferBenchmarks(head + "x/y,,t,d,0,,,,,,,1,,,,s,,\n", "t.csv");
+  EXPECT_FALSE(zero_samples);
+  auto zero_beams = ParseInferBenchmarks(head + "x/y,,t,d,5,,,,,,,0,,,,s,,\n", "t.csv");
+  EXPECT_FALSE(zero_beams);
+  auto bad_number = ParseInferBenchmarks(head + "x/y,,t,d,5,abc,,,,,,1,,,,s,,\n", "t.csv");
+  EXPECT_FALSE(bad_number);
+  auto zero_tokens = ParseInferBenchmarks(head + "x/y,,t,d,5,0,,,,,,1,,,,s,,\n", "t.csv");
+  EXPECT_FALSE(zero_tokens);
+}
+
+TEST(FillServingShape, FillsOnlyWhatIsUnstated) {
+  const InferBenchmark* l = FindInferBenchmark("llama2-70b-99");
+  ASSERT_NE(l, nullptr);
+  ServingShape s = FillServingShape(*l, {}, true);
+  EXPECT_FALSE(s.input_len);                 // unknown stays unknown
+  EXPECT_EQ(s.output_len.value_or(0), 294);  // round(294.45)
+  EXPECT_EQ(s.beams.value_or(0), 1);
+  EXPECT_EQ(s.ttft_p99_ms.value_or(0), 2000);
+  EXPECT_EQ(s.tpot_p99_ms.value_or(0), 200);
+  EXPECT_FALSE(s.e2e_p99_ms);
+
+  ServingShape given;
+  given.input_len = 700;
+  given.output_len = 10;
+  given.ttft_p99_ms = 500;
+  ServingShape k = FillServingShape(*l, given, true);
+  EXPECT_EQ(*k.input_len, 700);
+  EXPECT_EQ(*k.output_len, 10);
+  EXPECT_EQ(*k.ttft_p99_ms, 500);
+  EXPECT_EQ(k.tpot_p99_ms.value_or(0), 200);
+
+  const InferBenchmark* g = FindInferBenchmark("gptj-99");
+  ASSERT_NE(g, nullptr);
+  ServingShape gs = FillServingShape(*g, {}, true);
+  EXPECT_EQ(gs.beams.value_or(0), 4);
+  EXPECT_EQ(gs.output_len.value_or(0), 69);
+  EXPECT_EQ(gs.e2e_p99_ms.value_or(0), 20000);
+}
+
+TEST(FillServingShape, EncodersTakeRealLengthsOnlyWhenPaddingFree) {
+  const InferBenchmark* b = FindInferBenchmark("bert-99");
+  ASSERT_NE(b, nullptr);
+  ServingShape free = FillServingShape(*b, {}, true);
+  EXPECT_EQ(free.input_len.value_or(0), 177);  // round(176.6) real tokens
+  EXPECT_FALSE(free.output_len);
+  EXPECT_EQ(free.e2e_p99_ms.value_or(0), 130);
+  EXPECT_FALSE(free.ttft_p99_ms);
+  ServingShape padded = FillServingShape(*b, {}, false);
+  EXPECT_EQ(padded.input_len.value_or(0), 384);
+  // A CNN benchmark has no token lengths at all.
+  const InferBenchmark* r = FindInferBenchmark("resnet50");
+  ASSERT_NE(r, nullptr);
+  ServingShape rs = FillServingShape(*r, {}, true);
+  EXPECT_FALSE(rs.input_len);
+  EXPECT_FALSE(rs.output_len);
+  EXPECT_EQ(rs.e2e_p99_ms.value_or(0), 15);
+}
+
+// Beam search (docs/model.md 10.3): a request's prompt is prefilled once; its k beams decode as k
+// sequences with k copies of the context's KV. So a static batch of b requests with k beams
+// decodes like b*k greedy sequences, prefills like b, and the KV-bound batch shrinks k-fold.
+TEST(BeamSearch, DecodesKTimesTheSequencesAndHoldsKTimesTheKv) {
+  const ModelSpec* m = FindPreset("llama-2-7b");
+  ASSERT_NE(m, nullptr);
+  ComputeDevice dev;
+  dev.id = "test";
+  dev.peak_fp32 = dev.peak_bf16 = dev.peak_fp16 = dev.peak_fp8 = dev.peak_int8 = 400e12;
+  dev.mem_bw = 2e12;
+  dev.memory = GiB(80);
+  const Calibration cal;
+  ServeSetup greedy;
+  greedy.engine = Engine::kTrtLlm;
+  greedy.max_batch = 2048;
+  ServeSetup beam = greedy;
+  beam.beams = 4;
+  const int in = 800, out = 69, b = 8;
+  ServePerf g4b = EstimateLlmServing(*m, greedy, dev, in, out, 4 * b, cal);
+  ServePerf gb = EstimateLlmServing(*m, greedy, dev, in, out, b, cal);
+  ServePerf k = EstimateLlmServing(*m, beam, dev, in, out, b, cal);
+  EXPECT_DOUBLE_EQ(k.decode_step.value(), g4b.decode_step.value());
+  EXPECT_DOUBLE_EQ(k.prefill.value(), gb.prefill.value());
+  EXPECT_DOUBLE_EQ(k.ttft.value(), gb.ttft.value());
+  // b requests per cycle of (prefill of b prompts + out steps of 4b sequences).
+  const double cycle = gb.ttft.value() + out * g4b.decode_step.value();
+  EXPECT_NEAR(k.samples_per_s, b / cycle, 1e-9 * b / cycle);
+  // Continuous batching: the KV-bound request count falls by the beam width (+/- rounding).
+  ServePerf gc = EstimateLlmServing(*m, greedy, dev, in, out, 0, cal);
+  ServePerf kc = EstimateLlmServing(*m, beam, dev, in, out, 0, cal);
+  EXPECT_EQ(kc.kv_tokens, gc.kv_tokens);
+  EXPECT_LE(kc.batch, gc.batch / 4 + 1);
+  EXPECT_GE(kc.batch, gc.batch / 4 - 1);
+}
+
+}  // namespace
+}  // namespace gpuplan
