@@ -123,6 +123,10 @@ struct TrainMemoryOptions {
   // (HF Trainer, torchtune) also keeps RMSNorm's fp32 upcast (4sbh per norm) and the rotary
   // embedding's rotated q and k (2sb(q+kv)) for backward.
   bool fused_kernels = false;
+  // MoE dispatcher that sends a token once per remote node and fans it out over NVLink there
+  // (DeepEP, HybridEP: Megatron-Core's flex dispatcher); false = one copy per routed expert
+  // (NCCL all-to-all dispatcher).
+  bool ep_node_dedup = false;
   // Logits buffer: bf16 logits + fp32 upcast for the loss, per token, over the vocabulary.
   bool logits_buffer = true;
   double logits_bytes_per_element = 6.0;

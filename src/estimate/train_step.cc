@@ -35,6 +35,34 @@ double GemmSeconds(const Ctx& c, double M, double N, double K, double elem_bytes
   return internal::GemmSeconds(M, N, K, elem_bytes, c.peak, c.gemm_eff, c.knee, c.hbm, c.kernel_s);
 }
 
+// One MoE all-to-all (dispatch or combine) of a rank's `token_bytes` (tokens x hidden x element
+// bytes) over an expert group of `ep` ranks, each token going to top_k experts.
+double EpAllToAllSeconds(const ModelSpec& m, double token_bytes, int ep, bool node_dedup,
+                         const HardwareView& hw, double intra_eff, double inter_bw,
+                         double lat_intra, double lat_inter) {
+  const double k = m.moe->top_k;
+  const double bytes = token_bytes * k * (ep - 1.0) / ep;
+  // EP ranks in one node: with expert tensor parallelism 1 Megatron-Core builds the expert
+  // groups with their own rank generator, ep innermost (parallel folding,
+  // parallel_state.initialize_model_parallel: order tp-ep-dp-pp with tp = expert TP = 1), so an
+  // expert group is ep consecutive ranks, whatever the attention's tp.
+  const int ep_local = std::clamp(hw.ScaleUpGpus(), 1, ep);
+  const double intra_share = (ep_local - 1.0) / (ep - 1.0);
+  double fabric_bytes = bytes * (1 - intra_share);
+  if (node_dedup && ep_local < ep) {
+    // DeepEP's / HybridEP's internode kernels send a token once to each remote node that hosts
+    // one of its experts and fan it out there over NVLink (DeepEP README, "normal kernels"):
+    // with n nodes and uniform routing, (n - 1)(1 - (1 - 1/n)^k) remote nodes per token instead
+    // of k (n - 1) / n expert copies.
+    const double n = std::ceil(static_cast<double>(ep) / ep_local);
+    fabric_bytes = token_bytes * (n - 1) * (1 - std::pow(1 - 1 / n, k));
+  }
+  // Peers inside the node go over NVLink, the others over the fabric, at the same time.
+  const double ep_intra_bw = hw.IntraBwFor(ep_local).value() * intra_eff;
+  return std::max(bytes * intra_share / ep_intra_bw, fabric_bytes / inter_bw) +
+         (ep_local - 1) * lat_intra + (ep - ep_local) * (ep_local < ep ? lat_inter : 0.0);
+}
+
 // Routed-expert parameters of the whole model (every expert of every MoE layer).
 double ExpertParams(const ModelSpec& m) {
   if (!m.moe) return 0;
@@ -281,17 +309,8 @@ StepTime EstimateTrainStep(const ModelSpec& m, const Parallelism& par,
     // expert TP 1), so a rank sends T/t tokens, each to top_k experts, (ep-1)/ep of them to
     // other ranks.
     const double sent_tokens = par.sequence_parallel ? T / tp : T;
-    const double bytes = sent_tokens * m.moe->top_k * h * e * (ep - 1.0) / ep;
-    // EP ranks in one node: consecutive ranks of the expert group (stride tp unless folded).
-    const bool folded_ep = dp % ep != 0;
-    const int stride = folded_ep ? 1 : tp;
-    const int ep_local = std::clamp(hw.ScaleUpGpus() / std::max(1, stride), 1, ep);
-    // Peers inside the node go over NVLink, the others over the fabric, at the same time.
-    const double intra_share = (ep_local - 1.0) / (ep - 1.0);
-    const double ep_intra_bw = hw.IntraBwFor(ep_local).value() * K.intra_link_eff;
-    const double a2a =
-        std::max(bytes * intra_share / ep_intra_bw, bytes * (1 - intra_share) / inter_bw) +
-        (ep_local - 1) * lat_intra + (ep - ep_local) * (ep_local < ep ? lat_inter : 0.0);
+    const double a2a = EpAllToAllSeconds(m, sent_tokens * h * e, ep, opt.ep_node_dedup, hw,
+                                         K.intra_link_eff, inter_bw, lat_intra, lat_inter);
     st.ep_comm = Seconds(4 * a2a * layers_here * mb);
   }
   // ---- pipeline: bubble (p-1)/(v m) of the ideal time, plus fill/drain point-to-point ---------
@@ -539,14 +558,9 @@ Seconds TrainStepLowerBound(const ModelSpec& m, const Parallelism& par,
     // The step's all-to-all (EstimateTrainStep), summed over the step's tokens; the latency
     // terms are counted once per layer pass (a lower bound of once per micro-batch).
     const double sent = par.sequence_parallel ? tokens / tp : tokens;
-    const double bytes = sent * m.moe->top_k * h * e * (ep - 1.0) / ep;
-    const int stride = par.dp % ep != 0 ? 1 : tp;
-    const int ep_local = std::clamp(hw.ScaleUpGpus() / std::max(1, stride), 1, ep);
-    const double intra_share = (ep_local - 1.0) / (ep - 1.0);
-    const double ep_intra_bw = hw.IntraBwFor(ep_local).value() * k.intra_link_eff;
     t += 4.0 * layers_here *
-         (std::max(bytes * intra_share / ep_intra_bw, bytes * (1 - intra_share) / inter_bw) +
-          (ep_local - 1) * k.lat_intra_s + (ep - ep_local) * (ep_local < ep ? k.lat_inter_s : 0.0));
+         EpAllToAllSeconds(m, sent * h * e, ep, opt.ep_node_dedup, hw, k.intra_link_eff, inter_bw,
+                           k.lat_intra_s, k.lat_inter_s);
   }
   return Seconds(t);
 }
