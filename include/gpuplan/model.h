@@ -142,6 +142,9 @@ struct ParamCounts {
   bool exact = true;               // false when given, not derived
 };
 
+// Is layer i (0-based) a MoE layer: after the leading dense layers, every moe_every-th.
+bool IsMoeLayer(const ModelSpec& m, int i);
+
 // Counts parameters from the architecture (or returns the override). Published formulas: see
 // docs/model.md ("Parameter count").
 ParamCounts CountParams(const ModelSpec& m);

@@ -58,7 +58,7 @@ struct Plan {
   // Training.
   std::string precision, method, recompute, framework = "generic";
   int tp = 1, pp = 1, dp = 1, zero_stage = 0, micro_batch = 1, grad_accum = 1, seq_len = 0;
-  int recompute_layers = 0, vpp = 1;
+  int recompute_layers = 0, vpp = 1, cp = 1, ep = 1;
   bool sequence_parallel = false;
   int global_batch = 0, cpu_cores = 0;
   double step_time_s = 0, ram_bytes = 0, disk_bytes = 0, job_hours = 0;

@@ -163,6 +163,9 @@ Result<Plan> ReadPlan(const json& doc, int rank) {
     p.recompute = f.Str(l, "recompute", lp);
     p.recompute_layers = static_cast<int>(f.OptNum(l, "recompute_layers", lp).value_or(0));
     p.vpp = std::max(1, static_cast<int>(f.OptNum(l, "vpp", lp).value_or(1)));
+    // Context and expert parallelism (absent in plans from before they were planned: 1).
+    if (l.contains("cp")) p.cp = std::max(1, f.Int(l, "cp", lp));
+    if (l.contains("ep")) p.ep = std::max(1, f.Int(l, "ep", lp));
     p.sequence_parallel = f.OptBool(l, "sequence_parallel", lp);
     // The framework the planner chose to run this layout wins over the job's request.
     if (const std::string chosen = f.OptStr(l, "framework", lp); !chosen.empty())

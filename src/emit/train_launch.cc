@@ -78,6 +78,43 @@ std::vector<std::string> MegatronArgs(const Plan& p, const ModelSpec& m) {
     a.insert(a.end(), {"--num-layers-per-virtual-pipeline-stage", n(m.layers / (p.pp * p.vpp))});
   }
   if (p.sequence_parallel) a.push_back("--sequence-parallel");
+  if (p.cp > 1) a.insert(a.end(), {"--context-parallel-size", n(p.cp)});
+  if (m.mla) {
+    // DeepSeek's multi-head latent attention (Megatron-Core MLA flags).
+    const MlaSpec& x = *m.mla;
+    a.push_back("--multi-latent-attention");
+    if (x.q_lora_rank > 0) a.insert(a.end(), {"--q-lora-rank", n(x.q_lora_rank)});
+    a.insert(a.end(),
+             {"--kv-lora-rank", n(x.kv_lora_rank), "--qk-head-dim", n(x.qk_nope_head_dim),
+              "--qk-pos-emb-head-dim", n(x.qk_rope_head_dim), "--v-head-dim", n(x.v_head_dim)});
+  }
+  if (m.moe && m.moe->experts > 0) {
+    // The planned MoE: experts, routing and expert parallelism as the step model priced them
+    // (expert tensor parallelism 1, grouped GEMM, the all-to-all dispatcher; Megatron-Core MoE
+    // README flags).
+    const MoeSpec& x = *m.moe;
+    a.insert(a.end(), {"--num-experts", n(x.experts), "--moe-router-topk", n(x.top_k),
+                       "--moe-ffn-hidden-size", n(x.expert_ffn), "--expert-model-parallel-size",
+                       n(p.ep), "--expert-tensor-parallel-size", "1", "--moe-grouped-gemm",
+                       "--moe-token-dispatcher-type", "alltoall"});
+    if (x.shared_experts > 0) {
+      const std::int64_t sf = x.shared_ffn > 0 ? x.shared_ffn : x.expert_ffn;
+      a.insert(a.end(), {"--moe-shared-expert-intermediate-size", n(sf * x.shared_experts)});
+    }
+    if (x.router_bias) {
+      // DeepSeek-V3's auxiliary-loss-free balancing: sigmoid scores with a per-expert bias.
+      a.insert(a.end(),
+               {"--moe-router-score-function", "sigmoid", "--moe-router-enable-expert-bias"});
+    }
+    if (x.dense_layers > 0 || x.moe_every > 1) {
+      // Which layers are MoE (1) or dense (0), as a Python list expression.
+      std::string pattern = "([";
+      for (int i = 0; i < m.layers; ++i) {
+        pattern += (i ? "," : "") + std::string(IsMoeLayer(m, i) ? "1" : "0");
+      }
+      a.insert(a.end(), {"--moe-layer-freq", pattern + "])"});
+    }
+  }
   if (p.zero_stage >= 1) a.push_back("--use-distributed-optimizer");
   if (p.precision == "fp16") {
     a.push_back("--fp16");

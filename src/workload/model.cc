@@ -10,6 +10,13 @@
 
 namespace gpuplan {
 
+bool IsMoeLayer(const ModelSpec& m, int i) {
+  if (!m.moe) return false;
+  if (i < m.moe->dense_layers) return false;
+  int every = std::max(1, m.moe->moe_every);
+  return (i + 1) % every == 0;
+}
+
 namespace {
 
 constexpr internal::EnumName<ModelArch> kModelArchNames[] = {
@@ -92,13 +99,6 @@ std::int64_t DenseMlpLinear(const ModelSpec& m, std::int64_t ffn) {
 std::int64_t DenseMlpBias(const ModelSpec& m, std::int64_t ffn) {
   if (!m.linear_bias) return 0;
   return (m.gated_mlp ? 2 * ffn : ffn) + m.hidden;
-}
-
-bool IsMoeLayer(const ModelSpec& m, int i) {
-  if (!m.moe) return false;
-  if (i < m.moe->dense_layers) return false;
-  int every = std::max(1, m.moe->moe_every);
-  return (i + 1) % every == 0;
 }
 
 ParamCounts CountTransformer(const ModelSpec& m) {

@@ -551,6 +551,30 @@ TEST(EmitModels, ConfigJsonPathPlansAndEmits) {
   EXPECT_EQ(s.exit_code, 0) << s.Describe();
 }
 
+// A Megatron-Core MoE plan launches the model that was planned: experts, routing, expert and
+// context parallelism (before, the launch trained a dense model of the same shape).
+TEST(EmitTraining, MegatronMoeLaunchCarriesExpertsAndLayout) {
+  TempDir d;
+  auto plan = gpuplan::test::RunCli({"--json", "plan", "train", "--model", "Mixtral-8x7B-v0.1",
+                                     "--method", "pretrain", "--tokens", "1e11", "--framework",
+                                     "megatron-core", "--top", "1"});
+  ASSERT_EQ(plan.exit_code, 0) << plan.Describe();
+  const json doc = json::parse(plan.out);
+  const json& l = doc["plans"][0]["layout"];
+  ASSERT_GT(l["ep"].get<int>(), 1) << l.dump();
+  const std::string plan_file = d.Write("plan.json", plan.out);
+  auto s = gpuplan::test::RunCli({"emit", "slurm", "--plan", plan_file});
+  ASSERT_EQ(s.exit_code, 0) << s.Describe();
+  const std::string launch = TorchrunIn(SrunScript(s.out));
+  for (const std::string want : {std::string("--num-experts 8"), std::string("--moe-router-topk 2"),
+                                 std::string("--moe-ffn-hidden-size 14336"),
+                                 fmt::format("--expert-model-parallel-size {}", l["ep"].get<int>()),
+                                 std::string("--expert-tensor-parallel-size 1")}) {
+    EXPECT_NE(launch.find(want), std::string::npos) << want << "\n" << launch;
+  }
+  EXPECT_EQ(launch.find("--context-parallel-size") != std::string::npos, l["cp"].get<int>() > 1);
+}
+
 TEST(EmitModels, GatedPresetWiresTheToken) {
   const GoldenPlan* llama = nullptr;
   for (const auto& g : Goldens()) {
