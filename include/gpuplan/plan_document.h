@@ -21,6 +21,10 @@ inline constexpr const char* kPlanSchemaVersion = "1";
 // A price rounded to 1/10000 of the currency unit, or null when the catalog has none.
 nlohmann::json PriceJson(std::optional<double> v);
 
+// One finding of the guides' pitfall rules: {severity, rule, message, fix}, as `plan --json`
+// (per training plan) and `check --json` write it.
+nlohmann::json FindingJson(const Finding& f);
+
 // The model reference a plan document carries so that emit (or any reader) resolves exactly
 // the model that was planned: a preset name as given, or an absolute path for a config.json,
 // a model directory or a .safetensors file. Empty `arg` falls back to the model's name.

@@ -21,10 +21,7 @@ nlohmann::json CheckDocument(std::string_view label, const std::vector<Finding>&
             {"infos", infos},
             {"findings", json::array()}};
   for (const auto& f : findings) {
-    j["findings"].push_back({{"severity", SeverityName(f.severity)},
-                             {"rule", f.rule},
-                             {"message", f.message},
-                             {"fix", f.fix}});
+    j["findings"].push_back(FindingJson(f));
   }
   return j;
 }

@@ -29,6 +29,13 @@ std::string ModelReference(const std::string& arg, const ModelSpec& model) {
   return arg;
 }
 
+json FindingJson(const Finding& f) {
+  return {{"severity", SeverityName(f.severity)},
+          {"rule", f.rule},
+          {"message", f.message},
+          {"fix", f.fix}};
+}
+
 json TrainPlanJson(const TrainPlan& p, Currency cur) {
   const auto& i = *p.instance;
   json host = json::array();
@@ -41,6 +48,8 @@ json TrainPlanJson(const TrainPlan& p, Currency cur) {
                     {"waived", f.waived},
                     {"text", f.text}});
   }
+  json findings = json::array();
+  for (const auto& f : p.findings) findings.push_back(FindingJson(f));
   const auto& st = p.eval.step;
   return {{"cloud", i.cloud},
           {"region", i.region},
@@ -113,6 +122,7 @@ json TrainPlanJson(const TrainPlan& p, Currency cur) {
             {"rationale", p.host.rationale},
             {"checks", host}}},
           {"warnings", p.warnings},
+          {"findings", findings},
           {"also_regions", p.also_regions},
           {"price_as_of", i.as_of}};
 }

@@ -229,6 +229,30 @@ TEST(CliGood, Gpus) {
   EXPECT_TRUE(Has(r.out, "MI300X"));
 }
 
+// Each training plan's warnings come with their rule ids (pitfalls.h), one finding per warning,
+// in the shape `check --json` writes them.
+TEST(CliGood, PlanTrainJsonFindingsCarryRuleIds) {
+  RunResult r = RunCli({"--json", "plan", "train", "--model", "Llama-2-70b", "--method", "full",
+                        "--tokens", "1e9", "--top", "3"});
+  ASSERT_EQ(r.exit_code, kExitOk) << r.Describe();
+  nlohmann::json j = nlohmann::json::parse(r.out, nullptr, false);
+  ASSERT_FALSE(j.is_discarded()) << r.Describe();
+  int with_findings = 0;
+  for (const auto& p : j["plans"]) {
+    const auto& findings = p["findings"];
+    ASSERT_TRUE(findings.is_array());
+    ASSERT_EQ(findings.size(), p["warnings"].size());
+    for (std::size_t i = 0; i < findings.size(); ++i) {
+      EXPECT_EQ(findings[i]["message"], p["warnings"][i]);
+      EXPECT_FALSE(findings[i]["rule"].get<std::string>().empty());
+      EXPECT_TRUE(findings[i].contains("fix"));
+      EXPECT_TRUE(findings[i].contains("severity"));
+    }
+    with_findings += findings.empty() ? 0 : 1;
+  }
+  EXPECT_GT(with_findings, 0) << "no plan had a warning to check";
+}
+
 // --json is a global flag: it goes before the subcommand (main.cc registers it on the app, and
 // subcommands do not fall through to it).
 TEST(CliGood, GpusJson) {
