@@ -335,6 +335,25 @@ ServePerf EstimateLlmServingPipelined(const ModelSpec& m, const ServeSetup& setu
 
 namespace {
 
+// Element-wise work of a forward pass (norms, softmax, GELU) at memory bandwidth, plus the
+// per-layer kernel launches.
+double ElementwiseSeconds(const Shape& s, double T, double L, bool fused, double bw,
+                          double kernel_s, const Calibration& cal) {
+  const double passes = fused ? cal.Get("inference_elementwise_passes_fused", 4)
+                              : cal.Get("inference_elementwise_passes_eager", 12);
+  return L * (passes * T * s.h + (fused ? 1.0 : 3.0) * T * s.f) * 2.0 / bw +
+         L * (fused ? 6 : 14) * kernel_s;
+}
+
+// A forward-only pass of `r.batch` samples in `t` seconds.
+ServePerf FinishForward(ServePerf r, double t) {
+  r.prefill = Seconds(t);
+  r.e2e = Seconds(t);
+  r.ttft = Seconds(t);
+  r.samples_per_s = r.batch / t;
+  return r;
+}
+
 // One forward of `batch` requests on CPU sockets. CPU inference runtimes run concurrent
 // requests as streams (OpenVINO THROUGHPUT hint, IPEX/MLPerf instances), each on its own group
 // of cores; a single request (OpenVINO LATENCY hint) runs one stream on one socket's cores.
@@ -375,16 +394,9 @@ ServePerf ForwardOnCpu(const ModelSpec& m, Precision p, const ComputeDevice& dev
     t = L * LayerGemms(s, T, 1, e, peak, eff, dev.GemmKnee(p), bw, dev.kernel_s);
     const double vec = dev.peak_fp32 * share * dev.vector_eff * amdahl;
     t += L * 4.0 * per_stream * seq * seq * s.q / (vec * cal.Get("attention_efficiency", 0.45));
-    const double passes = fused ? cal.Get("inference_elementwise_passes_fused", 4)
-                                : cal.Get("inference_elementwise_passes_eager", 12);
-    t += L * (passes * T * s.h + (fused ? 1.0 : 3.0) * T * s.f) * 2.0 / bw +
-         L * (fused ? 6 : 14) * dev.kernel_s;
+    t += ElementwiseSeconds(s, T, L, fused, bw, dev.kernel_s, cal);
   }
-  r.prefill = Seconds(t);
-  r.e2e = Seconds(t);
-  r.ttft = Seconds(t);
-  r.samples_per_s = b / t;
-  return r;
+  return FinishForward(r, t);
 }
 
 }  // namespace
@@ -414,17 +426,9 @@ ServePerf EstimateForward(const ModelSpec& m, Precision p, const ComputeDevice& 
     t += L * 4.0 * b * seq_len * static_cast<double>(seq_len) * s.q /
          (dev.Peak(p == Precision::kInt8 ? Precision::kFp16 : p) *
           cal.Get("attention_efficiency", 0.45));
-    // Element-wise work (norms, softmax, GELU) at memory bandwidth, plus per-layer launches.
-    const double passes = fused ? cal.Get("inference_elementwise_passes_fused", 4)
-                                : cal.Get("inference_elementwise_passes_eager", 12);
-    t += L * (passes * T * s.h + (fused ? 1.0 : 3.0) * T * s.f) * 2.0 / bw +
-         L * (fused ? 6 : 14) * dev.kernel_s;
+    t += ElementwiseSeconds(s, T, L, fused, bw, dev.kernel_s, cal);
   }
-  r.prefill = Seconds(t);
-  r.e2e = Seconds(t);
-  r.ttft = Seconds(t);
-  r.samples_per_s = b / t;
-  return r;
+  return FinishForward(r, t);
 }
 
 ServePerf EstimateForwardThroughput(const ModelSpec& m, Precision p, const ComputeDevice& dev,
