@@ -52,13 +52,21 @@ Result<std::vector<TrainBenchmark>> ParseTrainBenchmarks(std::string_view csv,
   return out;
 }
 
+namespace {
+// An embedded data/ table parsed once by `parse`; empty when absent or unparsable (the
+// embedded tables are checked by the tests).
+template <class T, class Parse>
+std::vector<T> LoadEmbedded(const char* name, Parse parse) {
+  const auto* f = internal::FindEmbeddedFile(name);
+  if (!f) return {};
+  auto t = parse(f->text, f->path);
+  return t ? std::move(*t) : std::vector<T>{};
+}
+}  // namespace
+
 const std::vector<TrainBenchmark>& TrainBenchmarks() {
-  static const std::vector<TrainBenchmark> table = [] {
-    const auto* f = internal::FindEmbeddedFile("benchmarks.csv");
-    if (!f) return std::vector<TrainBenchmark>{};
-    auto t = ParseTrainBenchmarks(f->text, f->path);
-    return t ? *t : std::vector<TrainBenchmark>{};
-  }();
+  static const std::vector<TrainBenchmark> table =
+      LoadEmbedded<TrainBenchmark>("benchmarks.csv", ParseTrainBenchmarks);
   return table;
 }
 
@@ -113,12 +121,8 @@ Result<std::vector<InferBenchmark>> ParseInferBenchmarks(std::string_view csv,
 }
 
 const std::vector<InferBenchmark>& InferBenchmarks() {
-  static const std::vector<InferBenchmark> table = [] {
-    const auto* f = internal::FindEmbeddedFile("inference_benchmarks.csv");
-    if (!f) return std::vector<InferBenchmark>{};
-    auto t = ParseInferBenchmarks(f->text, f->path);
-    return t ? *t : std::vector<InferBenchmark>{};
-  }();
+  static const std::vector<InferBenchmark> table =
+      LoadEmbedded<InferBenchmark>("inference_benchmarks.csv", ParseInferBenchmarks);
   return table;
 }
 
