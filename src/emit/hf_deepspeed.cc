@@ -27,6 +27,9 @@ ojson DeepSpeedConfig(const Plan& p) {
     ds["bf16"] = {{"enabled", true}};
   }
   ds["zero_optimization"] = z;
+  // Tensor parallelism under DeepSpeed is AutoTP training (DeepSpeed >= 0.16.4, transformers >=
+  // 4.50.1): the config's tensor_parallel.autotp_size shards the Hugging Face model's linears.
+  if (p.tp > 1 && p.framework == "deepspeed") ds["tensor_parallel"] = {{"autotp_size", p.tp}};
   ds["steps_per_print"] = 100;
   return ds;
 }

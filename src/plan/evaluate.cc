@@ -174,7 +174,10 @@ bool FrameworkSupports(TrainFramework f, const Parallelism& p, const TrainMemory
       // Distributed optimizer (ZeRO-1-like); optimizer_cpu_offload needs it.
       return p.zero_stage <= 1 && !o.param_offload && (!o.optimizer_offload || p.zero_stage == 1);
     case TrainFramework::kDeepSpeed:
-      return !(p.pp > 1 && p.zero_stage >= 2);
+      // Pipelines only with ZeRO 0-1; tensor parallelism is AutoTP training, which the engine
+      // allows with ZeRO 0-2 only (DeepSpeed 0.16.5 runtime/engine.py: "the compatibility between
+      // 'autotp' and 'zero_stage = 3' has not been validated").
+      return !(p.pp > 1 && p.zero_stage >= 2) && !(p.tp > 1 && p.zero_stage >= 3);
     case TrainFramework::kFsdp:
       // FSDP shards (SHARD_GRAD_OP = 2, FULL_SHARD = 3) or replicates (NO_SHARD); CPUOffload
       // moves parameters, gradients and optimizer states together, under full sharding.

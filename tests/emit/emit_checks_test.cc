@@ -551,6 +551,31 @@ TEST(EmitModels, ConfigJsonPathPlansAndEmits) {
   EXPECT_EQ(s.exit_code, 0) << s.Describe();
 }
 
+// A DeepSpeed plan with tensor parallelism runs it as AutoTP training: the config carries
+// tensor_parallel.autotp_size (a key of the pinned DeepSpeed's TPTrainingConfig) beside ZeRO <= 2.
+TEST(EmitTraining, DeepSpeedTensorParallelIsAutoTp) {
+  const GoldenPlan* base = nullptr;
+  for (const auto& g : Goldens()) {
+    if (g.train) base = &g;
+  }
+  ASSERT_NE(base, nullptr);
+  json doc = base->doc;
+  json& l = doc["plans"][0]["layout"];
+  l["tp"] = 2;
+  l["dp"] = 4;
+  l["pp"] = 1;
+  l["zero_stage"] = 2;
+  l["framework"] = "deepspeed";
+  auto files = MustEmit(doc.dump(), "deepspeed");
+  ASSERT_FALSE(files.empty());
+  const json ds = json::parse(files.front().contents);
+  EXPECT_EQ(ds["tensor_parallel"]["autotp_size"], 2) << ds.dump();
+  EXPECT_EQ(Joined(gpuplan::test::CheckDeepSpeed(ds, Ds())), "");
+  json z3 = ds;
+  z3["zero_optimization"]["stage"] = 3;
+  EXPECT_NE(Joined(gpuplan::test::CheckDeepSpeed(z3, Ds())), "");
+}
+
 // A Megatron-Core MoE plan launches the model that was planned: experts, routing, expert and
 // context parallelism (before, the launch trained a dense model of the same shape).
 TEST(EmitTraining, MegatronMoeLaunchCarriesExpertsAndLayout) {

@@ -195,6 +195,18 @@ std::vector<std::string> CheckDeepSpeed(const nlohmann::json& ds, const ArgList&
       problems.push_back("zero_optimization.stage must be 0-3, got " + z["stage"].dump());
     }
   }
+  if (ds.contains("tensor_parallel")) {
+    // AutoTP training (TPTrainingConfig); DeepSpeed 0.16.5's engine asserts ZeRO stage <= 2.
+    const auto& tp = ds["tensor_parallel"];
+    const auto& tkeys = keys.sections.at("tensor_parallel");
+    for (auto it = tp.begin(); it != tp.end(); ++it) {
+      if (!tkeys.count(it.key()))
+        problems.push_back("unknown tensor_parallel key \"" + it.key() + "\"");
+    }
+    if (ds.contains("zero_optimization") && ds["zero_optimization"].value("stage", 0) > 2) {
+      problems.push_back("tensor_parallel (AutoTP) runs with ZeRO stage 0-2 only");
+    }
+  }
   for (const char* k :
        {"train_batch_size", "train_micro_batch_size_per_gpu", "gradient_accumulation_steps"}) {
     if (ds.contains(k) && !ds[k].is_number_integer())

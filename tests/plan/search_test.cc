@@ -456,6 +456,22 @@ TEST(SearchIssue11, DeepSeekV3FullFineTuningFindsPipelineAndExpertLayouts) {
 
 // ---- frameworks, hardware facts ----------------------------------------------------------
 
+// DeepSpeed's tensor parallelism is AutoTP training, which its engine allows with ZeRO 0-2 only:
+// a tp 4 ZeRO-3 layout is no DeepSpeed layout (the generic search used to give DeepSeek-V3 one).
+TEST(SearchFrameworks, DeepSpeedTensorParallelNeedsZeroUpTo2) {
+  Parallelism p;
+  p.tp = 4;
+  p.dp = 8;
+  TrainMemoryOptions o;
+  p.zero_stage = 3;
+  EXPECT_FALSE(FrameworkSupports(TrainFramework::kDeepSpeed, p, o));
+  p.zero_stage = 2;
+  EXPECT_TRUE(FrameworkSupports(TrainFramework::kDeepSpeed, p, o));
+  p.tp = 1;
+  p.zero_stage = 3;
+  EXPECT_TRUE(FrameworkSupports(TrainFramework::kDeepSpeed, p, o));
+}
+
 TEST(SearchIssue11, NoPipelineWithZero2Or3UnderDeepSpeedOrTheDefault) {
   Parallelism p;
   p.pp = 2;
