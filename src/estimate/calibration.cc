@@ -63,6 +63,10 @@ double Calibration::GemmEfficiency(const Accelerator& acc) const {
   return ForArch("gemm_efficiency", acc.arch, 0.8);
 }
 
+double Calibration::PowerCap(const Accelerator& acc) const {
+  return ForArch("power_capped_tensor_fraction", acc.arch, 1.0);
+}
+
 Result<Calibration> ParseCalibration(std::string_view text, std::string_view label) {
   auto t = internal::ParseCsv(text, label, true);
   if (!t) return t.error();

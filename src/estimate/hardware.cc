@@ -136,6 +136,7 @@ StepConstants StepConstants::From(const Calibration& cal, const HardwareView& hw
   internal::GetAll(cal, keys, v);
   StepConstants k;
   k.gemm_eff = cal.GemmEfficiency(*hw.acc);
+  k.power_cap = cal.PowerCap(*hw.acc);
   k.gemm_knee = v[0];
   k.hbm_eff = v[1];
   k.attn_eff = v[2];

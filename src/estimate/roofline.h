@@ -7,14 +7,17 @@ namespace gpuplan::internal {
 
 // One GEMM (M x K) x (K x N): roofline with a size-dependent efficiency. Small GEMMs (low
 // arithmetic intensity, partial waves) reach a fraction of the asymptotic rate:
-// eff = eff_max * I / (I + knee), I = FLOPs / bytes.
+// eff = eff_max * I / (I + knee), I = FLOPs / bytes. A board whose power limit lowers its clock
+// under continuous tensor load caps eff at `power_cap` (the sustained fraction of peak; 1 =
+// none): large GEMMs hit the cap, small ones (idle gaps, lower power) run at their size rate.
 inline double GemmSeconds(double M, double N, double K, double elem_bytes, double peak,
-                          double eff_max, double knee, double mem_bw, double kernel_s) {
+                          double eff_max, double knee, double mem_bw, double kernel_s,
+                          double power_cap = 1.0) {
   if (M <= 0 || N <= 0 || K <= 0) return 0;
   double flops = 2 * M * N * K;
   double bytes = elem_bytes * (M * K + K * N + M * N);
   double intensity = flops / bytes;
-  double eff = eff_max * intensity / (intensity + knee);
+  double eff = std::min(eff_max * intensity / (intensity + knee), power_cap);
   return std::max(flops / (peak * eff), bytes / mem_bw) + kernel_s;
 }
 

@@ -69,6 +69,7 @@ ComputeDevice DeviceFromAccelerator(const Accelerator& acc, const Calibration& c
   d.mem_bw = acc.memory_bw.value();
   d.memory = acc.memory;
   d.gemm_eff = cal.GemmEfficiency(acc);
+  d.power_cap = cal.PowerCap(acc);
   const internal::CalKey keys[] = {
       {"hbm_efficiency", 0.8},
       {"kernel_overhead_us", 4},
@@ -168,11 +169,11 @@ Precision MathPrecision(Precision weights, const std::optional<QuantSpec>& q, bo
 
 // Forward time of one transformer layer's linear layers for M tokens, sharded over tp.
 double LayerGemms(const Shape& s, double M, int tp, double wbytes, double peak, double eff,
-                  double knee, double bw, double ks) {
-  return GemmSeconds(M, (s.q + 2 * s.kv) / tp, s.h, wbytes, peak, eff, knee, bw, ks) +
-         GemmSeconds(M, s.h, s.q / tp, wbytes, peak, eff, knee, bw, ks) +
-         GemmSeconds(M, s.up * s.f / tp, s.h, wbytes, peak, eff, knee, bw, ks) +
-         GemmSeconds(M, s.h, s.f / tp, wbytes, peak, eff, knee, bw, ks);
+                  double knee, double bw, double ks, double cap) {
+  return GemmSeconds(M, (s.q + 2 * s.kv) / tp, s.h, wbytes, peak, eff, knee, bw, ks, cap) +
+         GemmSeconds(M, s.h, s.q / tp, wbytes, peak, eff, knee, bw, ks, cap) +
+         GemmSeconds(M, s.up * s.f / tp, s.h, wbytes, peak, eff, knee, bw, ks, cap) +
+         GemmSeconds(M, s.h, s.f / tp, wbytes, peak, eff, knee, bw, ks, cap);
 }
 
 }  // namespace
@@ -225,13 +226,14 @@ ServePerf EstimateLlmServing(const ModelSpec& m, const ServeSetup& setup, const 
 
   // Prefill of one request (compute-bound for long prompts).
   auto prefill = [&](double tokens, double seqs) {
-    double t = L * LayerGemms(s, tokens, tp, 2.0, peak, geff, knee, 1e30, ks);
+    double t = L * LayerGemms(s, tokens, tp, 2.0, peak, geff, knee, 1e30, ks, dev.power_cap);
     // Weights must be read at least once: the memory side of the roofline.
     t = std::max(t, wbytes_dev.value() / bw);
     const double ctx = tokens / std::max(1.0, seqs);
     t += L * 4.0 * tokens * ctx * 0.5 * s.q / tp / (bf16 * cal.Get("attention_efficiency", 0.45));
     if (m.vocab > 0) {
-      t += GemmSeconds(seqs, static_cast<double>(m.vocab) / tp, s.h, 2.0, peak, geff, knee, bw, ks);
+      t += GemmSeconds(seqs, static_cast<double>(m.vocab) / tp, s.h, 2.0, peak, geff, knee, bw, ks,
+                       dev.power_cap);
     }
     // Two all-reduces per layer (after attention and after the MLP), each with its latency.
     t += 2 * L * AllReduceSeconds(tokens * s.h * 2.0, tp, link, lat) + L * per_layer_overhead;
@@ -242,7 +244,8 @@ ServePerf EstimateLlmServing(const ModelSpec& m, const ServeSetup& setup, const 
     // Linear layers: read the weights once per step, or run the batch's FLOPs.
     const double gemm_flops = B * 2.0 * static_cast<double>(pc.active - pc.embedding) / tp;
     const double t_gemm =
-        std::max(wbytes_dev.value() / bw, gemm_flops / (peak * geff * B / (B + dev.decode_knee)));
+        std::max(wbytes_dev.value() / bw,
+                 gemm_flops / (peak * std::min(geff * B / (B + dev.decode_knee), dev.power_cap)));
     // Attention runs as its own kernels after the projections: it reads every sequence's KV.
     const double t_attn =
         std::max(B * c * kv_tok / bw,
@@ -391,7 +394,7 @@ ServePerf ForwardOnCpu(const ModelSpec& m, Precision p, const ComputeDevice& dev
     const double seq = std::max(1, seq_len);
     const double T = per_stream * seq;
     const double L = m.layers;
-    t = L * LayerGemms(s, T, 1, e, peak, eff, dev.GemmKnee(p), bw, dev.kernel_s);
+    t = L * LayerGemms(s, T, 1, e, peak, eff, dev.GemmKnee(p), bw, dev.kernel_s, dev.power_cap);
     const double vec = dev.peak_fp32 * share * dev.vector_eff * amdahl;
     t += L * 4.0 * per_stream * seq * seq * s.q / (vec * cal.Get("attention_efficiency", 0.45));
     t += ElementwiseSeconds(s, T, L, fused, bw, dev.kernel_s, cal);
@@ -416,13 +419,15 @@ ServePerf EstimateForward(const ModelSpec& m, Precision p, const ComputeDevice& 
     double flops = (m.gflops_per_sample ? *m.gflops_per_sample : 0) * 1e9 * b;
     const double ParamsB = static_cast<double>(CountParams(m).total) * e;
     const double kn = cal.Get("cnn_batch_knee", 16);
-    t = std::max(flops / (peak * dev.gemm_eff * dev.conv_factor * b / (b + kn)), ParamsB / bw);
+    t = std::max(
+        flops / (peak * std::min(dev.gemm_eff * dev.conv_factor * b / (b + kn), dev.power_cap)),
+        ParamsB / bw);
     t += cal.Get("cnn_layers_overhead", 50) * dev.kernel_s;
   } else {
     const Shape s = ShapeOf(m);
     const double T = b * std::max(1, seq_len);
     const double L = m.layers;
-    t = L * LayerGemms(s, T, 1, e, peak, dev.gemm_eff, knee, bw, dev.kernel_s);
+    t = L * LayerGemms(s, T, 1, e, peak, dev.gemm_eff, knee, bw, dev.kernel_s, dev.power_cap);
     t += L * 4.0 * b * seq_len * static_cast<double>(seq_len) * s.q /
          (dev.Peak(p == Precision::kInt8 ? Precision::kFp16 : p) *
           cal.Get("attention_efficiency", 0.45));

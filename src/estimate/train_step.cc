@@ -28,11 +28,13 @@ struct Ctx {
   double hbm;   // bytes/s achievable
   double attn_eff;
   double kernel_s;
+  double power_cap;
 };
 
 // One GEMM (M x K) x (K x N) at `elem_bytes` per element, on the roofline of roofline.h.
 double GemmSeconds(const Ctx& c, double M, double N, double K, double elem_bytes) {
-  return internal::GemmSeconds(M, N, K, elem_bytes, c.peak, c.gemm_eff, c.knee, c.hbm, c.kernel_s);
+  return internal::GemmSeconds(M, N, K, elem_bytes, c.peak, c.gemm_eff, c.knee, c.hbm, c.kernel_s,
+                               c.power_cap);
 }
 
 // One MoE all-to-all (dispatch or combine) of a rank's `token_bytes` (tokens x hidden x element
@@ -147,7 +149,7 @@ StepTime EstimateTrainStep(const ModelSpec& m, const Parallelism& par,
   }
   // fp8 training keeps attention and element-wise work in bf16; GEMMs run at the fp8 rate.
   Ctx c{acc,        peak_opt->value(), K.gemm_eff, K.gemm_knee, acc.memory_bw.value() * K.hbm_eff,
-        K.attn_eff, K.kernel_s};
+        K.attn_eff, K.kernel_s,        K.power_cap};
   const double bf16_peak = acc.PeakFor(Precision::kBf16).value_or(*peak_opt).value();
   if (math == Precision::kFp8 && acc.fp8) c.gemm_eff *= K.fp8_factor;
   const double e = math == Precision::kFp32 ? 4.0 : 2.0;  // activation bytes
@@ -267,7 +269,7 @@ StepTime EstimateTrainStep(const ModelSpec& m, const Parallelism& par,
     // Convolutions (implicit GEMM) run below GEMM efficiency, and a small per-GPU batch does
     // not fill the GPU: efficiency x b / (b + knee).
     const double knee = K.cnn_knee;
-    micro = flops / (c.peak * c.gemm_eff * K.cnn_factor * b / (b + knee));
+    micro = flops / (c.peak * std::min(c.gemm_eff * K.cnn_factor * b / (b + knee), c.power_cap));
     // Batch norm, ReLU and residual adds read and write every feature map forward and
     // backward (fused NHWC kernels: ~8 passes of 16-bit elements), at memory bandwidth.
     if (m.activation_melems_per_sample) {

@@ -306,19 +306,23 @@ TEST(Forward, BertBaseT4VersusXeon8380) {
 }
 
 // Guide B18: batching raises serving throughput 3-5x. From batch 1 to batch 32 on GPUs we
-// require at least 2x (the guide's low end with margin) and print the factor.
+// require at least 2x (the guide's low end with margin) and print the factor. The exception is
+// BERT-base on the 70 W T4: its batched GEMMs hit the board's power ceiling (docs/model.md 5.3),
+// and NVIDIA's TensorRT BERT table shows the small gain (1.95 ms at batch 1, 9.09 ms at batch 8
+// for 128 tokens: 513 -> 880 sequences/s, 1.7x); the guide's 3-5x does not hold there.
 TEST(Forward, BatchingRaisesThroughput) {
   struct Case {
     std::string model, gpu;
     Precision p;
     int seq;
+    double min_gain;
   };
   const Case cases[] = {
-      {"bert-base-uncased", "T4", Precision::kFp16, 128},
-      {"bert-base-uncased", "A10G", Precision::kFp16, 128},
-      {"resnet-50", "T4", Precision::kFp16, 1},
-      {"resnet-50", "A10G", Precision::kFp16, 1},
-      {"vit-b-16", "L4", Precision::kFp16, 197},
+      {"bert-base-uncased", "T4", Precision::kFp16, 128, 1.5},
+      {"bert-base-uncased", "A10G", Precision::kFp16, 128, 2.0},
+      {"resnet-50", "T4", Precision::kFp16, 1, 2.0},
+      {"resnet-50", "A10G", Precision::kFp16, 1, 2.0},
+      {"vit-b-16", "L4", Precision::kFp16, 197, 2.0},
   };
   for (const auto& c : cases) {
     SCOPED_TRACE(c.model + " on " + c.gpu);
@@ -331,7 +335,7 @@ TEST(Forward, BatchingRaisesThroughput) {
         "[B18] {} on {}: {:.0f} -> {:.0f} samples/s from batch 1 to 32 ({:.1f}x; guide: "
         "3-5x)\n",
         c.model, c.gpu, b1.samples_per_s, b32.samples_per_s, gain);
-    EXPECT_GE(gain, 2.0);
+    EXPECT_GE(gain, c.min_gain);
     EXPECT_GT(b32.e2e.value(), b1.e2e.value());  // a batch takes longer than one sample
   }
 }
