@@ -21,7 +21,8 @@ struct ComputeDevice {
   double mem_bw = 0;                                                                // bytes/s
   Bytes memory;  // device memory (CPU: 0 = not a constraint)
   double gemm_eff = 0.8;
-  double power_cap = 1.0;  // sustained fraction of peak under the board's power limit (1 = none)
+  double power_cap = 1.0;   // sustained fraction of peak under the board's power limit (1 = none)
+  double fp8_factor = 1.0;  // fp8 GEMMs: x gemm_eff (scaling casts; the training step's factor)
   double mem_eff = 0.8;
   double kernel_s = 4e-6;
   double gemm_knee = 160;    // FLOP/byte where a GEMM reaches half its asymptotic efficiency

@@ -49,7 +49,8 @@ bool OnMatrixUnit(const ComputeDevice& d, Precision p) {
 }  // namespace
 
 double ComputeDevice::GemmEff(Precision p) const {
-  return !cpu || OnMatrixUnit(*this, p) ? gemm_eff : vector_eff;
+  if (!cpu) return p == Precision::kFp8 && peak_fp8 > 0 ? gemm_eff * fp8_factor : gemm_eff;
+  return OnMatrixUnit(*this, p) ? gemm_eff : vector_eff;
 }
 
 double ComputeDevice::GemmKnee(Precision p) const {
@@ -76,6 +77,7 @@ ComputeDevice DeviceFromAccelerator(const Accelerator& acc, const Calibration& c
       {"gemm_knee_flops_per_byte", 160},
       {"decode_batch_knee", 128},
       {"cnn_efficiency_factor", 0.6},
+      {"fp8_gemm_efficiency_factor", 0.7},
       {link == IntraNodeLink::kPcie || link == IntraNodeLink::kNone ? "link_efficiency.pcie"
                                                                     : "link_efficiency.nvlink",
        0.7},
@@ -87,10 +89,11 @@ ComputeDevice DeviceFromAccelerator(const Accelerator& acc, const Calibration& c
   d.gemm_knee = c[2];
   d.decode_knee = c[3];
   d.conv_factor = c[4];
+  d.fp8_factor = c[5];
   InstanceType shape;
   shape.accelerator_count = 8;
   shape.intra_node_link = link;
-  d.link_bw = HardwareFromInstance(shape, acc, 1).intra_bw * c[5];
+  d.link_bw = HardwareFromInstance(shape, acc, 1).intra_bw * c[6];
   return d;
 }
 
@@ -420,14 +423,14 @@ ServePerf EstimateForward(const ModelSpec& m, Precision p, const ComputeDevice& 
     const double ParamsB = static_cast<double>(CountParams(m).total) * e;
     const double kn = cal.Get("cnn_batch_knee", 16);
     t = std::max(
-        flops / (peak * std::min(dev.gemm_eff * dev.conv_factor * b / (b + kn), dev.power_cap)),
+        flops / (peak * std::min(dev.GemmEff(p) * dev.conv_factor * b / (b + kn), dev.power_cap)),
         ParamsB / bw);
     t += cal.Get("cnn_layers_overhead", 50) * dev.kernel_s;
   } else {
     const Shape s = ShapeOf(m);
     const double T = b * std::max(1, seq_len);
     const double L = m.layers;
-    t = L * LayerGemms(s, T, 1, e, peak, dev.gemm_eff, knee, bw, dev.kernel_s, dev.power_cap);
+    t = L * LayerGemms(s, T, 1, e, peak, dev.GemmEff(p), knee, bw, dev.kernel_s, dev.power_cap);
     t += L * 4.0 * b * seq_len * static_cast<double>(seq_len) * s.q /
          (dev.Peak(p == Precision::kInt8 ? Precision::kFp16 : p) *
           cal.Get("attention_efficiency", 0.45));
