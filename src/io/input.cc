@@ -222,18 +222,26 @@ Status CheckRange(std::optional<double> v, std::string_view field, double lo, do
 
 namespace {
 
-size_t EditDistance(std::string_view a, std::string_view b) {
+// Levenshtein distance of a and b if it is at most `cap`, else cap + 1: the length difference
+// and each row's minimum are lower bounds, so most candidates stop early (did-you-mean over
+// every preset on each unknown name was the fuzzers' hottest path).
+size_t EditDistanceAtMost(std::string_view a, std::string_view b, size_t cap) {
+  const size_t diff = a.size() > b.size() ? a.size() - b.size() : b.size() - a.size();
+  if (diff > cap) return cap + 1;
   std::vector<size_t> prev(b.size() + 1), cur(b.size() + 1);
   for (size_t j = 0; j <= b.size(); ++j) prev[j] = j;
   for (size_t i = 1; i <= a.size(); ++i) {
     cur[0] = i;
+    size_t row_min = cur[0];
     for (size_t j = 1; j <= b.size(); ++j) {
       size_t sub = prev[j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1);
       cur[j] = std::min({prev[j] + 1, cur[j - 1] + 1, sub});
+      row_min = std::min(row_min, cur[j]);
     }
+    if (row_min > cap) return cap + 1;
     std::swap(prev, cur);
   }
-  return prev[b.size()];
+  return std::min(prev[b.size()], cap + 1);
 }
 
 }  // namespace
@@ -247,21 +255,21 @@ std::string ChoiceHint(std::string_view got, const std::vector<std::string>& cho
 std::string ClosestMatch(std::string_view needle, const std::vector<std::string>& candidates) {
   if (needle.size() > kMaxNameBytes) return {};  // no suggestion for a runaway name (cost, echo)
   std::string n = ToLower(needle);
+  const size_t limit = std::max<size_t>(2, n.size() / 2);
   std::string best;
-  size_t best_d = static_cast<size_t>(-1);
+  size_t best_d = limit + 1;  // only a distance within the limit can be suggested
   for (const auto& c : candidates) {
+    if (best_d == 0) break;
     std::string lc = ToLower(c);
-    size_t d = EditDistance(n, lc);
-    // A candidate that contains the needle (or vice versa) is a strong match.
-    if (!n.empty() && (lc.find(n) != std::string::npos || n.find(lc) != std::string::npos)) {
-      d = std::min(d, static_cast<size_t>(1));
-    }
+    // A candidate that contains the needle (or vice versa) is a strong match (distance <= 1).
+    const bool contains =
+        !n.empty() && (lc.find(n) != std::string::npos || n.find(lc) != std::string::npos);
+    const size_t d = contains ? (lc == n ? 0 : 1) : EditDistanceAtMost(n, lc, best_d - 1);
     if (d < best_d) {
       best_d = d;
       best = c;
     }
   }
-  size_t limit = std::max<size_t>(2, n.size() / 2);
   return best_d <= limit ? best : std::string();
 }
 

@@ -4,11 +4,13 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <climits>
 #include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <limits>
+#include <random>
 #include <sstream>
 
 #include "gpuplan/input.h"
@@ -302,3 +304,53 @@ TEST(OverflowSafe, NodeLoopTerminatesForIntMaxNodes) {
 }
 }  // namespace
 }  // namespace gpuplan
+
+// ClosestMatch's bounded edit distance (early exits) picks what the plain Levenshtein rule
+// picks: the first candidate with the smallest distance (containment counts as 1), suggested
+// only within max(2, |needle| / 2). Checked against that rule on random names.
+namespace {
+size_t PlainDistance(const std::string& a, const std::string& b) {
+  std::vector<size_t> prev(b.size() + 1), cur(b.size() + 1);
+  for (size_t j = 0; j <= b.size(); ++j) prev[j] = j;
+  for (size_t i = 1; i <= a.size(); ++i) {
+    cur[0] = i;
+    for (size_t j = 1; j <= b.size(); ++j)
+      cur[j] = std::min({prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + (a[i - 1] != b[j - 1])});
+    std::swap(prev, cur);
+  }
+  return prev[b.size()];
+}
+
+std::string PlainClosest(const std::string& n, const std::vector<std::string>& cands) {
+  std::string best;
+  size_t best_d = static_cast<size_t>(-1);
+  for (const auto& c : cands) {
+    size_t d = PlainDistance(n, c);
+    if (!n.empty() && (c.find(n) != std::string::npos || n.find(c) != std::string::npos))
+      d = std::min<size_t>(d, 1);
+    if (d < best_d) {
+      best_d = d;
+      best = c;
+    }
+  }
+  return best_d <= std::max<size_t>(2, n.size() / 2) ? best : std::string();
+}
+}  // namespace
+
+TEST(ClosestMatch, SameAnswerAsPlainLevenshtein) {
+  std::mt19937 rng(7);
+  auto word = [&](int max_len) {
+    std::string w(std::uniform_int_distribution<int>(0, max_len)(rng), 'a');
+    for (char& ch : w) ch = "abcd-1"[std::uniform_int_distribution<int>(0, 5)(rng)];
+    return w;
+  };
+  for (int trial = 0; trial < 3000; ++trial) {
+    std::vector<std::string> cands;
+    for (int k = 0; k < 8; ++k) cands.push_back(word(9));
+    const std::string needle = trial % 5 == 0 ? cands[trial % 8] + word(2) : word(12);
+    EXPECT_EQ(gpuplan::ClosestMatch(needle, cands), PlainClosest(needle, cands))
+        << "needle " << needle;
+  }
+  EXPECT_EQ(gpuplan::ClosestMatch("lama-3-8b", {"Mistral-7B", "Llama-3-8B"}), "Llama-3-8B");
+  EXPECT_EQ(gpuplan::ClosestMatch("zzzzzzzz", {"Mistral-7B", "Llama-3-8B"}), "");
+}
