@@ -212,24 +212,60 @@ Predicted PredictTrainingMemory(const ModelSpec& m, const Json& w, const Json& h
   return Unsupported{"metric \"" + metric + "\" is not predicted for training workloads yet"};
 }
 
+namespace {
+
+// Peer tools' training-time arithmetic (Narayanan et al. 2021 eq. 4, "Transformer Math 101",
+// llm-analysis): training FLOPs / (GPUs x an achieved TFLOP/s per GPU the user states). The
+// FLOPs are gpuplan's own count (TrainingFlopsPerToken, docs/model.md 6): model FLOPs, plus the
+// recomputed forward when the case states recompute (Megatron's 8TP/(nX) with full recompute).
+Predicted TimeAtAchievedRate(const ModelSpec& m, const TrainSetup& s, const Json& w,
+                             const Json& hwj, const TrainJob& job, const std::string& metric) {
+  const auto rate = Num(w, "achieved_tflops_per_gpu");
+  if (!rate || *rate <= 0) return Unsupported{metric + " needs achieved_tflops_per_gpu"};
+  if (!m.is_transformer() || m.layers == 0) {
+    return Unsupported{metric + " needs the transformer architecture"};
+  }
+  const double gpus = Int(hwj, "gpus").value_or(0);
+  if (gpus <= 0) return Unsupported{metric + " needs hardware.gpus"};
+  const bool recompute = !Str(w, "recompute").empty() && s.opt.recompute != Recompute::kNone;
+  const double per_token =
+      TrainingFlopsPerToken(m, s.opt.seq_len, s.opt.method, s.opt.recompute, recompute).value();
+  const double seconds_per_token = per_token / (gpus * *rate * 1e12);
+  if (g_trace) {
+    g_trace->Add("training FLOPs per token", recompute ? "model + recomputed forward" : "model",
+                 per_token, "FLOP");
+  }
+  if (metric == "train_days_at_tflops") {
+    if (job.tokens <= 0) return Unsupported{"train_days_at_tflops needs tokens"};
+    return job.tokens * seconds_per_token / 86400.0;
+  }
+  if (job.global_batch <= 0) return Unsupported{"iteration_s_at_tflops needs global_batch"};
+  return static_cast<double>(job.global_batch) * s.opt.seq_len * seconds_per_token;
+}
+
+}  // namespace
+
 Predicted PredictTrainingPerf(ModelSpec m, const Json& w, const Json& hwj,
                               const std::string& metric, const Catalog& cat,
                               const Calibration& base_cal, const TrainBenchmark* bench) {
-  auto hwv = CaseHardware(hwj, cat);
-  if (auto* u = std::get_if<Unsupported>(&hwv)) return *u;
-  HardwareView hw = std::get<HardwareView>(hwv);
   auto setup = BuildTrain(m, w, hwj);
   if (auto* u = std::get_if<Unsupported>(&setup)) return *u;
   TrainSetup& s = std::get<TrainSetup>(setup);
+  TrainJob job;
+  job.tokens = Num(w, "tokens").value_or(0);
+  job.global_batch = Int(w, "global_batch").value_or(0);
+  if (metric == "train_days_at_tflops" || metric == "iteration_s_at_tflops") {
+    return TimeAtAchievedRate(m, s, w, hwj, job, metric);  // no accelerator needed
+  }
+  auto hwv = CaseHardware(hwj, cat);
+  if (auto* u = std::get_if<Unsupported>(&hwv)) return *u;
+  HardwareView hw = std::get<HardwareView>(hwv);
   if (!m.is_transformer() && !m.gflops_per_sample && bench && bench->gflops_per_sample) {
     m.gflops_per_sample = bench->gflops_per_sample;  // the benchmark's model at its resolution
   }
   if (!m.is_transformer() && !m.gflops_per_sample) {
     return Unsupported{"non-transformer model without gflops_per_sample"};
   }
-  TrainJob job;
-  job.tokens = Num(w, "tokens").value_or(0);
-  job.global_batch = Int(w, "global_batch").value_or(0);
   // Layout: what the case fixes is kept; the rest is chosen as the planner would (fastest
   // layout that fits memory on these GPUs).
   LayoutConstraints fixed;

@@ -127,5 +127,45 @@ TEST(ValidationCaseTypes, WrongTypeIsAnErrorNamingTheField) {
   }
 }
 
+// Peer tools' training-time arithmetic: training FLOPs / (GPUs x achieved TFLOP/s). Narayanan
+// et al. 2021 (arXiv 2104.04473) Sec. 5.1 with full recompute, 8TP/(nX): GPT-3 175B, 300B
+// tokens, 1024 A100s at 140 TFLOP/s -> "about 34 days"; 1T parameters, 450B tokens, 3072 A100s
+// at 163 TFLOP/s -> "about 84 days"; one GPT-3 step of 1536 sequences by the paper's eq. 3
+// (96BslH^2(1 + s/6h + V/16lh) = 4.51e18 FLOPs) at 140 TFLOP/s on 1024 GPUs: 31.5 s.
+TEST(ValidationFormulas, TrainingDaysAtAnAchievedRate) {
+  auto cat = LoadBuiltinCatalog();
+  ASSERT_TRUE(cat.ok()) << cat.error().ToString();
+  const char* cases[] = {
+      R"({"id": "gpt3", "kind": "train_time", "metric": "train_days_at_tflops", "measured": 34,
+          "model": {"arch": "dense", "params": 175e9, "layers": 96, "hidden": 12288,
+                    "heads": 96, "vocab": 51200},
+          "hardware": {"gpus": 1024},
+          "workload": {"train": {"method": "pretrain", "seq_len": 2048, "recompute": "full",
+                                 "tokens": 300e9, "achieved_tflops_per_gpu": 140}}})",
+      R"({"id": "1t", "kind": "train_time", "metric": "train_days_at_tflops", "measured": 84,
+          "model": {"arch": "dense", "params": 1008e9, "layers": 128, "hidden": 25600,
+                    "heads": 160, "vocab": 51200},
+          "hardware": {"gpus": 3072},
+          "workload": {"train": {"method": "pretrain", "seq_len": 2048, "recompute": "full",
+                                 "tokens": 450e9, "achieved_tflops_per_gpu": 163}}})",
+      R"({"id": "gpt3-step", "kind": "train_throughput", "metric": "iteration_s_at_tflops",
+          "measured": 31.5,
+          "model": {"arch": "dense", "params": 175e9, "layers": 96, "hidden": 12288,
+                    "heads": 96, "vocab": 51200},
+          "hardware": {"gpus": 1024},
+          "workload": {"train": {"method": "pretrain", "seq_len": 2048, "recompute": "full",
+                                 "global_batch": 1536, "achieved_tflops_per_gpu": 140}}})",
+  };
+  std::string text;
+  for (const char* c : cases) text += nlohmann::json::parse(c).dump() + "\n";
+  auto report = RunValidation(text, "formulas.jsonl", *cat);
+  ASSERT_TRUE(report.ok()) << report.error().ToString();
+  ASSERT_EQ(report->cases.size(), 3u);
+  for (const CaseResult& r : report->cases) {
+    ASSERT_TRUE(r.ok) << r.id << ": " << r.reason;
+    EXPECT_NEAR(*r.error, 0.0, 0.05) << r.id << " predicted " << *r.predicted;
+  }
+}
+
 }  // namespace
 }  // namespace gpuplan
