@@ -219,6 +219,10 @@ struct InferMemoryOptions {
   int max_num_batched_tokens = 8192;  // engine's profiling forward (vLLM V1 default)
   int max_num_seqs = 256;
   int block_size = 16;  // KV-cache block (vLLM pages); capacity is whole blocks
+  // vLLM's V0 engine (< 0.8) profiles its sampler with top-k and top-p on (dummy sampling
+  // params top_k = vocab - 1, top_p = 0.99): a sort of every sequence's fp32 logits, after the
+  // forward's tensors are freed. Its peak then replaces the forward's (docs/model.md 4).
+  bool sort_sampler_profile = false;
   RuntimeReserve reserve;
 };
 

@@ -89,9 +89,12 @@ InferMemory EstimateInferenceMemory(const ModelSpec& m, const InferMemoryOptions
   b.weights = InferenceWeightBytes(m, opt.weight_precision, opt.quant, tp, pp);
 
   // Forward workspace: the engine's profiling run (vLLM: max_num_batched_tokens tokens) or one
-  // prefill of the whole batch (transformers). Per token on one rank: residual + norm output
-  // (2h), Q/K/V and attention output, the MLP intermediates (gate/up fused output 2f and the
-  // activation f), at 16 bits; plus fp32 logits and probabilities for the sampled sequences.
+  // prefill of the whole batch (transformers). Per token on one rank, at 16 bits, what is live
+  // at the larger of the layer's two peaks: the residual and the norm output (2h, replicated
+  // over TP) plus either the attention's Q/K/V and output (2q + 2kv) or the MLP's fused
+  // gate/up output and its activation (3f; 2f ungated), sharded over TP. The attention
+  // tensors are freed before the MLP runs. Plus fp32 logits and probabilities for the sampled
+  // sequences.
   const double e = 2.0;
   double tokens = opt.engine == Engine::kTransformers
                       ? static_cast<double>(opt.concurrency) * opt.context
@@ -102,14 +105,25 @@ InferMemory EstimateInferenceMemory(const ModelSpec& m, const InferMemoryOptions
     const double kv = m.mla ? h : static_cast<double>(m.kv_heads) * m.head_dim;
     double f = static_cast<double>(m.ffn_hidden);
     if (m.moe) f = static_cast<double>(m.moe->expert_ffn) * (m.moe->top_k + m.moe->shared_experts);
-    const double per_token = 2 * h + (2 * q + 2 * kv) / tp + (m.gated_mlp ? 3.0 : 2.0) * f / tp;
+    const double per_token =
+        2 * h + std::max((2 * q + 2 * kv) / tp, (m.gated_mlp ? 3.0 : 2.0) * f / tp);
     b.activations = Bytes(tokens * per_token * e);
     if (m.is_decoder_llm() && m.vocab > 0) {
       double seqs = opt.engine == Engine::kTransformers
                         ? static_cast<double>(opt.concurrency)
                         : static_cast<double>(
                               std::min<std::int64_t>(opt.max_num_seqs, opt.max_num_batched_tokens));
-      b.logits = Bytes(seqs * static_cast<double>(m.vocab) * 4.0 * 2.0);
+      const double entries = seqs * static_cast<double>(m.vocab);
+      if (opt.sort_sampler_profile) {
+        // vLLM V0 Sampler._apply_top_k_top_p, per vocabulary entry per sequence: bf16 logits
+        // (2) and their fp32 copy (4), sorted values (4) and int64 indices (8), the sort's
+        // scratch of the same size (12), softmax (4), cumsum (4), two bool masks (2) and the
+        // re-scattered logits (4): ~44 B. It runs after the forward, so the larger one counts;
+        // `logits` holds what the sampler adds above the forward's peak.
+        b.logits = Bytes(std::max(0.0, entries * 44.0 - b.activations.value()));
+      } else {
+        b.logits = Bytes(entries * 4.0 * 2.0);
+      }
     }
   }
   b.cuda_context = opt.reserve.cuda_context;

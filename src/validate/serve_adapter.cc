@@ -97,6 +97,7 @@ Predicted PredictInferenceMemory(const ModelSpec& m, const Json& w, const Json& 
     if (v0) {
       o.max_num_batched_tokens = std::max(max_len, 2048);
       o.max_num_seqs = 256;
+      o.sort_sampler_profile = true;
     } else {
       bool big = acc->memory.value() >= 70.0 * kBytesPerGiB;
       o.max_num_batched_tokens = big ? 8192 : 2048;
