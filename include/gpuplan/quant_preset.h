@@ -25,6 +25,7 @@ enum class QuantPresetId {
   kFp8,                // fp8 weights, per-tensor/channel scales
   kInt4G128,           // generic 4-bit weight-only, group 128 (what "int4" means)
   kGgufQ4_0,           // llama.cpp GGUF Q4_0
+  kGgufQ4KM,           // llama.cpp GGUF Q4_K_M (the common GGUF download)
 };
 
 // One preset: the QuantSpec it stands for and where its numbers come from.

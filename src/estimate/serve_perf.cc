@@ -165,7 +165,7 @@ Shape ShapeOf(const ModelSpec& m) {
 // Math precision of a weight format: fp8 and int8 weights run W8A8 GEMMs where the device
 // has them; 4-bit weight-only formats dequantise to 16-bit GEMMs (W4A16).
 Precision MathPrecision(Precision weights, const std::optional<QuantSpec>& q, bool cpu) {
-  if (q && q->bits <= 4.5) return cpu ? Precision::kInt8 : Precision::kFp16;
+  if (q && q->bits < 8) return cpu ? Precision::kInt8 : Precision::kFp16;
   if (weights == Precision::kInt4) return cpu ? Precision::kInt8 : Precision::kFp16;
   return weights;
 }

@@ -217,6 +217,11 @@ Predicted PredictInferencePerf(const ModelSpec& m, const Json& w, const Json& hw
     su.quant = m.quant;
     if (dev.cpu && prec == Precision::kInt4)
       su.quant = GetQuantPreset(QuantPresetId::kGgufQ4_0).Spec();
+    // llama.cpp with no stated format runs a GGUF file, and the common one is Q4_K_M (what
+    // llama-quantize's documentation recommends and what model hubs ship by default), not the
+    // fp16 the other engines load (docs/model.md 12.3).
+    if (dev.cpu && prec_s.empty() && !su.quant && Contains(engine_s, {"llama.cpp", "llamacpp"}))
+      su.quant = GetQuantPreset(QuantPresetId::kGgufQ4KM).Spec();
     std::string kv = Str(w, "kv_precision");
     su.kv_precision = kv.empty() ? (prec == Precision::kFp8 ? Precision::kFp8 : Precision::kBf16)
                                  : ParsePrecision(kv).value_or(Precision::kBf16);

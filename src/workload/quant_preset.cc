@@ -106,6 +106,18 @@ const std::vector<QuantPreset>& QuantPresets() {
        false,
        16,
        "llama.cpp ggml-quants: block_q4_0 = 32 weights + one fp16 scale (4.5 bits/weight)"},
+      {QuantPresetId::kGgufQ4KM,
+       "gguf-q4_k_m",
+       {},
+       4.81,
+       0,
+       false,
+       false,
+       16,
+       "llama.cpp ggml-common.h: block_q4_K = 256 weights in 144 bytes (4.5 bits/weight); "
+       "Q4_K_M (llama-quantize) stores attn_v, half of the ffn_down tensors and the output "
+       "matrix as Q6_K (210 bytes per 256, 6.56 bits): ~15% of a 7B model's weights, 4.81 "
+       "bits/weight on average"},
   };
   return k;
 }

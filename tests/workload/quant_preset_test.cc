@@ -9,7 +9,7 @@ namespace {
 
 TEST(QuantPreset, TableIsInIdOrderWithASourcePerRow) {
   const auto& table = QuantPresets();
-  ASSERT_EQ(table.size(), static_cast<std::size_t>(QuantPresetId::kGgufQ4_0) + 1);
+  ASSERT_EQ(table.size(), static_cast<std::size_t>(QuantPresetId::kGgufQ4KM) + 1);
   for (std::size_t i = 0; i < table.size(); ++i) {
     EXPECT_EQ(static_cast<std::size_t>(table[i].id), i) << table[i].method;
     EXPECT_FALSE(table[i].source.empty()) << table[i].method;
@@ -34,6 +34,9 @@ TEST(QuantPreset, EffectiveBitsMatchThePublishedLayouts) {
       {QuantPresetId::kBnbNf4, 4.5, "bitsandbytes blocksize 64"},
       // llama.cpp block_q4_0: 16 bytes of nibbles + a 2-byte fp16 scale per 32 weights.
       {QuantPresetId::kGgufQ4_0, 18.0 * 8 / 32, "ggml-quants.h block_q4_0"},
+      // Q4_K_M: block_q4_K (144 bytes per 256 weights) with ~15% of the weights in Q6_K
+      // (210 bytes per 256).
+      {QuantPresetId::kGgufQ4KM, 0.85 * 144 * 8 / 256 + 0.15 * 210 * 8 / 256, "Q4_K_M"},
       {QuantPresetId::kInt8, 8, "per-channel scales"},
       {QuantPresetId::kFp8, 8, "per-tensor scales"},
   };
