@@ -83,12 +83,16 @@ std::variant<TrainSetup, Unsupported> BuildTrain(const ModelSpec& m, const Json&
   if (auto l = Num(w, "largest_layer_params")) s.opt.largest_layer_params = *l;
 
   // Framework semantics.
+  // Pure bf16: torchtune's recipes, and plain PyTorch or torchao optimizers on a bf16 model
+  // without autocast: parameters, grads and AdamW states in bf16 (torch.optim creates its
+  // state tensors like the parameter), no fp32 master copy. AMP (autocast) keeps fp32 weights.
+  const bool plain_torch = Contains(framework, {"torchtune", "pytorch eager", "torchao"}) &&
+                           !Contains(framework, {"amp", "autocast", "mixed"});
+  if (plain_torch && s.opt.precision == Precision::kBf16) {
+    s.opt.master_weights = false;
+    s.opt.optimizer_state_dtype = Precision::kBf16;
+  }
   if (Contains(framework, {"torchtune"})) {
-    // torchtune trains in pure bf16: parameters, grads and AdamW states in bf16, no master.
-    if (s.opt.precision == Precision::kBf16) {
-      s.opt.master_weights = false;
-      s.opt.optimizer_state_dtype = Precision::kBf16;
-    }
     // What a torchtune recipe config leaves on when the case is silent: its single-device and
     // distributed full / LoRA configs set `enable_activation_checkpointing: True` and
     // `batch_size: 2` (recipes/configs/llama2/7B_full_low_memory.yaml, 7B_full.yaml,
