@@ -4,6 +4,9 @@
 #include <filesystem>
 #include <fstream>
 #include <sstream>
+#include <string>
+#include <unordered_map>
+#include <vector>
 
 #include "io/embedded.h"
 #include "gpuplan/input.h"
@@ -57,31 +60,49 @@ const std::vector<ModelSpec>& Presets() {
   return presets;
 }
 
+namespace {
+
+// Every preset's names (aliases, display name, Hugging Face id with and without its owner),
+// lowercased and separator-free, indexed once. The first preset in library order wins a shared
+// name, as the linear scan did.
+struct PresetIndex {
+  std::unordered_map<std::string, std::size_t> lower, normalized;
+};
+
+const PresetIndex& Index() {
+  static const PresetIndex idx = [] {
+    PresetIndex x;
+    const auto& all = Presets();
+    for (std::size_t i = 0; i < all.size(); ++i) {
+      const ModelSpec& m = all[i];
+      std::vector<std::string> names = m.aliases;
+      names.push_back(m.name);
+      if (!m.hf_id.empty()) {
+        names.push_back(m.hf_id);
+        names.push_back(m.hf_id.substr(m.hf_id.find('/') + 1));
+      }
+      for (const auto& n : names) {
+        x.lower.emplace(internal::ToLower(n), i);
+        std::string norm = Normalize(n);
+        if (!norm.empty()) x.normalized.emplace(std::move(norm), i);
+      }
+    }
+    return x;
+  }();
+  return idx;
+}
+
+}  // namespace
+
 const ModelSpec* FindPreset(std::string_view name) {
   const auto& all = Presets();
-  std::string lower = internal::ToLower(internal::Trim(name));
-  auto names_of = [](const ModelSpec& m) {
-    std::vector<std::string> n = m.aliases;
-    n.push_back(m.name);
-    if (!m.hf_id.empty()) {
-      n.push_back(m.hf_id);
-      n.push_back(m.hf_id.substr(m.hf_id.find('/') + 1));
-    }
-    return n;
-  };
+  const PresetIndex& idx = Index();
   // Exact (case-insensitive) first, then separator-insensitive.
-  for (const auto& m : all) {
-    for (const auto& n : names_of(m)) {
-      if (internal::ToLower(n) == lower) return &m;
-    }
-  }
+  if (auto it = idx.lower.find(internal::ToLower(internal::Trim(name))); it != idx.lower.end())
+    return &all[it->second];
   std::string norm = Normalize(name);
   if (norm.empty()) return nullptr;
-  for (const auto& m : all) {
-    for (const auto& n : names_of(m)) {
-      if (Normalize(n) == norm) return &m;
-    }
-  }
+  if (auto it = idx.normalized.find(norm); it != idx.normalized.end()) return &all[it->second];
   return nullptr;
 }
 
