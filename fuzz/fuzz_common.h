@@ -47,10 +47,13 @@ inline const Catalog& SmallBuiltinCatalog(std::string_view keep_cloud) {
   return *cat;
 }
 
-// A per-process scratch directory for harnesses whose reader takes a path.
+// A per-process scratch directory for harnesses whose reader takes a path: on tmpfs
+// (/dev/shm) where there is one, so the per-input write and truncate stay out of the disk's
+// journal (~10% of the path-reading harnesses' time on ext4).
 inline std::string ScratchDir() {
   static const std::string dir = [] {
-    std::string d = "/tmp/gpuplan_fuzz_" + std::to_string(getpid());
+    const char* base = access("/dev/shm", W_OK) == 0 ? "/dev/shm" : "/tmp";
+    std::string d = std::string(base) + "/gpuplan_fuzz_" + std::to_string(getpid());
     std::string cmd = "mkdir -p " + d;
     if (std::system(cmd.c_str()) != 0) std::abort();
     return d;
