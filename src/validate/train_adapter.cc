@@ -225,7 +225,7 @@ namespace {
 Predicted TimeAtAchievedRate(const ModelSpec& m, const TrainSetup& s, const Json& w,
                              const Json& hwj, const TrainJob& job, const std::string& metric) {
   const auto rate = Num(w, "achieved_tflops_per_gpu");
-  if (!rate || *rate <= 0) return Unsupported{metric + " needs achieved_tflops_per_gpu"};
+  if (!rate || *rate <= 0) return Unsupported{metric + " needs achieved_tflops_per_gpu > 0"};
   if (!m.is_transformer() || m.layers == 0) {
     return Unsupported{metric + " needs the transformer architecture"};
   }
