@@ -162,7 +162,7 @@ StepTime EstimateTrainStep(const ModelSpec& m, const Parallelism& par,
   const double bwd_factor = peft ? 1.0 : 2.0;  // frozen weights: dgrad only
 
   // ---- compute per micro-batch for the most loaded stage --------------------------------------
-  double layer_fwd = 0, attn_fwd = 0, elem_fwd = 0;
+  double layer_fwd = 0, attn_fwd = 0, attn_bwd = 0, elem_fwd = 0;
   const int layers_here = (m.layers + pp - 1) / pp;
   if (m.is_transformer() && m.layers > 0 && h > 0) {
     const double q =
@@ -220,9 +220,16 @@ StepTime EstimateTrainStep(const ModelSpec& m, const Parallelism& par,
     // efficiency (bf16). Without it, the score matrix is written and read at HBM bandwidth.
     const double attn_flops = 4.0 * b * s * s * q / tp * 0.5 * cp;
     attn_fwd = attn_flops / (bf16_peak * c.attn_eff);
+    attn_bwd = K.attn_bwd_factor * attn_fwd;
     if (!opt.flash_attention) {
-      attn_fwd = 4.0 * b * s * s * q / tp / (bf16_peak * c.gemm_eff) +
-                 6.0 * b * m.heads / tp * s * s * 2.0 / c.hbm;
+      // Scores in HBM (Korthikanti et al. 2022: 5as^2b bytes of activations): forward writes
+      // QK^T, reads and writes the softmax, writes and applies the dropout mask and reads the
+      // probabilities for AV, ~12 B per score. The backward runs the two score GEMMs twice and
+      // moves ~17 B per score (probabilities, their gradient, softmax and dropout backward).
+      const double gemms = 4.0 * b * s * s * q / tp / (bf16_peak * c.gemm_eff);
+      const double scores = b * m.heads / tp * s * s / c.hbm;
+      attn_fwd = gemms + 12.0 * scores;
+      attn_bwd = 2.0 * gemms + 17.0 * scores;
     }
     // Element-wise passes (norms, residuals, activation, rotary, dropout) over token x hidden,
     // plus the MLP activation over token x ffn.
@@ -234,7 +241,7 @@ StepTime EstimateTrainStep(const ModelSpec& m, const Parallelism& par,
                K.kernels_per_layer * c.kernel_s * 0.5;
   }
   double per_layer_fwd = layer_fwd + attn_fwd + elem_fwd;
-  double per_layer_bwd = bwd_factor * layer_fwd + K.attn_bwd_factor * attn_fwd + 2.0 * elem_fwd;
+  double per_layer_bwd = bwd_factor * layer_fwd + attn_bwd + 2.0 * elem_fwd;
   double per_layer_recompute = 0;
   if (opt.recompute == Recompute::kFull) per_layer_recompute = per_layer_fwd;
   if (opt.recompute == Recompute::kSelective) per_layer_recompute = attn_fwd;
@@ -301,7 +308,7 @@ StepTime EstimateTrainStep(const ModelSpec& m, const Parallelism& par,
         kvb * cp, cp,
         tp * cp <= hw.ScaleUpGpus() ? hw.IntraBwFor(cp).value() * K.intra_link_eff : inter_bw,
         lat_inter);
-    double exposed = std::max(0.0, 3 * ring - (1 + 2.5) * attn_fwd);
+    double exposed = std::max(0.0, 3 * ring - (attn_fwd + attn_bwd));
     st.tp_comm += Seconds(exposed * layers_here * mb);
   }
   // ---- MoE all-to-all: dispatch + combine, forward and backward ------------------------------

@@ -108,8 +108,12 @@ std::variant<TrainSetup, Unsupported> BuildTrain(const ModelSpec& m, const Json&
   // kernels are their default) and off for bare formula cases, which follow Korthikanti et al.
   // (Megatron without flash attention, scores stored).
   // Encoders ran HF's eager attention (BERT got SDPA only in transformers 4.38).
+  // Legacy Megatron-LM (before Megatron-Core) runs its fused-softmax attention unless launched
+  // with --use-flash-attn (arguments.py: default False; the 2021 code predates FlashAttention).
+  const bool legacy_megatron = TrainFrameworkFromText(framework) == TrainFramework::kMegatronLegacy;
   s.opt.flash_attention =
-      Bool(w, "flash_attention").value_or(!framework.empty() && m.is_decoder_llm());
+      Bool(w, "flash_attention")
+          .value_or(!framework.empty() && m.is_decoder_llm() && !legacy_megatron);
   s.opt.fused_kernels =
       Contains(framework, {"megatron", "nemo", "transformer engine", "unsloth"}) ||
       Bool(w, "compile").value_or(false);
