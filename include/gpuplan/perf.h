@@ -14,6 +14,12 @@
 
 namespace gpuplan {
 
+// An accelerator's GEMM efficiency and power ceiling (docs/model.md 5.2-5.3).
+struct ArchEfficiency {
+  double gemm_eff = 0.8;
+  double power_cap = 1.0;
+};
+
 // Achievable-efficiency constants with sources (data/calibration.csv; --calibration overrides).
 struct Calibration {
   struct Entry {
@@ -30,6 +36,8 @@ struct Calibration {
   double GemmEfficiency(const Accelerator& a) const;
   // Sustained fraction of dense peak under the board's power limit (1 = not power-bound).
   double PowerCap(const Accelerator& a) const;
+  // Both of the above in one pass over the table (the hot paths' lookup).
+  ArchEfficiency ForAccelerator(const Accelerator& a) const;
 };
 
 Result<Calibration> ParseCalibration(std::string_view text, std::string_view label);

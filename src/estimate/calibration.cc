@@ -37,34 +37,62 @@ bool ContainsNoCase(std::string_view hay, std::string_view needle) {
 }
 }  // namespace
 
-double Calibration::ForArch(std::string_view key, std::string_view arch, double fallback) const {
-  // Entries "key.<keyword>": the first whose keyword occurs in `arch`; else "key.default";
-  // else "key"; else `fallback`. No allocation.
-  const Entry* def = nullptr;
-  const Entry* plain = nullptr;
+namespace {
+
+// Entries "key.<keyword>" of several key families in one pass: per family the first entry whose
+// keyword occurs in `arch`; else "key.default"; else "key"; else the fallback. No allocation.
+template <std::size_t N>
+void ForArchN(const std::vector<Calibration::Entry>& entries, const std::string_view (&keys)[N],
+              std::string_view arch, const double (&fallback)[N], double (&out)[N]) {
+  const Calibration::Entry* hit[N] = {};
+  const Calibration::Entry* def[N] = {};
+  const Calibration::Entry* plain[N] = {};
   for (const auto& e : entries) {
-    std::string_view k = e.key;
-    if (k == key) plain = &e;
-    if (k.size() <= key.size() + 1 || k.substr(0, key.size()) != key || k[key.size()] != '.')
-      continue;
-    std::string_view kw = k.substr(key.size() + 1);
-    if (kw == "default") {
-      def = &e;
-      continue;
+    const std::string_view k = e.key;
+    for (std::size_t i = 0; i < N; ++i) {
+      const std::string_view key = keys[i];
+      if (hit[i]) continue;
+      if (k == key) plain[i] = &e;
+      if (k.size() <= key.size() + 1 || k.substr(0, key.size()) != key || k[key.size()] != '.')
+        continue;
+      const std::string_view kw = k.substr(key.size() + 1);
+      if (kw == "default") {
+        def[i] = &e;
+      } else if (ContainsNoCase(arch, kw)) {
+        hit[i] = &e;
+      }
     }
-    if (ContainsNoCase(arch, kw)) return e.value;
   }
-  if (def) return def->value;
-  if (plain) return plain->value;
-  return fallback;
+  for (std::size_t i = 0; i < N; ++i) {
+    out[i] = hit[i]     ? hit[i]->value
+             : def[i]   ? def[i]->value
+             : plain[i] ? plain[i]->value
+                        : fallback[i];
+  }
+}
+
+}  // namespace
+
+double Calibration::ForArch(std::string_view key, std::string_view arch, double fallback) const {
+  const std::string_view keys[] = {key};
+  const double fb[] = {fallback};
+  double out[1];
+  ForArchN(entries, keys, arch, fb, out);
+  return out[0];
 }
 
 double Calibration::GemmEfficiency(const Accelerator& acc) const {
-  return ForArch("gemm_efficiency", acc.arch, 0.8);
+  return ForAccelerator(acc).gemm_eff;
 }
 
-double Calibration::PowerCap(const Accelerator& acc) const {
-  return ForArch("power_capped_tensor_fraction", acc.arch, 1.0);
+double Calibration::PowerCap(const Accelerator& acc) const { return ForAccelerator(acc).power_cap; }
+
+ArchEfficiency Calibration::ForAccelerator(const Accelerator& acc) const {
+  static constexpr std::string_view kKeys[] = {"gemm_efficiency", "power_capped_tensor_fraction"};
+  static constexpr double kFallback[] = {0.8, 1.0};
+  double out[2];
+  ForArchN(entries, kKeys, acc.arch, kFallback, out);
+  return {out[0], out[1]};
 }
 
 Result<Calibration> ParseCalibration(std::string_view text, std::string_view label) {

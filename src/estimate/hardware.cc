@@ -135,8 +135,9 @@ StepConstants StepConstants::From(const Calibration& cal, const HardwareView& hw
   double v[std::size(keys)];
   internal::GetAll(cal, keys, v);
   StepConstants k;
-  k.gemm_eff = cal.GemmEfficiency(*hw.acc);
-  k.power_cap = cal.PowerCap(*hw.acc);
+  const ArchEfficiency ae = cal.ForAccelerator(*hw.acc);
+  k.gemm_eff = ae.gemm_eff;
+  k.power_cap = ae.power_cap;
   k.gemm_knee = v[0];
   k.hbm_eff = v[1];
   k.attn_eff = v[2];

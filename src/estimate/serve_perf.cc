@@ -69,8 +69,9 @@ ComputeDevice DeviceFromAccelerator(const Accelerator& acc, const Calibration& c
   d.peak_int8 = v(acc.int8);
   d.mem_bw = acc.memory_bw.value();
   d.memory = acc.memory;
-  d.gemm_eff = cal.GemmEfficiency(acc);
-  d.power_cap = cal.PowerCap(acc);
+  const ArchEfficiency ae = cal.ForAccelerator(acc);
+  d.gemm_eff = ae.gemm_eff;
+  d.power_cap = ae.power_cap;
   const internal::CalKey keys[] = {
       {"hbm_efficiency", 0.8},
       {"kernel_overhead_us", 4},
