@@ -228,8 +228,15 @@ namespace {
 // recomputed forward when the case states recompute (Megatron's 8TP/(nX) with full recompute).
 Predicted TimeAtAchievedRate(const ModelSpec& m, const TrainSetup& s, const Json& w,
                              const Json& hwj, const TrainJob& job, const std::string& metric) {
-  const auto rate = Num(w, "achieved_tflops_per_gpu");
-  if (!rate || *rate <= 0) return Unsupported{metric + " needs achieved_tflops_per_gpu > 0"};
+  // The rate as stated, or as llm-analysis-style tools state it: a peak times an efficiency.
+  std::optional<double> rate = Num(w, "achieved_tflops_per_gpu");
+  if (!rate && Num(w, "peak_tflops")) {
+    rate = *Num(w, "peak_tflops") * Num(w, "flops_efficiency").value_or(1.0);
+  }
+  if (!rate || *rate <= 0) {
+    return Unsupported{metric + " needs achieved_tflops_per_gpu > 0 (or peak_tflops and " +
+                       "flops_efficiency)"};
+  }
   if (!m.is_transformer() || m.layers == 0) {
     return Unsupported{metric + " needs the transformer architecture"};
   }

@@ -148,6 +148,14 @@ TEST(ValidationFormulas, TrainingDaysAtAnAchievedRate) {
           "hardware": {"gpus": 3072},
           "workload": {"train": {"method": "pretrain", "seq_len": 2048, "recompute": "full",
                                  "tokens": 450e9, "achieved_tflops_per_gpu": 163}}})",
+      R"({"id": "gpt3-peak-x-eff", "kind": "train_time", "metric": "train_days_at_tflops",
+          "measured": 34,
+          "model": {"arch": "dense", "params": 175e9, "layers": 96, "hidden": 12288,
+                    "heads": 96, "vocab": 51200},
+          "hardware": {"gpus": 1024},
+          "workload": {"train": {"method": "pretrain", "seq_len": 2048, "recompute": "full",
+                                 "tokens": 300e9, "peak_tflops": 312,
+                                 "flops_efficiency": 0.4487}}})",
       R"({"id": "gpt3-step", "kind": "train_throughput", "metric": "iteration_s_at_tflops",
           "measured": 31.5,
           "model": {"arch": "dense", "params": 175e9, "layers": 96, "hidden": 12288,
@@ -160,7 +168,7 @@ TEST(ValidationFormulas, TrainingDaysAtAnAchievedRate) {
   for (const char* c : cases) text += nlohmann::json::parse(c).dump() + "\n";
   auto report = RunValidation(text, "formulas.jsonl", *cat);
   ASSERT_TRUE(report.ok()) << report.error().ToString();
-  ASSERT_EQ(report->cases.size(), 3u);
+  ASSERT_EQ(report->cases.size(), 4u);
   for (const CaseResult& r : report->cases) {
     ASSERT_TRUE(r.ok) << r.id << ": " << r.reason;
     EXPECT_NEAR(*r.error, 0.0, 0.05) << r.id << " predicted " << *r.predicted;
