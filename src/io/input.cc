@@ -228,14 +228,17 @@ namespace {
 size_t EditDistanceAtMost(std::string_view a, std::string_view b, size_t cap) {
   const size_t diff = a.size() > b.size() ? a.size() - b.size() : b.size() - a.size();
   if (diff > cap) return cap + 1;
-  std::vector<size_t> prev(b.size() + 1), cur(b.size() + 1);
+  // Two rows reused across calls (one allocation per thread, not two per candidate).
+  thread_local std::vector<size_t> prev, cur;
+  prev.resize(b.size() + 1);
+  cur.resize(b.size() + 1);
   for (size_t j = 0; j <= b.size(); ++j) prev[j] = j;
   for (size_t i = 1; i <= a.size(); ++i) {
     cur[0] = i;
     size_t row_min = cur[0];
     for (size_t j = 1; j <= b.size(); ++j) {
-      size_t sub = prev[j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1);
-      cur[j] = std::min({prev[j] + 1, cur[j - 1] + 1, sub});
+      const size_t sub = prev[j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1);
+      cur[j] = std::min(std::min(prev[j], cur[j - 1]) + 1, sub);
       row_min = std::min(row_min, cur[j]);
     }
     if (row_min > cap) return cap + 1;
