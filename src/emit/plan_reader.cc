@@ -21,6 +21,13 @@ using internal::GetString;
 using internal::Require;
 using nlohmann::json;
 
+// Upper bounds of plan figures (far beyond any real plan; they keep integer casts defined): a
+// petabyte of host memory or disk, a million requests/s, ten thousand years.
+constexpr double kMaxBytes = 1e15;
+constexpr double kMaxRate = 1e6;
+constexpr double kMaxHours = 1e8;
+constexpr double kMaxSeconds = kMaxHours * 3600;
+
 // Reads plan fields through the shared getters (io/json_fields.h) and keeps the first error, so
 // ReadPlan reads top to bottom and returns that error at the end; a field read after an error
 // gets a neutral value that is never used.
@@ -44,6 +51,18 @@ class Fields {
   }
   std::optional<double> OptNum(const json& j, std::string_view key, std::string_view path) {
     return Keep(GetNumber(j, key, path), std::optional<double>());
+  }
+  // A number in [lo, hi]: every plan figure that becomes a count, a size or a time in an
+  // emitted file is bounded here, so no cast to an integer can overflow.
+  double NumIn(const json& j, std::string_view key, std::string_view path, double lo, double hi) {
+    return Keep(Require(internal::GetNumberIn(j, key, path, lo, hi), key, path), lo);
+  }
+  std::optional<double> OptNumIn(const json& j, std::string_view key, std::string_view path,
+                                 double lo, double hi) {
+    return Keep(internal::GetNumberIn(j, key, path, lo, hi), std::optional<double>());
+  }
+  std::optional<int> OptInt(const json& j, std::string_view key, std::string_view path) {
+    return Keep(internal::GetIntIn(j, key, path, 0, 1000000000), std::optional<int>());
   }
   // "" when absent.
   std::string OptStr(const json& j, std::string_view key, std::string_view path) {
@@ -103,11 +122,11 @@ Result<Plan> ReadPlan(const json& doc, int rank) {
   if (p.currency.empty()) p.currency = "USD";
   if (job.contains("qps")) {
     p.kind = Kind::kServe;
-    p.qps = f.Num(job, "qps", "job");
+    p.qps = f.NumIn(job, "qps", "job", 0, kMaxRate);
     p.input_len = f.Int(job, "input_len", "job");
     p.output_len = f.Int(job, "output_len", "job");
     p.engine = f.Str(job, "engine", "job");
-    p.target_utilization = f.OptNum(job, "target_utilization", "job").value_or(0.6);
+    p.target_utilization = f.OptNumIn(job, "target_utilization", "job", 0, 1).value_or(0.6);
     p.serve_precision = f.OptStr(job, "precision", "job");
     p.serve_quant = f.OptStr(job, "quant", "job");
     p.accelerator = f.OptStr(j, "accelerator", p.path);
@@ -123,13 +142,13 @@ Result<Plan> ReadPlan(const json& doc, int rank) {
     }
     p.replicas = std::max(1, f.Int(j, "replicas", p.path));
     p.batch = std::max(1, f.Int(j, "batch", p.path));
-    p.kv_tokens = static_cast<std::int64_t>(f.Num(j, "kv_tokens_per_replica", p.path));
-    p.capacity_qps = f.Num(j, "capacity_qps_per_replica", p.path);
+    p.kv_tokens = static_cast<std::int64_t>(f.NumIn(j, "kv_tokens_per_replica", p.path, 0, 1e12));
+    p.capacity_qps = f.NumIn(j, "capacity_qps_per_replica", p.path, 0, kMaxRate);
     if (!(p.capacity_qps > 0)) {
       f.Fail(ErrorCode::kParse, p.path + ".capacity_qps_per_replica",
              fmt::format("must be > 0, got {}", p.capacity_qps));
     }
-    p.e2e_p99_ms = f.Num(j, "e2e_p99_ms", p.path);
+    p.e2e_p99_ms = f.NumIn(j, "e2e_p99_ms", p.path, 0, kMaxSeconds * 1e3);
     p.price_per_hour = f.OptNum(j, "cost_per_hour", p.path);
     p.cost_per_1k = f.OptNum(j, "cost_per_1k_requests", p.path).value_or(0);
   } else if (job.contains("tokens") || job.contains("method")) {
@@ -138,11 +157,11 @@ Result<Plan> ReadPlan(const json& doc, int rank) {
     p.method = f.Str(job, "method", "job");
     p.seq_len = f.Int(job, "seq_len", "job");
     p.global_batch = f.Int(job, "global_batch", "job");
-    p.tokens = f.OptNum(job, "tokens", "job").value_or(0);
+    p.tokens = f.OptNumIn(job, "tokens", "job", 0, 1e18).value_or(0);
     const std::string fw = f.OptStr(job, "framework", "job");
     if (!fw.empty()) p.framework = fw;
     p.spot = f.OptBool(job, "spot_allowed", "job") && f.OptNum(j, "cost_spot", p.path).has_value();
-    if (auto h = f.OptNum(job, "checkpoint_interval_hours", "job")) {
+    if (auto h = f.OptNumIn(job, "checkpoint_interval_hours", "job", -kMaxHours, kMaxHours)) {
       if (*h < 0)
         f.Fail(ErrorCode::kParse, "job.checkpoint_interval_hours",
                fmt::format("must be >= 0, got {}", *h));
@@ -161,8 +180,8 @@ Result<Plan> ReadPlan(const json& doc, int rank) {
     p.micro_batch = f.Int(l, "micro_batch", lp);
     p.grad_accum = std::max(1, f.Int(l, "num_microbatches", lp));
     p.recompute = f.Str(l, "recompute", lp);
-    p.recompute_layers = static_cast<int>(f.OptNum(l, "recompute_layers", lp).value_or(0));
-    p.vpp = std::max(1, static_cast<int>(f.OptNum(l, "vpp", lp).value_or(1)));
+    p.recompute_layers = f.OptInt(l, "recompute_layers", lp).value_or(0);
+    p.vpp = std::max(1, f.OptInt(l, "vpp", lp).value_or(1));
     // Context and expert parallelism (absent in plans from before they were planned: 1).
     if (l.contains("cp")) p.cp = std::max(1, f.Int(l, "cp", lp));
     if (l.contains("ep")) p.ep = std::max(1, f.Int(l, "ep", lp));
@@ -170,14 +189,14 @@ Result<Plan> ReadPlan(const json& doc, int rank) {
     // The framework the planner chose to run this layout wins over the job's request.
     if (const std::string chosen = f.OptStr(l, "framework", lp); !chosen.empty())
       p.framework = chosen;
-    p.step_time_s = f.Num(j, "step_time_s", p.path);
-    p.job_hours = f.Num(j, "job_hours", p.path);
+    p.step_time_s = f.NumIn(j, "step_time_s", p.path, 0, kMaxSeconds);
+    p.job_hours = f.NumIn(j, "job_hours", p.path, 0, kMaxHours);
     p.price_per_hour = f.OptNum(j, "price_per_hour", p.path);
     const json& h = f.At(j, "host", p.path);
     p.cpu_cores = f.Int(h, "cpu_cores", p.path + ".host");
-    p.ram_bytes = f.Num(h, "ram_bytes", p.path + ".host");
-    p.disk_bytes = f.OptNum(h, "system_disk_bytes", p.path + ".host").value_or(0) +
-                   f.OptNum(h, "data_disk_bytes", p.path + ".host").value_or(0);
+    p.ram_bytes = f.NumIn(h, "ram_bytes", p.path + ".host", 0, kMaxBytes);
+    p.disk_bytes = f.OptNumIn(h, "system_disk_bytes", p.path + ".host", 0, kMaxBytes).value_or(0) +
+                   f.OptNumIn(h, "data_disk_bytes", p.path + ".host", 0, kMaxBytes).value_or(0);
     if (p.zero_stage > 3)
       f.Fail(ErrorCode::kParse, lp + ".zero_stage",
              fmt::format("must be 0-3, got {}", p.zero_stage));

@@ -124,7 +124,7 @@ Result<ModelSpec> ResolveModel(std::string_view arg, std::string_view field) {
   std::error_code ec;
   fs::path path(a);
   if (fs::is_directory(path, ec)) {
-    if (fs::exists(path / "config.json")) {
+    if (fs::exists(path / "config.json", ec)) {
       path /= "config.json";
     } else {
       return MakeError(ErrorCode::kNotFound, std::string(field),

@@ -218,7 +218,10 @@ Result<SafetensorsSummary> ReadSafetensors(const std::string& path) {
     fs::path dir = fs::path(path).parent_path();
     bool all_present = !shards.empty();
     for (const auto& [file, unused] : shards) {
-      if (!fs::exists(dir / file)) all_present = false;
+      // The error_code overload: a name the file system rejects (too long, say) is an absent
+      // shard, not an exception.
+      std::error_code ec;
+      if (!fs::exists(dir / file, ec)) all_present = false;
     }
     if (all_present) {
       std::map<std::string, std::int64_t> by_dtype;

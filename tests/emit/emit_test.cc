@@ -445,6 +445,38 @@ TEST(Emit, OptionalFieldOfWrongTypeIsAnError) {
   }
 }
 
+// Fuzz finding (fuzz_emit, 2026-12-03): a 1e89-byte data disk reached an int cast in the
+// SkyPilot disk_size (UBSan float-cast-overflow). Every figure that becomes a count, size or time
+// in an emitted file is bounded when the plan is read, on every target.
+TEST(Emit, OutOfRangeFiguresAreErrorsNamingTheField) {
+  const std::string& train = PlanText(Scenarios().back());
+  gpuplan::EmitOptions opt;
+  struct Row {
+    const char* pointer;
+    double value;
+    const char* field;
+  };
+  const Row rows[] = {
+      {"/plans/0/host/data_disk_bytes", 3.2e89, "plans[0].host.data_disk_bytes"},
+      {"/plans/0/host/system_disk_bytes", -1, "plans[0].host.system_disk_bytes"},
+      {"/plans/0/host/ram_bytes", 1e300, "plans[0].host.ram_bytes"},
+      {"/plans/0/step_time_s", 1e300, "plans[0].step_time_s"},
+      {"/plans/0/job_hours", 1e300, "plans[0].job_hours"},
+      {"/plans/0/layout/vpp", 1e300, "plans[0].layout.vpp"},
+      {"/plans/0/layout/recompute_layers", 2.5, "plans[0].layout.recompute_layers"},
+  };
+  for (const std::string target : {"skypilot", "slurm", "k8s", "hf", "deepspeed"}) {
+    for (const Row& row : rows) {
+      json broken = json::parse(train);
+      broken[json::json_pointer(row.pointer)] = row.value;
+      auto r = gpuplan::Emit(broken.dump(), target, opt, Cat());
+      ASSERT_FALSE(r) << target << " " << row.pointer;
+      EXPECT_NE(r.error().code, gpuplan::ErrorCode::kInternal) << r.error().ToString();
+      EXPECT_EQ(r.error().field, row.field) << r.error().ToString();
+    }
+  }
+}
+
 std::vector<std::string> Listing(const fs::path& dir) {
   std::vector<std::string> names;
   if (!fs::exists(dir)) return names;

@@ -995,6 +995,20 @@ TEST(SafetensorsFile, TruncatedHeader) {
   EXPECT_TRUE(Has(r.error().message, "truncated")) << r.error().message;
 }
 
+// Fuzz finding (fuzz_safetensors_index, 2026-12-03): a 256-byte shard name passes the name
+// check but the file system rejects it (ENAMETOOLONG); std::filesystem::exists threw and the
+// process aborted. It is an absent shard now, and the index without total_size an error.
+TEST(SafetensorsFile, IndexWithAShardNameTooLongForTheFileSystem) {
+  TempDir dir;
+  const std::string shard = std::string(244, 'a') + ".safetensors";  // 256 bytes
+  std::string p = dir.Write("model.safetensors.index.json",
+                            R"({"metadata": {}, "weight_map": {"w": ")" + shard + R"("}})");
+  auto r = ReadSafetensors(p);
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.error().code, ErrorCode::kParse) << r.error().ToString();
+  EXPECT_TRUE(Has(r.error().field, "total_size")) << r.error().ToString();
+}
+
 TEST(SafetensorsFile, ThreeByteFile) {
   TempDir dir;
   std::string p = dir.Write("model.safetensors", "abc");
