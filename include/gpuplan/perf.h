@@ -34,9 +34,8 @@ struct Calibration {
   double Get(std::string_view key, double fallback) const;
   double ForArch(std::string_view key, std::string_view arch, double fallback) const;
   double GemmEfficiency(const Accelerator& a) const;
-  // Sustained fraction of dense peak under the board's power limit (1 = not power-bound).
-  double PowerCap(const Accelerator& a) const;
-  // Both of the above in one pass over the table (the hot paths' lookup).
+  // GEMM efficiency and the sustained fraction of dense peak under the board's power limit
+  // (1 = not power-bound), in one pass over the table (the hot paths' lookup).
   ArchEfficiency ForAccelerator(const Accelerator& a) const;
 };
 
@@ -133,7 +132,7 @@ Flop TrainingFlopsPerToken(const ModelSpec& m, int seq_len, TrainMethod method, 
 // dominate its time).
 struct StepConstants {
   double gemm_eff = 0, gemm_knee = 0, hbm_eff = 0, attn_eff = 0, kernel_s = 0, fp8_factor = 0;
-  double power_cap = 1;  // Calibration::PowerCap: sustained fraction of peak (T4: 70 W board)
+  double power_cap = 1;  // ArchEfficiency::power_cap: sustained fraction of peak (T4: 70 W board)
   double passes_fused = 0, passes_eager = 0, kernels_per_layer = 0, attn_bwd_factor = 0;
   double cnn_knee = 0, cnn_factor = 0, cnn_train_passes = 0;
   double intra_link_eff = 0, inter_link_eff = 0, lat_intra_s = 0, lat_inter_s = 0;

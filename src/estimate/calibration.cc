@@ -85,8 +85,6 @@ double Calibration::GemmEfficiency(const Accelerator& acc) const {
   return ForAccelerator(acc).gemm_eff;
 }
 
-double Calibration::PowerCap(const Accelerator& acc) const { return ForAccelerator(acc).power_cap; }
-
 ArchEfficiency Calibration::ForAccelerator(const Accelerator& acc) const {
   static constexpr std::string_view kKeys[] = {"gemm_efficiency", "power_capped_tensor_fraction"};
   static constexpr double kFallback[] = {0.8, 1.0};
