@@ -9,6 +9,7 @@
 #include <string_view>
 #include <vector>
 
+#include "gpuplan/precision.h"
 #include "gpuplan/result.h"
 
 namespace gpuplan {
@@ -55,6 +56,10 @@ struct InferBenchmark {
   std::optional<double> mean_output_tokens, min_output_tokens, max_output_tokens;
   std::string stop;  // how generation ends ("eos", "eos (early_stopping)")
   int beams = 1;     // beam width of the reference decoding (1 = greedy)
+  // The weight (and KV) format closed-division submissions run on hardware with that format's
+  // tensor cores (the accuracy target is met in it); the serving default where a job or case
+  // states no precision. nullopt = not checked. docs/model.md section 12.6.
+  std::optional<Precision> precision;
   std::optional<double> server_ttft_p99_ms, server_tpot_p99_ms, server_latency_p99_ms;
   std::string source, as_of, notes;
 };

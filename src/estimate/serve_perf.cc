@@ -243,13 +243,34 @@ ServePerf EstimateLlmServing(const ModelSpec& m, const ServeSetup& setup, const 
     t += 2 * L * AllReduceSeconds(tokens * s.h * 2.0, tp, link, lat) + L * per_layer_overhead;
     return t;
   };
+  // MoE: the routed experts' share of the active weights and of all weights. With balanced
+  // routing each expert's GEMM sees B x top_k / experts rows (the training step's rule), and a
+  // step reads only the experts its tokens chose: a given expert is missed by all B tokens with
+  // probability (1 - top_k / experts)^B. docs/model.md 10.2.
+  double routed_active = 0, routed_share = 0, k_over_e = 0;
+  if (m.moe && m.moe->experts > 0 && m.moe->top_k > 0 && pc.total > 0) {
+    int moe_layers = 0;
+    for (int i = 0; i < m.layers; ++i) moe_layers += IsMoeLayer(m, i) ? 1 : 0;
+    const double expert =
+        (m.gated_mlp || m.moe ? 3.0 : 2.0) * s.h * static_cast<double>(m.moe->expert_ffn);
+    routed_active = moe_layers * m.moe->top_k * expert;
+    routed_share =
+        std::min(1.0, moe_layers * m.moe->experts * expert / static_cast<double>(pc.total));
+    k_over_e = std::min(1.0, static_cast<double>(m.moe->top_k) / m.moe->experts);
+  }
   // One decode step of B sequences at average context c.
   auto decode = [&](double B, double c) {
     // Linear layers: read the weights once per step, or run the batch's FLOPs.
-    const double gemm_flops = B * 2.0 * static_cast<double>(pc.active - pc.embedding) / tp;
+    const double dense_flops =
+        B * 2.0 * (static_cast<double>(pc.active - pc.embedding) - routed_active) / tp;
+    const double routed_flops = B * 2.0 * routed_active / tp;
+    const double rows = std::max(1.0, B * k_over_e);  // per routed expert
+    const double hit = routed_share > 0 ? 1.0 - std::pow(1.0 - k_over_e, B) : 1.0;
     const double t_gemm =
-        std::max(wbytes_dev.value() / bw,
-                 gemm_flops / (peak * std::min(geff * B / (B + dev.decode_knee), dev.power_cap)));
+        std::max(wbytes_dev.value() * (1.0 - routed_share + routed_share * hit) / bw,
+                 dense_flops / (peak * std::min(geff * B / (B + dev.decode_knee), dev.power_cap)) +
+                     routed_flops /
+                         (peak * std::min(geff * rows / (rows + dev.decode_knee), dev.power_cap)));
     // Attention runs as its own kernels after the projections: it reads every sequence's KV.
     const double t_attn =
         std::max(B * c * kv_tok / bw,
@@ -287,7 +308,18 @@ ServePerf EstimateLlmServing(const ModelSpec& m, const ServeSetup& setup, const 
   const double pf_batch = in > 0 ? prefill(in * B, B) : 0;
   r.ttft = Seconds(batch > 0 ? pf_batch : pf_one);
   const double cycle = pf_batch + out * t_dec;  // B requests from prompt to last token
-  r.e2e = Seconds(r.ttft.value() + std::max(0.0, out - 1) * t_dec);
+  if (batch <= 0 && out > 0) {
+    // The saturated continuous-batching point (in-flight batching at the capacity): every step
+    // decodes the batch and prefills the prompts of the requests that replace the finished ones,
+    // B / out per step on average, so a sequence's tokens are one mean step apart: cycle / out,
+    // not the pure decode step. A new request waits for the step in progress (half a step on
+    // average) and gets its first token at the end of the step that carries its prompt.
+    // docs/model.md 10.1.
+    const double step = cycle / out;
+    r.tpot = Seconds(step);
+    r.ttft = Seconds(std::max(pf_one, 1.5 * step));
+  }
+  r.e2e = Seconds(r.ttft.value() + std::max(0.0, out - 1) * r.tpot.value());
   if (cycle > 0) {
     r.output_tokens_per_s = B * out / cycle;
     r.samples_per_s = B / cycle;

@@ -110,6 +110,14 @@ Result<ServeJobSpec> BuildServeJob(const ServeRequest& a, std::string_view defau
   const ModelSpec* m = &job.model;
   job.weight_precision = m->dtype == Precision::kFp32 ? Precision::kFp16 : m->dtype;
   job.quant = m->quant;
+  // A named public benchmark runs in its closed-division format (fp8 for MLPerf's LLMs) unless
+  // the request states one: the validation adapter's rule too (docs/model.md 12.6). GPUs without
+  // fp8 tensor cores run such weights at their bf16 rate (weight-only fp8).
+  if (const InferBenchmark* b = a.benchmark.empty() ? nullptr : FindInferBenchmark(a.benchmark);
+      b != nullptr && b->precision && a.precision.empty() && a.quant.empty() && !m->quant &&
+      m->is_decoder_llm()) {
+    job.weight_precision = *b->precision;
+  }
   if (!a.precision.empty()) {
     auto p = ParsePrecision(a.precision);
     if (!p)

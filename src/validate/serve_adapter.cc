@@ -165,6 +165,11 @@ Predicted PredictInferencePerf(const ModelSpec& m, const Json& w, const Json& hw
     auto p = ParsePrecision(prec_s);
     if (!p) return Unsupported{"unknown precision \"" + prec_s + "\""};
     prec = *p;
+  } else if (bench && bench->precision && m.is_decoder_llm() && !m.quant &&
+             (*bench->precision != Precision::kFp8 || dev.peak_fp8 > 0)) {
+    // A public benchmark's closed-division format where the device has its tensor cores: the
+    // planner's --benchmark default (job_checks.cc), docs/model.md 12.6.
+    prec = *bench->precision;
   }
   // Formula cases (llm-analysis, LLM-Viewer, GenZ) state the device figures and efficiencies
   // themselves: a pure roofline device with those numbers and no size-dependent losses.
@@ -251,6 +256,25 @@ Predicted PredictInferencePerf(const ModelSpec& m, const Json& w, const Json& hw
       return prefill + dec_total;
     }
     ServePerf r = EstimateLlmServing(m, su, dev, in, out, static_batch, cal);
+    // MLPerf Server: the submitter lowers the engine's batch limit (NVIDIA's gpu_batch_size)
+    // until the p99 TPOT bound holds. The mean step is a lower bound of the p99, so the largest
+    // limit whose mean step meets the bound is the most the bound allows. docs/model.md 12.6.
+    if (scenario == "server" && static_batch <= 0 && shape.tpot_p99_ms && out > 1 &&
+        r.tpot.value() * 1e3 > *shape.tpot_p99_ms) {
+      int lo = 1, hi = r.batch;
+      while (lo < hi) {
+        const int mid = lo + (hi - lo + 1) / 2;
+        su.max_batch = mid * su.beams;
+        if (EstimateLlmServing(m, su, dev, in, out, 0, cal).tpot.value() * 1e3 <=
+            *shape.tpot_p99_ms) {
+          lo = mid;
+        } else {
+          hi = mid - 1;
+        }
+      }
+      su.max_batch = lo * su.beams;
+      r = EstimateLlmServing(m, su, dev, in, out, 0, cal);
+    }
     if (metric == "output_tokens_per_s") return r.output_tokens_per_s * replicas;
     if (metric == "ttft_ms") return r.ttft.value() * 1e3;
     if (metric == "tpot_ms") return r.tpot.value() * 1e3;

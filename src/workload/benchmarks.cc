@@ -102,6 +102,13 @@ Result<std::vector<InferBenchmark>> ParseInferBenchmarks(std::string_view csv,
     GPUPLAN_ASSIGN_OR_RETURN(b.max_output_tokens, r.OptNumber("max_output_tokens"));
     b.stop = r.Str("stop");
     GPUPLAN_ASSIGN_OR_RETURN(b.beams, r.Int("beams", 1));
+    if (const std::string p = r.Str("precision"); !p.empty()) {
+      b.precision = ParsePrecision(p);
+      if (!b.precision) {
+        return MakeError(ErrorCode::kParse, r.Where("precision"), "unknown precision \"" + p + "\"",
+                         "fp8, int8, bf16 or fp16; empty when unknown");
+      }
+    }
     GPUPLAN_ASSIGN_OR_RETURN(b.server_ttft_p99_ms, r.OptNumber("server_ttft_p99_ms"));
     GPUPLAN_ASSIGN_OR_RETURN(b.server_tpot_p99_ms, r.OptNumber("server_tpot_p99_ms"));
     GPUPLAN_ASSIGN_OR_RETURN(b.server_latency_p99_ms, r.OptNumber("server_latency_p99_ms"));

@@ -440,23 +440,28 @@ TEST(CliJobFiles, LoadAsTokensPerSecond) {
 
 // --benchmark fills the lengths and SLOs a public benchmark fixes (data/inference_benchmarks.csv):
 // Llama-2-70B on OpenOrca generates 294.45 tokens per sample (round 294) under TTFT/TPOT p99
-// 2000/200 ms; its mean prompt length is not published, so --input-len is required; BERT-99 on
+// 2000/200 ms in FP8 (the closed division's format) unless a precision is stated; GPT-J's mean
+// prompt length is not published, so --input-len is required there; BERT-99 on
 // GPUs (TensorRT, padding-free) processes 0.46 x 384 = 177 real tokens; an unknown name lists
 // the known ones.
 TEST(CliJobFiles, PlanInferBenchmark) {
   RunResult l = RunCli({"plan", "infer", "--model", "llama-2-70b", "--benchmark",
                         "mlperf/llama2-70b-99", "--input-len", "200", "--qps", "1", "--top", "1"});
   ASSERT_EQ(l.exit_code, 0) << l.Describe();
-  EXPECT_TRUE(Has(l.out, "200 in / 294 out tokens")) << l.Describe();
+  EXPECT_TRUE(Has(l.out, "200 in / 294 out tokens, fp8 weights")) << l.Describe();
   EXPECT_TRUE(Has(l.out, "TTFT 2000 ms, TPOT 200 ms")) << l.Describe();
   // A stated SLO wins over the benchmark's.
   RunResult s = RunCli({"plan", "infer", "--model", "llama-2-70b", "--benchmark", "llama2-70b-99.9",
                         "--input-len", "200", "--tpot-ms", "100", "--qps", "1", "--top", "1"});
   ASSERT_EQ(s.exit_code, 0) << s.Describe();
   EXPECT_TRUE(Has(s.out, "TTFT 2000 ms, TPOT 100 ms")) << s.Describe();
+  RunResult stated = RunCli({"plan", "infer", "--model", "llama-2-70b", "--benchmark",
+                             "llama2-70b-99", "--precision", "bf16", "--qps", "1", "--top", "1"});
+  ASSERT_EQ(stated.exit_code, 0) << stated.Describe();
+  EXPECT_TRUE(Has(stated.out, "222 in / 294 out tokens, bf16 weights")) << stated.Describe();
 
-  RunResult no_input = RunCli({"plan", "infer", "--model", "llama-2-70b", "--benchmark",
-                               "mlperf/llama2-70b-99", "--qps", "1"});
+  RunResult no_input =
+      RunCli({"plan", "infer", "--model", "llama-2-7b", "--benchmark", "gptj-99", "--qps", "1"});
   EXPECT_EQ(no_input.exit_code, 2) << no_input.Describe();
   EXPECT_TRUE(Has(no_input.err, "--benchmark")) << no_input.Describe();
   EXPECT_TRUE(Has(no_input.err, "--input-len")) << no_input.Describe();

@@ -36,7 +36,9 @@ TEST(InferBenchmarkTable, RowsCarryThePublishedFigures) {
   EXPECT_EQ(l->samples, 24576);
   ASSERT_TRUE(l->mean_output_tokens);
   EXPECT_DOUBLE_EQ(*l->mean_output_tokens, 294.45);  // rules: tokens_per_sample
-  EXPECT_FALSE(l->mean_input_tokens);                // not published: left empty
+  // Mean of the official dataset's per-sample Llama-2 token counts (openshift-psap summary).
+  EXPECT_DOUBLE_EQ(l->mean_input_tokens.value_or(0), 222.33);
+  EXPECT_EQ(l->precision, Precision::kFp8);  // closed-division submissions: FP8 weights and KV
   EXPECT_EQ(l->beams, 1);
   EXPECT_EQ(l->server_ttft_p99_ms.value_or(0), 2000);
   EXPECT_EQ(l->server_tpot_p99_ms.value_or(0), 200);
@@ -46,11 +48,13 @@ TEST(InferBenchmarkTable, RowsCarryThePublishedFigures) {
   EXPECT_EQ(g->beams, 4);
   EXPECT_EQ(g->max_output_tokens.value_or(0), 128);
   EXPECT_EQ(g->server_latency_p99_ms.value_or(0), 20000);
+  EXPECT_FALSE(g->mean_input_tokens);  // not published: left empty
 
   const InferBenchmark* m = FindInferBenchmark("mixtral-8x7b");
   ASSERT_NE(m, nullptr);
   EXPECT_DOUBLE_EQ(m->mean_output_tokens.value_or(0), 144.84);
   EXPECT_EQ(m->samples, 15000);
+  EXPECT_DOUBLE_EQ(m->mean_input_tokens.value_or(0), 427.39);
 
   const InferBenchmark* b = FindInferBenchmark("bert-99");
   ASSERT_NE(b, nullptr);
@@ -58,6 +62,7 @@ TEST(InferBenchmarkTable, RowsCarryThePublishedFigures) {
   // (1 - 0.54 padding share) x 384 real tokens.
   EXPECT_NEAR(b->mean_input_tokens.value_or(0), 0.46 * 384, 0.05);
   EXPECT_FALSE(b->mean_output_tokens);
+  EXPECT_FALSE(b->precision);  // not checked: left empty
   for (const auto& row : InferBenchmarks()) EXPECT_FALSE(row.source.empty()) << row.id;
 }
 
@@ -83,13 +88,20 @@ TEST(InferBenchmarkTable, ParserRejectsBadRowsWithTheCell) {
   EXPECT_FALSE(bad_number);
   auto zero_tokens = ParseInferBenchmarks(head + "x/y,,t,d,5,0,,,,,,1,,,,s,,\n", "t.csv");
   EXPECT_FALSE(zero_tokens);
+  const std::string with_precision =
+      "id,dataset,samples,beams,precision,source\nx/y,d,5,1,fp8,s\nx/z,d,5,1,fp7,s\n";
+  auto bad_precision = ParseInferBenchmarks(with_precision, "t.csv");
+  ASSERT_FALSE(bad_precision);
+  EXPECT_NE(bad_precision.error().field.find("t.csv:3"), std::string::npos)
+      << bad_precision.error().field;
+  EXPECT_NE(bad_precision.error().message.find("fp7"), std::string::npos);
 }
 
 TEST(FillServingShape, FillsOnlyWhatIsUnstated) {
   const InferBenchmark* l = FindInferBenchmark("llama2-70b-99");
   ASSERT_NE(l, nullptr);
   ServingShape s = FillServingShape(*l, {}, true);
-  EXPECT_FALSE(s.input_len);                 // unknown stays unknown
+  EXPECT_EQ(s.input_len.value_or(0), 222);   // round(222.33)
   EXPECT_EQ(s.output_len.value_or(0), 294);  // round(294.45)
   EXPECT_EQ(s.beams.value_or(0), 1);
   EXPECT_EQ(s.ttft_p99_ms.value_or(0), 2000);
@@ -109,6 +121,7 @@ TEST(FillServingShape, FillsOnlyWhatIsUnstated) {
   const InferBenchmark* g = FindInferBenchmark("gptj-99");
   ASSERT_NE(g, nullptr);
   ServingShape gs = FillServingShape(*g, {}, true);
+  EXPECT_FALSE(gs.input_len);  // unknown stays unknown
   EXPECT_EQ(gs.beams.value_or(0), 4);
   EXPECT_EQ(gs.output_len.value_or(0), 69);
   EXPECT_EQ(gs.e2e_p99_ms.value_or(0), 20000);
@@ -166,6 +179,18 @@ TEST(BeamSearch, DecodesKTimesTheSequencesAndHoldsKTimesTheKv) {
   EXPECT_EQ(kc.kv_tokens, gc.kv_tokens);
   EXPECT_LE(kc.batch, gc.batch / 4 + 1);
   EXPECT_GE(kc.batch, gc.batch / 4 - 1);
+
+  // The saturated point (no static batch): tokens are one mean step apart, the decode step plus
+  // the share of the replacing requests' prompts (cycle / out), and the first token comes one
+  // and a half steps after arrival. A static batch keeps the bare decode step.
+  ServePerf st = EstimateLlmServing(*m, greedy, dev, in, out, gc.batch, cal);
+  const double step = (st.ttft.value() + out * st.decode_step.value()) / out;
+  EXPECT_NEAR(gc.tpot.value(), step, 1e-9 * step);
+  EXPECT_GT(gc.tpot.value(), gc.decode_step.value());
+  EXPECT_NEAR(gc.ttft.value(), 1.5 * step, 1e-9 * step);
+  EXPECT_DOUBLE_EQ(st.tpot.value(), st.decode_step.value());
+  // Throughput is the same cycle either way: B requests per out mean steps.
+  EXPECT_NEAR(gc.samples_per_s, gc.batch / (out * gc.tpot.value()), 1e-9 * gc.samples_per_s);
 }
 
 }  // namespace
