@@ -79,10 +79,11 @@ struct ServingShape {
   std::optional<double> ttft_p99_ms, tpot_p99_ms, e2e_p99_ms;
 };
 // Fills what `given` leaves unset from benchmark `b`; stated fields are kept. The input length
-// is the benchmark's mean input tokens, except for padded encoders: `padding_free` = false (an
-// engine that pads every sequence to the maximum) takes max_input_tokens when the benchmark has
-// one. LLMs take mean_output_tokens (rounded), the beam width and the Server scenario's p99
-// latency constraints. Fields the table does not know stay unset. docs/model.md section 12.6.
-ServingShape FillServingShape(const InferBenchmark& b, ServingShape given, bool padding_free);
+// is the benchmark's mean input tokens: a benchmark harness knows every sample's length up front
+// and batches by length (NVIDIA's variable-length TensorRT plugins, Intel's length-bucketed CPU
+// SUT), so encoders process their real lengths, not the padded maximum. LLMs take
+// mean_output_tokens (rounded), the beam width and the Server scenario's p99 latency
+// constraints. Fields the table does not know stay unset. docs/model.md section 12.6.
+ServingShape FillServingShape(const InferBenchmark& b, ServingShape given);
 
 }  // namespace gpuplan

@@ -146,8 +146,8 @@ Result<ServeJobSpec> BuildServeJob(const ServeRequest& a, std::string_view defau
                      "plan a decoder LLM, an encoder, a ViT or a CNN");
   }
   // A named benchmark fills the lengths and SLOs the request leaves unset (one rule with the
-  // validation adapter: FillServingShape). Encoders on GPUs run under TensorRT, which processes
-  // the real (unpadded) lengths; CPU-only plans pad to the benchmark's maximum.
+  // validation adapter: FillServingShape). Encoders process the real (unpadded) lengths: the
+  // benchmark's harness batches by length on GPUs and CPUs alike.
   ServingShape shape{a.input_len, a.output_len, std::nullopt, a.ttft_ms, a.tpot_ms, a.e2e_ms};
   if (!a.benchmark.empty()) {
     const InferBenchmark* b = FindInferBenchmark(a.benchmark);
@@ -157,7 +157,7 @@ Result<ServeJobSpec> BuildServeJob(const ServeRequest& a, std::string_view defau
       return MakeError(ErrorCode::kInvalidArgument, "--benchmark",
                        "unknown inference benchmark \"" + a.benchmark + "\"", "known: " + known);
     }
-    shape = FillServingShape(*b, shape, !a.cpu_only);
+    shape = FillServingShape(*b, shape);
     if (llm && !shape.input_len) {
       return MakeError(ErrorCode::kUnsupported, "--benchmark",
                        b->id +

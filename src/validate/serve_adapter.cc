@@ -195,10 +195,9 @@ Predicted PredictInferencePerf(const ModelSpec& m, const Json& w, const Json& hw
   const std::string engine_s = Str(w, "engine");
   auto batch = Int(w, "batch");
   // A public benchmark (MLPerf Inference) fixes what the case leaves unstated: the same rule as
-  // the planner's --benchmark (FillServingShape, data/inference_benchmarks.csv). TensorRT
-  // engines process encoders' real lengths; others pad to the benchmark's maximum, so a stated
-  // seq_len equal to that maximum is the benchmark's padded length, not what TensorRT runs.
-  const bool padding_free = Contains(engine_s, {"tensorrt", "trt"});
+  // the planner's --benchmark (FillServingShape, data/inference_benchmarks.csv). Its harnesses
+  // batch by length and process encoders' real lengths, so a stated seq_len equal to the
+  // benchmark's maximum is its padded length, not what runs.
   ServingShape shape{Int(w, "input_len"), Int(w, "output_len"), Int(w, "beams"),
                      std::nullopt,        std::nullopt,         std::nullopt};
   if (!m.is_decoder_llm()) {
@@ -208,7 +207,7 @@ Predicted PredictInferencePerf(const ModelSpec& m, const Json& w, const Json& hw
       shape.input_len.reset();
     }
   }
-  if (bench) shape = FillServingShape(*bench, shape, padding_free);
+  if (bench) shape = FillServingShape(*bench, shape);
   if (m.is_decoder_llm()) {
     int in = shape.input_len.value_or(-1), out = shape.output_len.value_or(-1);
     if (out < 0 && Num(w, "peak_tflops")) out = 0;  // roofline formula cases: prompt only

@@ -145,15 +145,10 @@ const InferBenchmark* FindInferBenchmark(std::string_view name) {
   return nullptr;
 }
 
-ServingShape FillServingShape(const InferBenchmark& b, ServingShape s, bool padding_free) {
-  // Encoder-style benchmarks (no generated tokens): padded engines process the maximum length.
+ServingShape FillServingShape(const InferBenchmark& b, ServingShape s) {
   const bool generates = b.mean_output_tokens || b.max_output_tokens;
-  if (!s.input_len) {
-    if (!generates && !padding_free && b.max_input_tokens) {
-      s.input_len = static_cast<int>(std::lround(*b.max_input_tokens));
-    } else if (b.mean_input_tokens) {
-      s.input_len = static_cast<int>(std::lround(*b.mean_input_tokens));
-    }
+  if (!s.input_len && b.mean_input_tokens) {
+    s.input_len = static_cast<int>(std::lround(*b.mean_input_tokens));
   }
   if (generates) {
     if (!s.output_len && b.mean_output_tokens) {

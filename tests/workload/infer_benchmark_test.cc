@@ -100,7 +100,7 @@ TEST(InferBenchmarkTable, ParserRejectsBadRowsWithTheCell) {
 TEST(FillServingShape, FillsOnlyWhatIsUnstated) {
   const InferBenchmark* l = FindInferBenchmark("llama2-70b-99");
   ASSERT_NE(l, nullptr);
-  ServingShape s = FillServingShape(*l, {}, true);
+  ServingShape s = FillServingShape(*l, {});
   EXPECT_EQ(s.input_len.value_or(0), 222);   // round(222.33)
   EXPECT_EQ(s.output_len.value_or(0), 294);  // round(294.45)
   EXPECT_EQ(s.beams.value_or(0), 1);
@@ -112,7 +112,7 @@ TEST(FillServingShape, FillsOnlyWhatIsUnstated) {
   given.input_len = 700;
   given.output_len = 10;
   given.ttft_p99_ms = 500;
-  ServingShape k = FillServingShape(*l, given, true);
+  ServingShape k = FillServingShape(*l, given);
   EXPECT_EQ(*k.input_len, 700);
   EXPECT_EQ(*k.output_len, 10);
   EXPECT_EQ(*k.ttft_p99_ms, 500);
@@ -120,27 +120,28 @@ TEST(FillServingShape, FillsOnlyWhatIsUnstated) {
 
   const InferBenchmark* g = FindInferBenchmark("gptj-99");
   ASSERT_NE(g, nullptr);
-  ServingShape gs = FillServingShape(*g, {}, true);
+  ServingShape gs = FillServingShape(*g, {});
   EXPECT_FALSE(gs.input_len);  // unknown stays unknown
   EXPECT_EQ(gs.beams.value_or(0), 4);
   EXPECT_EQ(gs.output_len.value_or(0), 69);
   EXPECT_EQ(gs.e2e_p99_ms.value_or(0), 20000);
 }
 
-TEST(FillServingShape, EncodersTakeRealLengthsOnlyWhenPaddingFree) {
+// A benchmark harness batches by length (NVIDIA's variable-length plugins, Intel's
+// length-bucketed CPU SUT): encoders process the real lengths on every engine.
+TEST(FillServingShape, EncodersTakeTheRealLengths) {
   const InferBenchmark* b = FindInferBenchmark("bert-99");
   ASSERT_NE(b, nullptr);
-  ServingShape free = FillServingShape(*b, {}, true);
+  ServingShape free = FillServingShape(*b, {});
   EXPECT_EQ(free.input_len.value_or(0), 177);  // round(176.6) real tokens
   EXPECT_FALSE(free.output_len);
   EXPECT_EQ(free.e2e_p99_ms.value_or(0), 130);
   EXPECT_FALSE(free.ttft_p99_ms);
-  ServingShape padded = FillServingShape(*b, {}, false);
-  EXPECT_EQ(padded.input_len.value_or(0), 384);
+  EXPECT_EQ(b->max_input_tokens.value_or(0), 384);  // the padded maximum is kept as a fact
   // A CNN benchmark has no token lengths at all.
   const InferBenchmark* r = FindInferBenchmark("resnet50");
   ASSERT_NE(r, nullptr);
-  ServingShape rs = FillServingShape(*r, {}, true);
+  ServingShape rs = FillServingShape(*r, {});
   EXPECT_FALSE(rs.input_len);
   EXPECT_FALSE(rs.output_len);
   EXPECT_EQ(rs.e2e_p99_ms.value_or(0), 15);
