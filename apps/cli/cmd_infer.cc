@@ -77,14 +77,18 @@ Result<Output> RunPlanInfer(const GlobalOptions& g, const InferArgs& a) {
     return out;
   }
   std::string s = fmt::format(
-      "gpuplan plan infer: {} at {:g} req/s, {} in / {} out tokens{}, {} weights, engine {}, "
-      "target utilisation {:.0f}% (B12)\n"
+      "gpuplan plan infer: {} at {:g} req/s, {} in / {} out tokens{}, {} weights, {}, target "
+      "utilisation {:.0f}% (B12)\n"
       "SLOs (p99): TTFT {}, TPOT {}, e2e {}; prices as of {} in {}; {} configurations "
       "evaluated\n\n",
       job->model.name, job->qps, job->input_len, job->output_len,
       job->beams > 1 ? fmt::format(" ({} beams)", job->beams) : "",
       job->quant ? job->quant->method : PrecisionName(job->weight_precision),
-      EngineName(job->engine), 100 * job->target_utilization,
+      // Encoders, ViTs and CNNs run each plan's own runtime (TensorRT, OpenVINO), not an LLM
+      // engine.
+      job->model.is_decoder_llm() ? "engine " + std::string(EngineName(job->engine))
+                                  : std::string("runtime per plan"),
+      100 * job->target_utilization,
       job->ttft_p99_ms ? fmt::format("{:g} ms", *job->ttft_p99_ms) : "-",
       job->tpot_p99_ms ? fmt::format("{:g} ms", *job->tpot_p99_ms) : "-",
       job->e2e_p99_ms ? fmt::format("{:g} ms", *job->e2e_p99_ms) : "-", res->prices_as_of,
