@@ -236,9 +236,29 @@ Predicted PredictInferencePerf(const ModelSpec& m, const Json& w, const Json& hw
     // vLLM 256 (V0) / 1024 (V1 on >= 70 GiB GPUs), others 256.
     su.max_batch = su.engine == Engine::kTrtLlm ? 2048 : 256;
     if (auto mb = Int(w, "max_num_seqs")) su.max_batch = *mb;
-    const int replicas = std::max(1, units / std::max(1, su.tp * Int(w, "pp").value_or(1)));
     int static_batch = batch.value_or(0);
     if (scenario == "single") static_batch = 1;
+    if (!Int(w, "tp") && !Int(w, "pp") && !dev.cpu && !Num(w, "peak_tflops") && units > 1) {
+      // Unstated tensor parallelism on several GPUs: the degree the serving planner would pick
+      // (EvaluateGpuShape): among 1, 2, 4, 8 dividing the GPUs and the heads, the one whose
+      // replicas fit and give the most throughput per GPU. MLPerf submitters tune it the same
+      // way (NVIDIA's v4.1 Llama-2-70B: TP2 on H100 80 GB, TP1 on H200 141 GB). docs/model.md 12.6.
+      double best = -1;
+      int best_tp = 1;
+      for (int tp : {1, 2, 4, 8}) {
+        if (tp > units || units % tp != 0 || (m.heads > 0 && m.heads % tp != 0)) continue;
+        su.tp = tp;
+        const ServePerf r = EstimateLlmServing(m, su, dev, in, out, static_batch, cal);
+        const double per_gpu = r.samples_per_s / tp;
+        if (r.fits && per_gpu > best) {
+          best = per_gpu;
+          best_tp = tp;
+        }
+      }
+      if (best < 0) return Unsupported{"the model does not fit a replica of up to 8 GPUs"};
+      su.tp = best_tp;
+    }
+    const int replicas = std::max(1, units / std::max(1, su.tp * Int(w, "pp").value_or(1)));
     if (metric == "prefill_ms" || metric == "decode_ms_per_token" || metric == "decode_total_s" ||
         metric == "generate_s") {
       // One request (or the stated static batch): prefill of the prompt, decode steps after it.

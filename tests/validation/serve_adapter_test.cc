@@ -1,0 +1,71 @@
+// The validator's serving defaults where a case is silent (docs/model.md 12.6): an MLPerf LLM
+// case takes the benchmark's lengths and FP8 format, runs at the tensor-parallel degree the
+// serving planner would pick, and a Server case at the largest batch its TPOT bound allows.
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "gpuplan/catalog.h"
+#include "gpuplan/validate.h"
+
+namespace gpuplan {
+namespace {
+
+// Llama-2-70B on 8 GPUs, MLPerf Llama-2-70B (named by the results path), nothing else stated.
+std::string Case(const std::string& id, const std::string& gpu, const std::string& scenario,
+                 const std::string& metric, const std::string& extra = "") {
+  return "{\"id\":\"" + id +
+         "\",\"kind\":\"" + (metric == "tpot_ms" ? "infer_latency" : "infer_throughput") +
+         "\",\"model\":{\"preset\":\"Llama-2-70B\"},\"hardware\":{\"gpu\":\"" + gpu +
+         "\",\"gpus\":8,\"gpus_per_node\":8},\"workload\":{\"infer\":{\"scenario\":\"" + scenario +
+         "\",\"engine\":\"trt-llm\"" + extra + "}},\"metric\":\"" + metric +
+         "\",\"measured\":1000,\"source\":\"mlcommons/inference_results_v4.1 closed/NVIDIA/"
+         "results/X/llama2-70b-99/Offline/performance/run_1/mlperf_log_summary.txt\"}\n";
+}
+
+double Predicted(const std::string& line) {
+  auto cat = LoadBuiltinCatalog();
+  EXPECT_TRUE(cat.ok());
+  auto r = RunValidation(line, "t.jsonl", *cat);
+  EXPECT_TRUE(r.ok()) << r.error().ToString();
+  if (!r.ok() || r->cases.size() != 1) return -1;
+  EXPECT_TRUE(r->cases[0].ok) << r->cases[0].reason;
+  return r->cases[0].predicted.value_or(-1);
+}
+
+// Unstated TP: FP8 Llama-2-70B (70 GB) barely fits one 80 GB H100, so TP1 replicas hold almost
+// no KV cache; the rule picks the degree with the most throughput per GPU, never one that does
+// not fit (bf16 on A100 80 GB needs TP2 at least).
+TEST(ServeAdapter, UnstatedTensorParallelIsThePlannersBestFittingDegree) {
+  const double h100 = Predicted(Case("h", "H100-SXM5-80GB", "offline", "output_tokens_per_s"));
+  double best_stated = 0;
+  for (int tp : {1, 2, 4, 8}) {
+    best_stated = std::max(
+        best_stated, Predicted(Case("h", "H100-SXM5-80GB", "offline", "output_tokens_per_s",
+                                    ",\"tp\":" + std::to_string(tp))));
+  }
+  EXPECT_DOUBLE_EQ(h100, best_stated);
+  EXPECT_GT(h100, 1.1 * Predicted(Case("h", "H100-SXM5-80GB", "offline", "output_tokens_per_s",
+                                       ",\"tp\":1")));
+  const double a100 = Predicted(Case("a", "A100-SXM4-80GB", "offline", "output_tokens_per_s"));
+  const double a100_tp1 = Predicted(
+      Case("a", "A100-SXM4-80GB", "offline", "output_tokens_per_s", ",\"tp\":1"));
+  EXPECT_GT(a100, 10 * a100_tp1);  // TP1 does not fit bf16 70B: never chosen
+}
+
+// The Server scenario's 200 ms p99 TPOT bound (data/inference_benchmarks.csv) caps the batch:
+// the predicted mean step never exceeds it, and throughput stays at or below Offline's.
+TEST(ServeAdapter, ServerScenarioMeetsTheTpotBound) {
+  const double tpot = Predicted(Case("s", "A100-SXM4-80GB", "server", "tpot_ms", ",\"tp\":4"));
+  EXPECT_GT(tpot, 0);
+  EXPECT_LE(tpot, 200.0 + 1e-6);
+  const double server =
+      Predicted(Case("s", "A100-SXM4-80GB", "server", "output_tokens_per_s", ",\"tp\":4"));
+  const double offline =
+      Predicted(Case("s", "A100-SXM4-80GB", "offline", "output_tokens_per_s", ",\"tp\":4"));
+  EXPECT_LE(server, offline);
+  EXPECT_GT(server, 0.5 * offline);
+}
+
+}  // namespace
+}  // namespace gpuplan
