@@ -215,6 +215,17 @@ Predicted PredictTrainingMemory(const ModelSpec& m, const Json& w, const Json& h
       return Unsupported{"unknown accelerator \"" + gpu + "\""};
     }
     MemoryBreakdown b = EstimateTrainingMemory(m, s.par, s.opt);
+    if (g_trace) {
+      // The breakdown term by term (GiB per GPU), as `gpuplan memory` prints it.
+      const std::pair<const char*, Bytes> terms[] = {
+          {"weights", b.weights},           {"fp32 master weights", b.master_weights},
+          {"gradients", b.gradients},       {"optimizer states", b.optimizer},
+          {"LoRA adapter", b.adapter},      {"activations", b.activations},
+          {"logits / loss", b.logits},      {"CUDA context", b.cuda_context},
+          {"NCCL buffers", b.nccl_buffers}, {"allocator slack", b.allocator_slack}};
+      for (const auto& [name, v] : terms)
+        g_trace->Add(name, "memory term", v.value() / GiB(1).value(), "GiB");
+    }
     return ReportedTrainingPeak(b, s.report);
   }
   return Unsupported{"metric \"" + metric + "\" is not predicted for training workloads yet"};

@@ -1,6 +1,7 @@
-// The validator's serving defaults where a case is silent (docs/model.md 12.6): an MLPerf LLM
-// case takes the benchmark's lengths and FP8 format, runs at the tensor-parallel degree the
-// serving planner would pick, and a Server case at the largest batch its TPOT bound allows.
+// The validation adapters: the serving defaults where a case is silent (docs/model.md 12.6: an
+// MLPerf LLM case takes the benchmark's lengths and FP8 format, runs at the tensor-parallel
+// degree the serving planner would pick, and a Server case at the largest batch its TPOT bound
+// allows), and `validate --explain` on a training-memory case (the breakdown term by term).
 #include <gtest/gtest.h>
 
 #include <string>
@@ -14,8 +15,8 @@ namespace {
 // Llama-2-70B on 8 GPUs, MLPerf Llama-2-70B (named by the results path), nothing else stated.
 std::string Case(const std::string& id, const std::string& gpu, const std::string& scenario,
                  const std::string& metric, const std::string& extra = "") {
-  return "{\"id\":\"" + id +
-         "\",\"kind\":\"" + (metric == "tpot_ms" ? "infer_latency" : "infer_throughput") +
+  return "{\"id\":\"" + id + "\",\"kind\":\"" +
+         (metric == "tpot_ms" ? "infer_latency" : "infer_throughput") +
          "\",\"model\":{\"preset\":\"Llama-2-70B\"},\"hardware\":{\"gpu\":\"" + gpu +
          "\",\"gpus\":8,\"gpus_per_node\":8},\"workload\":{\"infer\":{\"scenario\":\"" + scenario +
          "\",\"engine\":\"trt-llm\"" + extra + "}},\"metric\":\"" + metric +
@@ -40,16 +41,16 @@ TEST(ServeAdapter, UnstatedTensorParallelIsThePlannersBestFittingDegree) {
   const double h100 = Predicted(Case("h", "H100-SXM5-80GB", "offline", "output_tokens_per_s"));
   double best_stated = 0;
   for (int tp : {1, 2, 4, 8}) {
-    best_stated = std::max(
-        best_stated, Predicted(Case("h", "H100-SXM5-80GB", "offline", "output_tokens_per_s",
-                                    ",\"tp\":" + std::to_string(tp))));
+    best_stated = std::max(best_stated,
+                           Predicted(Case("h", "H100-SXM5-80GB", "offline", "output_tokens_per_s",
+                                          ",\"tp\":" + std::to_string(tp))));
   }
   EXPECT_DOUBLE_EQ(h100, best_stated);
   EXPECT_GT(h100, 1.1 * Predicted(Case("h", "H100-SXM5-80GB", "offline", "output_tokens_per_s",
                                        ",\"tp\":1")));
   const double a100 = Predicted(Case("a", "A100-SXM4-80GB", "offline", "output_tokens_per_s"));
-  const double a100_tp1 = Predicted(
-      Case("a", "A100-SXM4-80GB", "offline", "output_tokens_per_s", ",\"tp\":1"));
+  const double a100_tp1 =
+      Predicted(Case("a", "A100-SXM4-80GB", "offline", "output_tokens_per_s", ",\"tp\":1"));
   EXPECT_GT(a100, 10 * a100_tp1);  // TP1 does not fit bf16 70B: never chosen
 }
 
@@ -65,6 +66,32 @@ TEST(ServeAdapter, ServerScenarioMeetsTheTpotBound) {
       Predicted(Case("s", "A100-SXM4-80GB", "offline", "output_tokens_per_s", ",\"tp\":4"));
   EXPECT_LE(server, offline);
   EXPECT_GT(server, 0.5 * offline);
+}
+
+// --explain on a memory case prints the breakdown, and its terms add up to the prediction
+// (torchtune reports max_memory_allocated: no CUDA context, no allocator slack).
+TEST(TrainAdapter, MemoryExplainListsTheBreakdown) {
+  const std::string line =
+      "{\"id\":\"m\",\"kind\":\"memory\",\"model\":{\"preset\":\"Llama-2-7B\"},"
+      "\"hardware\":{\"gpu\":\"A100-SXM4-80GB\",\"gpus\":1},\"workload\":{\"train\":{"
+      "\"method\":\"lora\",\"precision\":\"bf16\",\"micro_batch\":2,\"seq_len\":2048,"
+      "\"lora_rank\":8,\"framework\":\"torchtune\"}},\"metric\":\"memory_gib\","
+      "\"measured\":20,\"source\":\"x\"}\n";
+  auto cat = LoadBuiltinCatalog();
+  ASSERT_TRUE(cat.ok());
+  auto r = RunValidation(line, "t.jsonl", *cat, {}, "m");
+  ASSERT_TRUE(r.ok()) << r.error().ToString();
+  ASSERT_EQ(r->cases.size(), 1u);
+  const CaseResult& c = r->cases[0];
+  ASSERT_TRUE(c.ok) << c.reason;
+  double sum = 0, context = -1;
+  for (const auto& [name, value] : c.explain) {
+    if (name.rfind("CUDA context", 0) == 0) context = value;
+    if (name.rfind("CUDA context", 0) != 0 && name.rfind("allocator slack", 0) != 0) sum += value;
+  }
+  EXPECT_GE(c.explain.size(), 8u);
+  EXPECT_GT(context, 0);
+  EXPECT_NEAR(sum, *c.predicted, 1e-6 * *c.predicted);
 }
 
 }  // namespace
