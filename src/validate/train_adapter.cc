@@ -86,11 +86,15 @@ std::variant<TrainSetup, Unsupported> BuildTrain(const ModelSpec& m, const Json&
   // Pure bf16: torchtune's recipes, and plain PyTorch or torchao optimizers on a bf16 model
   // without autocast: parameters, grads and AdamW states in bf16 (torch.optim creates its
   // state tensors like the parameter), no fp32 master copy. AMP (autocast) keeps fp32 weights.
+  // LoRA adapters too: torchtune instantiates the whole model, adapters included, under the
+  // training dtype (lora_finetune_single_device.py: `set_default_dtype(self._dtype)`), unlike
+  // PEFT, which keeps adapter weights in fp32.
   const bool plain_torch = Contains(framework, {"torchtune", "pytorch eager", "torchao"}) &&
                            !Contains(framework, {"amp", "autocast", "mixed"});
   if (plain_torch && s.opt.precision == Precision::kBf16) {
     s.opt.master_weights = false;
     s.opt.optimizer_state_dtype = Precision::kBf16;
+    s.opt.adapter_fp32 = false;
   }
   if (Contains(framework, {"torchtune"})) {
     // What a torchtune recipe config leaves on when the case is silent: its single-device and
