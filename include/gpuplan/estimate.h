@@ -123,6 +123,11 @@ struct TrainMemoryOptions {
   // (HF Trainer, torchtune) also keeps RMSNorm's fp32 upcast (4sbh per norm) and the rotary
   // embedding's rotated q and k (2sb(q+kv)) for backward.
   bool fused_kernels = false;
+  // torch.compile's training graphs (AOTAutograd's min-cut rematerialization partitioner, the
+  // Inductor default) recompute fusible pointwise ops in the backward instead of saving their
+  // outputs: the norms' outputs and the MLP activation (GELU output; SwiGLU's activation and
+  // product) are rebuilt from what the GEMMs saved anyway.
+  bool compiled = false;
   // MoE dispatcher that sends a token once per remote node and fans it out over NVLink there
   // (DeepEP, HybridEP: Megatron-Core's flex dispatcher); false = one copy per routed expert
   // (NCCL all-to-all dispatcher).
@@ -191,11 +196,13 @@ double OptimizerStateBytes(Optimizer o, Precision state_dtype);
 // Korthikanti et al. 2022 ("Reducing Activation Recomputation in Large Transformer Models",
 // eqs. 1-5), generalised to GQA and gated MLPs. `seq` is the sequence length on this GPU.
 // `fp8_gemm_inputs`: FP8 training (Transformer Engine) saves the inputs of the four linear
-// layers for the weight gradient in FP8, one byte each.
+// layers for the weight gradient in FP8, one byte each. `compiled`: torch.compile's min-cut
+// partitioner (TrainMemoryOptions::compiled) keeps neither the norms' outputs nor the MLP
+// activation's outputs.
 Bytes ActivationBytesPerLayer(const ModelSpec& m, int micro_batch, int seq, int tp,
                               bool sequence_parallel, Recompute recompute, bool flash_attention,
                               bool dropout, double bytes_per_element, bool fused_kernels = false,
-                              bool fp8_gemm_inputs = false);
+                              bool fp8_gemm_inputs = false, bool compiled = false);
 
 // LoRA adapter parameters for rank r over the chosen target modules (all layers).
 std::int64_t LoraParams(const ModelSpec& m, int rank, LoraTargets targets);

@@ -133,7 +133,7 @@ double OptimizerStateBytes(Optimizer o, Precision state_dtype) {
 Bytes ActivationBytesPerLayer(const ModelSpec& m, int micro_batch, int seq, int tp,
                               bool sequence_parallel, Recompute recompute, bool flash_attention,
                               bool dropout, double bytes_per_element, bool fused_kernels,
-                              bool fp8_gemm_inputs) {
+                              bool fp8_gemm_inputs, bool compiled) {
   if (!m.is_transformer() || m.hidden <= 0) return Bytes(0);
   const double s = seq, b = micro_batch, h = static_cast<double>(m.hidden);
   const double t = std::max(1, tp);
@@ -171,6 +171,14 @@ Bytes ActivationBytesPerLayer(const ModelSpec& m, int micro_batch, int seq, int 
   }
   double mlp_rep = 2 * sbh;
   double mlp_mask = mask * sbh;
+  if (compiled) {
+    // Min-cut rematerialization: the norms' outputs (the QKV and MLP inputs) are recomputed
+    // from the norms' inputs, and the activation from the up-projection's output: GELU keeps
+    // its input only (2sbf), SwiGLU its gate and up outputs (4sbf).
+    attn_rep = 0;
+    mlp_rep = 0;
+    mlp_f /= 2;
+  }
   // Two LayerNorm/RMSNorm inputs 4sbh (replicated under plain TP).
   double norms = 4 * sbh;
   double replicated = attn_rep + mlp_rep + norms + attn_mask + mlp_mask;  // Korthikanti's 10sbh
@@ -181,7 +189,7 @@ Bytes ActivationBytesPerLayer(const ModelSpec& m, int micro_batch, int seq, int 
     replicated += 8 * sbh;
     split += 2 * s * b * (q_dim + kv_dim);
   }
-  if (fp8_gemm_inputs && e == 2.0) {
+  if (fp8_gemm_inputs && e == 2.0 && !compiled) {
     // QKV and MLP inputs (replicated), output-projection and down-projection inputs (split)
     // at one byte instead of two.
     const double fc2_in =
@@ -352,7 +360,7 @@ MemoryBreakdown EstimateTrainingMemory(const ModelSpec& m, const Parallelism& pa
   const bool fp8_inputs = opt.precision == Precision::kFp8;
   Bytes per_layer = ActivationBytesPerLayer(
       m, opt.micro_batch, seq_local, tp, par.sequence_parallel, opt.recompute, opt.flash_attention,
-      opt.dropout, act_bytes, opt.fused_kernels, fp8_inputs);
+      opt.dropout, act_bytes, opt.fused_kernels, fp8_inputs, opt.compiled);
   const int layers_here = (m.layers + pp - 1) / pp;
   const int in_flight = pp > 1 ? std::min(pp, std::max(1, opt.num_microbatches)) : 1;
   double interleave = (pp > 1 && par.vpp > 1) ? 1.0 + (pp - 1.0) / (pp * par.vpp) : 1.0;
@@ -363,7 +371,7 @@ MemoryBreakdown EstimateTrainingMemory(const ModelSpec& m, const Parallelism& pa
   const Bytes whole_layer =
       full_rc ? ActivationBytesPerLayer(m, opt.micro_batch, seq_local, tp, par.sequence_parallel,
                                         Recompute::kNone, opt.flash_attention, opt.dropout,
-                                        act_bytes, opt.fused_kernels, fp8_inputs)
+                                        act_bytes, opt.fused_kernels, fp8_inputs, opt.compiled)
               : Bytes(0);
   if (full_rc && opt.recompute_layers > 0 && opt.recompute_layers < layers_here) {
     // Partial (block) recompute: the other layers keep everything.

@@ -107,6 +107,9 @@ std::variant<TrainSetup, Unsupported> BuildTrain(const ModelSpec& m, const Json&
     // keeps bf16 logits (2 B per element) and the loss upcasts one chunk at a time to fp32
     // (4 B x 1/8), instead of a whole fp32 copy.
     s.opt.logits_bytes_per_element = 2.0 + 4.0 / 8.0;
+    // `compile=True` also compiles the loss (training.compile_loss): the chunk's fp32 upcast is
+    // fused into the cross-entropy kernels and never stored.
+    if (Bool(w, "compile").value_or(false)) s.opt.logits_bytes_per_element = 2.0;
   }
   // Flash attention: the case's flag; otherwise on for any named modern framework (SDPA/flash
   // kernels are their default) and off for bare formula cases, which follow Korthikanti et al.
@@ -114,13 +117,16 @@ std::variant<TrainSetup, Unsupported> BuildTrain(const ModelSpec& m, const Json&
   // Encoders ran HF's eager attention (BERT got SDPA only in transformers 4.38).
   // Legacy Megatron-LM (before Megatron-Core) runs its fused-softmax attention unless launched
   // with --use-flash-attn (arguments.py: default False; the 2021 code predates FlashAttention).
+  // timm's ViT attention calls F.scaled_dot_product_attention (timm.layers.use_fused_attn():
+  // on by default with PyTorch 2), so timm encoders keep no score matrix either.
   const bool legacy_megatron = TrainFrameworkFromText(framework) == TrainFramework::kMegatronLegacy;
   s.opt.flash_attention =
       Bool(w, "flash_attention")
-          .value_or(!framework.empty() && m.is_decoder_llm() && !legacy_megatron);
+          .value_or((!framework.empty() && m.is_decoder_llm() && !legacy_megatron) ||
+                    Contains(framework, {"timm"}));
+  s.opt.compiled = Bool(w, "compile").value_or(Contains(framework, {"torch.compile"}));
   s.opt.fused_kernels =
-      Contains(framework, {"megatron", "nemo", "transformer engine", "unsloth"}) ||
-      Bool(w, "compile").value_or(false);
+      Contains(framework, {"megatron", "nemo", "transformer engine", "unsloth"}) || s.opt.compiled;
   if (Contains(framework, {"unsloth"})) {
     // Unsloth's fused cross-entropy keeps bf16 logits and their gradient, no fp32 copy.
     s.opt.logits_bytes_per_element = 4.0;

@@ -263,6 +263,34 @@ TEST(ActivationBytesPerLayer, ScalesWithElementSize) {
   EXPECT_DOUBLE_EQ(b32.value(), 2.0 * b16.value());
 }
 
+// torch.compile's min-cut partitioner recomputes the norms' outputs and the MLP activation:
+// GPT-3 (plain GELU, f = 4h) loses the two norm outputs (4sbh) and half of 4sbf (8sbh);
+// Llama-2-7B (SwiGLU) the norm outputs and half of 8sbf: 37.5 sbh -> 22.75 sbh.
+TEST(ActivationBytesPerLayer, CompiledGraphsRecomputePointwiseOutputs) {
+  const double s = 2048;
+  ModelSpec gpt = Gpt3();
+  const double h = 12288;
+  Bytes eager = ActivationBytesPerLayer(gpt, 1, 2048, 1, false, Recompute::kNone, true, false, 2.0,
+                                        true, false, false);
+  Bytes compiled = ActivationBytesPerLayer(gpt, 1, 2048, 1, false, Recompute::kNone, true, false,
+                                           2.0, true, false, true);
+  EXPECT_LT(RelErr(eager.value() - compiled.value(), 12.0 * s * h), 1e-9);
+  const ModelSpec* llama = FindPreset("llama-2-7b");
+  ASSERT_NE(llama, nullptr);
+  const double sbh = s * 4096;
+  Bytes fused = ActivationBytesPerLayer(*llama, 1, 2048, 1, false, Recompute::kNone, true, false,
+                                        2.0, true, false, false);
+  Bytes comp = ActivationBytesPerLayer(*llama, 1, 2048, 1, false, Recompute::kNone, true, false,
+                                       2.0, true, false, true);
+  EXPECT_LT(RelErr(fused.value(), 37.5 * sbh), 1e-9);
+  EXPECT_LT(RelErr(comp.value(), 22.75 * sbh), 1e-9);
+  // Full recompute keeps the layer input either way.
+  EXPECT_DOUBLE_EQ(ActivationBytesPerLayer(*llama, 1, 2048, 1, false, Recompute::kFull, true, false,
+                                           2.0, true, false, true)
+                       .value(),
+                   2.0 * sbh);
+}
+
 TEST(ActivationBytesPerLayer, FlashAttentionDropsTheScores) {
   // FlashAttention keeps no s x s matrices: the 5as^2b term (2as^2b without dropout) goes.
   ModelSpec m = Gpt3();
