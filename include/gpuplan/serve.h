@@ -79,7 +79,7 @@ struct ServePerf {
 // LLM serving on one replica of `tp` devices. `batch` > 0 = a static batch of that many
 // sequences; 0 = continuous batching up to the KV capacity and setup.max_batch, the saturated
 // operating point: TPOT is the mean step (decode plus the interleaved prompts) and TTFT one and
-// a half steps (docs/model.md 10.1).
+// a half steps (docs/model.md 10.3).
 ServePerf EstimateLlmServing(const ModelSpec& m, const ServeSetup& setup, const ComputeDevice& dev,
                              int input_len, int output_len, int batch, const Calibration& cal);
 

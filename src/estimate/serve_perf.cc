@@ -251,8 +251,8 @@ ServePerf EstimateLlmServing(const ModelSpec& m, const ServeSetup& setup, const 
   if (m.moe && m.moe->experts > 0 && m.moe->top_k > 0 && pc.total > 0) {
     int moe_layers = 0;
     for (int i = 0; i < m.layers; ++i) moe_layers += IsMoeLayer(m, i) ? 1 : 0;
-    const double expert =
-        (m.gated_mlp || m.moe ? 3.0 : 2.0) * s.h * static_cast<double>(m.moe->expert_ffn);
+    // Up, gate and down projections: every expert is gated, as in ShapeOf.
+    const double expert = 3.0 * s.h * static_cast<double>(m.moe->expert_ffn);
     routed_active = moe_layers * m.moe->top_k * expert;
     routed_share =
         std::min(1.0, moe_layers * m.moe->experts * expert / static_cast<double>(pc.total));
@@ -314,7 +314,7 @@ ServePerf EstimateLlmServing(const ModelSpec& m, const ServeSetup& setup, const 
     // B / out per step on average, so a sequence's tokens are one mean step apart: cycle / out,
     // not the pure decode step. A new request waits for the step in progress (half a step on
     // average) and gets its first token at the end of the step that carries its prompt.
-    // docs/model.md 10.1.
+    // docs/model.md 10.3.
     const double step = cycle / out;
     r.tpot = Seconds(step);
     r.ttft = Seconds(std::max(pf_one, 1.5 * step));
