@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <climits>
 #include <chrono>
 #include <ctime>
 #include <filesystem>
@@ -115,17 +116,14 @@ Status LoadGpus(Catalog& cat, const CsvTable& t) {
     a.intra_link = r.Str("intra_link");
     GPUPLAN_ASSIGN_OR_RETURN(v, r.OptNumber("intra_link_gbps"));
     a.intra_link_bw = GBps(v.value_or(0));
-    GPUPLAN_ASSIGN_OR_RETURN(v, r.OptNumber("pcie_gen"));
-    a.pcie_gen = static_cast<int>(v.value_or(0));
+    std::optional<int> n;
+    GPUPLAN_ASSIGN_OR_RETURN(n, r.OptInt("pcie_gen", 1, 7));
+    a.pcie_gen = n.value_or(0);
     GPUPLAN_ASSIGN_OR_RETURN(v, r.OptNumber("tdp_w"));
     a.tdp = Watts(v.value_or(0));
     a.form_factor = r.Str("form_factor");
-    GPUPLAN_ASSIGN_OR_RETURN(v, r.OptNumber("nvlink_domain"));
-    if (v && (*v < 1 || *v > 100000 || *v != static_cast<int>(*v))) {
-      return MakeError(ErrorCode::kParse, r.Where("nvlink_domain"),
-                       "must be a whole number of GPUs from 1 to 100000");
-    }
-    a.nvlink_domain = static_cast<int>(v.value_or(0));
+    GPUPLAN_ASSIGN_OR_RETURN(n, r.OptInt("nvlink_domain", 1, 100000));
+    a.nvlink_domain = n.value_or(0);
     GPUPLAN_ASSIGN_OR_RETURN(a.source, r.RequiredStr("source"));
     if (auto s = CheckDate(r, "as_of"); !s) return s;
     a.as_of = r.Str("as_of");
@@ -158,9 +156,12 @@ Status LoadCpus(Catalog& cat, const CsvTable& t) {
     c.vendor = r.Str("vendor");
     c.arch = r.Str("arch");
     GPUPLAN_ASSIGN_OR_RETURN(c.cores, r.Int("cores", 1));
-    std::optional<double> v;
-    GPUPLAN_ASSIGN_OR_RETURN(v, r.OptNumber("threads"));
-    c.threads = static_cast<int>(v.value_or(c.cores));
+    // SMT is at most 8 threads per core (POWER); more is a typo, not a CPU.
+    std::optional<int> threads;
+    GPUPLAN_ASSIGN_OR_RETURN(
+        threads, r.OptInt("threads", c.cores,
+                          static_cast<int>(std::min<long long>(8LL * c.cores, INT_MAX))));
+    c.threads = threads.value_or(c.cores);
     GPUPLAN_ASSIGN_OR_RETURN(c.base_ghz, r.Number("base_ghz", 0.1));
     GPUPLAN_ASSIGN_OR_RETURN(c.all_core_turbo_ghz, r.OptNumber("all_core_turbo_ghz"));
     GPUPLAN_ASSIGN_OR_RETURN(c.fp32_flop_per_cycle, r.Number("fp32_flop_per_cycle", 1));

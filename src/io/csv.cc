@@ -190,4 +190,18 @@ Result<int> RowReader::Int(std::string_view column, int min) const {
   return static_cast<int>(*v);
 }
 
+Result<std::optional<int>> RowReader::OptInt(std::string_view column, int min, int max) const {
+  auto v = OptNumber(column);
+  if (!v) return v.error();
+  if (!*v) return std::optional<int>();
+  const double x = **v;
+  if (x != std::floor(x) || x < min || x > max) {
+    return MakeError(ErrorCode::kParse, Where(column),
+                     "expected a whole number from " + std::to_string(min) + " to " +
+                         std::to_string(max) + ", got " + Excerpt(Str(column)),
+                     "leave the cell empty when the value is unknown");
+  }
+  return std::optional<int>(static_cast<int>(x));
+}
+
 }  // namespace gpuplan::internal

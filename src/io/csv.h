@@ -42,6 +42,8 @@ class RowReader {
   // Required number; `min` is an inclusive lower bound.
   Result<double> Number(std::string_view column, double min = 0.0) const;
   Result<int> Int(std::string_view column, int min = 0) const;
+  // Empty cell -> nullopt; otherwise a whole number in [min, max] or an error.
+  Result<std::optional<int>> OptInt(std::string_view column, int min, int max) const;
   // "label:line:column"
   std::string Where(std::string_view column) const;
 

@@ -651,6 +651,11 @@ TEST(MalformedTable, EmptyText) {
   EXPECT_EQ(s.error().field, "instances/test.csv");
 }
 
+// The row with its pcie_gen cell (",5,700,") replaced.
+std::string PcieGen(std::string row, const std::string& gen) {
+  return row.replace(row.find(",5,700,"), 7, "," + gen + ",700,");
+}
+
 TEST(MalformedTable, GpuTableErrors) {
   struct Case {
     const char* name;
@@ -672,6 +677,10 @@ TEST(MalformedTable, GpuTableErrors) {
        ">= 0"},
       {"no compute peak", GpuRow("TEST-GPU", "", "80", "", "", ""),
        "gpus/test.csv:2:7 (fp32_tflops)", "at least one"},
+      {"pcie_gen not a generation", PcieGen(GpuRow("TEST-GPU", ""), "5.5"),
+       "gpus/test.csv:2:16 (pcie_gen)", "whole number from 1 to 7"},
+      {"pcie_gen beyond int", PcieGen(GpuRow("TEST-GPU", ""), "8e52"),
+       "gpus/test.csv:2:16 (pcie_gen)", "8e52"},
   };
   for (const auto& c : cases) {
     SCOPED_TRACE(c.name);
@@ -700,6 +709,22 @@ TEST(MalformedTable, CurrencyAndCpuTables) {
                 "X,0,2.0,64,200,https://example.com,2026-01-15\n");
   ASSERT_FALSE(s.ok());
   EXPECT_EQ(s.error().field, "cpus/test.csv:2:2 (cores)");
+  // Found by fuzz_catalog_csv: a huge thread count was cast to int (undefined behaviour).
+  for (const char* threads : {"8e52", "20", "4096", "80.5"}) {
+    SCOPED_TRACE(threads);
+    s = LoadTable(cat, TableKind::kCpus, "cpus/test.csv",
+                  std::string("id,cores,threads,base_ghz,fp32_flop_per_cycle,mem_bw_gbps,source,"
+                              "as_of\nX,40,") +
+                      threads + ",2.0,64,200,https://example.com,2026-01-15\n");
+    ASSERT_FALSE(s.ok());
+    EXPECT_EQ(s.error().field, "cpus/test.csv:2:3 (threads)");
+    EXPECT_TRUE(Has(s.error().message, "from 40 to 320")) << s.error().message;
+  }
+  s = LoadTable(cat, TableKind::kCpus, "cpus/test.csv",
+                "id,cores,threads,base_ghz,fp32_flop_per_cycle,mem_bw_gbps,source,as_of\n"
+                "X,40,80,2.0,64,200,https://example.com,2026-01-15\n");
+  ASSERT_TRUE(s.ok()) << s.error().ToString();
+  EXPECT_EQ(cat.cpus.back().threads, 80);
 }
 
 // Calendar-impossible dates have the YYYY-MM-DD shape but are not dates.
