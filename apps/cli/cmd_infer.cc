@@ -111,7 +111,7 @@ Result<Output> RunPlanInfer(const GlobalOptions& g, const InferArgs& a) {
     for (const auto& w : p.warnings) s += "  warning: " + w + "\n";
     if (a.explain) {
       s += "\nExplain (top plan, per replica):\n";
-      auto line = [&](const char* name, double v, const char* unit, const char* how) {
+      auto line = [&](const char* name, double v, const char* unit, std::string_view how) {
         s += fmt::format("  {:<30} = {:<12.6g} {:<6} [{}]\n", name, v, unit, how);
       };
       line("prefill of one request", p.perf.prefill.value() * 1e3, "ms",
@@ -125,8 +125,10 @@ Result<Output> RunPlanInfer(const GlobalOptions& g, const InferArgs& a) {
            "engine memory rule (section 4)");
       line("requests/s at that concurrency", p.perf.samples_per_s, "req/s",
            "B / (prefill of B prompts + output x decode step)");
-      line("capacity at target utilisation", p.capacity_qps, "req/s",
-           "requests/s x target utilisation");
+      line(
+          "capacity at planned utilisation", p.capacity_qps, "req/s",
+          fmt::format("requests/s x {:.0f}% (the target, lowered where queueing misses an SLO, 11)",
+                      100 * p.planned_utilization));
       line("replicas", p.replicas, "", "ceil(qps / capacity)");
       line("TTFT p99", p.ttft_p99_ms, "ms", "prefill + M/M/c p99 wait");
     }

@@ -49,8 +49,11 @@ struct ServePlan {
   int instances = 1;
   int batch = 1;            // concurrent sequences (or forward batch) per replica
   ServePerf perf;           // per replica at `batch`
-  double capacity_qps = 0;  // per replica at the target utilisation
-  double utilization = 0;   // at the job's load
+  double capacity_qps = 0;  // per replica at the planned utilisation
+  // The utilisation the capacity is planned at: the job's target, or lower where queueing at the
+  // target would miss a latency SLO (more replicas, each waiting less).
+  double planned_utilization = 0;
+  double utilization = 0;  // at the job's load
   double ttft_p99_ms = 0, tpot_p99_ms = 0, e2e_p99_ms = 0;
   std::optional<double> cost_per_hour, cost_per_hour_reserved;
   double cost_per_month = 0, cost_per_1k_requests = 0, cost_per_1m_output_tokens = 0;

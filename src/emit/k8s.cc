@@ -95,7 +95,7 @@ std::string ScalingComment(const Plan& p, const ServeRuntime& rt, const Scaling&
   std::string s = fmt::format(
       "# Autoscaling from the plan: target {:.3f} req/s per replica = the plan's sustainable load "
       "per\n"
-      "# replica at its {:.0f}% target utilisation ({} counter `{}`).\n"
+      "# replica at its {:.0f}% planned utilisation ({} counter `{}`).\n"
       "# minReplicas {} = {}; maxReplicas {} = {}.\n"
       "# behavior (guide B12): scale up at once (no stabilisation window) by up to {}% every {} s, "
       "since\n"

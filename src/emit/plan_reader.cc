@@ -144,6 +144,10 @@ Result<Plan> ReadPlan(const json& doc, int rank) {
     p.batch = std::max(1, f.Int(j, "batch", p.path));
     p.kv_tokens = static_cast<std::int64_t>(f.NumIn(j, "kv_tokens_per_replica", p.path, 0, 1e12));
     p.capacity_qps = f.NumIn(j, "capacity_qps_per_replica", p.path, 0, kMaxRate);
+    // Plans written before planned_utilization existed are planned at the job's target.
+    if (auto u = f.OptNumIn(j, "planned_utilization", p.path, 0, 1); u && *u > 0) {
+      p.target_utilization = *u;
+    }
     if (!(p.capacity_qps > 0)) {
       f.Fail(ErrorCode::kParse, p.path + ".capacity_qps_per_replica",
              fmt::format("must be > 0, got {}", p.capacity_qps));

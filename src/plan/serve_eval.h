@@ -52,6 +52,8 @@ struct LayoutEval {
   ServePerf best;
   int best_b = 0;
   double ttft = 0, tpot = 0, e2e = 0;
+  // The planned utilisation: the job's target, or lower where queueing missed an SLO at it.
+  double utilization = 0;
 };
 
 struct ShapeEval {
@@ -88,7 +90,9 @@ struct ServeConstants {
 };
 
 // The largest capacity at the target utilisation whose p99 latencies meet the SLOs, over the
-// concurrencies 1, 2, 4, ... up to the KV-bound maximum (LLMs) or forward batches 1..256.
+// concurrencies 1, 2, 4, ... up to the KV-bound maximum (LLMs) or forward batches 1..256 (for
+// encoders without an e2e SLO, the smallest batch within 5% of it). Where queueing misses an SLO
+// at the target, at the highest lower utilisation that meets it (`utilization`).
 LayoutEval EvaluateLayout(const ServeJobSpec& job, const ComputeDevice& dev, ServeLayout layout,
                           BytesPerSec stage_link, Seconds stage_latency, const Calibration& cal);
 

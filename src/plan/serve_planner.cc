@@ -366,6 +366,7 @@ Result<ServePlanResult> PlanServingImpl(const ServeJobSpec& job, const Catalog& 
       p.perf = le.best;
       p.batch = le.best_b;
       p.capacity_qps = best_cap;
+      p.planned_utilization = le.utilization;
       const double replicas = std::ceil(job.qps / best_cap - 1e-9);
       if (replicas > 100000) continue;  // beyond any single deployment; reported in the notes
       p.replicas = static_cast<int>(replicas);
@@ -418,6 +419,13 @@ Result<ServePlanResult> PlanServingImpl(const ServeJobSpec& job, const Catalog& 
         "no deployment meets the SLOs with the allowed hardware (or the load needs "
         "more than 100,000 replicas); relax the SLOs, allow more GPUs per replica, "
         "or quantize");
+  }
+  if (!all.empty() && all.front().planned_utilization < job.target_utilization - 1e-9) {
+    out.notes.push_back(fmt::format(
+        "the top plan is sized at {:.0f}% utilisation, below the {:.0f}% target: at the target, "
+        "queueing would push the p99 latency past the SLO, so it runs more replicas, each less "
+        "loaded",
+        100 * all.front().planned_utilization, 100 * job.target_utilization));
   }
   if (!job.by_region) CollapseRegions(all);
   if (job.reserved && !all.empty() && !all.front().cost_per_hour_reserved) {

@@ -144,6 +144,7 @@ json ServePlanJson(const ServePlan& p, Currency cur) {
           {"instances", p.instances},
           {"batch", p.batch},
           {"capacity_qps_per_replica", p.capacity_qps},
+          {"planned_utilization", p.planned_utilization},
           {"utilization", p.utilization},
           {"ttft_p99_ms", p.ttft_p99_ms},
           {"tpot_p99_ms", p.tpot_p99_ms},

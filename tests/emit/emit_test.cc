@@ -386,6 +386,28 @@ TEST(Emit, VllmFlagsImplyThePlannersKvCapacity) {
   EXPECT_GE(checked, 8);
 }
 
+// The autoscaling target is the capacity at the plan's planned utilisation: the job's target, or
+// lower where the planner ran more replicas to meet a latency SLO (docs/emit.md). Plans written
+// before the field existed fall back to the job's target.
+TEST(Emit, AutoscalerCommentSaysThePlannedUtilisation) {
+  const Scenario* serve = nullptr;
+  for (const auto& s : Scenarios()) {
+    if (!s.train && serve == nullptr) serve = &s;
+  }
+  ASSERT_NE(serve, nullptr);
+  json doc = json::parse(PlanText(*serve));
+  ASSERT_TRUE(doc["plans"][0].contains("planned_utilization"));
+  doc["plans"][0]["planned_utilization"] = 0.25;
+  auto r = gpuplan::Emit(doc.dump(), "k8s", {}, Cat());
+  ASSERT_TRUE(r) << r.error().ToString();
+  EXPECT_NE(r->front().contents.find("at its 25% planned utilisation"), std::string::npos);
+  doc["plans"][0].erase("planned_utilization");
+  doc["job"]["target_utilization"] = 0.5;
+  r = gpuplan::Emit(doc.dump(), "k8s", {}, Cat());
+  ASSERT_TRUE(r) << r.error().ToString();
+  EXPECT_NE(r->front().contents.find("at its 50% planned utilisation"), std::string::npos);
+}
+
 TEST(Emit, LibraryErrors) {
   const std::string& train = PlanText(Scenarios().back());
   gpuplan::EmitOptions opt;
