@@ -23,6 +23,10 @@ using nlohmann::json;
 
 // Fills the fields a flag left unset from the YAML job file (flags win).
 Status MergeFile(InferArgs& a, const CLI::App* cmd) {
+  if (cmd != nullptr) {
+    const CLI::Option* m = cmd->get_option_no_throw("--model");
+    a.model_given = m != nullptr && m->count() > 0;
+  }
   if (a.file.empty()) return {};
   auto text = ReadInputFile(a.file, "-f", kMaxYamlFileBytes);
   if (!text) return text.error();
@@ -72,7 +76,7 @@ Result<Output> RunPlanInfer(const GlobalOptions& g, const InferArgs& a) {
   Output out;
   out.exit_code = res->plans.empty() ? kExitNothingFits : kExitOk;
   if (g.json) {
-    json j = ServePlanDocument(*job, a.model, *res);
+    json j = ServePlanDocument(*job, ServeModelRef(a), *res);
     out.text = DumpJson(j) + "\n";
     return out;
   }
@@ -228,7 +232,9 @@ Result<Output> RunTco(const GlobalOptions& g, const InferArgs& a) {
 }  // namespace
 
 void AddServeOptions(CLI::App* c, InferArgs& a) {
-  c->add_option("--model,-m", a.model, "Preset, HF id, config.json or .safetensors")
+  c->add_option("--model,-m", a.model,
+                "Preset, HF id, config.json or .safetensors (with --benchmark: its reference "
+                "model)")
       ->capture_default_str();
   c->add_option("-f,--file", a.file,
                 "YAML serving job file (docs/serve-yaml.md); flags override it");

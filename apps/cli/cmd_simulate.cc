@@ -117,10 +117,10 @@ Status MergePlanDocument(InferArgs& a, const std::string& path) {
     if (!v) return v.error();
     *dst = v->value_or("");
   }
-  if (!model_ref.empty())
-    a.model = model_ref;
-  else if (!model.empty())
-    a.model = model;
+  if (!model_ref.empty() || !model.empty()) {
+    a.model = !model_ref.empty() ? model_ref : model;
+    a.model_given = true;
+  }
   for (auto [key, dst] :
        {std::pair{"input_len", &a.input_len}, std::pair{"output_len", &a.output_len}}) {
     auto v = gpuplan::internal::GetIntIn(job, key, "job", 0, kMaxSeqLen);

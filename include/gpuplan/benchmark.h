@@ -49,6 +49,9 @@ struct InferBenchmark {
   std::string id;                    // "mlperf/llama2-70b-99"
   std::vector<std::string> aliases;  // result-directory / loadgen names ("llama2-70b-99.9")
   std::string task, dataset;
+  // The built-in preset of the reference model (empty: none): what a serving request that names
+  // the benchmark and no model serves.
+  std::string model;
   int samples = 0;  // QSL size (performance_sample_count)
   // Mean tokens a request's forward processes; for encoders the mean REAL length, which a
   // padding-free engine processes (others pad to max_input_tokens).

@@ -34,6 +34,9 @@ Status FinalizeTrainJob(TrainJobSpec& job, InputSource source, std::string_view 
 // Errors from BuildServeJob name the CLI flag ("--qps"); the HTTP API maps them to its fields.
 struct ServeRequest {
   std::string model = "Llama-2-13B";  // preset, HF id, config.json or .safetensors path
+  // False when `model` is the built-in default (no --model, no model in the file): a named
+  // benchmark's reference model replaces it (ServeModelRef).
+  bool model_given = true;
   std::string precision, quant, kv_precision, engine = "vllm", currency;
   // The load: one of requests/s, output tokens/s (/ output_len) or concurrent users.
   std::optional<double> qps;
@@ -62,6 +65,10 @@ void MergeServeJobFile(ServeRequest& r, const ServeJobFile& f,
 // LLMs (128 / 0 for encoders, 1 / 0 otherwise), top 5, currency `default_currency` when unset.
 // `model` (when not null) is used instead of resolving r.model (a model the caller parsed, e.g.
 // a pasted config.json); otherwise r.model is resolved with ResolveModel. Errors name the flag.
+// The model the request serves: `r.model`, or the named benchmark's reference model when the
+// request left the model at its default.
+std::string ServeModelRef(const ServeRequest& r);
+
 Result<ServeJobSpec> BuildServeJob(const ServeRequest& r, std::string_view default_currency,
                                    const ModelSpec* model = nullptr);
 

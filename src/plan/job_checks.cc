@@ -41,7 +41,10 @@ Status FinalizeTrainJob(TrainJobSpec& job, InputSource source, std::string_view 
 void MergeServeJobFile(ServeRequest& a, const ServeJobFile& f,
                        const std::function<bool(const char*)>& is_unset) {
   auto unset = [&](const char* flag) { return !is_unset || is_unset(flag); };
-  if (unset("--model") && !f.model.empty()) a.model = f.model;
+  if (unset("--model") && !f.model.empty()) {
+    a.model = f.model;
+    a.model_given = true;
+  }
   if (unset("--qps") && unset("--tokens-per-s") && unset("--users") && f.qps) a.qps = *f.qps;
   if (unset("--benchmark") && !f.benchmark.empty()) a.benchmark = f.benchmark;
   if (unset("--input-len") && f.input_len) a.input_len = *f.input_len;
@@ -63,6 +66,15 @@ void MergeServeJobFile(ServeRequest& a, const ServeJobFile& f,
   if (unset("--reserved") && f.reserved) a.reserved = *f.reserved;
   if (unset("--include-suspect") && f.include_suspect) a.include_suspect = *f.include_suspect;
   if (unset("--top") && f.top) a.top = *f.top;
+}
+
+std::string ServeModelRef(const ServeRequest& r) {
+  if (!r.model_given && !r.benchmark.empty()) {
+    if (const InferBenchmark* b = FindInferBenchmark(r.benchmark); b && !b->model.empty()) {
+      return b->model;
+    }
+  }
+  return r.model;
 }
 
 Result<ServeJobSpec> BuildServeJob(const ServeRequest& a, std::string_view default_currency,
@@ -103,7 +115,14 @@ Result<ServeJobSpec> BuildServeJob(const ServeRequest& a, std::string_view defau
   if (given_model != nullptr) {
     job.model = *given_model;
   } else {
-    auto m = ResolveModel(a.model, "--model");
+    if (const InferBenchmark* b = a.benchmark.empty() ? nullptr : FindInferBenchmark(a.benchmark);
+        b != nullptr && !a.model_given && b->model.empty()) {
+      return MakeError(ErrorCode::kInvalidArgument, "--model",
+                       b->id + "'s reference model (" + b->task +
+                           ") has no built-in preset, and no --model was given",
+                       "give --model with the model's config.json (or a preset to serve instead)");
+    }
+    auto m = ResolveModel(ServeModelRef(a), "--model");
     if (!m) return m.error();
     job.model = std::move(*m);
   }

@@ -69,15 +69,19 @@ Result<ServeJobFile> Parse(const YAML::Node& root, const Reader& r) {
   GPUPLAN_ASSIGN_OR_RETURN(slo, SubSection(r, top, "slo"));
   GPUPLAN_ASSIGN_OR_RETURN(constraints, SubSection(r, top, "constraints"));
 
+  // The model may be left out when serve.benchmark names one (its reference model is served).
   const Entry* model = top.Raw("model");
-  if (model == nullptr) {
-    return r.Fail(root, "model", "missing", "name a preset, HF id or config.json path");
+  if (model == nullptr && !(serve && serve->Raw("benchmark") != nullptr)) {
+    return r.Fail(root, "model", "missing",
+                  "name a preset, HF id or config.json path (or serve.benchmark)");
   }
-  if (!model->present() || !model->value.IsScalar() ||
-      model->value.Scalar().find_first_not_of(" \t") == std::string::npos) {
-    return r.Fail(*model, "must be a non-empty name", "name a preset, HF id or config.json path");
+  if (model != nullptr) {
+    if (!model->present() || !model->value.IsScalar() ||
+        model->value.Scalar().find_first_not_of(" \t") == std::string::npos) {
+      return r.Fail(*model, "must be a non-empty name", "name a preset, HF id or config.json path");
+    }
+    f.model = model->value.Scalar();
   }
-  f.model = model->value.Scalar();
 
   auto positive = [&](const Entry& e) { return r.Number(e, 0); };
   auto text = [&](const Entry& e) { return r.Text(e); };

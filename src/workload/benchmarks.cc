@@ -93,6 +93,7 @@ Result<std::vector<InferBenchmark>> ParseInferBenchmarks(std::string_view csv,
       if (!internal::Trim(a).empty()) b.aliases.push_back(internal::ToLower(internal::Trim(a)));
     }
     b.task = r.Str("task");
+    b.model = r.Str("model");
     GPUPLAN_ASSIGN_OR_RETURN(b.dataset, r.RequiredStr("dataset"));
     GPUPLAN_ASSIGN_OR_RETURN(b.samples, r.Int("samples", 1));
     GPUPLAN_ASSIGN_OR_RETURN(b.mean_input_tokens, r.OptNumber("mean_input_tokens"));

@@ -479,6 +479,21 @@ TEST(CliJobFiles, PlanInferBenchmark) {
   EXPECT_TRUE(Has(gptj.out, "800 in / 69 out tokens (4 beams)")) << gptj.Describe();
   EXPECT_TRUE(Has(gptj.out, "e2e 20000 ms")) << gptj.Describe();
 
+  // Without --model the benchmark's reference model is served (the default model was served
+  // before: Llama-2-13B at BERT-99's lengths), in the plan document too; GPT-J has no preset.
+  RunResult ref = RunCli({"plan", "infer", "--benchmark", "mlperf/bert-99", "--qps", "100", "--top",
+                          "1", "--cpu-only"});
+  ASSERT_EQ(ref.exit_code, 0) << ref.Describe();
+  EXPECT_TRUE(Has(ref.out, "BERT-large-uncased at 100 req/s, 177 in / 0 out")) << ref.Describe();
+  RunResult ref_json = RunCli(
+      {"--json", "plan", "infer", "--benchmark", "mixtral-8x7b", "--qps", "1", "--top", "1"});
+  ASSERT_EQ(ref_json.exit_code, 0) << ref_json.Describe();
+  EXPECT_TRUE(Has(ref_json.out, "\"model_ref\": \"Mixtral-8x7B-v0.1\"")) << ref_json.Describe();
+  RunResult no_preset = RunCli({"plan", "infer", "--benchmark", "gptj-99", "--qps", "1"});
+  EXPECT_EQ(no_preset.exit_code, 2) << no_preset.Describe();
+  EXPECT_TRUE(Has(no_preset.err, "--model")) << no_preset.Describe();
+  EXPECT_TRUE(Has(no_preset.err, "no built-in preset")) << no_preset.Describe();
+
   RunResult unknown = RunCli(
       {"plan", "infer", "--model", "llama-2-70b", "--benchmark", "mlperf/nope", "--qps", "1"});
   EXPECT_EQ(unknown.exit_code, 2) << unknown.Describe();

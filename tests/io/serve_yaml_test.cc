@@ -5,6 +5,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "gpuplan/job_checks.h"
 #include "gpuplan/serve_planner.h"
 
 namespace gpuplan {
@@ -53,6 +54,17 @@ TEST(ServeYaml, Benchmark) {
   ASSERT_TRUE(f.ok()) << f.error().ToString();
   EXPECT_EQ(f->benchmark, "mlperf/llama2-70b-99");
   EXPECT_FALSE(f->input_len);
+  // A benchmark stands in for the model (its reference model is served, ServeModelRef).
+  f = ParseServeJobYaml("serve:\n  qps: 2\n  benchmark: mlperf/bert-99\n", "job.yaml");
+  ASSERT_TRUE(f.ok()) << f.error().ToString();
+  EXPECT_TRUE(f->model.empty());
+  ServeRequest r;
+  r.model_given = false;
+  MergeServeJobFile(r, *f);
+  EXPECT_EQ(ServeModelRef(r), "BERT-large-uncased");
+  r.model = "bert-base";
+  r.model_given = true;
+  EXPECT_EQ(ServeModelRef(r), "bert-base");
 }
 
 struct Bad {

@@ -66,6 +66,22 @@ TEST(InferBenchmarkTable, RowsCarryThePublishedFigures) {
   for (const auto& row : InferBenchmarks()) EXPECT_FALSE(row.source.empty()) << row.id;
 }
 
+// Each benchmark's reference model is a built-in preset of the right kind (what `plan infer
+// --benchmark` serves without --model); GPT-J 6B has none.
+TEST(InferBenchmarkTable, ReferenceModelsArePresets) {
+  for (const InferBenchmark& b : InferBenchmarks()) {
+    SCOPED_TRACE(b.id);
+    if (b.id == "mlperf/gptj-99") {
+      EXPECT_TRUE(b.model.empty());
+      continue;
+    }
+    ASSERT_FALSE(b.model.empty());
+    auto m = ResolveModel(b.model, "model");
+    ASSERT_TRUE(m.ok()) << m.error().ToString();
+    EXPECT_EQ(m->is_decoder_llm(), b.mean_output_tokens.has_value());
+  }
+}
+
 TEST(InferBenchmarkTable, ParserRejectsBadRowsWithTheCell) {
   const std::string head =
       "id,aliases,task,dataset,samples,mean_input_tokens,max_input_tokens,mean_output_tokens,"
