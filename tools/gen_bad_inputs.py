@@ -198,6 +198,10 @@ serve("unknown key", SERVE + "bogus: 1\n", "bogus")
 serve("key is a map", SERVE + "{a: 1}: 2\n", "s.yaml")
 serve("deep nesting", "model: " + "[" * 5000 + "]" * 5000 + "\n", "s.yaml")
 serve("tpot .inf", SERVE + "slo:\n  tpot_p99_ms: .inf\n", "slo.tpot_p99_ms")
+serve("no model, empty benchmark", "serve:\n  qps: 1\n  benchmark: \"\"\n", "serve.benchmark")
+serve("no model, benchmark without a preset", "serve:\n  qps: 1\n  benchmark: gptj-99\n", "--model")
+serve("no model, unknown benchmark", "serve:\n  qps: 1\n  benchmark: mlperf/nope\n", "--benchmark")
+serve("no model, no benchmark", "serve:\n  qps: 1\n", "model")
 serve("util 1", SERVE + "  target_utilization: 1\n", "util")
 serve("model missing", "serve:\n  qps: 1\n", "model")
 serve("empty", "", "s.yaml")
@@ -357,6 +361,14 @@ case("catalog: gpus table dropping an instance's GPU, then plan",
      ["--catalog", "gpus.csv", "plan", "train", "--tokens", "1B"], field="constraints", files={"gpus.csv": GPUS_HDR})
 case("catalog: gpus id with quote", ["--catalog", "gpus.csv", "gpus"], field="gpus.csv",
      files={"gpus.csv": GPUS_HDR + 'X"Y' + "," * (GPUS_HDR.count(",")) + "\n"})
+CPU_LINES = open(os.path.join(os.path.dirname(__file__), "..", "data", "cpus.csv")).read().split("\n")
+for threads in ("8e52", "20", "80.5"):  # fuzz_catalog_csv: 8e52 was cast to int (UBSan)
+    case(f"catalog: cpus threads {threads}", ["--catalog", "cpus.csv", "instances", "--cpu-only"],
+         field="threads", files={"cpus.csv": CPU_LINES[0] + "\n" +
+                                 CPU_LINES[1].replace(",40,80,", f",40,{threads},", 1) + "\n"})
+case("catalog: gpus pcie_gen 1e300", ["--catalog", "gpus.csv", "gpus"], field="pcie_gen",
+     files={"gpus.csv": open(os.path.join(os.path.dirname(__file__), "..", "data", "gpus.csv")).read()
+            .replace(",nvlink4,900,5,", ",nvlink4,900,1e300,", 1)})
 SKY_HDR = "InstanceType,AcceleratorName,AcceleratorCount,vCPUs,MemoryGiB,Price,Region,GpuInfo,SpotPrice\n"
 def sky(name, body, field, rc=2, **kw):
     case(f"skypilot: {name}", ["--catalog", "aws=vms.csv", "instances", "--cloud", "aws"], rc=rc, field=field,

@@ -9,6 +9,7 @@
 
 #include "gpuplan/input.h"
 #include "gpuplan/serve_planner.h"
+#include "base/strings.h"
 #include "io/yaml_reader.h"
 
 namespace gpuplan {
@@ -117,6 +118,10 @@ Result<ServeJobFile> Parse(const YAML::Node& root, const Reader& r) {
                top_opt, "top", [&](const Entry& e) { return r.Int(e, 1, kMaxTop); }, f.top),
        }) {
     if (!st) return st.error();
+  }
+  if (model == nullptr && internal::Trim(f.benchmark).empty()) {
+    return r.Fail(*serve->Raw("benchmark"), "is empty, and there is no model",
+                  "name a preset, HF id or config.json path in model (or a benchmark here)");
   }
   return f;
 }

@@ -65,6 +65,10 @@ TEST(ServeYaml, Benchmark) {
   r.model = "bert-base";
   r.model_given = true;
   EXPECT_EQ(ServeModelRef(r), "bert-base");
+  // An empty benchmark does not stand in for the model (it would plan the default model).
+  f = ParseServeJobYaml("serve:\n  qps: 2\n  benchmark: \"\"\n", "job.yaml");
+  ASSERT_FALSE(f.ok());
+  EXPECT_EQ(f.error().field, "job.yaml:3:serve.benchmark");
 }
 
 struct Bad {
