@@ -239,11 +239,15 @@ Result<Output> RunSimulate(const GlobalOptions& g, SimArgs a) {
       res->prices_as_of, CurrencyCode(cur));
   s += fmt::format(
       "replica: {} x {} on {} {} ({}), concurrency {}, {:.3g} req/s max, {:.3g} req/s at {:.0f}% "
-      "target; "
-      "static peak fleet {} replica(s)\n",
+      "{}; static peak fleet {} replica(s)\n",
       p.tp, p.instance->accelerator, p.instance->cloud, p.instance->instance_type,
       p.instance->region, p.batch, p.perf.samples_per_s, p.capacity_qps,
-      100 * job->target_utilization, res->static_replicas);
+      100 * p.planned_utilization,
+      p.planned_utilization < job->target_utilization - 1e-9
+          ? fmt::format("utilisation (below the {:.0f}% target to meet the SLO)",
+                        100 * job->target_utilization)
+          : std::string("target"),
+      res->static_replicas);
   s += fmt::format(
       "cold start per replica: {:.0f} s = node {:.0f} s + image pull {:.0f} s + weight load {:.0f} "
       "s "

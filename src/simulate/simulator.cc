@@ -79,7 +79,8 @@ struct Context {
   ServePlan gpu_plan;
   std::optional<ServePlan> cpu_plan;
   ServeLoadCurve gpu_curve, cpu_curve;
-  double cap_target = 0;  // GPU replica capacity at the target utilisation
+  double cap_target = 0;   // GPU replica capacity at the plan's planned utilisation
+  double util_target = 0;  // that utilisation: the job's target, or lower to meet an SLO
   int static_replicas = 0;
   int max_replicas = 0;
   ColdStart gpu_cold, cpu_cold;
@@ -224,9 +225,8 @@ PolicyResult Run(const Context& c, ScalingPolicyKind kind) {
             rps_pods.push_back(b);
           }
           const int cur_r = desired_gpu;
-          int want =
-              std::max(HpaMetricReplicas(cur_r, util_pods, job.target_utilization, o.tolerance),
-                       HpaMetricReplicas(cur_r, rps_pods, c.cap_target, o.tolerance));
+          int want = std::max(HpaMetricReplicas(cur_r, util_pods, c.util_target, o.tolerance),
+                              HpaMetricReplicas(cur_r, rps_pods, c.cap_target, o.tolerance));
           desired_gpu = hpa.Reconcile(t, cur_r, want);
         }
         break;
@@ -417,7 +417,7 @@ PolicyResult Run(const Context& c, ScalingPolicyKind kind) {
   a.policy = kind;
   a.min_replicas = kind == ScalingPolicyKind::kStatic ? c.static_replicas : min_r;
   a.max_replicas = kind == ScalingPolicyKind::kStatic ? c.static_replicas : max_r;
-  a.target_gpu_utilization = job.target_utilization;
+  a.target_gpu_utilization = c.util_target;
   a.target_requests_per_s_per_pod = c.cap_target;
   a.target_concurrency_per_pod = kpa_target;
   a.behavior = o.behavior;
@@ -509,6 +509,8 @@ Result<SimulationResult> Simulate(const ServeJobSpec& job_in, const Catalog& cat
   if (c.gpu_curve.rps.empty())
     return MakeError(ErrorCode::kInternal, "simulate", "the serving curve of the plan is empty");
   c.cap_target = c.gpu_plan.capacity_qps;
+  c.util_target =
+      c.gpu_plan.planned_utilization > 0 ? c.gpu_plan.planned_utilization : job.target_utilization;
   c.static_replicas = std::max(1, ReplicasFor(peak, c.cap_target));
   c.max_replicas = opt.max_replicas > 0 ? opt.max_replicas : std::max(2, 2 * c.static_replicas);
   if (c.max_replicas < c.static_replicas) {
