@@ -147,11 +147,23 @@ Result<std::vector<EmittedFile>> EmitK8sServe(const Plan& p, const EmitOptions& 
   if (hub_model) env.push_back(HfTokenEnv(gated));
   container["env"] = env;
   const int gpus = gpu ? p.gpus_per_replica : 0;
-  const int cores = gpu ? kServeCoresPerGpu * gpus : 4;
+  int cores = gpu ? kServeCoresPerGpu * gpus : 4;
   double ram = 16.0 * 1073741824.0;
   if (gpu) {
     if (const Accelerator* acc = catalog.FindAccelerator(p.accelerator)) {
       ram = kServeRamPerGpuMemory * acc->memory.value() * gpus;
+    }
+  } else {
+    // A CPU replica is the whole instance: the planner's throughput uses all of its cores. Request
+    // what the node can allocate, so no other pod shares it: the vCPUs less 1 (2 above 16) and
+    // 90% of the RAM less 1 GiB for the kubelet, system daemons and the eviction threshold (GKE
+    // and EKS reserve about that). An instance the catalog does not know keeps 4 cores, 16 GiB.
+    for (const InstanceType& i : catalog.instances) {
+      if (i.cloud != p.cloud || i.instance_type != p.instance_type || i.vcpus <= 0) continue;
+      cores = std::max(1, i.vcpus - (i.vcpus > 16 ? 2 : 1));
+      const double gib = 1073741824.0;  // whole GiB, rounded down: a request above allocatable
+      ram = gib * std::max(1.0, std::floor((0.9 * i.ram.value() - gib) / gib));  // never schedules
+      break;
     }
   }
   ojson res = {{"requests", {{"cpu", std::to_string(cores)}, {"memory", Gi(ram)}}}};

@@ -408,6 +408,43 @@ TEST(Emit, AutoscalerCommentSaysThePlannedUtilisation) {
   EXPECT_NE(r->front().contents.find("at its 50% planned utilisation"), std::string::npos);
 }
 
+// A CPU replica is a whole instance (the planner's throughput uses all its cores): the pod
+// requests the node's allocatable CPU and memory, not 4 cores of a 96-vCPU machine; an instance
+// the catalog does not know keeps the small default.
+TEST(Emit, CpuReplicaRequestsTheWholeNode) {
+  RunResult r = RunCli({"--json", "plan", "infer", "--model", "bert-large", "--qps", "50",
+                        "--input-len", "384", "--e2e-ms", "130", "--cpu-only", "--top", "1"});
+  ASSERT_EQ(r.exit_code, 0) << r.Describe();
+  json doc = json::parse(r.out);
+  const json& p = doc["plans"][0];
+  const gpuplan::InstanceType* inst = nullptr;
+  for (const auto& i : Cat().instances) {
+    if (i.cloud == p["cloud"] && i.instance_type == p["instance_type"]) inst = &i;
+  }
+  ASSERT_NE(inst, nullptr);
+  ASSERT_GT(inst->vcpus, 16);
+  auto files = gpuplan::Emit(doc.dump(), "k8s", {}, Cat());
+  ASSERT_TRUE(files) << files.error().ToString();
+  YAML::Node requests;
+  for (const auto& d : ParseYaml(files->front().contents)) {
+    if (d["kind"].as<std::string>() == "Deployment") {
+      requests = d["spec"]["template"]["spec"]["containers"][0]["resources"]["requests"];
+    }
+  }
+  ASSERT_TRUE(requests);
+  EXPECT_EQ(requests["cpu"].as<std::string>(), std::to_string(inst->vcpus - 2));
+  const double gib = 1073741824.0;
+  EXPECT_EQ(requests["memory"].as<std::string>(),
+            fmt::format("{}Gi",
+                        static_cast<long long>(std::floor((0.9 * inst->ram.value() - gib) / gib))));
+  // Not in the catalog: the default.
+  doc["plans"][0]["instance_type"] = "custom-cpu-box";
+  files = gpuplan::Emit(doc.dump(), "k8s", {}, Cat());
+  ASSERT_TRUE(files) << files.error().ToString();
+  EXPECT_NE(files->front().contents.find("cpu: \"4\"\n              memory: 16Gi"),
+            std::string::npos);
+}
+
 TEST(Emit, LibraryErrors) {
   const std::string& train = PlanText(Scenarios().back());
   gpuplan::EmitOptions opt;
