@@ -137,7 +137,6 @@ struct StepConstants {
   double cnn_knee = 0, cnn_factor = 0, cnn_train_passes = 0;
   double intra_link_eff = 0, inter_link_eff = 0, lat_intra_s = 0, lat_inter_s = 0;
   double tp_overlap = 0, param_gather_overlap = 0, zero3_overlap = 0, dp_overlap = 0;
-  double optimizer_bytes_per_param = 0;
   double host_link_eff = 0, host_memory_bw = 0, nf4_dequant_bytes = 0;
   static StepConstants From(const Calibration& cal, const HardwareView& hw);
 };

@@ -127,7 +127,6 @@ StepConstants StepConstants::From(const Calibration& cal, const HardwareView& hw
       {"param_gather_overlap", 0.0},
       {"zero3_overlap", 0.7},
       {"dp_overlap", 0.8},
-      {"optimizer_bytes_per_param", 32},
       {"host_link_efficiency", 0.8},
       {"host_memory_gbps_per_gpu", 32},
       {"nf4_dequant_bytes_per_param", 2.5},
@@ -158,10 +157,9 @@ StepConstants StepConstants::From(const Calibration& cal, const HardwareView& hw
   k.param_gather_overlap = v[17];
   k.zero3_overlap = v[18];
   k.dp_overlap = v[19];
-  k.optimizer_bytes_per_param = v[20];
-  k.host_link_eff = v[21];
-  k.host_memory_bw = v[22] * 1e9;
-  k.nf4_dequant_bytes = v[23];
+  k.host_link_eff = v[20];
+  k.host_memory_bw = v[21] * 1e9;
+  k.nf4_dequant_bytes = v[22];
   return k;
 }
 

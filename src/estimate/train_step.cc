@@ -405,15 +405,24 @@ StepTime EstimateTrainStep(const ModelSpec& m, const Parallelism& par,
           ? dense_params / (dp * cp) +
                 expert_params / std::max(1, folded ? dp * cp * tp / ep : dp * cp / ep)
           : local_params;
-  st.optimizer = Seconds(opt_params * K.optimizer_bytes_per_param / c.hbm);
+  // Bytes the update moves per parameter: read the gradient; read and write the weights it
+  // updates (the fp32 master copy, or the 16-bit weights themselves) and every state; write the
+  // 16-bit copy of an fp32 master. AdamW mixed precision with bf16 gradients: 2 + 8 + 16 + 2 =
+  // 28 B; pure bf16 AdamW (bf16 weights and states): 2 + 4 + 8 = 14 B.
+  const bool master = opt.master_weights && math != Precision::kFp32;
+  const double updated = master ? 4.0 : (math == Precision::kFp32 ? 4.0 : 2.0);
+  const double step_bytes = grad_bytes + 2.0 * updated +
+                            2.0 * OptimizerStateBytes(opt.optimizer, opt.optimizer_state_dtype) +
+                            (master ? 2.0 : 0.0);
+  st.optimizer = Seconds(opt_params * step_bytes / c.hbm);
   if (!peft && (opt.optimizer_offload || (opt.param_offload && par.zero_stage >= 3))) {
     const double host_bw = HostLink(hw).value() * K.host_link_eff;
     if (opt.optimizer_offload) {
       // ZeRO-Offload: this GPU's gradient shard goes to host RAM, the CPU runs the optimizer
-      // over the fp32 states at host-memory bandwidth, the updated 16-bit shard comes back.
+      // over its states at host-memory bandwidth, the updated 16-bit shard comes back.
       // Exposed (Calculon's no-overlap mode; DeepSpeed's one-step delayed update is off by
       // default).
-      st.optimizer = Seconds(opt_params * K.optimizer_bytes_per_param / K.host_memory_bw);
+      st.optimizer = Seconds(opt_params * step_bytes / K.host_memory_bw);
       st.offload = Seconds(opt_params * (grad_bytes + 2.0) / host_bw);
     }
     if (opt.param_offload && par.zero_stage >= 3) {
@@ -468,7 +477,8 @@ StepTime EstimateTrainStep(const ModelSpec& m, const Parallelism& par,
     }
     trace->Add("pipeline bubble", "(p-1)/v x one micro-batch", st.bubble.value(), "s");
     trace->Add("optimizer step",
-               "params/(tp pp [dp]) x 32 B / HBM (offload: / host memory bandwidth)",
+               "params/(tp pp [dp]) x (grad + 2 x (weight or master + states) [+ 2]) B / HBM "
+               "(offload: / host memory bandwidth)",
                st.optimizer.value(), "s");
     if (st.offload.value() > 0) {
       trace->Add("offload transfers", "shard x (grad + 2 B) / host link (+ parameter reads)",

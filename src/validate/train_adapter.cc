@@ -117,12 +117,15 @@ std::variant<TrainSetup, Unsupported> BuildTrain(const ModelSpec& m, const Json&
   // Encoders ran HF's eager attention (BERT got SDPA only in transformers 4.38).
   // Legacy Megatron-LM (before Megatron-Core) runs its fused-softmax attention unless launched
   // with --use-flash-attn (arguments.py: default False; the 2021 code predates FlashAttention).
-  // timm's ViT attention calls F.scaled_dot_product_attention (timm.layers.use_fused_attn():
-  // on by default with PyTorch 2), so timm encoders keep no score matrix either.
+  // Vision transformers (no vocabulary) run F.scaled_dot_product_attention in PyTorch 2 code
+  // whatever the library: timm (timm.layers.use_fused_attn(), on by default), torchvision
+  // (nn.MultiheadAttention with need_weights=False calls it), HF ViT (attn_implementation
+  // "sdpa" by default); so they keep no score matrix either (the planner's default).
   const bool legacy_megatron = TrainFrameworkFromText(framework) == TrainFramework::kMegatronLegacy;
+  const bool vision = m.arch == ModelArch::kVit || (m.arch == ModelArch::kEncoder && m.vocab == 0);
   s.opt.flash_attention =
       Bool(w, "flash_attention")
-          .value_or((!framework.empty() && m.is_decoder_llm() && !legacy_megatron) ||
+          .value_or((!framework.empty() && (m.is_decoder_llm() || vision) && !legacy_megatron) ||
                     Contains(framework, {"timm"}));
   s.opt.compiled = Bool(w, "compile").value_or(Contains(framework, {"torch.compile"}));
   s.opt.fused_kernels =
