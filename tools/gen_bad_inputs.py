@@ -213,6 +213,13 @@ def check(name, text, field, **kw):
     case(f"check yaml: {name}", ["check", "-f", "c.yaml"], field=field, files={"c.yaml": text}, **kw)
 check("comma newline", ",\n", "c.yaml", timeout_s=10)
 check("empty", "", "c.yaml")
+# fuzz_check_yaml: a global batch of 10^8 took seconds (every value up to the per-rank batch was
+# tried as a micro-batch divisor); the flags' ranges apply, and the largest batch is fast.
+check("global_batch 84024888", CHECK + "  global_batch: 084024888\n", "train.global_batch")
+check("seq_len 2^21", CHECK + "  seq_len: 2097152\n", "train.seq_len")
+check("micro_batch 1e9", CHECK + "  micro_batch: 1000000000\n", "train.micro_batch")
+check("global_batch 2^24 on one node (findings: exit 1)", CHECK + "  seq_len: 78\n  global_batch: 16777216\n",
+      None, rc=1, timeout_s=10)
 check("two documents", CHECK + "---\n" + CHECK, "c.yaml:")
 check("deep nesting", "hardware: " + "[" * 5000 + "]" * 5000 + "\n", "c.yaml")
 check("unknown instance", CHECK.replace("p5.48xlarge", "p99.bogus"), "instance")

@@ -105,10 +105,10 @@ class SectionReader {
     return std::optional<double>(*v);
   }
 
-  Result<std::optional<int>> Int(std::string_view key, int min) const {
+  Result<std::optional<int>> Int(std::string_view key, int min, int max = kMaxSetupInt) const {
     const Entry* e = sec_.Get(key);
     if (e == nullptr) return std::optional<int>();
-    auto v = r_.Int(*e, min, kMaxSetupInt);
+    auto v = r_.Int(*e, min, max);
     if (!v) return v.error();
     return std::optional<int>(*v);
   }
@@ -233,12 +233,14 @@ Result<SetupTraining> ReadTraining(const Reader& r, const Section& sec) {
                                                            Precision::kFp16, Precision::kFp8})));
   t.precision = p.value_or(Precision::kBf16);
   std::optional<int> i;
-  GPUPLAN_ASSIGN_OR_RETURN(i, n.Int("micro_batch", 1));
+  // The job files' and flags' ranges (include/gpuplan/input.h): one validation layer.
+  GPUPLAN_ASSIGN_OR_RETURN(i, n.Int("micro_batch", 1, kMaxGlobalBatch));
   t.micro_batch = i.value_or(1);
-  GPUPLAN_ASSIGN_OR_RETURN(i, n.Int("seq_len", 1));
+  GPUPLAN_ASSIGN_OR_RETURN(i, n.Int("seq_len", 1, kMaxSeqLen));
   t.seq_len = i.value_or(0);
-  GPUPLAN_ASSIGN_OR_RETURN(t.global_batch, n.Int("global_batch", 1));
-  GPUPLAN_ASSIGN_OR_RETURN(t.gradient_accumulation, n.Int("gradient_accumulation", 1));
+  GPUPLAN_ASSIGN_OR_RETURN(t.global_batch, n.Int("global_batch", 1, kMaxGlobalBatch));
+  GPUPLAN_ASSIGN_OR_RETURN(t.gradient_accumulation,
+                           n.Int("gradient_accumulation", 1, kMaxGlobalBatch));
   std::optional<Recompute> rc;
   GPUPLAN_ASSIGN_OR_RETURN(rc, n.Choice<Recompute>("recompute", ParseRecompute, RecomputeNames()));
   t.recompute = rc.value_or(Recompute::kNone);
