@@ -188,13 +188,11 @@ Result<Output> RunTco(const GlobalOptions& g, const InferArgs& a) {
                      100 * std::fabs(gt - ct) / std::max(gt, ct));
   }
   if (break_even) {
-    s += fmt::format(
-        "break-even: CPU serving is cheaper up to about {:.0f} req/s (guide B10 says ~500 QPS for "
-        "BERT-base)\n",
-        *break_even);
+    s += fmt::format("break-even: CPU serving is cheaper up to about {:.0f} req/s\n", *break_even);
   } else {
     s += "break-even: CPU serving is not cheaper at any load scanned (or cannot meet the SLOs)\n";
   }
+  if (!r->guide_rule.empty()) s += r->guide_rule + "\n";
   if (r->day_night) {
     const DayNightPlan* dn = &*r->day_night;
     const auto& profile = req.profile;

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <optional>
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -24,6 +25,9 @@ struct TcoResult {
   std::optional<double> break_even_qps;   // highest scanned load at which CPUs are cheaper
   std::optional<DayNightPlan> day_night;  // with a profile
   double months = 0;
+  // Guide B10's break-even rule of thumb (~500 QPS for BERT-base) beside the computed one, with
+  // a verdict; only for text encoders (the rule's model class), empty otherwise.
+  std::string guide_rule;
 };
 
 // "--years" (or `field`) must be in (0, 10].

@@ -135,7 +135,8 @@ json TcoDocument(const ServeJobSpec& job, const Catalog& catalog, const TcoReque
             {"years", req.years},
             {"gpu", r.gpu ? ServePlanJson(*r.gpu, cur) : json(nullptr)},
             {"cpu", r.cpu ? ServePlanJson(*r.cpu, cur) : json(nullptr)},
-            {"break_even_qps", r.break_even_qps ? json(*r.break_even_qps) : json(nullptr)}};
+            {"break_even_qps", r.break_even_qps ? json(*r.break_even_qps) : json(nullptr)},
+            {"guide_rule", r.guide_rule}};
   if (r.gpu && r.cpu) {
     j["total_gpu"] = r.gpu->cost_per_month * r.months;
     j["total_cpu"] = r.cpu->cost_per_month * r.months;

@@ -79,6 +79,20 @@ Result<TcoResult> PlanTco(const ServeJobSpec& job, const Catalog& catalog, const
     if (gq && cq->cost_per_month > gq->cost_per_month) break;
     r.break_even_qps = q;
   }
+  // Guide B10: CPUs serve BERT-base more cheaply than GPUs up to ~500 QPS. A text encoder's
+  // rule, so it is shown for text encoders only (BERT-class: an encoder with a vocabulary).
+  if (job.model.arch == ModelArch::kEncoder && job.model.vocab > 0) {
+    constexpr double kGuideB10Qps = 500;
+    const double q = r.break_even_qps.value_or(0);
+    const bool agrees = q >= kGuideB10Qps / 1.5 && q <= kGuideB10Qps * 1.5;
+    r.guide_rule = fmt::format(
+        "guide B10: CPUs are cheaper than GPUs below ~{:.0f} QPS for BERT-base; gpuplan: {} "
+        "for {} at these lengths and SLOs ({}, by the serving model at current catalog prices)",
+        kGuideB10Qps,
+        r.break_even_qps ? fmt::format("below ~{:.0f} req/s", q)
+                         : std::string("at no load scanned"),
+        job.model.name, agrees ? "agrees within 1.5x" : "differs");
+  }
   if (!req.profile.empty()) {
     // GPU replicas of the peak deployment follow the hourly load; an hour runs on CPUs only
     // where that is cheaper (also used by `simulate --policy schedule`).

@@ -720,6 +720,23 @@ TEST(CliTco, TextShowsBreakEvenAndThreeYearTotal) {
   }
 }
 
+// Guide B10's ~500 QPS is a BERT-base rule: shown beside gpuplan's break-even with a verdict for
+// text encoders, and not at all for other models (it was printed for ResNet-50 too).
+TEST(CliTco, GuideB10OnlyForTextEncoders) {
+  RunResult bert = RunCli(kTcoBert);
+  ASSERT_EQ(bert.exit_code, 0) << bert.Describe();
+  EXPECT_TRUE(Has(bert.out, "guide B10: CPUs are cheaper than GPUs below ~500 QPS for BERT-base"))
+      << bert.Describe();
+  EXPECT_TRUE(Has(bert.out, "agrees within 1.5x") || Has(bert.out, "(differs")) << bert.Describe();
+  RunResult cnn = RunCli({"tco", "--model", "resnet-50", "--qps", "200", "--precision", "int8"});
+  ASSERT_EQ(cnn.exit_code, 0) << cnn.Describe();
+  EXPECT_TRUE(Has(cnn.out, "break-even")) << cnn.Describe();
+  EXPECT_FALSE(Has(cnn.out, "B10")) << cnn.Describe();
+  RunResult json = RunCli(With(kTcoBert, {"--json"}));
+  ASSERT_EQ(json.exit_code, 0) << json.Describe();
+  EXPECT_TRUE(Has(nlohmann::json::parse(json.out)["guide_rule"].get<std::string>(), "guide B10"));
+}
+
 TEST(CliTco, JsonHasGpuCpuAndBreakEven) {
   RunResult r = RunCli(With(kTcoBert, {"--json"}));
   ASSERT_EQ(r.exit_code, 0) << r.Describe();
