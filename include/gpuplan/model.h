@@ -128,6 +128,13 @@ struct ModelSpec {
   bool is_image_model() const {
     return arch == ModelArch::kVit || arch == ModelArch::kCnn || arch == ModelArch::kDiffusionUnet;
   }
+  // Tokens a ViT processes per image: (image / patch)^2 patches plus the class token (224/16:
+  // 14 x 14 + 1 = 197); 0 for other models or a ViT without its sizes.
+  int ImageTokens() const {
+    if (arch != ModelArch::kVit || image_size <= 0 || patch_size <= 0) return 0;
+    const int side = image_size / patch_size;
+    return side * side + 1;
+  }
 };
 
 // Parameter counts derived from the architecture.

@@ -32,12 +32,7 @@ int EffectiveSeqLen(const TrainJobSpec& job) {
   const ModelSpec& m = job.model;
   switch (m.arch) {
     case ModelArch::kVit:
-      // Patches plus the class token: 224/16 -> 14 x 14 + 1 = 197.
-      if (m.image_size > 0 && m.patch_size > 0) {
-        int side = m.image_size / m.patch_size;
-        return side * side + 1;
-      }
-      return 1;
+      return std::max(1, m.ImageTokens());
     case ModelArch::kCnn:
     case ModelArch::kDiffusionUnet:
       return 1;  // a sample is the unit of work

@@ -185,9 +185,11 @@ Result<ServeJobSpec> BuildServeJob(const ServeRequest& a, std::string_view defau
                        "give --input-len");
     }
   }
-  job.input_len = shape.input_len ? *shape.input_len
-                                  : (llm ? kLlmInputLen
-                                         : (m->arch == ModelArch::kEncoder ? kEncoderInputLen : 1));
+  job.input_len = shape.input_len
+                      ? *shape.input_len
+                      : (llm ? kLlmInputLen
+                             : (m->arch == ModelArch::kEncoder ? kEncoderInputLen
+                                                               : std::max(1, m->ImageTokens())));
   job.output_len = shape.output_len ? *shape.output_len : (llm ? kLlmOutputLen : 0);
   job.beams = llm ? shape.beams.value_or(1) : 1;
   // The load: requests/s, or output tokens/s (/ output_len), or concurrent users each sending a

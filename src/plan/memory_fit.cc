@@ -86,9 +86,7 @@ Result<TrainMemoryOptions> BuildTrainOptions(const MemoryRequest& a, const Model
   o.num_microbatches = a.grad_accum;
   o.dropout = DefaultDropout(m);
   int def_seq = m.arch == ModelArch::kEncoder ? 512 : 2048;
-  if (m.arch == ModelArch::kVit && m.patch_size > 0) {
-    def_seq = (m.image_size / m.patch_size) * (m.image_size / m.patch_size) + 1;
-  }
+  if (m.ImageTokens() > 0) def_seq = m.ImageTokens();
   if (m.max_positions > 0) def_seq = std::min(def_seq, m.max_positions);
   o.seq_len = a.seq_len > 0 ? a.seq_len : def_seq;
   if (o.method == TrainMethod::kQlora) o.base_bits = 4;

@@ -720,6 +720,18 @@ TEST(CliTco, TextShowsBreakEvenAndThreeYearTotal) {
   }
 }
 
+// A ViT is served at its image's tokens (patches + class token: 224/14 -> 257), not 1 token: at
+// one token ViT-H/14 came out at 0% utilisation and 12 ms for a batch of 256.
+TEST(CliInfer, VitServesItsImageTokens) {
+  RunResult r = RunCli({"plan", "infer", "--model", "vit-h-14", "--qps", "50", "--top", "1"});
+  ASSERT_EQ(r.exit_code, 0) << r.Describe();
+  EXPECT_TRUE(Has(r.out, "257 in / 0 out tokens")) << r.Describe();
+  const ModelSpec* vit = FindPreset("vit-h-14");
+  ASSERT_NE(vit, nullptr);
+  EXPECT_EQ(vit->ImageTokens(), 257);
+  EXPECT_EQ(FindPreset("bert-base")->ImageTokens(), 0);
+}
+
 // Guide B10's ~500 QPS is a BERT-base rule: shown beside gpuplan's break-even with a verdict for
 // text encoders, and not at all for other models (it was printed for ResNet-50 too).
 TEST(CliTco, GuideB10OnlyForTextEncoders) {
