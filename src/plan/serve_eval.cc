@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 
 namespace gpuplan {
 namespace serve_internal {
@@ -53,8 +54,8 @@ double FabricEfficiency(InterNodeFabric f, const Calibration& cal) {
 namespace {
 
 // The layout at one planned utilisation `rho`: every concurrency that meets the SLOs, the one
-// with the most capacity kept (for encoders without a latency SLO, the smallest within 5% of it:
-// a bigger batch adds its whole service time to every request's latency, docs/model.md 11).
+// with the most capacity kept (for encoders, the smallest batch that needs no more replicas at
+// the job's load than the best: docs/model.md 11).
 LayoutEval EvaluateLayoutAt(const ServeJobSpec& job, const ComputeDevice& dev, ServeLayout layout,
                             BytesPerSec stage_link, Seconds stage_latency, const Calibration& cal,
                             double rho) {
@@ -118,11 +119,14 @@ LayoutEval EvaluateLayoutAt(const ServeJobSpec& job, const ComputeDevice& dev, S
       e.ttft = t_e2e;
       ok.push_back(std::move(e));
     }
-    double most = 0;
-    for (const auto& e : ok) most = std::max(most, e.best_cap);
-    const double keep = job.e2e_p99_ms ? most : 0.95 * most;
+    // The fewest replicas the job's load needs, then the smallest batch that needs no more: a
+    // bigger batch adds its whole service time to every request and buys nothing once the
+    // replica count stops falling.
+    auto replicas = [&](double cap) { return std::ceil(job.qps / cap - 1e-9); };
+    double fewest = std::numeric_limits<double>::infinity();
+    for (const auto& e : ok) fewest = std::min(fewest, replicas(e.best_cap));
     for (auto& e : ok) {
-      if (e.best_cap >= keep) return std::move(e);
+      if (replicas(e.best_cap) <= fewest) return std::move(e);
     }
   }
   return out;

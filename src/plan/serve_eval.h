@@ -91,8 +91,8 @@ struct ServeConstants {
 
 // The largest capacity at the target utilisation whose p99 latencies meet the SLOs, over the
 // concurrencies 1, 2, 4, ... up to the KV-bound maximum (LLMs) or forward batches 1..256 (for
-// encoders without an e2e SLO, the smallest batch within 5% of it). Where queueing misses an SLO
-// at the target, at the highest lower utilisation that meets it (`utilization`).
+// encoders, the smallest batch that needs no more replicas at the job's load). Where queueing
+// misses an SLO at the target, at the highest lower utilisation that meets it (`utilization`).
 LayoutEval EvaluateLayout(const ServeJobSpec& job, const ComputeDevice& dev, ServeLayout layout,
                           BytesPerSec stage_link, Seconds stage_latency, const Calibration& cal);
 
