@@ -80,13 +80,17 @@ struct ServingShape {
   std::optional<int> input_len, output_len;
   std::optional<int> beams;
   std::optional<double> ttft_p99_ms, tpot_p99_ms, e2e_p99_ms;
+  // Each request's generation limit (max_tokens / max_new_tokens): the benchmark's
+  // max_output_tokens. What an engine that reserves a request's whole KV up front admits on.
+  std::optional<int> max_output_len;
 };
 // Fills what `given` leaves unset from benchmark `b`; stated fields are kept. The input length
 // is the benchmark's mean input tokens: a benchmark harness knows every sample's length up front
 // and batches by length (NVIDIA's variable-length TensorRT plugins, Intel's length-bucketed CPU
 // SUT), so encoders process their real lengths, not the padded maximum. LLMs take
-// mean_output_tokens (rounded), the beam width and the Server scenario's p99 latency
-// constraints. Fields the table does not know stay unset. docs/model.md section 12.6.
+// mean_output_tokens (rounded), the per-request generation limit (max_output_tokens), the beam
+// width and the Server scenario's p99 latency constraints. Fields the table does not know stay
+// unset. docs/model.md section 12.6.
 ServingShape FillServingShape(const InferBenchmark& b, ServingShape given);
 
 }  // namespace gpuplan

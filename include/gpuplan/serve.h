@@ -60,6 +60,10 @@ struct ServeSetup {
   // Beam width: each request decodes `beams` sequences (its KV cache and its share of the decode
   // batch x beams) after one prefill of its prompt; 1 = greedy / sampling. docs/model.md 10.3.
   int beams = 1;
+  // Each request's generation limit (max_tokens), when it exceeds the mean output: TensorRT-LLM's
+  // default scheduler (GUARANTEED_NO_EVICT) admits a request only when the KV of its prompt plus
+  // this many tokens is free. Unset: the requests' output length. docs/model.md 10.3.
+  std::optional<int> max_new_tokens;
 };
 
 struct ServePerf {

@@ -24,6 +24,9 @@ struct ServeJobSpec {
   int input_len = 512;   // LLM prompt tokens, or encoder sequence length
   int output_len = 128;  // LLM output tokens (0 for encoders/CNNs)
   int beams = 1;         // beam width of the decoding (ServeSetup::beams)
+  // Each request's generation limit (ServeSetup::max_new_tokens): a named benchmark's
+  // max_output_tokens; unset = output_len.
+  std::optional<int> max_output_len;
   std::optional<double> ttft_p99_ms, tpot_p99_ms, e2e_p99_ms;
   Engine engine = Engine::kVllm;
   double target_utilization = 0.6;  // guides' HPA target (B12)

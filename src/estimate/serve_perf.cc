@@ -286,10 +286,13 @@ ServePerf EstimateLlmServing(const ModelSpec& m, const ServeSetup& setup, const 
   int B = batch;
   if (B <= 0) {
     // Continuous batching: as many sequences as fit. TensorRT-LLM's default scheduler
-    // (GUARANTEED_NO_EVICT) admits a request only when its whole prompt + output fits; vLLM
+    // (GUARANTEED_NO_EVICT) admits a request only when its prompt + generation limit fits; vLLM
     // and SGLang admit on the current (average) context and preempt when the cache fills.
     // B counts requests; with beams each takes `nb` sequences of KV and of max_batch.
-    const double avg_ctx = (setup.engine == Engine::kTrtLlm ? in + out : in + out / 2) * nb;
+    const double reserved_out =
+        std::max(out, static_cast<double>(setup.max_new_tokens.value_or(0)));
+    const double avg_ctx =
+        (setup.engine == Engine::kTrtLlm ? in + reserved_out : in + out / 2) * nb;
     double by_kv = avg_ctx > 0 ? static_cast<double>(r.kv_tokens) / avg_ctx : setup.max_batch;
     B = static_cast<int>(
         std::max(1.0, std::min<double>(std::floor(setup.max_batch / nb), std::floor(by_kv))));

@@ -167,7 +167,8 @@ Result<ServeJobSpec> BuildServeJob(const ServeRequest& a, std::string_view defau
   // A named benchmark fills the lengths and SLOs the request leaves unset (one rule with the
   // validation adapter: FillServingShape). Encoders process the real (unpadded) lengths: the
   // benchmark's harness batches by length on GPUs and CPUs alike.
-  ServingShape shape{a.input_len, a.output_len, std::nullopt, a.ttft_ms, a.tpot_ms, a.e2e_ms};
+  ServingShape shape{a.input_len, a.output_len, std::nullopt, a.ttft_ms,
+                     a.tpot_ms,   a.e2e_ms,     std::nullopt};
   if (!a.benchmark.empty()) {
     const InferBenchmark* b = FindInferBenchmark(a.benchmark);
     if (b == nullptr) {
@@ -192,6 +193,9 @@ Result<ServeJobSpec> BuildServeJob(const ServeRequest& a, std::string_view defau
                                                                : std::max(1, m->ImageTokens())));
   job.output_len = shape.output_len ? *shape.output_len : (llm ? kLlmOutputLen : 0);
   job.beams = llm ? shape.beams.value_or(1) : 1;
+  if (llm && shape.max_output_len && *shape.max_output_len > job.output_len) {
+    job.max_output_len = shape.max_output_len;
+  }
   // The load: requests/s, or output tokens/s (/ output_len), or concurrent users each sending a
   // request every think time.
   double qps = a.qps.value_or(0);

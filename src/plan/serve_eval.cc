@@ -32,6 +32,7 @@ ServeSetup SetupFor(const ServeJobSpec& job, int tp) {
   su.tp = tp;
   su.engine = job.engine;
   su.beams = job.beams;
+  su.max_new_tokens = job.max_output_len;
   return su;
 }
 

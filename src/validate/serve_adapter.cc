@@ -198,8 +198,9 @@ Predicted PredictInferencePerf(const ModelSpec& m, const Json& w, const Json& hw
   // the planner's --benchmark (FillServingShape, data/inference_benchmarks.csv). Its harnesses
   // batch by length and process encoders' real lengths, so a stated seq_len equal to the
   // benchmark's maximum is its padded length, not what runs.
-  ServingShape shape{Int(w, "input_len"), Int(w, "output_len"), Int(w, "beams"),
-                     std::nullopt,        std::nullopt,         std::nullopt};
+  ServingShape shape{
+      Int(w, "input_len"), Int(w, "output_len"), Int(w, "beams"),         std::nullopt,
+      std::nullopt,        std::nullopt,         Int(w, "max_new_tokens")};
   if (!m.is_decoder_llm()) {
     shape.input_len = Int(w, "seq_len");
     if (bench && shape.input_len && bench->max_input_tokens &&
@@ -232,6 +233,7 @@ Predicted PredictInferencePerf(const ModelSpec& m, const Json& w, const Json& hw
     su.tp = Int(w, "tp").value_or(1);
     su.engine = EngineOf(engine_s);
     su.beams = std::max(1, shape.beams.value_or(1));
+    su.max_new_tokens = shape.max_output_len;
     // Engines' default concurrency limits: TensorRT-LLM's benchmark engines 2048 sequences,
     // vLLM 256 (V0) / 1024 (V1 on >= 70 GiB GPUs), others 256.
     su.max_batch = su.engine == Engine::kTrtLlm ? 2048 : 256;

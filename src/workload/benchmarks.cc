@@ -155,6 +155,9 @@ ServingShape FillServingShape(const InferBenchmark& b, ServingShape s) {
     if (!s.output_len && b.mean_output_tokens) {
       s.output_len = static_cast<int>(std::lround(*b.mean_output_tokens));
     }
+    if (!s.max_output_len && b.max_output_tokens) {
+      s.max_output_len = static_cast<int>(std::lround(*b.max_output_tokens));
+    }
     if (!s.ttft_p99_ms) s.ttft_p99_ms = b.server_ttft_p99_ms;
     if (!s.tpot_p99_ms) s.tpot_p99_ms = b.server_tpot_p99_ms;
   }

@@ -123,6 +123,7 @@ TEST(FillServingShape, FillsOnlyWhatIsUnstated) {
   EXPECT_EQ(s.ttft_p99_ms.value_or(0), 2000);
   EXPECT_EQ(s.tpot_p99_ms.value_or(0), 200);
   EXPECT_FALSE(s.e2e_p99_ms);
+  EXPECT_EQ(s.max_output_len.value_or(0), 1024);  // each request's generation limit
 
   ServingShape given;
   given.input_len = 700;
@@ -208,6 +209,42 @@ TEST(BeamSearch, DecodesKTimesTheSequencesAndHoldsKTimesTheKv) {
   EXPECT_DOUBLE_EQ(st.tpot.value(), st.decode_step.value());
   // Throughput is the same cycle either way: B requests per out mean steps.
   EXPECT_NEAR(gc.samples_per_s, gc.batch / (out * gc.tpot.value()), 1e-9 * gc.samples_per_s);
+}
+
+// TensorRT-LLM's GUARANTEED_NO_EVICT scheduler reserves a request's prompt plus its whole
+// generation limit (docs/model.md 10.3): a limit above the mean output shrinks the KV-bound batch
+// to kv_tokens / (input + limit); vLLM admits on the current context and ignores it; a limit at or
+// below the output changes nothing.
+TEST(ContinuousBatching, TrtLlmReservesTheGenerationLimit) {
+  const ModelSpec* m = FindPreset("llama-2-7b");
+  ASSERT_NE(m, nullptr);
+  ComputeDevice dev;
+  dev.id = "test";
+  dev.peak_fp32 = dev.peak_bf16 = dev.peak_fp16 = dev.peak_fp8 = dev.peak_int8 = 400e12;
+  dev.mem_bw = 2e12;
+  dev.memory = GiB(80);
+  const Calibration cal;
+  ServeSetup trt;
+  trt.engine = Engine::kTrtLlm;
+  trt.max_batch = 100000;  // the KV cache binds, not the engine limit
+  const int in = 400, out = 150;
+  ServePerf mean = EstimateLlmServing(*m, trt, dev, in, out, 0, cal);
+  ServeSetup limited = trt;
+  limited.max_new_tokens = 1024;
+  ServePerf lim = EstimateLlmServing(*m, limited, dev, in, out, 0, cal);
+  EXPECT_EQ(mean.batch, static_cast<int>(mean.kv_tokens / (in + out)));
+  EXPECT_EQ(lim.batch, static_cast<int>(lim.kv_tokens / (in + 1024)));
+  EXPECT_LT(lim.batch, mean.batch);
+  EXPECT_LT(lim.tpot.value(), mean.tpot.value());  // fewer sequences per step
+  ServeSetup below = trt;
+  below.max_new_tokens = 100;
+  EXPECT_EQ(EstimateLlmServing(*m, below, dev, in, out, 0, cal).batch, mean.batch);
+  ServeSetup vllm = limited;
+  vllm.engine = Engine::kVllm;
+  ServeSetup vllm_mean = trt;
+  vllm_mean.engine = Engine::kVllm;
+  EXPECT_EQ(EstimateLlmServing(*m, vllm, dev, in, out, 0, cal).batch,
+            EstimateLlmServing(*m, vllm_mean, dev, in, out, 0, cal).batch);
 }
 
 }  // namespace
