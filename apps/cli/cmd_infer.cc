@@ -81,11 +81,15 @@ Result<Output> RunPlanInfer(const GlobalOptions& g, const InferArgs& a) {
     return out;
   }
   std::string s = fmt::format(
-      "gpuplan plan infer: {} at {:g} req/s, {} in / {} out tokens{}, {} weights, {}, target "
+      "gpuplan plan infer: {} at {:g} req/s, {}{}, {} weights, {}, target "
       "utilisation {:.0f}% (B12)\n"
       "SLOs (p99): TTFT {}, TPOT {}, e2e {}; prices as of {} in {}; {} configurations "
       "evaluated\n\n",
-      job->model.name, job->qps, job->input_len, job->output_len,
+      job->model.name, job->qps,
+      job->model.arch == ModelArch::kDiffusionUnet
+          ? fmt::format("one image each: {} denoising steps, classifier-free guidance {}",
+                        job->diffusion.steps, job->diffusion.guidance ? "on" : "off")
+          : fmt::format("{} in / {} out tokens", job->input_len, job->output_len),
       job->beams > 1 ? fmt::format(" ({} beams)", job->beams) : "",
       job->quant ? job->quant->method : PrecisionName(job->weight_precision),
       // Encoders, ViTs and CNNs run each plan's own runtime (TensorRT, OpenVINO), not an LLM

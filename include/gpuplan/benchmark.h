@@ -64,6 +64,9 @@ struct InferBenchmark {
   // states no precision. nullopt = not checked. docs/model.md section 12.6.
   std::optional<Precision> precision;
   std::optional<double> server_ttft_p99_ms, server_tpot_p99_ms, server_latency_p99_ms;
+  // Text-to-image benchmarks: the reference pipeline's denoising steps and guidance scale.
+  std::optional<int> denoise_steps;
+  std::optional<double> guidance_scale;
   std::string source, as_of, notes;
 };
 
@@ -83,13 +86,18 @@ struct ServingShape {
   // Each request's generation limit (max_tokens / max_new_tokens): the benchmark's
   // max_output_tokens. What an engine that reserves a request's whole KV up front admits on.
   std::optional<int> max_output_len;
+  // Text-to-image: denoising steps per image and the guidance scale (> 1: classifier-free
+  // guidance, two UNet forwards per step).
+  std::optional<int> denoise_steps;
+  std::optional<double> guidance_scale;
 };
 // Fills what `given` leaves unset from benchmark `b`; stated fields are kept. The input length
 // is the benchmark's mean input tokens: a benchmark harness knows every sample's length up front
 // and batches by length (NVIDIA's variable-length TensorRT plugins, Intel's length-bucketed CPU
 // SUT), so encoders process their real lengths, not the padded maximum. LLMs take
 // mean_output_tokens (rounded), the per-request generation limit (max_output_tokens), the beam
-// width and the Server scenario's p99 latency constraints. Fields the table does not know stay
+// width, a text-to-image benchmark's denoising steps and guidance scale, and the Server
+// scenario's p99 latency constraints. Fields the table does not know stay
 // unset. docs/model.md section 12.6.
 ServingShape FillServingShape(const InferBenchmark& b, ServingShape given);
 

@@ -104,9 +104,27 @@ ServePerf EstimateLlmServingPipelined(const ModelSpec& m, const ServeSetup& setu
 ServePerf EstimateForward(const ModelSpec& m, Precision p, const ComputeDevice& dev, int batch,
                           int seq_len, const Calibration& cal, bool fused = true);
 
-// Best throughput over batch sizes up to `max_batch` (offline scenario), for non-LLMs.
+// Text-to-image sampling of a diffusion UNet (a preset whose sample is one denoising step): an
+// image takes `steps` UNet forwards, each over twice the batch under classifier-free guidance
+// (the conditional and unconditional halves run as one batch). The defaults are diffusers'
+// StableDiffusionPipeline and StableDiffusionXLPipeline (num_inference_steps 50; guidance_scale
+// 7.5 / 5.0, above 1, so guidance on); a named benchmark states its own (MLPerf SDXL: 20 steps,
+// guidance 8). docs/model.md 10.4.
+struct DiffusionSampling {
+  int steps = 50;
+  bool guidance = true;
+};
+
+// One request batch of a non-LLM: `batch` samples through one forward, or for a diffusion UNet
+// `batch` images through the sampling loop `s` (e2e = steps x the forward of the guided batch).
+ServePerf EstimateRequest(const ModelSpec& m, Precision p, const ComputeDevice& dev, int batch,
+                          int seq_len, const Calibration& cal, bool fused = true,
+                          const DiffusionSampling& s = {});
+
+// Best throughput over batch sizes up to `max_batch` (offline scenario), for non-LLMs: requests
+// as EstimateRequest.
 ServePerf EstimateForwardThroughput(const ModelSpec& m, Precision p, const ComputeDevice& dev,
                                     int seq_len, int max_batch, const Calibration& cal,
-                                    bool fused = true);
+                                    bool fused = true, const DiffusionSampling& s = {});
 
 }  // namespace gpuplan

@@ -27,6 +27,9 @@ struct ServeJobSpec {
   // Each request's generation limit (ServeSetup::max_new_tokens): a named benchmark's
   // max_output_tokens; unset = output_len.
   std::optional<int> max_output_len;
+  // Diffusion UNets: the sampling loop each image runs (a named benchmark's, else diffusers'
+  // defaults). Other models ignore it.
+  DiffusionSampling diffusion;
   std::optional<double> ttft_p99_ms, tpot_p99_ms, e2e_p99_ms;
   Engine engine = Engine::kVllm;
   double target_utilization = 0.6;  // guides' HPA target (B12)

@@ -457,10 +457,15 @@ ServePerf EstimateForward(const ModelSpec& m, Precision p, const ComputeDevice& 
   if (!m.is_transformer() || m.layers == 0 || m.hidden == 0) {
     double flops = (m.gflops_per_sample ? *m.gflops_per_sample : 0) * 1e9 * b;
     const double ParamsB = static_cast<double>(CountParams(m).total) * e;
-    const double kn = cal.Get("cnn_batch_knee", 16);
-    t = std::max(
-        flops / (peak * std::min(dev.GemmEff(p) * dev.conv_factor * b / (b + kn), dev.power_cap)),
-        ParamsB / bw);
+    // A small forward leaves SMs idle: half the large-batch efficiency at cnn_batch_knee samples
+    // of the reference network (ResNet-50 at 224x224), i.e. at that much work per forward, so a
+    // network whose one sample is hundreds of ResNet-50s (a diffusion UNet at 1024x1024) fills
+    // the GPU at batch 1. ResNet-50 itself keeps b / (b + cnn_batch_knee). docs/model.md 10.4.
+    const double knee_flops =
+        cal.Get("cnn_batch_knee", 16) * cal.Get("cnn_knee_reference_gflops", 8.18) * 1e9;
+    const double fill = flops > 0 ? flops / (flops + knee_flops) : 1.0;
+    t = std::max(flops / (peak * std::min(dev.GemmEff(p) * dev.conv_factor * fill, dev.power_cap)),
+                 ParamsB / bw);
     t += cal.Get("cnn_layers_overhead", 50) * dev.kernel_s;
   } else {
     const Shape s = ShapeOf(m);
@@ -475,12 +480,30 @@ ServePerf EstimateForward(const ModelSpec& m, Precision p, const ComputeDevice& 
   return FinishForward(r, t);
 }
 
+ServePerf EstimateRequest(const ModelSpec& m, Precision p, const ComputeDevice& dev, int batch,
+                          int seq_len, const Calibration& cal, bool fused,
+                          const DiffusionSampling& s) {
+  if (m.arch != ModelArch::kDiffusionUnet) {
+    return EstimateForward(m, p, dev, batch, seq_len, cal, fused);
+  }
+  const int images = std::max(1, batch);
+  const int guided = s.guidance ? 2 : 1;
+  ServePerf r = EstimateForward(m, p, dev, images * guided, seq_len, cal, fused);
+  // The text encoders and the VAE decode run once per image, small next to tens of guided UNet
+  // forwards, and are not added (a few percent at 20 steps: an underestimate of that size).
+  const double t = std::max(1, s.steps) * r.e2e.value();
+  r.batch = images;
+  r.prefill = r.ttft = r.e2e = Seconds(t);
+  r.samples_per_s = t > 0 ? images / t : 0;
+  return r;
+}
+
 ServePerf EstimateForwardThroughput(const ModelSpec& m, Precision p, const ComputeDevice& dev,
-                                    int seq_len, int max_batch, const Calibration& cal,
-                                    bool fused) {
+                                    int seq_len, int max_batch, const Calibration& cal, bool fused,
+                                    const DiffusionSampling& s) {
   ServePerf best;
   for (int b = 1; b <= std::max(1, max_batch); b *= 2) {
-    ServePerf r = EstimateForward(m, p, dev, b, seq_len, cal, fused);
+    ServePerf r = EstimateRequest(m, p, dev, b, seq_len, cal, fused, s);
     if (r.samples_per_s > best.samples_per_s) best = r;
   }
   return best;

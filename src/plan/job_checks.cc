@@ -167,8 +167,12 @@ Result<ServeJobSpec> BuildServeJob(const ServeRequest& a, std::string_view defau
   // A named benchmark fills the lengths and SLOs the request leaves unset (one rule with the
   // validation adapter: FillServingShape). Encoders process the real (unpadded) lengths: the
   // benchmark's harness batches by length on GPUs and CPUs alike.
-  ServingShape shape{a.input_len, a.output_len, std::nullopt, a.ttft_ms,
-                     a.tpot_ms,   a.e2e_ms,     std::nullopt};
+  ServingShape shape;
+  shape.input_len = a.input_len;
+  shape.output_len = a.output_len;
+  shape.ttft_p99_ms = a.ttft_ms;
+  shape.tpot_p99_ms = a.tpot_ms;
+  shape.e2e_p99_ms = a.e2e_ms;
   if (!a.benchmark.empty()) {
     const InferBenchmark* b = FindInferBenchmark(a.benchmark);
     if (b == nullptr) {
@@ -196,6 +200,8 @@ Result<ServeJobSpec> BuildServeJob(const ServeRequest& a, std::string_view defau
   if (llm && shape.max_output_len && *shape.max_output_len > job.output_len) {
     job.max_output_len = shape.max_output_len;
   }
+  if (shape.denoise_steps) job.diffusion.steps = *shape.denoise_steps;
+  if (shape.guidance_scale) job.diffusion.guidance = *shape.guidance_scale > 1;
   // The load: requests/s, or output tokens/s (/ output_len), or concurrent users each sending a
   // request every think time.
   double qps = a.qps.value_or(0);

@@ -104,7 +104,8 @@ LayoutEval EvaluateLayoutAt(const ServeJobSpec& job, const ComputeDevice& dev, S
     const Precision pr = job.weight_precision;
     std::vector<LayoutEval> ok;  // the batches that meet the SLO, in increasing size
     for (int b = 1; b <= 256; b *= 2) {
-      ServePerf r = EstimateForward(m, pr, dev, b, std::max(1, job.input_len), cal, true);
+      ServePerf r =
+          EstimateRequest(m, pr, dev, b, std::max(1, job.input_len), cal, true, job.diffusion);
       // b requests are in service at once: c = b in the M/M/c wait. On a CPU they are b
       // independent streams; on an accelerator one batch, so a request that arrives while a
       // batch runs waits for it (at p99 nearly a whole batch time) before its own starts.
@@ -220,8 +221,8 @@ ServeLoadCurve BuildServeLoadCurve(const ServeJobSpec& job, const ServePlan& pla
                             job.output_len, b, cal)
                   : c.llm ? EstimateLlmServing(m, SetupFor(job, plan.tp), dev, job.input_len,
                                                job.output_len, b, cal)
-                          : EstimateForward(m, job.weight_precision, dev, b,
-                                            std::max(1, job.input_len), cal, true);
+                          : EstimateRequest(m, job.weight_precision, dev, b,
+                                            std::max(1, job.input_len), cal, true, job.diffusion);
     if (!(r.samples_per_s > 0)) continue;
     if (!c.rps.empty() && r.samples_per_s <= c.rps.back()) continue;  // keep the curve increasing
     c.batch.push_back(b);

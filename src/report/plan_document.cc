@@ -248,6 +248,10 @@ json ServePlanDocument(const ServeJobSpec& job, const std::string& model_arg,
         {"comparison", res.guide_comparison},
         {"plan", res.guide_plans.empty() ? json(nullptr)
                                          : ServePlanJson(res.guide_plans.front(), job.currency)}}}};
+  if (job.model.arch == ModelArch::kDiffusionUnet) {
+    j["job"]["denoise_steps"] = job.diffusion.steps;
+    j["job"]["classifier_free_guidance"] = job.diffusion.guidance;
+  }
   for (const auto& p : res.plans) j["plans"].push_back(ServePlanJson(p, job.currency));
   return j;
 }

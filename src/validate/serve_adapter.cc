@@ -1,5 +1,5 @@
 // Serving cases: engine accounting of memory (EstimateInferenceMemory, KvBudget) and serving
-// performance (EstimateLlmServing, EstimateForward) on the catalog's GPU or CPU.
+// performance (EstimateLlmServing, EstimateRequest) on the catalog's GPU or CPU.
 #include <algorithm>
 #include <cmath>
 #include <fmt/format.h>
@@ -198,9 +198,11 @@ Predicted PredictInferencePerf(const ModelSpec& m, const Json& w, const Json& hw
   // the planner's --benchmark (FillServingShape, data/inference_benchmarks.csv). Its harnesses
   // batch by length and process encoders' real lengths, so a stated seq_len equal to the
   // benchmark's maximum is its padded length, not what runs.
-  ServingShape shape{
-      Int(w, "input_len"), Int(w, "output_len"), Int(w, "beams"),         std::nullopt,
-      std::nullopt,        std::nullopt,         Int(w, "max_new_tokens")};
+  ServingShape shape;
+  shape.input_len = Int(w, "input_len");
+  shape.output_len = Int(w, "output_len");
+  shape.beams = Int(w, "beams");
+  shape.max_output_len = Int(w, "max_new_tokens");
   if (!m.is_decoder_llm()) {
     shape.input_len = Int(w, "seq_len");
     if (bench && shape.input_len && bench->max_input_tokens &&
@@ -303,7 +305,11 @@ Predicted PredictInferencePerf(const ModelSpec& m, const Json& w, const Json& hw
     if (metric == "samples_per_s") return r.samples_per_s * replicas;
     return Unsupported{"metric \"" + metric + "\" is not predicted for LLM serving yet"};
   }
-  // Encoders, ViTs, CNNs: one forward per batch.
+  // Encoders, ViTs, CNNs: one forward per batch; diffusion UNets: the sampling loop per image
+  // (a benchmark's steps and guidance, else diffusers' defaults: the planner's rule).
+  DiffusionSampling sampling;
+  if (shape.denoise_steps) sampling.steps = *shape.denoise_steps;
+  if (shape.guidance_scale) sampling.guidance = *shape.guidance_scale > 1;
   const int seq = shape.input_len.value_or(m.arch == ModelArch::kEncoder ? 128 : 1);
   if (!m.is_transformer() && !m.gflops_per_sample) {
     return Unsupported{"non-transformer model without gflops_per_sample"};
@@ -313,16 +319,16 @@ Predicted PredictInferencePerf(const ModelSpec& m, const Json& w, const Json& hw
   const bool fused = !Contains(engine_s, {"pytorch (", "transformers"}) ||
                      Contains(engine_s, {"ipex", "tensorrt", "openvino", "onnx", "infinity"});
   if (metric == "latency_ms") {
-    ServePerf r = EstimateForward(m, prec, dev, batch.value_or(1), seq, cal, fused);
+    ServePerf r = EstimateRequest(m, prec, dev, batch.value_or(1), seq, cal, fused, sampling);
     return r.e2e.value() * 1e3;
   }
   if (metric == "samples_per_s") {
     double thr = 0;
     if (scenario == "single" || batch) {
-      ServePerf r = EstimateForward(m, prec, dev, batch.value_or(1), seq, cal, fused);
+      ServePerf r = EstimateRequest(m, prec, dev, batch.value_or(1), seq, cal, fused, sampling);
       thr = r.samples_per_s;
     } else {
-      thr = EstimateForwardThroughput(m, prec, dev, seq, 256, cal, fused).samples_per_s;
+      thr = EstimateForwardThroughput(m, prec, dev, seq, 256, cal, fused, sampling).samples_per_s;
       if (scenario == "server") thr *= cal.Get("server_scenario_utilization", 0.85);
     }
     // CPU sockets are one device here; GPUs count each.

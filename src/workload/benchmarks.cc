@@ -113,6 +113,14 @@ Result<std::vector<InferBenchmark>> ParseInferBenchmarks(std::string_view csv,
     GPUPLAN_ASSIGN_OR_RETURN(b.server_ttft_p99_ms, r.OptNumber("server_ttft_p99_ms"));
     GPUPLAN_ASSIGN_OR_RETURN(b.server_tpot_p99_ms, r.OptNumber("server_tpot_p99_ms"));
     GPUPLAN_ASSIGN_OR_RETURN(b.server_latency_p99_ms, r.OptNumber("server_latency_p99_ms"));
+    GPUPLAN_ASSIGN_OR_RETURN(b.guidance_scale, r.OptNumber("guidance_scale"));
+    if (const std::string st = r.Str("denoise_steps"); !st.empty()) {
+      GPUPLAN_ASSIGN_OR_RETURN(b.denoise_steps, r.Int("denoise_steps", 1));
+      if (*b.denoise_steps < 1 || *b.denoise_steps > 1000) {
+        return MakeError(ErrorCode::kParse, r.Where("denoise_steps"),
+                         "denoising steps must be 1..1000 (leave the cell empty when none)");
+      }
+    }
     for (const auto* v :
          {&b.mean_input_tokens, &b.max_input_tokens, &b.mean_output_tokens, &b.max_output_tokens}) {
       if (*v && !(**v > 0)) {
@@ -162,6 +170,8 @@ ServingShape FillServingShape(const InferBenchmark& b, ServingShape s) {
     if (!s.tpot_p99_ms) s.tpot_p99_ms = b.server_tpot_p99_ms;
   }
   if (!s.beams) s.beams = b.beams;
+  if (!s.denoise_steps) s.denoise_steps = b.denoise_steps;
+  if (!s.guidance_scale) s.guidance_scale = b.guidance_scale;
   if (!s.e2e_p99_ms) s.e2e_p99_ms = b.server_latency_p99_ms;
   return s;
 }

@@ -3,7 +3,7 @@
 // `expect:`. A change of the best plan is a reviewed diff: regenerate with
 // GPUPLAN_UPDATE_GOLDEN=1 ./serve_golden_test and review `git diff`. An optional `check:` block
 // states the guide's answer independently of the exact plan (max_tp, min_tp, cpu,
-// accelerator_in, max_replicas); an optional `reference:` block holds the guide's own figures,
+// accelerator_in, max_replicas, min_replicas); an optional `reference:` block holds the guide's own figures,
 // printed beside ours (never asserted).
 //
 // job keys: model (preset/HF id/path), qps, input_len, output_len, ttft_ms, tpot_ms, e2e_ms,
@@ -213,6 +213,9 @@ TEST(ServeGolden, BestPlanUnchanged) {
       }
       if (chk["max_replicas"]) {
         EXPECT_LE(top.replicas, chk["max_replicas"].as<int>());
+      }
+      if (chk["min_replicas"]) {
+        EXPECT_GE(top.replicas, chk["min_replicas"].as<int>());
       }
       if (chk["cpu"]) {
         EXPECT_EQ(top.instance->is_cpu_only(), chk["cpu"].as<bool>())

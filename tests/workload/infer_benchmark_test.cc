@@ -247,5 +247,81 @@ TEST(ContinuousBatching, TrtLlmReservesTheGenerationLimit) {
             EstimateLlmServing(*m, vllm_mean, dev, in, out, 0, cal).batch);
 }
 
+// MLPerf SDXL (text_to_image/backend_pytorch.py: steps=20, guidance=8; mlperf.conf: QSL 5000,
+// Server latency 20 s) fills a text-to-image request's sampling; the parser bounds the steps.
+TEST(FillServingShape, TextToImageTakesTheReferenceSampling) {
+  const InferBenchmark* b = FindInferBenchmark("stable-diffusion-xl");
+  ASSERT_NE(b, nullptr);
+  EXPECT_EQ(b->samples, 5000);
+  EXPECT_EQ(b->model, "Stable-Diffusion-XL-base-1.0 UNet");
+  EXPECT_NE(FindPreset(b->model), nullptr);
+  ServingShape s = FillServingShape(*b, {});
+  EXPECT_EQ(s.denoise_steps.value_or(0), 20);
+  EXPECT_EQ(s.guidance_scale.value_or(0), 8.0);
+  EXPECT_EQ(s.e2e_p99_ms.value_or(0), 20000);
+  EXPECT_FALSE(s.input_len);
+  // The LLM rows have no sampling loop.
+  EXPECT_FALSE(FillServingShape(*FindInferBenchmark("llama2-70b-99"), {}).denoise_steps);
+
+  const std::string head =
+      "id,aliases,task,dataset,samples,mean_input_tokens,max_input_tokens,mean_output_tokens,"
+      "min_output_tokens,max_output_tokens,stop,beams,server_ttft_p99_ms,server_tpot_p99_ms,"
+      "server_latency_p99_ms,denoise_steps,guidance_scale,source,as_of,notes\n"
+      "x/y,,t,d,10,,,,,,,1,,,,";
+  auto ok = ParseInferBenchmarks(head + "30,7.5,src,,\n", "t.csv");
+  ASSERT_TRUE(ok) << ok.error().message;
+  EXPECT_EQ((*ok)[0].denoise_steps.value_or(0), 30);
+  EXPECT_EQ((*ok)[0].guidance_scale.value_or(0), 7.5);
+  auto zero = ParseInferBenchmarks(head + "0,,src,,\n", "t.csv");
+  ASSERT_FALSE(zero);
+  EXPECT_NE(zero.error().field.find("denoise_steps"), std::string::npos) << zero.error().field;
+}
+
+// A text-to-image request (docs/model.md 10.4) is its sampling loop: `steps` UNet forwards of
+// twice the batch under classifier-free guidance, once without; other models are one forward.
+// diffusers' pipelines default to 50 steps with guidance on.
+TEST(DiffusionServing, AnImageIsStepsGuidedForwards) {
+  const ModelSpec* m = FindPreset("sdxl-unet");
+  ASSERT_NE(m, nullptr);
+  ComputeDevice dev;
+  dev.id = "test";
+  dev.peak_fp32 = dev.peak_bf16 = dev.peak_fp16 = dev.peak_fp8 = dev.peak_int8 = 400e12;
+  dev.mem_bw = 2e12;
+  dev.memory = GiB(80);
+  const Calibration cal;
+  const DiffusionSampling defaults;
+  EXPECT_EQ(defaults.steps, 50);
+  EXPECT_TRUE(defaults.guidance);
+  for (int b : {1, 4}) {
+    const ServePerf fwd = EstimateForward(*m, Precision::kBf16, dev, 2 * b, 1, cal);
+    const ServePerf img = EstimateRequest(*m, Precision::kBf16, dev, b, 1, cal, true, defaults);
+    EXPECT_NEAR(img.e2e.value(), 50 * fwd.e2e.value(), 1e-9 * img.e2e.value());
+    EXPECT_EQ(img.batch, b);
+    EXPECT_NEAR(img.samples_per_s, b / img.e2e.value(), 1e-9 * img.samples_per_s);
+    const ServePerf unguided =
+        EstimateRequest(*m, Precision::kBf16, dev, b, 1, cal, true, {20, false});
+    EXPECT_NEAR(unguided.e2e.value(),
+                20 * EstimateForward(*m, Precision::kBf16, dev, b, 1, cal).e2e.value(),
+                1e-9 * unguided.e2e.value());
+  }
+  // One SDXL sample (a 1024x1024 step, 6.76 TFLOP) is hundreds of ResNet-50s: batch 1 already
+  // fills the GPU, so the guided batch of two costs twice one sample, not the small-batch penalty.
+  const double one = EstimateForward(*m, Precision::kBf16, dev, 1, 1, cal).e2e.value();
+  const double two = EstimateForward(*m, Precision::kBf16, dev, 2, 1, cal).e2e.value();
+  EXPECT_GT(two / one, 1.9);
+  // ResNet-50 keeps half its large-batch efficiency at cnn_batch_knee (16) images.
+  const ModelSpec* r = FindPreset("resnet-50");
+  ASSERT_NE(r, nullptr);
+  dev.kernel_s = 0;  // the launch overhead aside
+  const double per_img_16 = EstimateForward(*r, Precision::kBf16, dev, 16, 1, cal).e2e.value() / 16;
+  const double per_img_4096 =
+      EstimateForward(*r, Precision::kBf16, dev, 4096, 1, cal).e2e.value() / 4096;
+  EXPECT_NEAR(per_img_16 / per_img_4096, 2.0 * 4096 / (4096 + 16), 0.05);
+  // Encoders and CNNs ignore the sampling.
+  EXPECT_DOUBLE_EQ(
+      EstimateRequest(*r, Precision::kBf16, dev, 8, 1, cal, true, defaults).e2e.value(),
+      EstimateForward(*r, Precision::kBf16, dev, 8, 1, cal).e2e.value());
+}
+
 }  // namespace
 }  // namespace gpuplan
