@@ -3,8 +3,8 @@
 // `expect:`. A change of the best plan is a reviewed diff: regenerate with
 // GPUPLAN_UPDATE_GOLDEN=1 ./serve_golden_test and review `git diff`. An optional `check:` block
 // states the guide's answer independently of the exact plan (max_tp, min_tp, cpu,
-// accelerator_in, max_replicas, min_replicas); an optional `reference:` block holds the guide's own figures,
-// printed beside ours (never asserted).
+// accelerator_in, max_replicas, min_replicas); an optional `reference:` block holds the guide's own
+// figures, printed beside ours (never asserted).
 //
 // job keys: model (preset/HF id/path), qps, input_len, output_len, ttft_ms, tpot_ms, e2e_ms,
 // precision, quant (awq | gptq | nf4 | a precision), kv_precision, engine, util, clouds,
