@@ -300,10 +300,14 @@ std::variant<HardwareView, Unsupported> CaseHardware(const Json& hw, const Catal
   }
   double gbps = FabricGbps(inter) * count;
   if (gbps <= 0) {
-    // Unstated fabric: a rail-optimised cluster, one NIC per GPU (200 Gb/s HDR for A100-era,
-    // 400 Gb/s NDR for Hopper and later).
-    bool fast = Contains(acc->arch, {"hopper", "blackwell", "cdna 3"});
-    gbps = (fast ? 400.0 : 200.0) * v.gpus_per_node;
+    // Unstated fabric: the reference cluster of the GPU's generation. A100-era and later are
+    // rail-optimised, one NIC per GPU (200 Gb/s HDR; 400 Gb/s NDR for Hopper and later: DGX
+    // A100 / H100 SuperPOD). Volta-era clusters carried one 100 Gb/s EDR NIC per two GPUs
+    // (DGX-1: 4 for 8 V100s; DGX-2: 8 for 16).
+    const bool fast = Contains(acc->arch, {"hopper", "blackwell", "cdna 3"});
+    const bool volta = Contains(internal::ToLower(acc->arch), {"volta"});
+    gbps =
+        volta ? 100.0 * std::max(1, v.gpus_per_node / 2) : (fast ? 400.0 : 200.0) * v.gpus_per_node;
   }
   shape.inter_node_bw = Gbps(gbps);
   shape.inter_node_fabric = Contains(inter, {"efa"})    ? InterNodeFabric::kEfa
