@@ -97,6 +97,10 @@ case("infer --model empty", ["plan", "infer", "--model", "", "--qps", "1"], fiel
 case("infer --model 100k name", ["plan", "infer", "--model", "y" * 100000, "--qps", "1"], field="--model", timeout_s=5)
 for flag, v in [("--precision", "x"), ("--quant", "x"), ("--kv-precision", "int4"), ("--engine", "x"), ("--currency", "ABC")]:
     case(f"infer {flag} {v}", I + ["--qps", "1", flag, v], field=flag)
+for v in ["0", "-5", "1001", "nan"]:
+    case(f"infer --denoise-steps {v}", ["plan", "infer", "--model", "sdxl-unet", "--qps", "1", "--denoise-steps", v],
+         field="--denoise-steps")
+case("infer --denoise-steps on an LLM", I + ["--qps", "1", "--denoise-steps", "20"], field="--denoise-steps")
 case("infer --tokens-per-s with --output-len 0", I + ["--tokens-per-s", "100", "--output-len", "0"], field="--tokens-per-s")
 case("tco --qps nan", ["tco", "--model", "bert-base", "--qps", "nan"], field="--qps")
 case("tco --years 0", ["tco", "--model", "bert-base", "--qps", "10", "--years", "0"], field="--years")
@@ -188,6 +192,9 @@ serve("input_len 0", SERVE + "  input_len: 0\n", "serve.input_len")
 serve("input_len 1.5", SERVE + "  input_len: 1.5\n", "serve.input_len")
 serve("output_len -2", SERVE + "  output_len: -2\n", "serve.output_len")
 serve("output_len huge", SERVE + "  output_len: 2147483648\n", "serve.output_len")
+serve("denoise_steps 0", "model: sdxl-unet\nserve:\n  qps: 1\n  denoise_steps: 0\n", "serve.denoise_steps")
+serve("denoise_steps 2.5", "model: sdxl-unet\nserve:\n  qps: 1\n  denoise_steps: 2.5\n", "serve.denoise_steps")
+serve("denoise_steps on an LLM", SERVE + "  denoise_steps: 20\n", "--denoise-steps")
 serve("qps 0", "model: Llama-2-7B\nserve:\n  qps: 0\n", "serve.qps")
 serve("qps .nan", "model: Llama-2-7B\nserve:\n  qps: .nan\n", "serve.qps")
 serve("qps text", "model: Llama-2-7B\nserve:\n  qps: lots\n", "serve.qps")

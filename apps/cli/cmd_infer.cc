@@ -252,6 +252,9 @@ void AddServeOptions(CLI::App* c, InferArgs& a) {
                 "(mlperf/llama2-70b-99, mlperf/bert-99, ...; data/inference_benchmarks.csv)");
   c->add_option("--input-len", a.input_len, "Prompt tokens (LLM) or sequence length (encoders)");
   c->add_option("--output-len", a.output_len, "Output tokens (LLM)");
+  c->add_option("--denoise-steps", a.denoise_steps,
+                "Denoising steps per image (diffusion UNets; default 50, diffusers' pipelines, or "
+                "the --benchmark's)");
   c->add_option("--ttft-ms", a.ttft_ms, "TTFT p99 SLO, ms");
   c->add_option("--tpot-ms", a.tpot_ms, "TPOT p99 SLO, ms");
   c->add_option("--e2e-ms", a.e2e_ms, "End-to-end p99 SLO, ms");

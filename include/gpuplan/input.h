@@ -28,6 +28,7 @@ inline constexpr std::size_t kMaxIdentifierBytes = 128;           // catalog ids
 // Bounds of job values (docs/reliability.md: where each comes from).
 inline constexpr int kMaxNodes = 16384;          // 131k GPUs at 8 per node
 inline constexpr int kMaxSeqLen = 1 << 20;       // 1M-token context
+inline constexpr int kMaxDenoiseSteps = 1000;    // a diffusion scheduler's training timesteps
 inline constexpr int kMaxGlobalBatch = 1 << 24;  // sequences per step
 inline constexpr int kMaxLoraRank = 65536;
 inline constexpr int kMaxTop = 1000;  // plans to print

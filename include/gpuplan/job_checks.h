@@ -44,6 +44,9 @@ struct ServeRequest {
   std::optional<double> users;
   double think_s = 10;  // seconds between one user's requests
   std::optional<int> input_len, output_len;
+  // Denoising steps per image (diffusion UNets only; default: the benchmark's, else diffusers'
+  // 50).
+  std::optional<int> denoise_steps;
   std::optional<double> ttft_ms, tpot_ms, e2e_ms;  // p99 SLOs
   // A public benchmark ("mlperf/llama2-70b-99", data/inference_benchmarks.csv) that fills the
   // lengths and SLOs left unset (FillServingShape); empty = none.

@@ -101,6 +101,7 @@ struct ServeJobFile {
   std::string benchmark;  // serve.benchmark: data/inference_benchmarks.csv id or alias
   std::optional<double> qps;
   std::optional<int> input_len, output_len, top;
+  std::optional<int> denoise_steps;  // serve.denoise_steps: diffusion UNets only
   std::optional<double> ttft_p99_ms, tpot_p99_ms, e2e_p99_ms, target_utilization;
   std::string precision, quant, kv_precision, engine, currency;
   std::vector<std::string> clouds, regions, gpus;

@@ -49,6 +49,7 @@ void MergeServeJobFile(ServeRequest& a, const ServeJobFile& f,
   if (unset("--benchmark") && !f.benchmark.empty()) a.benchmark = f.benchmark;
   if (unset("--input-len") && f.input_len) a.input_len = *f.input_len;
   if (unset("--output-len") && f.output_len) a.output_len = *f.output_len;
+  if (unset("--denoise-steps") && f.denoise_steps) a.denoise_steps = *f.denoise_steps;
   if (unset("--ttft-ms") && f.ttft_p99_ms) a.ttft_ms = *f.ttft_p99_ms;
   if (unset("--tpot-ms") && f.tpot_p99_ms) a.tpot_ms = *f.tpot_p99_ms;
   if (unset("--e2e-ms") && f.e2e_p99_ms) a.e2e_ms = *f.e2e_p99_ms;
@@ -107,6 +108,10 @@ Result<ServeJobSpec> BuildServeJob(const ServeRequest& a, std::string_view defau
     return MakeError(ErrorCode::kInvalidArgument, "--output-len",
                      fmt::format("must be in [0, {}], got {}", kMaxSeqLen, *a.output_len));
   }
+  if (a.denoise_steps && (*a.denoise_steps < 1 || *a.denoise_steps > kMaxDenoiseSteps)) {
+    return MakeError(ErrorCode::kInvalidArgument, "--denoise-steps",
+                     fmt::format("must be in [1, {}], got {}", kMaxDenoiseSteps, *a.denoise_steps));
+  }
   if (a.top && (*a.top < 1 || *a.top > kMaxTop)) {
     return MakeError(ErrorCode::kInvalidArgument, "--top",
                      fmt::format("must be in [1, {}], got {}", kMaxTop, *a.top));
@@ -164,6 +169,11 @@ Result<ServeJobSpec> BuildServeJob(const ServeRequest& a, std::string_view defau
                      "serving encoder-decoder models (" + m->name + ") is not modelled yet",
                      "plan a decoder LLM, an encoder, a ViT or a CNN");
   }
+  if (a.denoise_steps && m->arch != ModelArch::kDiffusionUnet) {
+    return MakeError(ErrorCode::kInvalidArgument, "--denoise-steps",
+                     m->name + " is not a diffusion UNet: it has no denoising steps",
+                     "drop --denoise-steps, or serve a diffusion UNet (sdxl-unet, sd-1.5-unet)");
+  }
   // A named benchmark fills the lengths and SLOs the request leaves unset (one rule with the
   // validation adapter: FillServingShape). Encoders process the real (unpadded) lengths: the
   // benchmark's harness batches by length on GPUs and CPUs alike.
@@ -173,6 +183,7 @@ Result<ServeJobSpec> BuildServeJob(const ServeRequest& a, std::string_view defau
   shape.ttft_p99_ms = a.ttft_ms;
   shape.tpot_p99_ms = a.tpot_ms;
   shape.e2e_p99_ms = a.e2e_ms;
+  shape.denoise_steps = a.denoise_steps;
   if (!a.benchmark.empty()) {
     const InferBenchmark* b = FindInferBenchmark(a.benchmark);
     if (b == nullptr) {

@@ -24,8 +24,8 @@ const internal::YamlSchema& ServeSchema() {
   static const internal::YamlSchema k{
       {{"", {"model", "serve", "slo", "constraints", "top"}},
        {"serve",
-        {"qps", "benchmark", "input_len", "output_len", "precision", "quant", "kv_precision",
-         "engine", "target_utilization"}},
+        {"qps", "benchmark", "input_len", "output_len", "denoise_steps", "precision", "quant",
+         "kv_precision", "engine", "target_utilization"}},
        {"slo", {"ttft_p99_ms", "tpot_p99_ms", "e2e_p99_ms"}},
        {"constraints",
         {"clouds", "regions", "gpus", "cpu", "cpu_only", "reserved", "include_suspect",
@@ -98,6 +98,9 @@ Result<ServeJobFile> Parse(const YAML::Node& root, const Reader& r) {
            Opt(
                serve, "output_len", [&](const Entry& e) { return r.Int(e, 0, kMaxSeqLen); },
                f.output_len),
+           Opt(
+               serve, "denoise_steps",
+               [&](const Entry& e) { return r.Int(e, 1, kMaxDenoiseSteps); }, f.denoise_steps),
            Opt(serve, "target_utilization", positive, f.target_utilization),
            Opt(serve, "precision", text, f.precision),
            Opt(serve, "quant", text, f.quant),
