@@ -180,6 +180,14 @@ case("job yaml: a directory", ["plan", "train", "-f", "."], field="-f")
 case("job yaml: lora method full via flag", ["plan", "train", "-f", "j.yaml", "--method", "full", "--lora-rank", "4"],
      field="--lora-rank", files={"j.yaml": JOB})
 
+# --- emit targets a plan's model cannot run -----------------------------------------------------
+case("emit vllm for a CNN plan", ["emit", "vllm", "--job", "s.yaml"], field="job.arch",
+     files={"s.yaml": "model: resnet-50\nserve:\n  qps: 100\n"})
+case("emit k8s for a text-to-image plan", ["emit", "k8s", "--job", "s.yaml"], field="job.arch",
+     files={"s.yaml": "model: sdxl-unet\nserve:\n  qps: 1\n"})
+case("emit skypilot for a text-to-image plan", ["emit", "skypilot", "--job", "s.yaml"], field="job.arch",
+     files={"s.yaml": "model: sdxl-unet\nserve:\n  qps: 1\n"})
+
 # --- serve YAML --------------------------------------------------------------------------------
 def serve(name, text, field, cmd=("plan", "infer"), **kw):
     case(f"serve yaml ({cmd[0]}): {name}", list(cmd) + ["-f", "s.yaml"], field=field, files={"s.yaml": text}, **kw)

@@ -96,6 +96,12 @@ std::string HfModelId(const std::string& model_ref);
 // Is the model reference a local path (config.json, directory, .safetensors)?
 bool LocalModel(const std::string& model_ref);
 
+// A plan of a decoder LLM (the job's arch; plans written before arch was recorded are LLMs):
+// what vLLM and TGI serve.
+inline bool DecoderLlm(const std::string& arch) {
+  return arch.empty() || arch == "dense" || arch == "moe" || arch == "mla-moe";
+}
+
 // ---- Serving runtime per engine, architecture and precision (serve_runtime.cc) ----
 struct ServeRuntime {
   std::string engine;  // "vllm", "sglang", "tgi", "triton-tensorrt", "openvino"

@@ -13,10 +13,6 @@ namespace gpuplan::emit {
 
 namespace {
 
-bool DecoderLlm(const std::string& arch) {
-  return arch.empty() || arch == "dense" || arch == "moe" || arch == "mla-moe";
-}
-
 // trtexec precision flags for the plan's weight precision (TensorRT picks the fastest kernel
 // among the enabled precisions; int8 keeps fp16 enabled for layers without int8 kernels).
 std::vector<std::string> TrtPrecisionFlags(const std::string& precision) {
@@ -113,6 +109,15 @@ Result<ServeRuntime> ResolveServeRuntime(const Plan& p, const Catalog& catalog) 
     return MakeError(ErrorCode::kUnsupported, "job.engine",
                      "not yet: no deployment files for engine \"" + p.engine + "\"",
                      "re-plan with --engine vllm or --engine tgi");
+  }
+  if (p.arch == "diffusion-unet") {
+    // A text-to-image service runs the whole pipeline (text encoders, the UNet's sampling loop,
+    // the VAE decoder) behind one request; a Triton engine of the UNet alone answers nothing a
+    // client can use. The plan's sizing stands (docs/model.md 10.4).
+    return MakeError(ErrorCode::kUnsupported, "job.arch",
+                     "not yet: no deployment files for a text-to-image pipeline (" + p.model + ")",
+                     "the plan's hardware and replica count stand; serve it with a diffusers "
+                     "pipeline or a TensorRT diffusion pipeline on the planned instances");
   }
   auto model = ResolveModel(p.model_ref, "job.model");
   const ModelSpec* m = model ? &*model : nullptr;

@@ -89,6 +89,15 @@ Result<VllmConfig> ResolveVllm(const Plan& p, const Catalog& catalog) {
                      "vllm needs a serving plan, got a training plan",
                      "run `gpuplan --json plan infer ...` and emit from its output");
   }
+  if (!DecoderLlm(p.arch)) {
+    return MakeError(ErrorCode::kInvalidArgument, "job.arch",
+                     "vllm serves decoder LLMs; this plan serves " + p.model + " (" + p.arch + ")",
+                     p.arch == "diffusion-unet"
+                         ? "no deployment files for a text-to-image pipeline yet; the plan's "
+                           "hardware and replica count stand"
+                         : "emit k8s or skypilot: they run the plan's own runtime (Triton with "
+                           "TensorRT on GPUs, OpenVINO on CPUs)");
+  }
   if (p.engine != "vllm") {
     return MakeError(ErrorCode::kInvalidArgument, "job.engine",
                      "the plan was sized for engine \"" + p.engine + "\", not vllm",
