@@ -87,9 +87,15 @@ LayoutEval EvaluateLayoutAt(const ServeJobSpec& job, const ComputeDevice& dev, S
       double t_tpot = r.tpot.value() * 1e3;
       double t_e2e = t_ttft + t_tpot * std::max(0, job.output_len - 1);
       // TTFT's queueing term falls as concurrency grows: a miss here may pass further up.
-      if (job.ttft_p99_ms && t_ttft > *job.ttft_p99_ms) continue;
+      if (job.ttft_p99_ms && t_ttft > *job.ttft_p99_ms) {
+        out.queue_limited = true;
+        continue;
+      }
       if (job.tpot_p99_ms && t_tpot > *job.tpot_p99_ms) break;
-      if (job.e2e_p99_ms && t_e2e > *job.e2e_p99_ms) break;
+      if (job.e2e_p99_ms && t_e2e > *job.e2e_p99_ms) {
+        out.queue_limited = true;
+        break;
+      }
       if (c > out.best_cap) {
         out.best_cap = c;
         out.best = std::move(r);
@@ -112,7 +118,10 @@ LayoutEval EvaluateLayoutAt(const ServeJobSpec& job, const ComputeDevice& dev, S
       const double s_b = r.e2e.value();
       const double in_flight = !dev.cpu && b > 1 ? s_b : 0;
       double t_e2e = (s_b + in_flight + QueueP99(s_b, rho, b)) * 1e3;
-      if (job.e2e_p99_ms && t_e2e > *job.e2e_p99_ms) break;
+      if (job.e2e_p99_ms && t_e2e > *job.e2e_p99_ms) {
+        out.queue_limited = true;
+        break;
+      }
       LayoutEval e = out;
       e.best_cap = r.samples_per_s * rho;
       e.best = std::move(r);
@@ -142,10 +151,13 @@ LayoutEval EvaluateLayout(const ServeJobSpec& job, const ComputeDevice& dev, Ser
       EvaluateLayoutAt(job, dev, layout, stage_link, stage_latency, cal, job.target_utilization);
   // Queueing is what a latency SLO may miss by: more replicas, each less loaded, wait less. Lower
   // the planned utilisation step by step (x0.75, down to a tenth of the target) until a
-  // concurrency meets the SLOs; the service time itself does not change with it.
+  // concurrency meets the SLOs; the service time itself does not change with it, so a layout
+  // that only missed TPOT (no queueing term) is not retried.
   const bool slo = job.ttft_p99_ms || job.tpot_p99_ms || job.e2e_p99_ms;
   for (double rho = job.target_utilization * 0.75;
-       slo && out.fits && out.best_cap <= 0 && rho >= job.target_utilization * 0.1; rho *= 0.75) {
+       slo && out.fits && out.best_cap <= 0 && out.queue_limited &&
+       rho >= job.target_utilization * 0.1;
+       rho *= 0.75) {
     out = EvaluateLayoutAt(job, dev, layout, stage_link, stage_latency, cal, rho);
   }
   return out;

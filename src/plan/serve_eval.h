@@ -54,6 +54,9 @@ struct LayoutEval {
   double ttft = 0, tpot = 0, e2e = 0;
   // The planned utilisation: the job's target, or lower where queueing missed an SLO at it.
   double utilization = 0;
+  // Some concurrency missed an SLO whose queueing term falls with the utilisation (TTFT, e2e):
+  // a lower planned utilisation may meet it. False when only TPOT (a service time) missed.
+  bool queue_limited = false;
 };
 
 struct ShapeEval {
