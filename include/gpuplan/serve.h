@@ -98,6 +98,14 @@ ServePerf EstimateLlmServingPipelined(const ModelSpec& m, const ServeSetup& setu
                                       const ComputeDevice& dev, int pp, BytesPerSec stage_link,
                                       Seconds stage_latency, int input_len, int output_len,
                                       int batch, const Calibration& cal);
+// The mean time between a sequence's tokens in a continuous-batching replica that holds a batch
+// in flight: every step decodes the batch and prefills the prompts of the requests that replace
+// the finished ones (batch / output_len per step on average), so a request's tokens are
+// (prefill of the batch's prompts + output_len x decode step) / output_len apart, not the bare
+// decode step. `batch_prefill`: the prefill of the whole batch's prompts (ServePerf::ttft of a
+// static-batch estimate). docs/model.md 10.3.
+Seconds InFlightTpot(Seconds batch_prefill, Seconds decode_step, int output_len);
+
 // One forward pass of an encoder / ViT / CNN at `batch` samples (seq_len for encoders).
 // `fused`: an inference engine that fuses element-wise work into GEMM epilogues (TensorRT,
 // OpenVINO, ONNX Runtime); false for eager PyTorch.

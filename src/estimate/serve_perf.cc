@@ -318,7 +318,7 @@ ServePerf EstimateLlmServing(const ModelSpec& m, const ServeSetup& setup, const 
     // not the pure decode step. A new request waits for the step in progress (half a step on
     // average) and gets its first token at the end of the step that carries its prompt.
     // docs/model.md 10.3.
-    const double step = cycle / out;
+    const double step = InFlightTpot(Seconds(pf_batch), Seconds(t_dec), output_len).value();
     r.tpot = Seconds(step);
     r.ttft = Seconds(std::max(pf_one, 1.5 * step));
   }
@@ -478,6 +478,11 @@ ServePerf EstimateForward(const ModelSpec& m, Precision p, const ComputeDevice& 
     t += ElementwiseSeconds(s, T, L, fused, bw, dev.kernel_s, cal);
   }
   return FinishForward(r, t);
+}
+
+Seconds InFlightTpot(Seconds batch_prefill, Seconds decode_step, int output_len) {
+  if (output_len <= 0) return decode_step;
+  return Seconds((batch_prefill.value() + output_len * decode_step.value()) / output_len);
 }
 
 ServePerf EstimateRequest(const ModelSpec& m, Precision p, const ComputeDevice& dev, int batch,

@@ -75,35 +75,64 @@ LayoutEval EvaluateLayoutAt(const ServeJobSpec& job, const ComputeDevice& dev, S
     const ServePerf cap = estimate(0);
     out.fits = cap.fits;
     if (!cap.fits) return out;
+    struct Point {
+      ServePerf r;
+      double cap = 0, ttft = 0, tpot = 0, e2e = 0;
+      bool ttft_ok = true, service_ok = true;  // service: TPOT and e2e
+    };
+    auto at = [&](int b) {
+      Point p;
+      p.r = estimate(b);
+      p.cap = p.r.samples_per_s * rho;
+      // SLO checks at this concurrency, queueing included for TTFT.
+      const double q = QueueP99(p.r.prefill.value(), rho, b);
+      p.ttft = (p.r.prefill.value() + q) * 1e3;
+      // b requests in flight on a continuous-batching engine: the prompts of the requests that
+      // replace finished ones share the steps (InFlightTpot), as at the saturated point.
+      p.tpot = InFlightTpot(p.r.ttft, p.r.decode_step, job.output_len).value() * 1e3;
+      p.e2e = p.ttft + p.tpot * std::max(0, job.output_len - 1);
+      p.ttft_ok = !job.ttft_p99_ms || p.ttft <= *job.ttft_p99_ms;
+      p.service_ok = (!job.tpot_p99_ms || p.tpot <= *job.tpot_p99_ms) &&
+                     (!job.e2e_p99_ms || p.e2e <= *job.e2e_p99_ms);
+      return p;
+    };
+    auto keep = [&](Point& p, int b) {
+      if (!p.ttft_ok || !p.service_ok || p.cap <= out.best_cap) return;
+      out.best_cap = p.cap;
+      out.best = std::move(p.r);
+      out.best_b = b;
+      out.ttft = p.ttft;
+      out.tpot = p.tpot;
+      out.e2e = p.e2e;
+    };
     std::vector<int> batches;
     for (int b = 1; b < cap.batch; b *= 2) batches.push_back(b);
     batches.push_back(std::max(1, cap.batch));  // the KV-bound maximum
+    int last_ok = 0;  // the largest concurrency so far whose TPOT and e2e meet the SLOs
     for (int b : batches) {
-      ServePerf r = estimate(b);
-      double c = r.samples_per_s * rho;
-      // SLO checks at this concurrency, queueing included for TTFT.
-      double q = QueueP99(r.prefill.value(), rho, b);
-      double t_ttft = (r.prefill.value() + q) * 1e3;
-      double t_tpot = r.tpot.value() * 1e3;
-      double t_e2e = t_ttft + t_tpot * std::max(0, job.output_len - 1);
+      Point p = at(b);
       // TTFT's queueing term falls as concurrency grows: a miss here may pass further up.
-      if (job.ttft_p99_ms && t_ttft > *job.ttft_p99_ms) {
-        out.queue_limited = true;
-        continue;
-      }
-      if (job.tpot_p99_ms && t_tpot > *job.tpot_p99_ms) break;
-      if (job.e2e_p99_ms && t_e2e > *job.e2e_p99_ms) {
-        out.queue_limited = true;
+      if (!p.ttft_ok) out.queue_limited = true;
+      if (!p.service_ok) {
+        // TPOT and e2e grow with the concurrency: the largest one that meets them lies between
+        // the last doubling that did and this one. Bisect for it (the doubling grid alone would
+        // stop at half of it and plan up to twice the replicas).
+        if (job.e2e_p99_ms && p.e2e > *job.e2e_p99_ms) out.queue_limited = true;
+        int lo = last_ok, hi = b;
+        while (lo > 0 && hi - lo > 1) {
+          const int mid = lo + (hi - lo) / 2;
+          Point pm = at(mid);
+          if (pm.service_ok) {
+            lo = mid;
+            keep(pm, mid);
+          } else {
+            hi = mid;
+          }
+        }
         break;
       }
-      if (c > out.best_cap) {
-        out.best_cap = c;
-        out.best = std::move(r);
-        out.best_b = b;
-        out.ttft = t_ttft;
-        out.tpot = t_tpot;
-        out.e2e = t_e2e;
-      }
+      last_ok = b;
+      keep(p, b);
     }
   } else {
     out.fits = true;
@@ -240,7 +269,7 @@ ServeLoadCurve BuildServeLoadCurve(const ServeJobSpec& job, const ServePlan& pla
     c.batch.push_back(b);
     c.rps.push_back(r.samples_per_s);
     c.prefill_s.push_back(c.llm ? r.prefill.value() : r.e2e.value());
-    c.tpot_s.push_back(c.llm ? r.tpot.value() : 0.0);
+    c.tpot_s.push_back(c.llm ? InFlightTpot(r.ttft, r.decode_step, c.output_len).value() : 0.0);
   }
   c.max_rps = c.rps.empty() ? 0 : c.rps.back();
   c.servers = c.llm ? std::max(1, plan.batch) : 1;
