@@ -15,6 +15,16 @@
 namespace gpuplan {
 namespace {
 
+// A round accelerator for the serving rules below: 400 TFLOPS in every format, 2 TB/s, 80 GiB.
+ComputeDevice TestDevice() {
+  ComputeDevice dev;
+  dev.id = "test";
+  dev.peak_fp32 = dev.peak_bf16 = dev.peak_fp16 = dev.peak_fp8 = dev.peak_int8 = 400e12;
+  dev.mem_bw = 2e12;
+  dev.memory = GiB(80);
+  return dev;
+}
+
 TEST(InferBenchmarkTable, FindsByIdShortIdAndAliasCaseInsensitively) {
   ASSERT_FALSE(InferBenchmarks().empty());
   const InferBenchmark* l = FindInferBenchmark("mlperf/llama2-70b-99");
@@ -170,11 +180,7 @@ TEST(FillServingShape, EncodersTakeTheRealLengths) {
 TEST(BeamSearch, DecodesKTimesTheSequencesAndHoldsKTimesTheKv) {
   const ModelSpec* m = FindPreset("llama-2-7b");
   ASSERT_NE(m, nullptr);
-  ComputeDevice dev;
-  dev.id = "test";
-  dev.peak_fp32 = dev.peak_bf16 = dev.peak_fp16 = dev.peak_fp8 = dev.peak_int8 = 400e12;
-  dev.mem_bw = 2e12;
-  dev.memory = GiB(80);
+  ComputeDevice dev = TestDevice();
   const Calibration cal;
   ServeSetup greedy;
   greedy.engine = Engine::kTrtLlm;
@@ -218,11 +224,7 @@ TEST(BeamSearch, DecodesKTimesTheSequencesAndHoldsKTimesTheKv) {
 TEST(ContinuousBatching, TrtLlmReservesTheGenerationLimit) {
   const ModelSpec* m = FindPreset("llama-2-7b");
   ASSERT_NE(m, nullptr);
-  ComputeDevice dev;
-  dev.id = "test";
-  dev.peak_fp32 = dev.peak_bf16 = dev.peak_fp16 = dev.peak_fp8 = dev.peak_int8 = 400e12;
-  dev.mem_bw = 2e12;
-  dev.memory = GiB(80);
+  ComputeDevice dev = TestDevice();
   const Calibration cal;
   ServeSetup trt;
   trt.engine = Engine::kTrtLlm;
@@ -283,11 +285,7 @@ TEST(FillServingShape, TextToImageTakesTheReferenceSampling) {
 TEST(DiffusionServing, AnImageIsStepsGuidedForwards) {
   const ModelSpec* m = FindPreset("sdxl-unet");
   ASSERT_NE(m, nullptr);
-  ComputeDevice dev;
-  dev.id = "test";
-  dev.peak_fp32 = dev.peak_bf16 = dev.peak_fp16 = dev.peak_fp8 = dev.peak_int8 = 400e12;
-  dev.mem_bw = 2e12;
-  dev.memory = GiB(80);
+  ComputeDevice dev = TestDevice();
   const Calibration cal;
   const DiffusionSampling defaults;
   EXPECT_EQ(defaults.steps, 50);
