@@ -6,6 +6,7 @@
 #include <optional>
 #include <string>
 
+#include "gpuplan/benchmark.h"
 #include "gpuplan/catalog.h"
 #include "gpuplan/estimate.h"
 #include "gpuplan/model.h"
@@ -122,6 +123,10 @@ struct DiffusionSampling {
   int steps = 50;
   bool guidance = true;
 };
+// The sampling a request shape states (a benchmark's or the job's steps; guidance when the scale
+// is above 1), diffusers' defaults for what it leaves unset. The planner's and the validation
+// adapter's one rule.
+DiffusionSampling SamplingOf(const ServingShape& shape);
 
 // One request batch of a non-LLM: `batch` samples through one forward, or for a diffusion UNet
 // `batch` images through the sampling loop `s` (e2e = steps x the forward of the guided batch).

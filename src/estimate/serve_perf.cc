@@ -480,6 +480,13 @@ ServePerf EstimateForward(const ModelSpec& m, Precision p, const ComputeDevice& 
   return FinishForward(r, t);
 }
 
+DiffusionSampling SamplingOf(const ServingShape& shape) {
+  DiffusionSampling s;
+  if (shape.denoise_steps) s.steps = *shape.denoise_steps;
+  if (shape.guidance_scale) s.guidance = *shape.guidance_scale > 1;
+  return s;
+}
+
 Seconds InFlightTpot(Seconds batch_prefill, Seconds decode_step, int output_len) {
   if (output_len <= 0) return decode_step;
   return Seconds((batch_prefill.value() + output_len * decode_step.value()) / output_len);

@@ -211,8 +211,7 @@ Result<ServeJobSpec> BuildServeJob(const ServeRequest& a, std::string_view defau
   if (llm && shape.max_output_len && *shape.max_output_len > job.output_len) {
     job.max_output_len = shape.max_output_len;
   }
-  if (shape.denoise_steps) job.diffusion.steps = *shape.denoise_steps;
-  if (shape.guidance_scale) job.diffusion.guidance = *shape.guidance_scale > 1;
+  job.diffusion = SamplingOf(shape);
   // The load: requests/s, or output tokens/s (/ output_len), or concurrent users each sending a
   // request every think time.
   double qps = a.qps.value_or(0);

@@ -307,9 +307,7 @@ Predicted PredictInferencePerf(const ModelSpec& m, const Json& w, const Json& hw
   }
   // Encoders, ViTs, CNNs: one forward per batch; diffusion UNets: the sampling loop per image
   // (a benchmark's steps and guidance, else diffusers' defaults: the planner's rule).
-  DiffusionSampling sampling;
-  if (shape.denoise_steps) sampling.steps = *shape.denoise_steps;
-  if (shape.guidance_scale) sampling.guidance = *shape.guidance_scale > 1;
+  const DiffusionSampling sampling = SamplingOf(shape);
   const int seq = shape.input_len.value_or(m.arch == ModelArch::kEncoder ? 128 : 1);
   if (!m.is_transformer() && !m.gflops_per_sample) {
     return Unsupported{"non-transformer model without gflops_per_sample"};
