@@ -87,6 +87,13 @@ struct RuntimeReserve {
   // NCCL communicator buffers, only when the GPU communicates (NCCL_BUFFSIZE 4 MiB x channels
   // x peers; ~0.5 GiB for an 8-GPU ring on NVLink).
   Bytes nccl_buffers = GiB(0.5);
+  // Non-torch memory a serving engine's profiling run adds after its start-up snapshot (cuBLAS
+  // and cuBLASLt workspaces, attention-backend buffers): what vLLM prints as non_torch_memory
+  // and counts against gpu_memory_utilization. The CUDA context and NCCL communicators exist
+  // before the snapshot and sit outside the fraction. vLLM's own logs: 0.16 GiB (PR #12126,
+  // H100, 2025-01), 0.10 (issue #12330, A100-40GB), 0.20 (PR #14447, 24-GiB GPUs, TP > 1),
+  // 0.25 (0.19.0, H100). docs/model.md 4.3.
+  Bytes profiled_non_torch = GiB(0.2);
   // PyTorch caching-allocator slack as a fraction of tensor memory (fragmentation: reserved
   // minus allocated at peak; typically 5-10%).
   double allocator_slack = 0.05;
@@ -236,6 +243,10 @@ struct InferMemoryOptions {
 struct InferMemory {
   MemoryBreakdown breakdown;  // kv_cache = what `concurrency x context` needs
   Bytes non_kv;               // weights + workspace + runtime
+  // What the engine's KV rule subtracts besides the KV cache: non_kv, except for vLLM, which
+  // counts weights, its profiled activation peak and the profiled non-torch increase only.
+  Bytes engine_non_kv;
+  Bytes engine_non_torch;  // the non-torch part of engine_non_kv
   // Engine semantics: KV cache the engine allocates on this GPU (pre-allocating engines), or
   // the memory left for KV under the device's memory limit (transformers).
   Bytes kv_budget;

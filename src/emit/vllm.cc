@@ -152,7 +152,7 @@ Result<VllmConfig> ResolveVllm(const Plan& p, const Catalog& catalog) {
   f.max_num_seqs = p.batch;
   auto capped = EstimateVllmMemory(f, catalog);
   if (!capped) return capped.error();
-  const double freed = base->mem.non_kv.value() - capped->mem.non_kv.value();
+  const double freed = base->mem.engine_non_kv.value() - capped->mem.engine_non_kv.value();
   if (freed > 0) {
     f.gpu_memory_utilization =
         std::round((kVllmDefaultUtilization - freed / base->visible.value()) * 1e4) / 1e4;

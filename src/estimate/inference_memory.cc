@@ -93,7 +93,10 @@ InferMemory EstimateInferenceMemory(const ModelSpec& m, const InferMemoryOptions
   // at the larger of the layer's two peaks: the residual and the norm output (2h, replicated
   // over TP) plus either the attention's Q/K/V and output (2q + 2kv) or the MLP's fused
   // gate/up output and its activation (3f; 2f ungated), sharded over TP. The attention
-  // tensors are freed before the MLP runs. Plus fp32 logits and probabilities for the sampled
+  // tensors are freed before the MLP runs. vLLM's and SGLang's layers keep the fused gate/up
+  // output and the activation referenced (module locals) while the down or output projection
+  // writes its h-wide result, so one more h is live at their peak; transformers' MLP frees its
+  // temporaries before down_proj. Plus fp32 logits and probabilities for the sampled
   // sequences.
   const double e = 2.0;
   double tokens = opt.engine == Engine::kTransformers
@@ -105,8 +108,9 @@ InferMemory EstimateInferenceMemory(const ModelSpec& m, const InferMemoryOptions
     const double kv = m.mla ? h : static_cast<double>(m.kv_heads) * m.head_dim;
     double f = static_cast<double>(m.ffn_hidden);
     if (m.moe) f = static_cast<double>(m.moe->expert_ffn) * (m.moe->top_k + m.moe->shared_experts);
-    const double per_token =
-        2 * h + std::max((2 * q + 2 * kv) / tp, (m.gated_mlp ? 3.0 : 2.0) * f / tp);
+    const bool merged_locals = opt.engine == Engine::kVllm || opt.engine == Engine::kSglang;
+    const double per_token = (merged_locals ? 3 : 2) * h +
+                             std::max((2 * q + 2 * kv) / tp, (m.gated_mlp ? 3.0 : 2.0) * f / tp);
     b.activations = Bytes(tokens * per_token * e);
     if (m.is_decoder_llm() && m.vocab > 0) {
       double seqs = opt.engine == Engine::kTransformers
@@ -136,8 +140,18 @@ InferMemory EstimateInferenceMemory(const ModelSpec& m, const InferMemoryOptions
                    : Bytes(0);
   b.kv_cache = per_token * (static_cast<double>(opt.concurrency) * opt.context);
   r.non_kv = b.weights + b.activations + b.logits + b.cuda_context + b.nccl_buffers;
+  r.engine_non_torch = b.cuda_context + b.nccl_buffers;
+  if (opt.engine == Engine::kVllm) {
+    // vLLM snapshots memory after creating the CUDA context and the NCCL communicators and
+    // sizes the KV cache as gpu_memory_utilization x total - (weights + profiled activation
+    // peak + the non-torch increase of its profiling run): the context and communicators are
+    // outside the fraction. docs/model.md 4.3.
+    r.engine_non_torch = opt.reserve.profiled_non_torch;
+  }
+  r.engine_non_kv = b.weights + b.activations + b.logits + r.engine_non_torch;
 
-  r.kv_budget = KvBudget(opt.engine, device_memory, r.non_kv, b.weights, opt.memory_fraction);
+  r.kv_budget =
+      KvBudget(opt.engine, device_memory, r.engine_non_kv, b.weights, opt.memory_fraction);
   const double budget = r.kv_budget.value();
 
   if (per_token.value() > 0) {

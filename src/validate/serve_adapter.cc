@@ -119,7 +119,7 @@ Predicted PredictInferenceMemory(const ModelSpec& m, const Json& w, const Json& 
   InferMemory r = EstimateInferenceMemory(m, o, total);
   const MemoryBreakdown& b = r.breakdown;
   if (metric == "weights_gib") return b.weights.value();  // the engine's own load
-  if (metric == "non_torch_gib") return (b.cuda_context + b.nccl_buffers).value();
+  if (metric == "non_torch_gib") return r.engine_non_torch.value();
   if (metric == "activation_peak_gib") return (b.activations + b.logits).value();
   if (metric == "kv_cache_gib") return r.kv_budget.value();
   if (metric == "kv_cache_tokens") return static_cast<double>(r.kv_tokens);

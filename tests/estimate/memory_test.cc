@@ -639,7 +639,15 @@ TEST(InferenceKvBudget, VllmBudgetIsFractionOfTotalMinusNonKv) {
   opt.memory_fraction = 0.9;
   const Bytes total = GiB(79.22);  // one H100 as vLLM sees it (formats.md 6.2)
   InferMemory r = EstimateInferenceMemory(m, opt, total);
-  EXPECT_NEAR(r.kv_budget.value(), total.value() * 0.9 - r.non_kv.value(), 1.0);
+  // vLLM counts the non-torch memory its profiling run adds, not the CUDA context and NCCL
+  // communicators created before its start-up snapshot (RuntimeReserve::profiled_non_torch).
+  EXPECT_NEAR(r.kv_budget.value(), total.value() * 0.9 - r.engine_non_kv.value(), 1.0);
+  EXPECT_NEAR(r.engine_non_kv.value(),
+              (r.breakdown.weights + r.breakdown.activations + r.breakdown.logits +
+               opt.reserve.profiled_non_torch)
+                  .value(),
+              1.0);
+  EXPECT_LT(r.engine_non_kv.value(), r.non_kv.value());
   const double per_token = KvBytesPerToken(m, 2.0, 1).value();
   EXPECT_EQ(r.kv_tokens % 16, 0);
   EXPECT_LE(static_cast<double>(r.kv_tokens) * per_token, r.kv_budget.value());
@@ -675,7 +683,7 @@ TEST(InferenceKvBudget, Llama70bBf16OnTwoA100sLeavesTensOfThousandsOfTokens) {
       ToGiB(r.breakdown.weights), ToGiB(r.non_kv), ToGiB(r.kv_budget),
       static_cast<long long>(r.kv_tokens));
   EXPECT_GE(r.kv_tokens, 5000);
-  EXPECT_LE(r.kv_tokens, 40000);
+  EXPECT_LE(r.kv_tokens, 50000);
 }
 
 TEST(InferenceWeights, TensorParallelHalvesLlama2_70bFp16) {
