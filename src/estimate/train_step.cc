@@ -353,10 +353,23 @@ StepTime EstimateTrainStep(const ModelSpec& m, const Parallelism& par,
                            : BytesPerElement(opt.grad_dtype.value_or(
                                  math == Precision::kFp8 ? Precision::kBf16 : math));
   if (math == Precision::kFp32) grad_bytes = 4.0;
-  const int dp_span = tp * cp * dp;
-  const bool dp_in_node = dp_span <= hw.ScaleUpGpus();
-  const double dp_bw = dp_in_node ? hw.IntraBwFor(dp).value() * K.intra_link_eff : inter_bw;
-  const double dp_lat = dp_in_node ? lat_intra : lat_inter;
+  // Bus bandwidth and latency of a collective over `n` ranks placed every `stride`-th GPU
+  // (Megatron's rank order tp-cp-dp-pp; experts etp-ep-edp-pp). A group that spans machines has
+  // `local` members in each; the machine's NICs serve its `stride` groups alike, and NCCL runs
+  // one ring per NIC with the hops inside the machine over NVLink, so a group's ring crosses
+  // machines at local x the per-GPU fabric share (8 GPUs with 8 HDR NICs and tp = 1: 200 GB/s
+  // of bus bandwidth, as nccl-tests measure on DGX A100 clusters), capped by the NVLink hops
+  // between its members in a machine. docs/model.md 5.6.
+  auto group_link = [&](int n, int stride) -> std::pair<double, double> {
+    stride = std::max(1, stride);
+    if (n * stride <= hw.ScaleUpGpus())
+      return {hw.IntraBwFor(n).value() * K.intra_link_eff, lat_intra};
+    const int local = std::clamp(hw.ScaleUpGpus() / stride, 1, std::max(1, n));
+    if (local == 1) return {inter_bw, lat_inter};
+    return {std::min(local * inter_bw, hw.IntraBwFor(local).value() * K.intra_link_eff), lat_inter};
+  };
+  const auto [dp_bw, dp_lat] = group_link(dp, tp * cp);
+  const auto [edp_bw, edp_lat] = group_link(edp, (folded ? 1 : tp) * ep);
   double dp_time = 0;
   if (dp > 1) {
     if (par.zero_stage >= 3) {
@@ -369,13 +382,13 @@ StepTime EstimateTrainStep(const ModelSpec& m, const Parallelism& par,
       } else {
         dp_time = mb * 2 *
                   (AllGatherSeconds(dense_params * 2.0, dp, dp_bw, dp_lat) +
-                   AllGatherSeconds(expert_params * 2.0, edp, dp_bw, dp_lat));
+                   AllGatherSeconds(expert_params * 2.0, edp, edp_bw, edp_lat));
       }
       dp_time += AllGatherSeconds(dense_params * grad_bytes, dp, dp_bw, dp_lat) +
-                 AllGatherSeconds(expert_params * grad_bytes, edp, dp_bw, dp_lat);
+                 AllGatherSeconds(expert_params * grad_bytes, edp, edp_bw, edp_lat);
     } else {
       dp_time = AllReduceSeconds(dense_params * grad_bytes, dp, dp_bw, dp_lat) +
-                AllReduceSeconds(expert_params * grad_bytes, edp, dp_bw, dp_lat);
+                AllReduceSeconds(expert_params * grad_bytes, edp, edp_bw, edp_lat);
     }
   }
   st.dp_comm_total = Seconds(dp_time);

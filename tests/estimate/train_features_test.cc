@@ -673,6 +673,40 @@ namespace {
 // direction, one per peer (datasheet: 896 GB/s bidirectional in total), so a tensor-parallel
 // pair uses one link and only a group of all 8 GPUs uses all 7. NVSwitch gives any group the
 // full per-GPU bandwidth.
+// A data-parallel ring across machines: with tp 1 the group has 8 members per machine and
+// crosses machines on all 8 NICs (NCCL: one ring per NIC), so its bus bandwidth is 8x one
+// GPU's fabric share, capped by NVLink; with tp 8 each group has one member per machine and one
+// NIC. Checked against the ring formula 2(n-1)/n x bytes / bw + 2(n-1) x latency by hand.
+TEST(DataParallelAcrossMachines, RingUsesEveryNicOfItsMembers) {
+  const ModelSpec& m = Preset("Llama-2-7B");
+  const Calibration& cal = DefaultCalibration();
+  const HardwareView hw = Hw("A100-SXM4-80GB", 4, 1600);  // 8 x 200 Gb/s HDR per node
+  const double nic = hw.inter_bw.value();
+  ASSERT_NEAR(nic / 1e9, 25, 1e-9);
+  TrainMemoryOptions opt;
+  opt.seq_len = 2048;
+  opt.micro_batch = 1;
+  const double ib_eff = cal.Get("link_efficiency.infiniband", 0.85);
+  const double nvl_eff = cal.Get("link_efficiency.nvlink", 0.8);
+  const double lat = cal.Get("link_latency_us.inter", 5) * 1e-6;
+  const ParamCounts pc = CountParams(m);
+  auto ring = [&](double bytes, int n, double bw) {
+    return 2.0 * (n - 1) / n * bytes / bw + 2.0 * (n - 1) * lat;
+  };
+  // tp 1, dp 32 over 4 machines: 8 members per machine.
+  const StepTime s1 = EstimateTrainStep(m, Layout(1, 1, 32, 0), opt, 32, hw, cal);
+  ASSERT_TRUE(s1.valid);
+  const double bw1 = std::min(8 * nic * ib_eff, hw.IntraBwFor(8).value() * nvl_eff);
+  EXPECT_NEAR(s1.dp_comm_total.value(), ring(static_cast<double>(pc.total) * 2.0, 32, bw1),
+              1e-6 * s1.dp_comm_total.value());
+  // tp 8, dp 4: one member per machine, one NIC.
+  const StepTime s8 = EstimateTrainStep(m, Layout(8, 1, 4, 0), opt, 4, hw, cal);
+  ASSERT_TRUE(s8.valid);
+  EXPECT_NEAR(s8.dp_comm_total.value(),
+              ring(static_cast<double>(pc.total) / 8 * 2.0, 4, nic * ib_eff),
+              1e-6 * s8.dp_comm_total.value());
+}
+
 TEST(MeshLinks, GroupBandwidthOnInfinityFabricAndNvswitch) {
   InstanceType mi;
   mi.accelerator_count = 8;
