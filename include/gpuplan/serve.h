@@ -107,6 +107,14 @@ ServePerf EstimateLlmServingPipelined(const ModelSpec& m, const ServeSetup& setu
 // static-batch estimate). docs/model.md 10.3.
 Seconds InFlightTpot(Seconds batch_prefill, Seconds decode_step, int output_len);
 
+// Time to the first token of a request that joins a continuous-batching replica with other
+// requests in flight: it waits for the step in progress (`wait_share` of one in-flight step:
+// 0.5 on average, 1 at the 99th percentile of the uniform residual), and its prompt is prefilled
+// in the next step, which lasts at least a step: wait_share x step + max(prefill_one, step).
+// `in_flight_step` is InFlightTpot's. A request alone on the replica takes prefill_one.
+// docs/model.md 10.3.
+Seconds FirstTokenLatency(Seconds prefill_one, Seconds in_flight_step, double wait_share);
+
 // One forward pass of an encoder / ViT / CNN at `batch` samples (seq_len for encoders).
 // `fused`: an inference engine that fuses element-wise work into GEMM epilogues (TensorRT,
 // OpenVINO, ONNX Runtime); false for eager PyTorch.

@@ -320,7 +320,7 @@ ServePerf EstimateLlmServing(const ModelSpec& m, const ServeSetup& setup, const 
     // docs/model.md 10.3.
     const double step = InFlightTpot(Seconds(pf_batch), Seconds(t_dec), output_len).value();
     r.tpot = Seconds(step);
-    r.ttft = Seconds(std::max(pf_one, 1.5 * step));
+    r.ttft = FirstTokenLatency(Seconds(pf_one), Seconds(step), 0.5);
   }
   r.e2e = Seconds(r.ttft.value() + std::max(0.0, out - 1) * r.tpot.value());
   if (cycle > 0) {
@@ -490,6 +490,11 @@ DiffusionSampling SamplingOf(const ServingShape& shape) {
 Seconds InFlightTpot(Seconds batch_prefill, Seconds decode_step, int output_len) {
   if (output_len <= 0) return decode_step;
   return Seconds((batch_prefill.value() + output_len * decode_step.value()) / output_len);
+}
+
+Seconds FirstTokenLatency(Seconds prefill_one, Seconds in_flight_step, double wait_share) {
+  const double step = std::max(0.0, in_flight_step.value());
+  return Seconds(wait_share * step + std::max(prefill_one.value(), step));
 }
 
 ServePerf EstimateRequest(const ModelSpec& m, Precision p, const ComputeDevice& dev, int batch,

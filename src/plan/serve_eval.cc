@@ -86,10 +86,15 @@ LayoutEval EvaluateLayoutAt(const ServeJobSpec& job, const ComputeDevice& dev, S
       p.cap = p.r.samples_per_s * rho;
       // SLO checks at this concurrency, queueing included for TTFT.
       const double q = QueueP99(p.r.prefill.value(), rho, b);
-      p.ttft = (p.r.prefill.value() + q) * 1e3;
       // b requests in flight on a continuous-batching engine: the prompts of the requests that
       // replace finished ones share the steps (InFlightTpot), as at the saturated point.
-      p.tpot = InFlightTpot(p.r.ttft, p.r.decode_step, job.output_len).value() * 1e3;
+      const Seconds step = InFlightTpot(p.r.ttft, p.r.decode_step, job.output_len);
+      p.tpot = step.value() * 1e3;
+      // With others in flight a new request waits for the running step (p99: all of it) and
+      // for the step that carries its prompt.
+      const double first =
+          b > 1 ? FirstTokenLatency(p.r.prefill, step, 1.0).value() : p.r.prefill.value();
+      p.ttft = (first + q) * 1e3;
       p.e2e = p.ttft + p.tpot * std::max(0, job.output_len - 1);
       p.ttft_ok = !job.ttft_p99_ms || p.ttft <= *job.ttft_p99_ms;
       p.service_ok = (!job.tpot_p99_ms || p.tpot <= *job.tpot_p99_ms) &&
@@ -291,7 +296,10 @@ ServeAtLoad EvaluateServeAtLoad(const ServeLoadCurve& c, double rps) {
     tpot = c.tpot_s[k - 1] + f * (c.tpot_s[k] - c.tpot_s[k - 1]);
   }
   const double q = QueueP99(prefill, out.utilization, c.servers);
-  out.ttft_p99_ms = (prefill + q) * 1e3;
+  const double first = c.llm && c.batch[k] > 1
+                           ? FirstTokenLatency(Seconds(prefill), Seconds(tpot), 1.0).value()
+                           : prefill;
+  out.ttft_p99_ms = (first + q) * 1e3;
   out.tpot_p99_ms = tpot * 1e3;
   out.e2e_p99_ms =
       c.llm ? out.ttft_p99_ms + out.tpot_p99_ms * std::max(0, c.output_len - 1) : out.ttft_p99_ms;
