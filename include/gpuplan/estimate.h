@@ -256,6 +256,13 @@ struct InferMemory {
   bool fits = false;
 };
 
+// Memory a process sees on a GPU: the driver keeps ~1% of the board's memory (ECC, firmware):
+// an "80 GB" H100 shows 79.2 GiB, an A100 40GB 39.5 GiB, an RTX 3090 23.6 GiB (vLLM's
+// total_gpu_memory in its logs, nvidia-smi). The serving estimators, the validator and the
+// vLLM emitter size engines against this.
+inline constexpr double kVisibleMemoryFraction = 0.99;
+inline Bytes VisibleMemory(Bytes nominal) { return nominal * kVisibleMemoryFraction; }
+
 // The engine's rule for the KV-cache budget on one GPU, given the device's total memory, the
 // memory that is not KV cache (weights + workspace + runtime) and the weights alone.
 // `fraction` empty = the engine's default (vLLM 0.9 of total; TRT-LLM 0.9 of free; SGLang

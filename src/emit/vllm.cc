@@ -14,9 +14,6 @@ namespace gpuplan {
 
 namespace {
 
-// The planner's view of a GPU's visible memory (CUDA reserves ~1 %: 79.2 of 80 GiB).
-constexpr double kVisibleMemoryFraction = 0.99;
-
 void ApplyQuant(const VllmFlags& f, InferMemoryOptions& mo) {
   mo.weight_precision = Precision::kBf16;
   mo.quant.reset();
@@ -61,7 +58,7 @@ Result<VllmMemory> EstimateVllmMemory(const VllmFlags& f, const Catalog& catalog
   mo.max_num_seqs = f.max_num_seqs;
   mo.max_num_batched_tokens = f.max_num_batched_tokens;
   VllmMemory r;
-  r.visible = acc->memory * kVisibleMemoryFraction;
+  r.visible = VisibleMemory(acc->memory);
   r.mem = EstimateInferenceMemory(*m, mo, r.visible);
   return r;
 }

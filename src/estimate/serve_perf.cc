@@ -217,7 +217,7 @@ ServePerf EstimateLlmServing(const ModelSpec& m, const ServeSetup& setup, const 
   // Beam search: every beam holds its own copy of the context's KV and decodes as a sequence.
   const double nb = std::max(1, setup.beams);
   if (!dev.cpu) {
-    InferMemory im = EstimateInferenceMemory(m, mo, dev.memory * 0.99);
+    InferMemory im = EstimateInferenceMemory(m, mo, VisibleMemory(dev.memory));
     r.kv_tokens = im.kv_tokens;
     if (im.kv_budget.value() <= 0 ||
         static_cast<double>(im.kv_tokens) < (input_len + output_len) * nb) {

@@ -55,7 +55,6 @@ const InferBenchmark* CaseInferBenchmark(const Json& c, const Json& w);
 enum class MemoryReport { kAllocated, kReserved, kDevice };
 MemoryReport ReportOf(const std::string& framework);
 Engine EngineOf(const std::string& e);
-Bytes VisibleMemory(const Accelerator& a);
 // Bytes per unit of a metric name's unit token (memory_gib -> 2^30, kv_cache_gb -> 1e9).
 double Unit(const std::string& metric);
 

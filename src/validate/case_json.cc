@@ -238,12 +238,6 @@ Engine EngineOf(const std::string& e) {
   return Engine::kTransformers;
 }
 
-Bytes VisibleMemory(const Accelerator& a) {
-  // The driver reserves ~1% of HBM (ECC, firmware): an "80 GB" H100 shows 79.2 GiB, an A100
-  // 40GB 39.5 GiB, an RTX 3090 23.6 GiB (vLLM logs, nvidia-smi).
-  return a.memory * 0.99;
-}
-
 double Unit(const std::string& metric) {
   // Metric names carry their unit as a token: memory_gib, activations_gib_per_gpu, kv_cache_gb.
   std::string m = metric + "_";

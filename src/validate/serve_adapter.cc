@@ -114,8 +114,8 @@ Predicted PredictInferenceMemory(const ModelSpec& m, const Json& w, const Json& 
     o.context = Int(w, "max_model_len").value_or(o.context);
     o.concurrency = 1;
   }
-  Bytes total =
-      Num(w, "total_gpu_memory_gib") ? GiB(*Num(w, "total_gpu_memory_gib")) : VisibleMemory(*acc);
+  Bytes total = Num(w, "total_gpu_memory_gib") ? GiB(*Num(w, "total_gpu_memory_gib"))
+                                               : VisibleMemory(acc->memory);
   InferMemory r = EstimateInferenceMemory(m, o, total);
   const MemoryBreakdown& b = r.breakdown;
   if (metric == "weights_gib") return b.weights.value();  // the engine's own load
