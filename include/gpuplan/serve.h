@@ -83,10 +83,12 @@ struct ServePerf {
 
 // LLM serving on one replica of `tp` devices. `batch` > 0 = a static batch of that many
 // sequences; 0 = continuous batching up to the KV capacity and setup.max_batch, the saturated
-// operating point: TPOT is the mean step (decode plus the interleaved prompts) and TTFT one and
-// a half steps (docs/model.md 10.3).
+// operating point: TPOT is the mean step (decode plus the interleaved prompts) and TTFT
+// FirstTokenLatency at the mean (docs/model.md 10.3). `trace`, when given, receives the terms
+// (batch, KV capacity, prefill, the decode step's parts, TPOT, TTFT) with their formulas.
 ServePerf EstimateLlmServing(const ModelSpec& m, const ServeSetup& setup, const ComputeDevice& dev,
-                             int input_len, int output_len, int batch, const Calibration& cal);
+                             int input_len, int output_len, int batch, const Calibration& cal,
+                             Trace* trace = nullptr);
 
 // LLM serving on one replica of `pp` nodes of `setup.tp` devices: tensor parallel within a node,
 // pipeline parallel across nodes (vLLM --pipeline-parallel-size). Each stage holds ceil(L/pp)

@@ -183,7 +183,8 @@ double LayerGemms(const Shape& s, double M, int tp, double wbytes, double peak, 
 }  // namespace
 
 ServePerf EstimateLlmServing(const ModelSpec& m, const ServeSetup& setup, const ComputeDevice& dev,
-                             int input_len, int output_len, int batch, const Calibration& cal) {
+                             int input_len, int output_len, int batch, const Calibration& cal,
+                             Trace* trace) {
   ServePerf r;
   const int tp = std::max(1, setup.tp);
   const Shape s = ShapeOf(m);
@@ -258,28 +259,35 @@ ServePerf EstimateLlmServing(const ModelSpec& m, const ServeSetup& setup, const 
         std::min(1.0, moe_layers * m.moe->experts * expert / static_cast<double>(pc.total));
     k_over_e = std::min(1.0, static_cast<double>(m.moe->top_k) / m.moe->experts);
   }
-  // One decode step of B sequences at average context c.
-  auto decode = [&](double B, double c) {
+  // One decode step of B sequences at average context c, by part.
+  struct DecodeParts {
+    double weights = 0, gemm = 0, attention = 0, per_seq = 0, tp_comm = 0, per_layer = 0;
+    double Total() const {
+      return std::max(weights, gemm) + attention + per_seq + tp_comm + per_layer;
+    }
+  };
+  auto decode_parts = [&](double B, double c) {
+    DecodeParts d;
     // Linear layers: read the weights once per step, or run the batch's FLOPs.
     const double dense_flops =
         B * 2.0 * (static_cast<double>(pc.active - pc.embedding) - routed_active) / tp;
     const double routed_flops = B * 2.0 * routed_active / tp;
     const double rows = std::max(1.0, B * k_over_e);  // per routed expert
     const double hit = routed_share > 0 ? 1.0 - std::pow(1.0 - k_over_e, B) : 1.0;
-    const double t_gemm =
-        std::max(wbytes_dev.value() * (1.0 - routed_share + routed_share * hit) / bw,
-                 dense_flops / (peak * std::min(geff * B / (B + dev.decode_knee), dev.power_cap)) +
-                     routed_flops /
-                         (peak * std::min(geff * rows / (rows + dev.decode_knee), dev.power_cap)));
+    d.weights = wbytes_dev.value() * (1.0 - routed_share + routed_share * hit) / bw;
+    d.gemm =
+        dense_flops / (peak * std::min(geff * B / (B + dev.decode_knee), dev.power_cap)) +
+        routed_flops / (peak * std::min(geff * rows / (rows + dev.decode_knee), dev.power_cap));
     // Attention runs as its own kernels after the projections: it reads every sequence's KV.
-    const double t_attn =
-        std::max(B * c * kv_tok / bw,
-                 B * 4.0 * L * c * s.q / tp / (bf16 * cal.Get("attention_efficiency", 0.45)));
+    d.attention = std::max(B * c * kv_tok / bw, B * 4.0 * L * c * s.q / tp /
+                                                    (bf16 * cal.Get("attention_efficiency", 0.45)));
     // Per-sequence work outside the layers: sampling over the vocabulary, scheduling.
-    const double t_seq = B * cal.Get("decode_overhead_us_per_seq", 8) * 1e-6;
-    return t_gemm + t_attn + t_seq + 2 * L * AllReduceSeconds(B * s.h * 2.0, tp, link, lat) +
-           L * per_layer_overhead;
+    d.per_seq = B * cal.Get("decode_overhead_us_per_seq", 8) * 1e-6;
+    d.tp_comm = 2 * L * AllReduceSeconds(B * s.h * 2.0, tp, link, lat);
+    d.per_layer = L * per_layer_overhead;
+    return d;
   };
+  auto decode = [&](double B, double c) { return decode_parts(B, c).Total(); };
   const double in = std::max(0, input_len), out = std::max(0, output_len);
   const double pf_one = in > 0 ? prefill(in, 1) : 0;
   r.prefill = Seconds(pf_one);
@@ -326,6 +334,38 @@ ServePerf EstimateLlmServing(const ModelSpec& m, const ServeSetup& setup, const 
   if (cycle > 0) {
     r.output_tokens_per_s = B * out / cycle;
     r.samples_per_s = B / cycle;
+  }
+  if (trace) {
+    trace->Add("sequences in flight",
+               batch > 0 ? "the static batch"
+                         : "min(max_batch, KV tokens / (prompt + generation reserve))",
+               B, "");
+    trace->Add("KV capacity", "engine's KV budget / KV bytes per token", r.kv_tokens, "tokens");
+    trace->Add("prefill of one prompt", "layers x GEMMs + attention + LM head + all-reduces",
+               pf_one * 1e3, "ms");
+    trace->Add("prefill of the batch's prompts", "the same for B prompts", pf_batch * 1e3, "ms");
+    if (out > 0) {
+      const DecodeParts d = decode_parts(B * nb, c_avg);
+      trace->Add("decode: weights read", "weight bytes per device / (HBM x efficiency)",
+                 d.weights * 1e3, "ms");
+      trace->Add("decode: GEMM compute", "2 x active params x B / tp / (peak x eff(B))",
+                 d.gemm * 1e3, "ms");
+      trace->Add("decode: attention", "max(KV bytes read, attention FLOPs) at mean context",
+                 d.attention * 1e3, "ms");
+      trace->Add("decode: per-sequence overhead", "B x decode_overhead_us_per_seq", d.per_seq * 1e3,
+                 "ms");
+      trace->Add("decode: TP all-reduces", "2 per layer, ring over tp", d.tp_comm * 1e3, "ms");
+      trace->Add("decode: per-layer overhead", "layers x decode_overhead_us_per_layer",
+                 d.per_layer * 1e3, "ms");
+      trace->Add("decode step", "max(weights, GEMM) + the rest", t_dec * 1e3, "ms");
+    }
+    trace->Add("TPOT",
+               batch > 0 ? "decode step" : "InFlightTpot: (batch prefill + out x step) / out",
+               r.tpot.value() * 1e3, "ms");
+    trace->Add("TTFT", batch > 0 ? "batch prefill" : "FirstTokenLatency(prefill, TPOT, 0.5)",
+               r.ttft.value() * 1e3, "ms");
+    trace->Add("output tokens/s per replica", "B x out / (batch prefill + out x step)",
+               r.output_tokens_per_s, "tokens/s");
   }
   return r;
 }

@@ -278,7 +278,8 @@ Predicted PredictInferencePerf(const ModelSpec& m, const Json& w, const Json& hw
       if (metric == "decode_total_s") return dec_total;
       return prefill + dec_total;
     }
-    ServePerf r = EstimateLlmServing(m, su, dev, in, out, static_batch, cal);
+    Trace scratch;  // the final estimate's terms go to the explanation, if one is asked for
+    ServePerf r = EstimateLlmServing(m, su, dev, in, out, static_batch, cal, &scratch);
     // MLPerf Server: the submitter lowers the engine's batch limit (NVIDIA's gpu_batch_size)
     // until the p99 TPOT bound holds. The mean step is a lower bound of the p99, so the largest
     // limit whose mean step meets the bound is the most the bound allows. docs/model.md 12.6.
@@ -296,7 +297,13 @@ Predicted PredictInferencePerf(const ModelSpec& m, const Json& w, const Json& hw
         }
       }
       su.max_batch = lo * su.beams;
-      r = EstimateLlmServing(m, su, dev, in, out, 0, cal);
+      scratch = Trace();
+      r = EstimateLlmServing(m, su, dev, in, out, 0, cal, &scratch);
+    }
+    if (g_trace) {
+      g_trace->Add("tensor parallel", "stated, or the planner's pick", su.tp, "");
+      g_trace->Add("replicas", "GPUs / (tp x pp)", replicas, "");
+      for (auto& t : scratch.terms) g_trace->terms.push_back(std::move(t));
     }
     if (metric == "output_tokens_per_s") return r.output_tokens_per_s * replicas;
     if (metric == "ttft_ms") return r.ttft.value() * 1e3;

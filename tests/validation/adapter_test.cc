@@ -1,9 +1,11 @@
 // The validation adapters: the serving defaults where a case is silent (docs/model.md 12.6: an
 // MLPerf LLM case takes the benchmark's lengths and FP8 format, runs at the tensor-parallel
 // degree the serving planner would pick, and a Server case at the largest batch its TPOT bound
-// allows), and `validate --explain` on a training-memory case (the breakdown term by term).
+// allows), and `validate --explain` on a training-memory case (the breakdown term by term) and
+// on an LLM serving case (the decode step's parts).
 #include <gtest/gtest.h>
 
+#include <map>
 #include <string>
 
 #include "gpuplan/catalog.h"
@@ -92,6 +94,36 @@ TEST(TrainAdapter, MemoryExplainListsTheBreakdown) {
   EXPECT_GE(c.explain.size(), 8u);
   EXPECT_GT(context, 0);
   EXPECT_NEAR(sum, *c.predicted, 1e-6 * *c.predicted);
+}
+
+// --explain on an LLM serving case lists the estimate's terms: the decode step is
+// max(weights read, GEMM compute) plus its other parts, and the throughput term is the
+// prediction (one replica).
+TEST(ServeAdapter, ExplainListsTheDecodeStepParts) {
+  const std::string line =
+      "{\"id\":\"s\",\"kind\":\"infer_throughput\",\"model\":{\"preset\":\"Llama-2-7B\"},"
+      "\"hardware\":{\"gpu\":\"A100-SXM4-80GB\",\"gpus\":1},\"workload\":{\"infer\":{"
+      "\"precision\":\"fp16\",\"tp\":1,\"input_len\":128,\"output_len\":512,"
+      "\"scenario\":\"offline\",\"engine\":\"vllm\"}},\"metric\":\"output_tokens_per_s\","
+      "\"measured\":1000,\"source\":\"x\"}\n";
+  auto cat = LoadBuiltinCatalog();
+  ASSERT_TRUE(cat.ok());
+  auto r = RunValidation(line, "t.jsonl", *cat, {}, "s");
+  ASSERT_TRUE(r.ok()) << r.error().ToString();
+  ASSERT_EQ(r->cases.size(), 1u);
+  const CaseResult& c = r->cases[0];
+  ASSERT_TRUE(c.ok) << c.reason;
+  std::map<std::string, double> t;
+  for (const auto& [name, value] : c.explain) t[name.substr(0, name.find(" ["))] = value;
+  ASSERT_TRUE(t.count("decode step") && t.count("decode: weights read") &&
+              t.count("output tokens/s per replica"));
+  const double parts = std::max(t["decode: weights read"], t["decode: GEMM compute"]) +
+                       t["decode: attention"] + t["decode: per-sequence overhead"] +
+                       t["decode: TP all-reduces"] + t["decode: per-layer overhead"];
+  EXPECT_NEAR(parts, t["decode step"], 1e-9 * t["decode step"]);
+  EXPECT_EQ(t["decode: TP all-reduces"], 0.0);  // tp 1
+  EXPECT_NEAR(t["output tokens/s per replica"], *c.predicted, 1e-9 * *c.predicted);
+  EXPECT_GE(t["TPOT"], t["decode step"]);  // the in-flight step carries prompts too
 }
 
 }  // namespace
