@@ -167,10 +167,22 @@ struct TrainMemoryOptions {
   bool gradient_offload = false;
   // ZeRO-3 gathers one layer at a time; override the derived largest layer (parameters).
   std::optional<double> largest_layer_params;
+  // Flat gradient buckets a framework keeps on the GPU beside the gradients, in elements of the
+  // training dtype (DeepSpeed ZeRO-2: ApplyFrameworkMemory).
+  double grad_bucket_elements = 0;
   RuntimeReserve reserve;
   bool include_runtime = true;  // false = model tensors only (formula comparisons)
   bool notes = true;            // false in search loops: no strings, no allocation
 };
+
+// DeepSpeed's reduce_bucket_size default (elements; runtime/zero/config.py).
+inline constexpr double kDeepSpeedReduceBucketElements = 5e8;
+// Memory a framework adds to a layout's training memory. DeepSpeed ZeRO-2 (stage_1_and_2.py,
+// contiguous_gradients) reduces gradients through flat buckets of reduce_bucket_size elements at
+// the model's dtype, two when overlap_comm is on (gpuplan's emitted DeepSpeed config sets it;
+// so do the HF and DeepSpeed example ZeRO-2 configs), allocated at the first backward and held
+// for the run: 2 x 5e8 x 2 B = 1.86 GiB in bf16. docs/model.md 3.2.
+void ApplyFrameworkMemory(TrainFramework f, const Parallelism& p, TrainMemoryOptions& o);
 
 // Per-GPU memory, term by term. Every term is bytes on the most loaded GPU.
 struct MemoryBreakdown {

@@ -61,6 +61,11 @@ constexpr internal::EnumName<LoraTargets> kLoraTargetNames[] = {
 
 }  // namespace
 
+void ApplyFrameworkMemory(TrainFramework f, const Parallelism& p, TrainMemoryOptions& o) {
+  o.grad_bucket_elements =
+      f == TrainFramework::kDeepSpeed && p.zero_stage == 2 ? 2 * kDeepSpeedReduceBucketElements : 0;
+}
+
 const char* TrainMethodName(TrainMethod m) { return internal::NameIn(kTrainMethodNames, m); }
 const char* OptimizerName(Optimizer o) { return internal::NameIn(kOptimizerNames, o); }
 const char* RecomputeName(Recompute r) { return internal::NameIn(kRecomputeNames, r); }
@@ -294,6 +299,12 @@ MemoryBreakdown EstimateTrainingMemory(const ModelSpec& m, const Parallelism& pa
       out.host_offload += out.gradients;
       out.gradients = Bytes(2.0 * static_cast<double>(pc.largest_layer) / tp * gbytes);
       if (opt.notes) out.notes.push_back("gradient offload: gradients streamed to host RAM");
+    }
+    if (opt.grad_bucket_elements > 0) {
+      const double bucket_bytes =
+          BytesPerElement(opt.precision == Precision::kFp8 ? Precision::kBf16 : opt.precision);
+      out.gradients += Bytes(opt.grad_bucket_elements * bucket_bytes);
+      if (opt.notes) out.notes.push_back("gradients include the framework's flat reduce buckets");
     }
     out.master_weights = Bytes(sharded(1) * master);
     out.optimizer = Bytes(sharded(1) * ostate);

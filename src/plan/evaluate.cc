@@ -432,6 +432,7 @@ std::optional<LayoutChoice> BestTrainLayout(const ModelSpec& m, const TrainMemor
             ++st.invalid;
             continue;
           }
+          ApplyFrameworkMemory(*fw, par, o);
           if (!LayoutError(m, par, o, lj, hw, /*terse=*/true).empty()) {
             ++st.invalid;
             continue;

@@ -53,7 +53,8 @@ const InferBenchmark* CaseInferBenchmark(const Json& c, const Json& w);
 // How a tool reports peak memory: what torch's allocator has handed out (allocated), what it
 // holds from the driver (reserved), or everything nvidia-smi sees (device).
 enum class MemoryReport { kAllocated, kReserved, kDevice };
-MemoryReport ReportOf(const std::string& framework);
+// `source`: the case's source, read only for the name of the script that measured.
+MemoryReport ReportOf(const std::string& framework, const std::string& source = "");
 Engine EngineOf(const std::string& e);
 // Bytes per unit of a metric name's unit token (memory_gib -> 2^30, kv_cache_gb -> 1e9).
 double Unit(const std::string& metric);
@@ -80,7 +81,8 @@ CaseResult Score(const LoadedCase& lc, const Catalog& catalog, const Calibration
 
 // ---- adapters --------------------------------------------------------------------------------
 Predicted PredictTrainingMemory(const ModelSpec& m, const Json& w, const Json& hw,
-                                const std::string& metric, const Catalog& cat);
+                                const std::string& metric, const Catalog& cat,
+                                const std::string& source = "");
 Predicted PredictTrainingPerf(ModelSpec m, const Json& w, const Json& hw, const std::string& metric,
                               const Catalog& cat, const Calibration& cal,
                               const TrainBenchmark* bench);

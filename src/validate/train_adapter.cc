@@ -161,6 +161,8 @@ std::variant<TrainSetup, Unsupported> BuildTrain(const ModelSpec& m, const Json&
     // Unsloth's gradient checkpointing offloads the checkpoints to CPU RAM.
     s.opt.activation_offload = true;
   }
+  // What the framework adds to the layout's memory (the planner applies the same per layout).
+  ApplyFrameworkMemory(TrainFrameworkFromText(framework), s.par, s.opt);
   s.report = ReportOf(framework);
   return s;
 }
@@ -181,7 +183,8 @@ double ReportedTrainingPeak(const MemoryBreakdown& b, MemoryReport report) {
 }  // namespace
 
 Predicted PredictTrainingMemory(const ModelSpec& m, const Json& w, const Json& hw,
-                                const std::string& metric, const Catalog& cat) {
+                                const std::string& metric, const Catalog& cat,
+                                const std::string& source) {
   // DeepSpeed's own estimator (the offload/zero_init fields only it takes).
   bool ds = Child(w, "offload_param") || Child(w, "offload_optimizer") || Child(w, "zero_init") ||
             Child(w, "buffer_factor");
@@ -200,6 +203,7 @@ Predicted PredictTrainingMemory(const ModelSpec& m, const Json& w, const Json& h
   auto setup = BuildTrain(m, w, hw);
   if (auto* u = std::get_if<Unsupported>(&setup)) return *u;
   TrainSetup& s = std::get<TrainSetup>(setup);
+  s.report = ReportOf(Str(w, "framework"), source);
   if (metric == "train_adam_gib" || metric == "train_adam_mib" ||
       metric == "model_states_gib_per_gpu") {
     s.opt.include_runtime = false;

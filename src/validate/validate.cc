@@ -60,7 +60,9 @@ Predicted Predict(const Json& c, const Catalog& cat, const Calibration& cal) {
   auto model = CaseModel(c["model"]);
   if (auto* u = std::get_if<Unsupported>(&model)) return *u;
   const ModelSpec& m = std::get<ModelSpec>(model);
-  if (const Json* t = Child(wl, "train")) return PredictTrainingMemory(m, *t, hw, metric, cat);
+  if (const Json* t = Child(wl, "train")) {
+    return PredictTrainingMemory(m, *t, hw, metric, cat, Str(c, "source"));
+  }
   if (const Json* i = Child(wl, "infer")) return PredictInferenceMemory(m, *i, hw, metric, cat);
   return Unsupported{"workload has neither train nor infer"};
 }

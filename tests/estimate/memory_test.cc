@@ -630,6 +630,30 @@ TEST(InferenceKvBudget, TrtLlmCaseAgreesWithFormulaCases) {
   EXPECT_EQ(in["engine"].get<std::string>(), "trt-llm");
 }
 
+// DeepSpeed ZeRO-2 holds two flat gradient buckets of reduce_bucket_size (5e8) elements at the
+// model's dtype (overlap_comm on); ZeRO-1/3 and the other frameworks add nothing here.
+TEST(FrameworkMemory, DeepSpeedZero2AddsTwoReduceBuckets) {
+  const ModelSpec& m = Preset("Llama-2-7B");
+  Parallelism p;
+  p.dp = 8;
+  TrainMemoryOptions base;
+  base.seq_len = 2048;
+  base.notes = false;
+  for (int z : {0, 1, 2, 3}) {
+    p.zero_stage = z;
+    for (TrainFramework f : {TrainFramework::kDeepSpeed, TrainFramework::kFsdp,
+                             TrainFramework::kMegatronCore, TrainFramework::kGeneric}) {
+      TrainMemoryOptions o = base;
+      ApplyFrameworkMemory(f, p, o);
+      const double plain = EstimateTrainingMemory(m, p, base).gradients.value();
+      const double with = EstimateTrainingMemory(m, p, o).gradients.value();
+      const bool buckets = f == TrainFramework::kDeepSpeed && z == 2;
+      EXPECT_NEAR(with - plain, buckets ? 2 * 5e8 * 2.0 : 0.0, 1e-3)
+          << TrainFrameworkName(f) << " zero " << z;
+    }
+  }
+}
+
 TEST(InferenceKvBudget, VllmBudgetIsFractionOfTotalMinusNonKv) {
   // formats.md 6.2: budget = total x gpu_memory_utilization; KV = budget - weights - activation
   // peak - non-torch; whole 16-token blocks.
