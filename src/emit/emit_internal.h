@@ -60,6 +60,9 @@ struct Plan {
   int tp = 1, pp = 1, dp = 1, zero_stage = 0, micro_batch = 1, grad_accum = 1, seq_len = 0;
   int recompute_layers = 0, vpp = 1, cp = 1, ep = 1;
   bool sequence_parallel = false;
+  // The layout's offload (ZeRO-Offload / FSDP CPUOffload): optimizer states and master copy,
+  // and (ZeRO-3 / full shard) the parameters, in host RAM. Absent in older plans: false.
+  bool optimizer_offload = false, param_offload = false;
   int global_batch = 0, cpu_cores = 0;
   double step_time_s = 0, ram_bytes = 0, disk_bytes = 0, job_hours = 0;
   double checkpoint_interval_h = 1.0;
@@ -151,6 +154,8 @@ struct TrainLaunch {
   std::string framework_note;
 };
 TrainLaunch MakeTrainLaunch(const Plan& p);
+// A plan whose layout runs under PyTorch FSDP (sharded): the Trainer's `fsdp`, not DeepSpeed.
+bool UsesFsdp(const Plan& p);
 ojson DeepSpeedConfig(const Plan& p);
 ojson HfTrainingArgs(const Plan& p);
 int SaveSteps(const Plan& p);

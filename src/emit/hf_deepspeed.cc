@@ -10,11 +10,18 @@
 
 namespace gpuplan::emit {
 
+bool UsesFsdp(const Plan& p) { return p.framework == "fsdp" && p.zero_stage >= 2; }
+
 ojson DeepSpeedConfig(const Plan& p) {
   ojson z = {{"stage", p.zero_stage}, {"overlap_comm", true}, {"contiguous_gradients", true}};
-  if (p.zero_stage >= 1) z["offload_optimizer"] = {{"device", "none"}};
+  // The plan's offload: its memory was sized with the optimizer states (and, at stage 3, the
+  // parameters) in pinned host RAM.
+  auto offload = [](bool on) {
+    return on ? ojson{{"device", "cpu"}, {"pin_memory", true}} : ojson{{"device", "none"}};
+  };
+  if (p.zero_stage >= 1) z["offload_optimizer"] = offload(p.optimizer_offload);
   if (p.zero_stage == 3) {
-    z["offload_param"] = {{"device", "none"}};
+    z["offload_param"] = offload(p.param_offload);
     z["stage3_gather_16bit_weights_on_model_save"] = true;
   }
   ojson ds = {{"train_batch_size", p.micro_batch * p.grad_accum * p.dp},
@@ -57,7 +64,15 @@ ojson HfTrainingArgs(const Plan& p) {
   a["save_safetensors"] = true;
   a["save_on_each_node"] = p.nodes > 1;
   a["logging_steps"] = 10;
-  if (p.zero_stage > 0) a["deepspeed"] = "ds_config.json";
+  if (UsesFsdp(p)) {
+    // PyTorch FSDP through the Trainer (accelerate): FULL_SHARD = ZeRO-3, SHARD_GRAD_OP =
+    // ZeRO-2, CPUOffload moving parameters, gradients and optimizer states together; layers
+    // wrapped by the model's _no_split_modules.
+    a["fsdp"] = std::string(p.zero_stage >= 3 ? "full_shard" : "shard_grad_op") +
+                (p.optimizer_offload ? " offload" : "") + " auto_wrap";
+  } else if (p.zero_stage > 0) {
+    a["deepspeed"] = "ds_config.json";
+  }
   return a;
 }
 
@@ -114,7 +129,8 @@ std::vector<EmittedFile> EmitHf(const Plan& p) {
   py += ")\n";
   std::vector<EmittedFile> out = {{"training_args.py", py},
                                   {"training_args.json", a.dump(2) + "\n"}};
-  if (p.zero_stage > 0) out.push_back({"ds_config.json", DeepSpeedConfig(p).dump(2) + "\n"});
+  if (p.zero_stage > 0 && !UsesFsdp(p))
+    out.push_back({"ds_config.json", DeepSpeedConfig(p).dump(2) + "\n"});
   return out;
 }
 

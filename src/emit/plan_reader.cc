@@ -190,6 +190,8 @@ Result<Plan> ReadPlan(const json& doc, int rank) {
     if (l.contains("cp")) p.cp = std::max(1, f.Int(l, "cp", lp));
     if (l.contains("ep")) p.ep = std::max(1, f.Int(l, "ep", lp));
     p.sequence_parallel = f.OptBool(l, "sequence_parallel", lp);
+    p.optimizer_offload = f.OptBool(l, "optimizer_offload", lp);
+    p.param_offload = f.OptBool(l, "param_offload", lp);
     // The framework the planner chose to run this layout wins over the job's request.
     if (const std::string chosen = f.OptStr(l, "framework", lp); !chosen.empty())
       p.framework = chosen;

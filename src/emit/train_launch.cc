@@ -174,11 +174,15 @@ TrainLaunch MakeTrainLaunch(const Plan& p) {
     return l;
   }
   l.command = Torchrun(p) + "  train.py \\\n  " + HfFlags(p);
-  if (p.zero_stage > 0)
-    l.config_files.push_back({"ds_config.json", DeepSpeedConfig(p).dump(2) + "\n"});
+  const bool fsdp = UsesFsdp(p);
+  const bool deepspeed = p.zero_stage > 0 && !fsdp;
+  if (deepspeed) l.config_files.push_back({"ds_config.json", DeepSpeedConfig(p).dump(2) + "\n"});
   l.config_files.push_back({"training_args.json", HfTrainingArgs(p).dump(2) + "\n"});
   l.framework_note =
-      p.zero_stage > 0
+      fsdp ? fmt::format("Hugging Face Trainer + PyTorch FSDP ({}{})",
+                         p.zero_stage >= 3 ? "FULL_SHARD" : "SHARD_GRAD_OP",
+                         p.optimizer_offload ? ", CPU offload" : "")
+      : deepspeed
           ? fmt::format("Hugging Face Trainer + DeepSpeed ZeRO-{} (ds_config.json)", p.zero_stage)
           : "Hugging Face Trainer, PyTorch DDP";
   if (p.framework == "megatron" || p.framework == "megatron-core") {
@@ -186,7 +190,7 @@ TrainLaunch MakeTrainLaunch(const Plan& p) {
         " (the plan's Megatron framework needs a decoder LLM preset; this model has none)";
   }
   l.setup = "pip install \"transformers==4.50.0\" \"accelerate>=1.3\" datasets" +
-            std::string(p.zero_stage > 0 ? " \"deepspeed==0.16.4\"" : "") + "\n";
+            std::string(deepspeed ? " \"deepspeed==0.16.4\"" : "") + "\n";
   return l;
 }
 

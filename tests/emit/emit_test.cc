@@ -133,7 +133,9 @@ std::string Flag(const std::string& cmd, const std::string& flag) {
 }
 
 // The launch runs the framework the planner chose for the layout: Megatron-LM's pretrain_gpt.py
-// (its distributed optimizer is the plan's ZeRO-1) or the HF Trainer with DeepSpeed when ZeRO > 0.
+// (its distributed optimizer is the plan's ZeRO-1), the HF Trainer with PyTorch FSDP when the
+// planner chose FSDP (FULL_SHARD for ZeRO-3, SHARD_GRAD_OP for ZeRO-2, CPU offload as planned),
+// or with DeepSpeed when ZeRO > 0 otherwise.
 void ExpectLaunchMatchesPlan(const std::string& launch, const nlohmann::json& p,
                              const std::string& ctx) {
   const std::string fw = p["layout"].value("framework", std::string());
@@ -141,6 +143,14 @@ void ExpectLaunchMatchesPlan(const std::string& launch, const nlohmann::json& p,
   if (fw.rfind("megatron", 0) == 0) {
     EXPECT_NE(launch.find("pretrain_gpt.py"), std::string::npos) << ctx;
     EXPECT_EQ(launch.find("--use-distributed-optimizer") != std::string::npos, zero > 0) << ctx;
+  } else if (fw == "fsdp" && zero >= 2) {
+    EXPECT_EQ(launch.find("--deepspeed"), std::string::npos) << ctx;
+    const std::string mode = zero >= 3 ? "full_shard" : "shard_grad_op";
+    EXPECT_NE(launch.find("--fsdp "), std::string::npos) << ctx;
+    EXPECT_NE(launch.find(mode + " "), std::string::npos) << ctx;
+    EXPECT_EQ(launch.find(" offload ") != std::string::npos,
+              p["layout"].value("optimizer_offload", false))
+        << ctx;
   } else {
     EXPECT_EQ(launch.find("--deepspeed") != std::string::npos, zero > 0) << ctx;
   }
@@ -312,7 +322,9 @@ TEST(Emit, EveryTargetParsesAndCarriesThePlan) {
       EXPECT_EQ(d["train_batch_size"].get<int>(), doc["job"]["global_batch"].get<int>()) << ctx;
       EXPECT_TRUE(d["bf16"]["enabled"].get<bool>());
       if (l["zero_stage"].get<int>() > 0) {
-        EXPECT_EQ(d["zero_optimization"]["offload_optimizer"]["device"], "none");
+        // The plan's offload, as its memory was sized.
+        EXPECT_EQ(d["zero_optimization"]["offload_optimizer"]["device"],
+                  l.value("optimizer_offload", false) ? "cpu" : "none");
       }
       auto hf = gpuplan::Emit(text, "hf", opt, Cat());
       ASSERT_TRUE(hf);
@@ -326,7 +338,10 @@ TEST(Emit, EveryTargetParsesAndCarriesThePlan) {
       EXPECT_EQ(a["per_device_train_batch_size"], l["micro_batch"]);
       EXPECT_EQ(a["gradient_accumulation_steps"], l["num_microbatches"]);
       EXPECT_EQ(a["gradient_checkpointing"].get<bool>(), l["recompute"] != "none");
-      EXPECT_EQ(a.contains("deepspeed"), l["zero_stage"].get<int>() > 0);
+      const bool fsdp = l.value("framework", std::string()) == "fsdp" && l["zero_stage"] >= 2;
+      EXPECT_EQ(a.contains("deepspeed"), l["zero_stage"].get<int>() > 0 && !fsdp);
+      EXPECT_EQ(a.contains("fsdp"), fsdp);
+      EXPECT_EQ(Find(*hf, "ds_config.json") != nullptr, a.contains("deepspeed"));
       const std::string& py = Find(*hf, "training_args.py")->contents;
       EXPECT_NE(py.find("save_steps=" + std::to_string(a["save_steps"].get<int>()) + ","),
                 std::string::npos);
