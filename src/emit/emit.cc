@@ -5,6 +5,8 @@
 // construction and no plan value can become a live line.
 #include "gpuplan/emit.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <cmath>
 
@@ -69,6 +71,16 @@ Result<std::vector<EmittedFile>> Emit(std::string_view plan_json, std::string_vi
   if (!read) return with_hint(read.error());
   const emit::Plan& p = *read;
   const std::string t(target);
+  if (p.kind == Kind::kTrain && t != "monitoring" && emit::UsesFsdp(p) && (p.tp > 1 || p.cp > 1)) {
+    // The planner's FSDP layouts may add tensor or context parallelism (FSDP2 + TP, as
+    // torchtitan runs it); the Trainer launch gpuplan writes has neither.
+    return MakeError(ErrorCode::kUnsupported, p.path + ".layout." + (p.tp > 1 ? "tp" : "cp"),
+                     fmt::format("not yet: this FSDP layout has tp {} x cp {}, and gpuplan's "
+                                 "Trainer launch runs FSDP without tensor or context parallelism",
+                                 p.tp, p.cp),
+                     "pick a plan without tp/cp under FSDP with --rank, or re-plan with "
+                     "--framework megatron-core or deepspeed");
+  }
   if (t == "vllm") {
     auto c = emit::ResolveVllm(p, catalog);
     if (!c) return c.error();

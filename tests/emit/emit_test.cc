@@ -586,6 +586,33 @@ TEST(EmitCli, WritesFilesAtomicallyAndRefusesToOverwrite) {
   EXPECT_TRUE(json::accept(r.out)) << r.out;
 }
 
+// An FSDP layout launches the Trainer's FSDP; with tensor parallelism (FSDP2 + TP, which the
+// planner may choose) there is no Trainer launch yet: exit 2 naming layout.tp, for every target
+// that writes a launch or a framework config.
+TEST(Emit, FsdpLayoutsLaunchFsdpAndRefuseTensorParallel) {
+  json doc = json::parse(PlanText(Scenarios()[4]));
+  json& l = doc["plans"][0]["layout"];
+  l["framework"] = "fsdp";
+  l["zero_stage"] = 3;
+  l["tp"] = 1;
+  l["pp"] = 1;
+  l["vpp"] = 1;
+  auto ok = gpuplan::Emit(doc.dump(), "hf", {}, Cat());
+  ASSERT_TRUE(ok) << ok.error().ToString();
+  const json a = json::parse(Find(*ok, "training_args.json")->contents);
+  EXPECT_EQ(a.value("fsdp", std::string()), "full_shard auto_wrap");
+  EXPECT_FALSE(a.contains("deepspeed"));
+  EXPECT_EQ(Find(*ok, "ds_config.json"), nullptr);
+  l["tp"] = 2;
+  for (const char* target : {"hf", "slurm", "k8s", "skypilot", "deepspeed"}) {
+    auto r = gpuplan::Emit(doc.dump(), target, {}, Cat());
+    ASSERT_FALSE(r) << target;
+    EXPECT_EQ(r.error().code, gpuplan::ErrorCode::kUnsupported) << target;
+    EXPECT_EQ(r.error().field, "plans[0].layout.tp") << target;
+    EXPECT_TRUE(Has(r.error().message, "not yet")) << target;
+  }
+}
+
 TEST(EmitCli, BadInputExitsTwoAndLeavesNoFiles) {
   TempDir dir;
   const std::string train = dir.Write("train.json", PlanText(Scenarios()[4]));
