@@ -149,9 +149,15 @@ InferMemory EstimateInferenceMemory(const ModelSpec& m, const InferMemoryOptions
     r.engine_non_torch = opt.reserve.profiled_non_torch;
   }
   r.engine_non_kv = b.weights + b.activations + b.logits + r.engine_non_torch;
+  // SGLang takes its fraction of the memory available when it starts (total_gpu_memory in
+  // model_runner.py is get_available_gpu_memory() after the CUDA context and the distributed
+  // init), so the context and NCCL buffers come off before the fraction. docs/model.md 4.3.
+  const Bytes engine_total =
+      opt.engine == Engine::kSglang
+          ? Bytes(std::max(0.0, (device_memory - b.cuda_context - b.nccl_buffers).value()))
+          : device_memory;
 
-  r.kv_budget =
-      KvBudget(opt.engine, device_memory, r.engine_non_kv, b.weights, opt.memory_fraction);
+  r.kv_budget = KvBudget(opt.engine, engine_total, r.engine_non_kv, b.weights, opt.memory_fraction);
   const double budget = r.kv_budget.value();
 
   if (per_token.value() > 0) {
