@@ -47,12 +47,14 @@ enum class TrainFramework : std::uint8_t {
                     // backward
   kMegatronCore,    // Megatron-Core / NeMo with Transformer Engine: TP and parameter-gather overlap
   kDeepSpeed,       // DeepSpeed: pipeline parallelism only with ZeRO 0-1
-  kFsdp,            // PyTorch FSDP / torchtune: ZeRO-2/3-style sharding, no pipeline
+  kFsdp,            // PyTorch FSDP (the HF Trainer's): ZeRO-2/3-style sharding, no pipeline
   kDdp,             // PyTorch DDP: replicated data parallelism only
+  kTorchtune,       // torchtune recipes: one GPU or FSDP2 full shard, pure bf16 (no fp32 master,
+                    // bf16 AdamW states and LoRA adapters), chunked cross-entropy
 };
 const char* TrainFrameworkName(TrainFramework f);
 // "generic", "megatron", "megatron-core" (also "mcore", "nemo"), "deepspeed", "fsdp"
-// (also "torchtune"), "ddp".
+// (also "fsdp2"), "ddp", "torchtune".
 std::optional<TrainFramework> ParseTrainFramework(std::string_view s);
 // From a free-text description ("NVIDIA NeMo Framework Release 24.04", "Megatron-LM (2021)",
 // "DeepSpeed ZeRO-100B"); kGeneric when none is named.
@@ -177,7 +179,10 @@ struct TrainMemoryOptions {
 
 // DeepSpeed's reduce_bucket_size default (elements; runtime/zero/config.py).
 inline constexpr double kDeepSpeedReduceBucketElements = 5e8;
-// Memory a framework adds to a layout's training memory. DeepSpeed ZeRO-2 (stage_1_and_2.py,
+// What a framework does to a layout's training memory. torchtune's recipes train in pure bf16
+// (the model, its LoRA adapters and torch.optim's AdamW states in bf16, no fp32 master copy:
+// recipes set_default_dtype(bf16)) with CEWithChunkedOutputLoss (bf16 logits, one fp32 chunk of
+// 8; compiled: fused, no fp32 chunk). DeepSpeed ZeRO-2 (stage_1_and_2.py,
 // contiguous_gradients) reduces gradients through flat buckets of reduce_bucket_size elements at
 // the model's dtype, two when overlap_comm is on (gpuplan's emitted DeepSpeed config sets it;
 // so do the HF and DeepSpeed example ZeRO-2 configs), allocated at the first backward and held

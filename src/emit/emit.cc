@@ -81,6 +81,16 @@ Result<std::vector<EmittedFile>> Emit(std::string_view plan_json, std::string_vi
                      "pick a plan without tp/cp under FSDP with --rank, or re-plan with "
                      "--framework megatron-core or deepspeed");
   }
+  if (p.kind == Kind::kTrain && t != "monitoring" && p.framework == "torchtune") {
+    // A torchtune layout's memory is torchtune's (pure bf16, chunked loss): the Trainer and
+    // DeepSpeed launches gpuplan writes would need more.
+    return MakeError(ErrorCode::kUnsupported, p.path + ".layout.framework",
+                     "not yet: gpuplan writes no torchtune launch (`tune run`) yet, and its "
+                     "Trainer/DeepSpeed launches keep fp32 master weights the torchtune plan "
+                     "does not",
+                     "run the layout with `tune run` yourself, or re-plan with --framework "
+                     "fsdp or deepspeed to get launch files");
+  }
   if (t == "vllm") {
     auto c = emit::ResolveVllm(p, catalog);
     if (!c) return c.error();

@@ -50,8 +50,9 @@ constexpr internal::EnumName<TrainFramework> kTrainFrameworkNames[] = {
     {TrainFramework::kMegatronLegacy, "megatron", "megatron-lm"},
     {TrainFramework::kMegatronCore, "megatron-core", "mcore nemo"},
     {TrainFramework::kDeepSpeed, "deepspeed"},
-    {TrainFramework::kFsdp, "fsdp", "fsdp2 torchtune"},
+    {TrainFramework::kFsdp, "fsdp", "fsdp2"},
     {TrainFramework::kDdp, "ddp"},
+    {TrainFramework::kTorchtune, "torchtune"},
 };
 constexpr internal::EnumName<LoraTargets> kLoraTargetNames[] = {
     {LoraTargets::kQv, "qv", "q,v"},
@@ -64,6 +65,14 @@ constexpr internal::EnumName<LoraTargets> kLoraTargetNames[] = {
 void ApplyFrameworkMemory(TrainFramework f, const Parallelism& p, TrainMemoryOptions& o) {
   o.grad_bucket_elements =
       f == TrainFramework::kDeepSpeed && p.zero_stage == 2 ? 2 * kDeepSpeedReduceBucketElements : 0;
+  if (f == TrainFramework::kTorchtune) {
+    if (o.precision == Precision::kBf16) {
+      o.master_weights = false;
+      o.optimizer_state_dtype = Precision::kBf16;
+      o.adapter_fp32 = false;
+    }
+    o.logits_bytes_per_element = o.compiled ? 2.0 : 2.0 + 4.0 / 8.0;
+  }
 }
 
 const char* TrainMethodName(TrainMethod m) { return internal::NameIn(kTrainMethodNames, m); }
@@ -111,6 +120,7 @@ TrainFramework TrainFrameworkFromText(std::string_view text) {
   }
   if (has("megatron")) return TrainFramework::kMegatronLegacy;
   if (has("deepspeed")) return TrainFramework::kDeepSpeed;
+  if (has("torchtune")) return TrainFramework::kTorchtune;
   return TrainFramework::kGeneric;
 }
 double OptimizerStateBytes(Optimizer o, Precision state_dtype) {

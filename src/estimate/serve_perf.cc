@@ -340,7 +340,8 @@ ServePerf EstimateLlmServing(const ModelSpec& m, const ServeSetup& setup, const 
                batch > 0 ? "the static batch"
                          : "min(max_batch, KV tokens / (prompt + generation reserve))",
                B, "");
-    trace->Add("KV capacity", "engine's KV budget / KV bytes per token", r.kv_tokens, "tokens");
+    trace->Add("KV capacity", "engine's KV budget / KV bytes per token",
+               static_cast<double>(r.kv_tokens), "tokens");
     trace->Add("prefill of one prompt", "layers x GEMMs + attention + LM head + all-reduces",
                pf_one * 1e3, "ms");
     trace->Add("prefill of the batch's prompts", "the same for B prompts", pf_batch * 1e3, "ms");

@@ -185,6 +185,11 @@ bool FrameworkSupports(TrainFramework f, const Parallelism& p, const TrainMemory
              o.optimizer_offload == o.param_offload;
     case TrainFramework::kDdp:
       return !model_parallel && p.zero_stage == 0 && !o.optimizer_offload && !o.param_offload;
+    case TrainFramework::kTorchtune:
+      // Single-device recipes (one GPU, no sharding) or the distributed ones (FSDP2 fully_shard,
+      // fsdp_cpu_offload moving parameters, gradients and optimizer states together).
+      return !model_parallel && o.optimizer_offload == o.param_offload &&
+             (p.dp == 1 ? p.zero_stage == 0 && !o.optimizer_offload : p.zero_stage == 3);
   }
   return false;
 }
@@ -554,7 +559,8 @@ void ApplyFramework(TrainFramework f, Calibration& cal, LayoutConstraints& fixed
       break;
     case TrainFramework::kFsdp:
     case TrainFramework::kDdp:
-      break;  // layout rules only (FrameworkSupports)
+    case TrainFramework::kTorchtune:
+      break;  // layout rules only (FrameworkSupports); memory: ApplyFrameworkMemory
   }
   fixed.framework = f;
 }

@@ -89,8 +89,9 @@ std::variant<TrainSetup, Unsupported> BuildTrain(const ModelSpec& m, const Json&
   // LoRA adapters too: torchtune instantiates the whole model, adapters included, under the
   // training dtype (lora_finetune_single_device.py: `set_default_dtype(self._dtype)`), unlike
   // PEFT, which keeps adapter weights in fp32.
-  const bool plain_torch = Contains(framework, {"torchtune", "pytorch eager", "torchao"}) &&
-                           !Contains(framework, {"amp", "autocast", "mixed"});
+  // (torchtune's own recipes: ApplyFrameworkMemory, the planner's rule, below.)
+  const bool plain_torch = Contains(framework, {"pytorch eager", "torchao"}) &&
+                           !Contains(framework, {"amp", "autocast", "mixed", "torchtune"});
   if (plain_torch && s.opt.precision == Precision::kBf16) {
     s.opt.master_weights = false;
     s.opt.optimizer_state_dtype = Precision::kBf16;
@@ -103,13 +104,8 @@ std::variant<TrainSetup, Unsupported> BuildTrain(const ModelSpec& m, const Json&
     // 7B_lora_single_device.yaml).
     if (Str(w, "recompute").empty()) s.opt.recompute = Recompute::kFull;
     if (!Int(w, "micro_batch")) s.opt.micro_batch = 2;
-    // The same configs' loss, `CEWithChunkedOutputLoss` (8 chunks): the output projection
-    // keeps bf16 logits (2 B per element) and the loss upcasts one chunk at a time to fp32
-    // (4 B x 1/8), instead of a whole fp32 copy.
-    s.opt.logits_bytes_per_element = 2.0 + 4.0 / 8.0;
-    // `compile=True` also compiles the loss (training.compile_loss): the chunk's fp32 upcast is
-    // fused into the cross-entropy kernels and never stored.
-    if (Bool(w, "compile").value_or(false)) s.opt.logits_bytes_per_element = 2.0;
+    // Pure bf16 and the chunked loss (compiled with `compile=True`, training.compile_loss):
+    // ApplyFrameworkMemory at the end of BuildTrain.
   }
   // Flash attention: the case's flag; otherwise on for any named modern framework (SDPA/flash
   // kernels are their default) and off for bare formula cases, which follow Korthikanti et al.

@@ -613,6 +613,20 @@ TEST(Emit, FsdpLayoutsLaunchFsdpAndRefuseTensorParallel) {
   }
 }
 
+// A torchtune layout was sized with torchtune's memory (pure bf16): gpuplan writes no `tune run`
+// launch yet, and its Trainer/DeepSpeed launches would need more memory. Exit 2 naming the field.
+TEST(Emit, TorchtuneLayoutsAreNotYetLaunched) {
+  json doc = json::parse(PlanText(Scenarios()[4]));
+  doc["plans"][0]["layout"]["framework"] = "torchtune";
+  for (const char* target : {"hf", "slurm", "k8s", "skypilot", "deepspeed"}) {
+    auto r = gpuplan::Emit(doc.dump(), target, {}, Cat());
+    ASSERT_FALSE(r) << target;
+    EXPECT_EQ(r.error().code, gpuplan::ErrorCode::kUnsupported) << target;
+    EXPECT_EQ(r.error().field, "plans[0].layout.framework") << target;
+  }
+  EXPECT_TRUE(gpuplan::Emit(doc.dump(), "monitoring", {}, Cat()));
+}
+
 TEST(EmitCli, BadInputExitsTwoAndLeavesNoFiles) {
   TempDir dir;
   const std::string train = dir.Write("train.json", PlanText(Scenarios()[4]));

@@ -654,6 +654,32 @@ TEST(FrameworkMemory, DeepSpeedZero2AddsTwoReduceBuckets) {
   }
 }
 
+// torchtune's recipes: pure bf16 (no fp32 master, bf16 AdamW states) and the chunked loss
+// (bf16 logits + one fp32 chunk of 8; compiled: 2 B): 8 B per parameter of model states with
+// AdamW instead of the 16 of standard mixed precision.
+TEST(FrameworkMemory, TorchtuneTrainsInPureBf16WithTheChunkedLoss) {
+  const ModelSpec& m = Preset("Llama-2-7B");
+  Parallelism p;
+  TrainMemoryOptions o;
+  o.seq_len = 2048;
+  o.notes = false;
+  const MemoryBreakdown mixed = EstimateTrainingMemory(m, p, o);
+  ApplyFrameworkMemory(TrainFramework::kTorchtune, p, o);
+  EXPECT_FALSE(o.master_weights);
+  EXPECT_EQ(o.optimizer_state_dtype, Precision::kBf16);
+  EXPECT_FALSE(o.adapter_fp32);
+  EXPECT_DOUBLE_EQ(o.logits_bytes_per_element, 2.5);
+  const MemoryBreakdown tt = EstimateTrainingMemory(m, p, o);
+  const double params = static_cast<double>(CountParams(m).total);
+  EXPECT_NEAR(tt.ModelStates().value(), 8.0 * params, 1e-6 * params);
+  EXPECT_NEAR(mixed.ModelStates().value(), 16.0 * params, 1e-6 * params);
+  o.compiled = true;
+  ApplyFrameworkMemory(TrainFramework::kTorchtune, p, o);
+  EXPECT_DOUBLE_EQ(o.logits_bytes_per_element, 2.0);
+  EXPECT_EQ(TrainFrameworkFromText("torchtune full_finetune_single_device"),
+            TrainFramework::kTorchtune);
+}
+
 TEST(InferenceKvBudget, VllmBudgetIsFractionOfTotalMinusNonKv) {
   // formats.md 6.2: budget = total x gpu_memory_utilization; KV = budget - weights - activation
   // peak - non-torch; whole 16-token blocks.
