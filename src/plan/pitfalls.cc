@@ -256,11 +256,29 @@ std::optional<Finding> DatasetRamRule(const TrainFacts& f) {
   in.dataset = f.dataset;
   const Bytes need = SizeHost(SizingPolicy::kGuideB, in).ram;
   if (ram >= need) return std::nullopt;
+  // Without the page cache every epoch re-reads the dataset from storage. That costs nothing
+  // when the node's storage reads faster than the step consumes data (the host check's
+  // storage_bw item, with its rate known): then B6's rule is not a pitfall here.
+  const auto storage = std::find_if(f.host.begin(), f.host.end(),
+                                    [](const HostFinding& h) { return h.item == "storage_bw"; });
+  if (storage != f.host.end() && storage->needed > 0 && storage->has >= storage->needed)
+    return std::nullopt;
   return Finding{
       Severity::kWarning, "B6-ram-dataset",
       fmt::format("dataset {:.0f} GB needs {:.0f} GB of RAM per node to cache (1.5 x, guide B6); "
-                  "the node has {:.0f} GB: the page cache cannot hold it and data loading swaps",
-                  ToGB(f.dataset), ToGB(need), ToGB(ram)),
+                  "the node has {:.0f} GB: the page cache cannot hold it, so every epoch re-reads "
+                  "it from storage{}",
+                  ToGB(f.dataset), ToGB(need), ToGB(ram),
+                  storage == f.host.end() || storage->needed <= 0 ? std::string()
+                  : storage->ok
+                      // The host check's "unknown": the catalog has no local-storage figure.
+                      ? fmt::format(" at the {:.1f} GB/s the data loaders need; this shape's "
+                                    "local storage is not recorded (network storage reads about "
+                                    "{:.1f} GB/s): check that it streams that rate",
+                                    storage->needed, storage->has)
+                      : fmt::format(" at the {:.1f} GB/s the data loaders need, more than the "
+                                    "node's storage reads (about {:.1f} GB/s)",
+                                    storage->needed, storage->has)),
       "stream the dataset from local NVMe with a bounded prefetch, shard it across nodes, or use "
       "a host with more RAM"};
 }

@@ -95,6 +95,21 @@ hardware: {instance: g5.xlarge, region: us-east-1}
 serve: {model: llama-2-7b, qps: 5000, input_len: 512, output_len: 128, load: steady}
 )";
 
+// ResNet-50 on 8 A100s with a 150 GB image dataset, 128 GB of RAM and slow network storage:
+// the page cache cannot hold the data and storage cannot stream it at the step's rate (B6).
+const char* const kImagesSlowStorage = R"(
+hardware:
+  accelerator: A100-SXM4-80GB
+  gpus_per_node: 8
+  intra_link: nvswitch
+  ram_gb: 128
+  vcpus: 96
+  storage: network
+  storage_gbps: 0.5
+nodes: 1
+train: {model: resnet-50, micro_batch: 256, global_batch: 2048, dataset_size: 150GB}
+)";
+
 struct RuleCase {
   const char* name;
   std::string yaml;
@@ -146,7 +161,10 @@ std::vector<RuleCase> Cases() {
       {"a9_nvme", good, "A9-B6-training-storage", false, W, "guide A9"},
       {"b7_slow", zones, "B7-storage-bandwidth", true, W, "guide B7: GPUs x 2 GB/s"},
       {"b7_fast", good, "B7-storage-bandwidth", false, Severity::kInfo, "guide B7"},
-      {"b6_ram", zones, "B6-ram-dataset", true, W, "guide B6: RAM >= 1.5 x dataset"},
+      {"b6_ram", kImagesSlowStorage, "B6-ram-dataset", true, W,
+       "guide B6: RAM >= 1.5 x dataset, where storage cannot feed the step"},
+      {"b6_ram_text", zones, "B6-ram-dataset", false, W,
+       "guide B6: a 2 TB text dataset read at KB/s needs no page cache"},
       {"b6_ram_ok", good, "B6-ram-dataset", false, W, "guide B6"},
       {"a4_cpu", zones, "A4-host-cpu", true, W, "guide A4: GPUs x 8-12 cores"},
       {"a4_cpu_ok", good, "A4-host-cpu", false, W, "guide A4"},
