@@ -58,6 +58,10 @@ struct HostNeeds {
 
 HostNeeds SizeHost(SizingPolicy policy, const SizingInput& in);
 
+// A read rate in the unit that keeps it readable (KB/s for token streams, GB/s for images), as
+// the sizing rationale writes it.
+std::string ReadRateText(BytesPerSec r);
+
 // One line of an instance check: "needs 1536 GB RAM, instance has 2048: ok".
 struct HostFinding {
   std::string item;   // "cpu", "ram", "system_disk", "data_disk", "storage_bw", "network"

@@ -217,9 +217,11 @@ class Rules {
 
   // A9 / B6 / B7: the storage the setup declares (kind and bandwidth), which a plan does not
   // know. RAM, CPU cores and the other host items are the shared rules (HostRules).
-  // The need is guide B7's own figure (GPUs x 2 GB/s), not the plan's input rate: the rule
-  // checks the declared storage against the guide.
+  // The need is guide B7's own figure (GPUs x 2 GB/s), shown with a verdict: where the setup's
+  // declared bandwidth streams what this job's loaders read (the step's data rate x 2 for
+  // bursts, as SizeHost sizes it), the guide's figure is not needed and the finding is a note.
   void Storage(SizingInput in) {
+    const double job_bw = 2.0 * in.data_feed.value();
     in.data_feed = BytesPerSec(0);
     const HostNeeds guide_b = SizeHost(SizingPolicy::kGuideB, in);
     std::optional<StorageKind> kind = s_.hardware.storage;
@@ -227,24 +229,37 @@ class Rules {
     const std::optional<BytesPerSec> bw = s_.hardware.storage_bw;
     const std::string need_bw = fmt::format("{} GPUs per node x 2 GB/s = {:.0f} GB/s", r_.gpus(),
                                             guide_b.storage_bw.value() / 1e9);
+    // The job's own rate is known and the declared storage keeps up with it.
+    const bool keeps_up = job_bw > 0 && bw && bw->value() >= job_bw;
+    const std::string verdict =
+        keeps_up ? fmt::format(
+                       "; this job's loaders read {} (the step's data rate x 2), "
+                       "which the declared {:.1f} GB/s streams: the guide's figure is not "
+                       "needed here",
+                       ReadRateText(BytesPerSec(job_bw)), bw->value() / 1e9)
+                 : std::string();
     if (kind == StorageKind::kHdd || kind == StorageKind::kNetwork) {
       const bool hdd = kind == StorageKind::kHdd;
-      Add(hdd ? Severity::kError : Severity::kWarning, "A9-B6-training-storage",
-          fmt::format("training reads from {} storage{}; the GPUs need {} (guide B7); {}",
+      Add(keeps_up ? Severity::kInfo
+          : hdd    ? Severity::kError
+                   : Severity::kWarning,
+          "A9-B6-training-storage",
+          fmt::format("training reads from {} storage{}; the GPUs need {} (guide B7); {}{}",
                       StorageKindName(*kind),
                       bw ? fmt::format(" at {:.1f} GB/s", bw->value() / 1e9) : std::string(),
                       need_bw,
                       hdd ? "guide B6: an HDD (~100 MB/s) cannot feed GPUs"
                           : "guide A9: network storage gives 1-2 GB/s vs ~7 GB/s per local "
-                            "NVMe drive"),
+                            "NVMe drive",
+                      verdict),
           "stage the dataset on local NVMe (RAID0 for bandwidth); keep network storage for "
           "checkpoint sync and serving");
     }
     if (bw) {
       if (*bw < guide_b.storage_bw) {
-        Add(Severity::kWarning, "B7-storage-bandwidth",
-            fmt::format("storage delivers {:.1f} GB/s; guide B7 asks for {}", bw->value() / 1e9,
-                        need_bw),
+        Add(keeps_up ? Severity::kInfo : Severity::kWarning, "B7-storage-bandwidth",
+            fmt::format("storage delivers {:.1f} GB/s; guide B7 asks for {}{}", bw->value() / 1e9,
+                        need_bw, verdict),
             "add NVMe drives in RAID0 or cache the dataset locally");
       }
     } else {

@@ -398,6 +398,8 @@ std::optional<SizingPolicy> ParseSizingPolicy(std::string_view s) {
   return std::nullopt;
 }
 
+std::string ReadRateText(BytesPerSec r) { return Rate(r); }
+
 HostNeeds SizeHost(SizingPolicy policy, const SizingInput& in) {
   HostNeeds n;
   switch (policy) {
