@@ -94,6 +94,21 @@ class Rules {
     f.zones = s_.zones;
     const SizingInput in = TrainingSizingInput(spec, r_.inst, *r_.acc, s_.nodes, sh.par, ev);
     f.host = CheckHost(SizeHost(SizingPolicy::kDefault, in), r_.inst);
+    if (const std::optional<BytesPerSec> declared = s_.hardware.storage_bw) {
+      // The setup states its storage's read bandwidth: the host check (and B6, which reads it)
+      // judges that figure, not the one assumed from the storage kind.
+      for (HostFinding& h : f.host) {
+        if (h.item != "storage_bw") continue;
+        h.has = declared->value() / 1e9;
+        h.ok = h.has >= h.needed;
+        h.text = fmt::format(
+            "needs {} storage read, the setup declares {:.1f} GB/s: {}",
+            ReadRateText(BytesPerSec(h.needed * 1e9)), h.has,
+            h.ok ? "ok"
+                 : "too slow: input will starve the GPUs; stage the data on local NVMe or use a "
+                   "parallel file system");
+      }
+    }
     for (Finding& x : TrainingPitfalls(f, cal_, NvlinkShare(sh, ev))) out_.push_back(std::move(x));
     if (!ev.step.valid) {
       const std::string layout =

@@ -189,6 +189,18 @@ std::vector<RuleCase> Cases() {
 INSTANTIATE_TEST_SUITE_P(Rules, RuleTest, ::testing::ValuesIn(Cases()),
                          [](const auto& p) { return std::string(p.param.name); });
 
+// A declared storage bandwidth is what the host check and B6 judge (0.5 GB/s here), not the
+// figure assumed from the storage kind (network: ~1 GB/s).
+TEST(CheckTest, DeclaredStorageBandwidthIsWhatIsJudged) {
+  const auto fs = Check(kImagesSlowStorage);
+  const Finding* b6 = Find(fs, "B6-ram-dataset", Severity::kWarning);
+  ASSERT_NE(b6, nullptr);
+  EXPECT_NE(b6->message.find("about 0.5 GB/s"), std::string::npos) << b6->message;
+  const Finding* read = Find(fs, "A9-host-storage-read", Severity::kWarning);
+  ASSERT_NE(read, nullptr);
+  EXPECT_NE(read->message.find("declares 0.5 GB/s"), std::string::npos) << read->message;
+}
+
 TEST(CheckTest, GoodSetupHasNoWarnings) {
   for (const auto& f : Check(Example("good_8xh100_training"))) {
     EXPECT_EQ(f.severity, Severity::kInfo) << f.rule << ": " << f.message;
