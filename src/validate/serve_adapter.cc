@@ -278,8 +278,10 @@ Predicted PredictInferencePerf(const ModelSpec& m, const Json& w, const Json& hw
       if (metric == "decode_total_s") return dec_total;
       return prefill + dec_total;
     }
-    Trace scratch;  // the final estimate's terms go to the explanation, if one is asked for
-    ServePerf r = EstimateLlmServing(m, su, dev, in, out, static_batch, cal, &scratch);
+    // The final estimate's terms go to the explanation, only when one is asked for.
+    Trace scratch;
+    Trace* const terms = g_trace ? &scratch : nullptr;
+    ServePerf r = EstimateLlmServing(m, su, dev, in, out, static_batch, cal, terms);
     // MLPerf Server: the submitter lowers the engine's batch limit (NVIDIA's gpu_batch_size)
     // until the p99 TPOT bound holds. The mean step is a lower bound of the p99, so the largest
     // limit whose mean step meets the bound is the most the bound allows. docs/model.md 12.6.
@@ -298,7 +300,7 @@ Predicted PredictInferencePerf(const ModelSpec& m, const Json& w, const Json& hw
       }
       su.max_batch = lo * su.beams;
       scratch = Trace();
-      r = EstimateLlmServing(m, su, dev, in, out, 0, cal, &scratch);
+      r = EstimateLlmServing(m, su, dev, in, out, 0, cal, terms);
     }
     if (g_trace) {
       g_trace->Add("tensor parallel", "stated, or the planner's pick", su.tp, "");

@@ -70,6 +70,17 @@ TEST(ServeAdapter, ServerScenarioMeetsTheTpotBound) {
   EXPECT_GT(server, 0.5 * offline);
 }
 
+// One case line validated with its explanation asked for.
+CaseResult Explained(const std::string& line, const std::string& id) {
+  auto cat = LoadBuiltinCatalog();
+  EXPECT_TRUE(cat.ok());
+  if (!cat.ok()) return {};
+  auto r = RunValidation(line, "t.jsonl", *cat, {}, id);
+  EXPECT_TRUE(r.ok()) << r.error().ToString();
+  if (!r.ok() || r->cases.size() != 1u) return {};
+  return r->cases[0];
+}
+
 // --explain on a memory case prints the breakdown, and its terms add up to the prediction
 // (torchtune reports max_memory_allocated: no CUDA context, no allocator slack).
 TEST(TrainAdapter, MemoryExplainListsTheBreakdown) {
@@ -79,12 +90,7 @@ TEST(TrainAdapter, MemoryExplainListsTheBreakdown) {
       "\"method\":\"lora\",\"precision\":\"bf16\",\"micro_batch\":2,\"seq_len\":2048,"
       "\"lora_rank\":8,\"framework\":\"torchtune\"}},\"metric\":\"memory_gib\","
       "\"measured\":20,\"source\":\"x\"}\n";
-  auto cat = LoadBuiltinCatalog();
-  ASSERT_TRUE(cat.ok());
-  auto r = RunValidation(line, "t.jsonl", *cat, {}, "m");
-  ASSERT_TRUE(r.ok()) << r.error().ToString();
-  ASSERT_EQ(r->cases.size(), 1u);
-  const CaseResult& c = r->cases[0];
+  const CaseResult c = Explained(line, "m");
   ASSERT_TRUE(c.ok) << c.reason;
   double sum = 0, context = -1;
   for (const auto& [name, value] : c.explain) {
@@ -106,12 +112,7 @@ TEST(ServeAdapter, ExplainListsTheDecodeStepParts) {
       "\"precision\":\"fp16\",\"tp\":1,\"input_len\":128,\"output_len\":512,"
       "\"scenario\":\"offline\",\"engine\":\"vllm\"}},\"metric\":\"output_tokens_per_s\","
       "\"measured\":1000,\"source\":\"x\"}\n";
-  auto cat = LoadBuiltinCatalog();
-  ASSERT_TRUE(cat.ok());
-  auto r = RunValidation(line, "t.jsonl", *cat, {}, "s");
-  ASSERT_TRUE(r.ok()) << r.error().ToString();
-  ASSERT_EQ(r->cases.size(), 1u);
-  const CaseResult& c = r->cases[0];
+  const CaseResult c = Explained(line, "s");
   ASSERT_TRUE(c.ok) << c.reason;
   std::map<std::string, double> t;
   for (const auto& [name, value] : c.explain) t[name.substr(0, name.find(" ["))] = value;
