@@ -59,10 +59,13 @@ double EpAllToAllSeconds(const ModelSpec& m, double token_bytes, int ep, bool no
     const double n = std::ceil(static_cast<double>(ep) / ep_local);
     fabric_bytes = token_bytes * (n - 1) * (1 - std::pow(1 - 1 / n, k));
   }
-  // Peers inside the node go over NVLink, the others over the fabric, at the same time.
+  // Peers inside the node go over NVLink, the others over the fabric, at the same time. Every
+  // peer's transfer is posted at once (NCCL's grouped send/recv, DeepEP's single kernel), so each
+  // link class pays its latency once, not once per peer as a ring's sequential steps do.
   const double ep_intra_bw = hw.IntraBwFor(ep_local).value() * intra_eff;
-  return std::max(bytes * intra_share / ep_intra_bw, fabric_bytes / inter_bw) +
-         (ep_local - 1) * lat_intra + (ep - ep_local) * (ep_local < ep ? lat_inter : 0.0);
+  const double intra = ep_local > 1 ? bytes * intra_share / ep_intra_bw + lat_intra : 0.0;
+  const double fabric = ep_local < ep ? fabric_bytes / inter_bw + lat_inter : 0.0;
+  return std::max(intra, fabric);
 }
 
 // Routed-expert parameters of the whole model (every expert of every MoE layer).
