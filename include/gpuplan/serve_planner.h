@@ -143,4 +143,11 @@ ServeAtLoad EvaluateServeAtLoad(const ServeLoadCurve& curve, double rps);
 // `servers` servers: -ln(0.01) * S * rho / (c * (1 - rho)), rho capped at 0.99.
 double ServeQueueP99(double service_s, double rho, int servers);
 
+// Achievable fraction of a node fabric's line rate (the calibration's link_efficiency.*): what
+// pipeline stages of a multi-node serving replica send their activations over.
+double FabricEfficiency(InterNodeFabric f, const Calibration& cal);
+
+// The most nodes one serving replica spans (pipeline stages across nodes).
+constexpr int kMaxServeNodesPerReplica = 8;
+
 }  // namespace gpuplan

@@ -9,6 +9,23 @@
 #include <limits>
 
 namespace gpuplan {
+
+double FabricEfficiency(InterNodeFabric f, const Calibration& cal) {
+  switch (f) {
+    case InterNodeFabric::kInfiniband:
+      return cal.Get("link_efficiency.infiniband", 0.85);
+    case InterNodeFabric::kEfa:
+    case InterNodeFabric::kGpuDirectTcpx:
+      return cal.Get("link_efficiency.efa", 0.75);
+    case InterNodeFabric::kRoce:
+    case InterNodeFabric::kErdma:
+      return cal.Get("link_efficiency.roce", 0.8);
+    case InterNodeFabric::kNone:
+      break;
+  }
+  return cal.Get("link_efficiency.tcp", 0.45);
+}
+
 namespace serve_internal {
 
 double QueueP99(double service_s, double rho, int servers) {
@@ -34,22 +51,6 @@ ServeSetup SetupFor(const ServeJobSpec& job, int tp) {
   su.beams = job.beams;
   su.max_new_tokens = job.max_output_len;
   return su;
-}
-
-double FabricEfficiency(InterNodeFabric f, const Calibration& cal) {
-  switch (f) {
-    case InterNodeFabric::kInfiniband:
-      return cal.Get("link_efficiency.infiniband", 0.85);
-    case InterNodeFabric::kEfa:
-    case InterNodeFabric::kGpuDirectTcpx:
-      return cal.Get("link_efficiency.efa", 0.75);
-    case InterNodeFabric::kRoce:
-    case InterNodeFabric::kErdma:
-      return cal.Get("link_efficiency.roce", 0.8);
-    case InterNodeFabric::kNone:
-      break;
-  }
-  return cal.Get("link_efficiency.tcp", 0.45);
 }
 
 namespace {
@@ -228,7 +229,6 @@ void EvaluateGpuShape(const ServeJobSpec& job, const InstanceType& inst, const C
 }  // namespace serve_internal
 
 using serve_internal::CpuInstanceDevice;
-using serve_internal::FabricEfficiency;
 using serve_internal::QueueP99;
 using serve_internal::SetupFor;
 

@@ -20,17 +20,12 @@ ComputeDevice CpuInstanceDevice(const InstanceType& inst, const Cpu& cpu, const 
 // The serving setup of the job at tensor-parallel width `tp`.
 ServeSetup SetupFor(const ServeJobSpec& job, int tp);
 
-// Achievable fraction of the node fabric's line rate (the calibration's link_efficiency.*).
-double FabricEfficiency(InterNodeFabric f, const Calibration& cal);
-
 // One serving layout of an instance: tensor parallel within a node, pipeline stages across
 // nodes (pp = nodes per replica).
 struct ServeLayout {
   int tp = 1;
   int pp = 1;
 };
-
-constexpr int kMaxServeNodesPerReplica = 8;
 
 // What the serving estimate of an instance row reads from its hardware: the accelerator (or
 // CPU and vCPUs), GPUs per node and links. Rows that share it (clouds, regions, sizes) get the

@@ -11,6 +11,7 @@
 #include "gpuplan/model.h"
 #include "gpuplan/plan.h"
 #include "gpuplan/serve.h"
+#include "gpuplan/serve_planner.h"
 #include "io/csv.h"
 #include "validate/adapters.h"
 
@@ -242,6 +243,27 @@ Predicted PredictInferencePerf(const ModelSpec& m, const Json& w, const Json& hw
     if (auto mb = Int(w, "max_num_seqs")) su.max_batch = *mb;
     int static_batch = batch.value_or(0);
     if (scenario == "single") static_batch = 1;
+    // Pipeline stages across nodes (vLLM --pipeline-parallel-size, TensorRT-LLM pp): the stated
+    // pp, or, as the serving planner does (EvaluateGpuShape), the fewest nodes per replica that
+    // hold the model when no single node does. Stages send activations over the node fabric.
+    int pp = std::max(1, Int(w, "pp").value_or(1));
+    BytesPerSec stage_link(0);
+    const Seconds stage_latency(cal.Get("link_latency_us.inter", 15) * 1e-6);
+    int gpus_per_node = std::max(1, Int(hw, "gpus_per_node").value_or(std::min(8, units)));
+    if (!dev.cpu && !Num(w, "peak_tflops")) {
+      auto view = CaseHardware(hw, cat);
+      if (auto* v = std::get_if<HardwareView>(&view)) {
+        gpus_per_node = v->gpus_per_node;
+        stage_link =
+            BytesPerSec(v->inter_bw.value() * v->gpus_per_node * FabricEfficiency(v->inter, cal));
+      }
+    }
+    auto serve = [&](const ServeSetup& setup, int input, int output, int b, const Calibration& c,
+                     Trace* trace = nullptr) {
+      return pp > 1 ? EstimateLlmServingPipelined(m, setup, dev, pp, stage_link, stage_latency,
+                                                  input, output, b, c)
+                    : EstimateLlmServing(m, setup, dev, input, output, b, c, trace);
+    };
     if (!Int(w, "tp") && !Int(w, "pp") && !dev.cpu && !Num(w, "peak_tflops") && units > 1) {
       // Unstated tensor parallelism on several GPUs: the degree the serving planner would pick
       // (EvaluateGpuShape): among 1, 2, 4, 8 dividing the GPUs and the heads, the one whose
@@ -259,20 +281,43 @@ Predicted PredictInferencePerf(const ModelSpec& m, const Json& w, const Json& hw
           best_tp = tp;
         }
       }
-      if (best < 0) return Unsupported{"the model does not fit a replica of up to 8 GPUs"};
-      su.tp = best_tp;
+      if (best < 0) {
+        // No node holds it: tensor parallel over the node, the fewest nodes per replica that fit.
+        su.tp = 1;
+        while (su.tp * 2 <= std::min(8, gpus_per_node) &&
+               (m.heads <= 0 || m.heads % (su.tp * 2) == 0))
+          su.tp *= 2;
+        for (pp = 2; pp <= kMaxServeNodesPerReplica && su.tp * pp <= units; ++pp) {
+          if (serve(su, in, out, static_batch, cal).fits) break;
+        }
+        if (pp > kMaxServeNodesPerReplica || su.tp * pp > units) {
+          return Unsupported{"the model does not fit a replica of these GPUs"};
+        }
+      } else {
+        su.tp = best_tp;
+      }
+    } else if (Int(w, "tp") && !Int(w, "pp") && !dev.cpu && !Num(w, "peak_tflops") &&
+               su.tp == gpus_per_node && units > su.tp &&
+               !serve(su, in, out, static_batch, cal).fits) {
+      // A stated node-wide tensor-parallel width that does not hold the model ran with pipeline
+      // stages across the case's nodes (e.g. TP 8 x PP 2 for a 405B model on two 8-GPU nodes).
+      for (int p = 2; p <= kMaxServeNodesPerReplica && su.tp * p <= units; ++p) {
+        pp = p;
+        if (serve(su, in, out, static_batch, cal).fits) break;
+        pp = 1;
+      }
     }
-    const int replicas = std::max(1, units / std::max(1, su.tp * Int(w, "pp").value_or(1)));
+    const int replicas = std::max(1, units / std::max(1, su.tp * pp));
     if (metric == "prefill_ms" || metric == "decode_ms_per_token" || metric == "decode_total_s" ||
         metric == "generate_s") {
       // One request (or the stated static batch): prefill of the prompt, decode steps after it.
       const int b = std::max(1, batch.value_or(1));
-      ServePerf pre = EstimateLlmServing(m, su, dev, in, 1, b, pcal);
+      ServePerf pre = serve(su, in, 1, b, pcal);
       const double prefill = b > 1 ? pre.ttft.value() : pre.prefill.value();
       if (metric == "prefill_ms") return prefill * 1e3;
       // Decode at the prompt's context (one step), or summed over the output (mid context).
-      ServePerf one = EstimateLlmServing(m, su, dev, in, 2, b, pcal);
-      ServePerf mid = EstimateLlmServing(m, su, dev, in, std::max(2, out), b, pcal);
+      ServePerf one = serve(su, in, 2, b, pcal);
+      ServePerf mid = serve(su, in, std::max(2, out), b, pcal);
       if (metric == "decode_ms_per_token") return one.decode_step.value() * 1e3;
       const double dec_total = mid.decode_step.value() * std::max(0, out);
       if (metric == "decode_total_s") return dec_total;
@@ -281,7 +326,7 @@ Predicted PredictInferencePerf(const ModelSpec& m, const Json& w, const Json& hw
     // The final estimate's terms go to the explanation, only when one is asked for.
     Trace scratch;
     Trace* const terms = g_trace ? &scratch : nullptr;
-    ServePerf r = EstimateLlmServing(m, su, dev, in, out, static_batch, cal, terms);
+    ServePerf r = serve(su, in, out, static_batch, cal, terms);
     // MLPerf Server: the submitter lowers the engine's batch limit (NVIDIA's gpu_batch_size)
     // until the p99 TPOT bound holds. The mean step is a lower bound of the p99, so the largest
     // limit whose mean step meets the bound is the most the bound allows. docs/model.md 12.6.
@@ -291,8 +336,7 @@ Predicted PredictInferencePerf(const ModelSpec& m, const Json& w, const Json& hw
       while (lo < hi) {
         const int mid = lo + (hi - lo + 1) / 2;
         su.max_batch = mid * su.beams;
-        if (EstimateLlmServing(m, su, dev, in, out, 0, cal).tpot.value() * 1e3 <=
-            *shape.tpot_p99_ms) {
+        if (serve(su, in, out, 0, cal).tpot.value() * 1e3 <= *shape.tpot_p99_ms) {
           lo = mid;
         } else {
           hi = mid - 1;
@@ -300,10 +344,11 @@ Predicted PredictInferencePerf(const ModelSpec& m, const Json& w, const Json& hw
       }
       su.max_batch = lo * su.beams;
       scratch = Trace();
-      r = EstimateLlmServing(m, su, dev, in, out, 0, cal, terms);
+      r = serve(su, in, out, 0, cal, terms);
     }
     if (g_trace) {
       g_trace->Add("tensor parallel", "stated, or the planner's pick", su.tp, "");
+      g_trace->Add("pipeline stages", "stated, or the fewest nodes that hold the model", pp, "");
       g_trace->Add("replicas", "GPUs / (tp x pp)", replicas, "");
       for (auto& t : scratch.terms) g_trace->terms.push_back(std::move(t));
     }

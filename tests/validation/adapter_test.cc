@@ -81,6 +81,31 @@ CaseResult Explained(const std::string& line, const std::string& id) {
   return r->cases[0];
 }
 
+// A model no 8-GPU node holds (Llama-3.1-405B in bf16, ~810 GB, on two 8 x H100 nodes) runs
+// with pipeline stages across the nodes: a stated TP 8 x PP 2, a stated TP 8 alone and an
+// unstated layout are the same replica (the serving planner's rule: the fewest nodes that hold
+// it), a real prediction rather than "does not fit" or the throughput of a replica with no KV.
+TEST(ServeAdapter, PipelineStagesAcrossNodesHoldAModelNoNodeHolds) {
+  auto line = [](const std::string& layout) {
+    return "{\"id\":\"p\",\"kind\":\"infer_throughput\",\"model\":{\"preset\":"
+           "\"Llama-3.1-405B\"},\"hardware\":{\"gpu\":\"H100-SXM5-80GB\",\"gpus\":16,"
+           "\"gpus_per_node\":8,\"inter_node\":\"8x ib-ndr\"},\"workload\":{\"infer\":{"
+           "\"precision\":\"bf16\",\"input_len\":1000,\"output_len\":1000,"
+           "\"engine\":\"vllm\"" +
+           layout + "}},\"metric\":\"output_tokens_per_s\",\"measured\":1000,\"source\":\"x\"}\n";
+  };
+  const double stated = Predicted(line(",\"tp\":8,\"pp\":2"));
+  EXPECT_GT(stated, 500);  // tens of sequences in flight, not a replica without KV room
+  EXPECT_DOUBLE_EQ(Predicted(line(",\"tp\":8")), stated);
+  EXPECT_DOUBLE_EQ(Predicted(line("")), stated);
+  const CaseResult c = Explained(line(""), "p");
+  ASSERT_TRUE(c.ok) << c.reason;
+  std::map<std::string, double> t;
+  for (const auto& [name, value] : c.explain) t[name.substr(0, name.find(" ["))] = value;
+  EXPECT_EQ(t["pipeline stages"], 2.0);
+  EXPECT_EQ(t["replicas"], 1.0);
+}
+
 // --explain on a memory case prints the breakdown, and its terms add up to the prediction
 // (torchtune reports max_memory_allocated: no CUDA context, no allocator slack).
 TEST(TrainAdapter, MemoryExplainListsTheBreakdown) {
