@@ -241,6 +241,11 @@ Predicted PredictInferencePerf(const ModelSpec& m, const Json& w, const Json& hw
     // vLLM 256 (V0) / 1024 (V1 on >= 70 GiB GPUs), others 256.
     su.max_batch = su.engine == Engine::kTrtLlm ? 2048 : 256;
     if (auto mb = Int(w, "max_num_seqs")) su.max_batch = *mb;
+    // A closed-loop client (vLLM's benchmark_serving --max-concurrency, GenAI-Perf's
+    // --concurrency) keeps `concurrency` requests outstanding: the engine never runs more, so
+    // the continuous batch saturates there, not at the engine's limit (docs/model.md 12.6).
+    if (auto c = Int(w, "concurrency"); c && *c > 0 && !batch)
+      su.max_batch = std::min(su.max_batch, *c * su.beams);
     int static_batch = batch.value_or(0);
     if (scenario == "single") static_batch = 1;
     // Pipeline stages across nodes (vLLM --pipeline-parallel-size, TensorRT-LLM pp): the stated
@@ -380,7 +385,10 @@ Predicted PredictInferencePerf(const ModelSpec& m, const Json& w, const Json& hw
       ServePerf r = EstimateRequest(m, prec, dev, batch.value_or(1), seq, cal, fused, sampling);
       thr = r.samples_per_s;
     } else {
-      thr = EstimateForwardThroughput(m, prec, dev, seq, 256, cal, fused, sampling).samples_per_s;
+      // Dynamic batching (Triton, TorchServe) batches at most the requests outstanding: the
+      // client's concurrency where stated.
+      const int max_b = std::max(1, Int(w, "concurrency").value_or(256));
+      thr = EstimateForwardThroughput(m, prec, dev, seq, max_b, cal, fused, sampling).samples_per_s;
       if (scenario == "server") thr *= cal.Get("server_scenario_utilization", 0.85);
     }
     // CPU sockets are one device here; GPUs count each.

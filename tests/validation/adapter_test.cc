@@ -70,6 +70,26 @@ TEST(ServeAdapter, ServerScenarioMeetsTheTpotBound) {
   EXPECT_GT(server, 0.5 * offline);
 }
 
+// A closed-loop client at concurrency C (benchmark_serving --max-concurrency) keeps C requests
+// in flight: the engine's batch stops there. Fewer sequences per step: less throughput, a
+// shorter step (TPOT), and the saturated throughput only when C reaches the engine's limit.
+TEST(ServeAdapter, ClientConcurrencyCapsTheContinuousBatch) {
+  auto line = [](const std::string& metric, const std::string& extra) {
+    return "{\"id\":\"c\",\"kind\":\"infer_throughput\",\"model\":{\"preset\":"
+           "\"Llama-3.1-8B\"},\"hardware\":{\"gpu\":\"H100-SXM5-80GB\",\"gpus\":1},"
+           "\"workload\":{\"infer\":{\"precision\":\"bf16\",\"tp\":1,\"input_len\":1000,"
+           "\"output_len\":500,\"scenario\":\"server\",\"engine\":\"vllm\"" +
+           extra + "}},\"metric\":\"" + metric + "\",\"measured\":1000,\"source\":\"x\"}\n";
+  };
+  const double open = Predicted(line("output_tokens_per_s", ""));
+  const double c16 = Predicted(line("output_tokens_per_s", ",\"concurrency\":16"));
+  const double c64 = Predicted(line("output_tokens_per_s", ",\"concurrency\":64"));
+  EXPECT_LT(c16, c64);
+  EXPECT_LT(c64, open);
+  EXPECT_DOUBLE_EQ(Predicted(line("output_tokens_per_s", ",\"concurrency\":100000")), open);
+  EXPECT_LT(Predicted(line("tpot_ms", ",\"concurrency\":16")), Predicted(line("tpot_ms", "")));
+}
+
 // One case line validated with its explanation asked for.
 CaseResult Explained(const std::string& line, const std::string& id) {
   auto cat = LoadBuiltinCatalog();
