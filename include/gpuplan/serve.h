@@ -5,6 +5,7 @@
 
 #include <optional>
 #include <string>
+#include <string_view>
 
 #include "gpuplan/benchmark.h"
 #include "gpuplan/catalog.h"
@@ -80,6 +81,13 @@ struct ServePerf {
   bool fits = true;
   std::string why;
 };
+
+// The engine's own limit on concurrent sequences when the user sets none (`version`: the engine
+// release as a case or user states it, "" = current). TensorRT-LLM's benchmark engines
+// (trtllm-bench, trtllm-build) 2048. vLLM's V1 engine (0.8 and later;
+// EngineArgs.get_batch_defaults): 1024 on devices with >= 70 GiB that are not A100s, else 256;
+// the V0 engine (before 0.8, or a version naming V0) 256. Others 256. docs/model.md 12.6.
+int EngineDefaultMaxSeqs(Engine engine, const Accelerator& acc, std::string_view version);
 
 // LLM serving on one replica of `tp` devices. `batch` > 0 = a static batch of that many
 // sequences; 0 = continuous batching up to the KV capacity and setup.max_batch, the saturated

@@ -8,6 +8,7 @@
 #include <cmath>
 #include <iterator>
 
+#include "base/strings.h"
 #include "estimate/calibration_lookup.h"
 #include "estimate/roofline.h"
 #include "gpuplan/serve.h"
@@ -399,8 +400,11 @@ ServePerf EstimateLlmServingPipelined(const ModelSpec& m, const ServeSetup& setu
   ServePerf r = st;
   r.batch = B;
   r.kv_tokens = cap.kv_tokens;
-  r.fits = st.fits && static_cast<double>(B) * (in + out) * std::max(1, setup.beams) <=
-                          static_cast<double>(cap.kv_tokens);
+  // A stated batch must hold every sequence's whole KV; the saturated batch (0) is the one the
+  // capacity estimate admitted by its own rule (KV tokens per prompt + generation reserve).
+  r.fits =
+      st.fits && (batch <= 0 || static_cast<double>(B) * (in + out) * std::max(1, setup.beams) <=
+                                    static_cast<double>(cap.kv_tokens));
   if (!r.fits && r.why.empty()) r.why = "the pipeline's KV cache cannot hold the batch";
   r.prefill = Seconds(pp * st.prefill.value() + hops * send(in));
   r.decode_step = Seconds(out > 0 ? pp * st.decode_step.value() + hops * send(micro) : 0);
@@ -565,6 +569,29 @@ ServePerf EstimateForwardThroughput(const ModelSpec& m, Precision p, const Compu
     if (r.samples_per_s > best.samples_per_s) best = r;
   }
   return best;
+}
+
+int EngineDefaultMaxSeqs(Engine engine, const Accelerator& acc, std::string_view version) {
+  if (engine == Engine::kTrtLlm) return 2048;
+  if (engine != Engine::kVllm) return 256;
+  const std::string v = internal::ToLower(version);
+  bool v0 = v.find("(v0") != std::string::npos || v.find("v0)") != std::string::npos ||
+            v.find("v0 engine") != std::string::npos;
+  // The release "<major>.<minor>" in the text ("~0.6.6 (V0)", "v0.10.1", "main 2024-12
+  // (~0.6.5)"): the first digits followed by a dot and more digits, a date's "2024-12" skipped.
+  for (std::size_t i = 0; i < v.size(); ++i) {
+    if (v[i] < '0' || v[i] > '9' || (i > 0 && v[i - 1] >= '0' && v[i - 1] <= '9')) continue;
+    std::size_t j = i;
+    int major = 0, minor = 0;
+    while (j < v.size() && v[j] >= '0' && v[j] <= '9') major = major * 10 + (v[j++] - '0');
+    if (j + 1 >= v.size() || v[j] != '.' || v[j + 1] < '0' || v[j + 1] > '9') continue;
+    for (++j; j < v.size() && v[j] >= '0' && v[j] <= '9'; ++j) minor = minor * 10 + (v[j] - '0');
+    if (major == 0 && minor < 8) v0 = true;
+    break;
+  }
+  if (v0) return 256;
+  const bool a100 = internal::ToLower(acc.id).find("a100") != std::string::npos;
+  return acc.Usable().value() >= 70.0 * kBytesPerGiB && !a100 ? 1024 : 256;
 }
 
 }  // namespace gpuplan

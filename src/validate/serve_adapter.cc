@@ -144,6 +144,7 @@ Predicted PredictInferencePerf(const ModelSpec& m, const Json& w, const Json& hw
   std::string gpu = Str(hw, "gpu");
   const int units = std::max(1, Int(hw, "gpus").value_or(1));
   ComputeDevice dev;
+  const Accelerator* dev_acc = nullptr;
   if (gpu.rfind("cpu:", 0) == 0) {
     const Cpu* cpu = cat.FindCpu(gpu);
     if (!cpu) return Unsupported{"unknown CPU \"" + gpu + "\""};
@@ -153,6 +154,7 @@ Predicted PredictInferencePerf(const ModelSpec& m, const Json& w, const Json& hw
   } else {
     const Accelerator* acc = gpu.empty() ? nullptr : cat.FindAccelerator(gpu);
     if (!acc) return Unsupported{"needs a known accelerator, got \"" + gpu + "\""};
+    dev_acc = acc;
     bool sxm = Contains(acc->form_factor, {"sxm", "oam", "superchip"});
     std::string intra = internal::ToLower(Str(hw, "intra_node"));
     IntraNodeLink link = intra.empty() ? (sxm ? IntraNodeLink::kNvswitch : IntraNodeLink::kPcie)
@@ -237,9 +239,9 @@ Predicted PredictInferencePerf(const ModelSpec& m, const Json& w, const Json& hw
     su.engine = EngineOf(engine_s);
     su.beams = std::max(1, shape.beams.value_or(1));
     su.max_new_tokens = shape.max_output_len;
-    // Engines' default concurrency limits: TensorRT-LLM's benchmark engines 2048 sequences,
-    // vLLM 256 (V0) / 1024 (V1 on >= 70 GiB GPUs), others 256.
-    su.max_batch = su.engine == Engine::kTrtLlm ? 2048 : 256;
+    // The engine's own concurrency limit where the case sets none (EngineDefaultMaxSeqs).
+    su.max_batch = dev_acc ? EngineDefaultMaxSeqs(su.engine, *dev_acc, Str(w, "version"))
+                           : (su.engine == Engine::kTrtLlm ? 2048 : 256);
     if (auto mb = Int(w, "max_num_seqs")) su.max_batch = *mb;
     // A closed-loop client (vLLM's benchmark_serving --max-concurrency, GenAI-Perf's
     // --concurrency) keeps `concurrency` requests outstanding: the engine never runs more, so

@@ -9,6 +9,7 @@
 #include <string>
 
 #include "gpuplan/catalog.h"
+#include "gpuplan/serve.h"
 #include "gpuplan/validate.h"
 
 namespace gpuplan {
@@ -88,6 +89,26 @@ TEST(ServeAdapter, ClientConcurrencyCapsTheContinuousBatch) {
   EXPECT_LT(c64, open);
   EXPECT_DOUBLE_EQ(Predicted(line("output_tokens_per_s", ",\"concurrency\":100000")), open);
   EXPECT_LT(Predicted(line("tpot_ms", ",\"concurrency\":16")), Predicted(line("tpot_ms", "")));
+}
+
+// The engine's own sequence limit where a case sets none: vLLM's V1 engine (0.8 and later)
+// raises it to 1024 on >= 70 GiB devices other than A100s (EngineArgs.get_batch_defaults);
+// V0 and smaller devices keep 256; TensorRT-LLM's benchmark engines 2048.
+TEST(ServeAdapter, EngineDefaultSequenceLimits) {
+  auto cat = LoadBuiltinCatalog();
+  ASSERT_TRUE(cat.ok());
+  const Accelerator* h100 = cat->FindAccelerator("H100-SXM5-80GB");
+  const Accelerator* a100 = cat->FindAccelerator("A100-SXM4-80GB");
+  const Accelerator* l40s = cat->FindAccelerator("L40S");
+  ASSERT_TRUE(h100 && a100 && l40s);
+  EXPECT_EQ(EngineDefaultMaxSeqs(Engine::kVllm, *h100, ""), 1024);
+  EXPECT_EQ(EngineDefaultMaxSeqs(Engine::kVllm, *h100, "v0.10.1"), 1024);
+  EXPECT_EQ(EngineDefaultMaxSeqs(Engine::kVllm, *h100, "1.0.0"), 1024);
+  EXPECT_EQ(EngineDefaultMaxSeqs(Engine::kVllm, *h100, "~0.6.6 (V0)"), 256);
+  EXPECT_EQ(EngineDefaultMaxSeqs(Engine::kVllm, *h100, "main 2024-12 (~0.6.5)"), 256);
+  EXPECT_EQ(EngineDefaultMaxSeqs(Engine::kVllm, *a100, ""), 256);
+  EXPECT_EQ(EngineDefaultMaxSeqs(Engine::kVllm, *l40s, ""), 256);
+  EXPECT_EQ(EngineDefaultMaxSeqs(Engine::kTrtLlm, *l40s, ""), 2048);
 }
 
 // One case line validated with its explanation asked for.
