@@ -221,6 +221,9 @@ Predicted PredictInferencePerf(const ModelSpec& m, const Json& w, const Json& hw
       return Unsupported{bench->id + ": the mean prompt length is not published (empty in " +
                          "data/inference_benchmarks.csv)"};
     }
+    // The first token of a request that waits for no other (one request, or a static batch
+    // prefilled together) does not depend on how many tokens follow it.
+    if (out < 0 && in >= 0 && metric == "ttft_ms" && (scenario == "single" || batch)) out = 1;
     if (in < 0 || out < 0) return Unsupported{"LLM serving needs input_len and output_len"};
     ServeSetup su;
     su.weight_precision = prec;

@@ -111,6 +111,21 @@ TEST(ServeAdapter, EngineDefaultSequenceLimits) {
   EXPECT_EQ(EngineDefaultMaxSeqs(Engine::kTrtLlm, *l40s, ""), 2048);
 }
 
+// A single request's time to first token needs no output length (a TTFT benchmark often
+// states none): the prefill of its prompt, the same as with one output token.
+TEST(ServeAdapter, SingleRequestTtftNeedsNoOutputLength) {
+  auto line = [](const std::string& extra) {
+    return "{\"id\":\"t\",\"kind\":\"infer_latency\",\"model\":{\"preset\":"
+           "\"Llama-2-7B\"},\"hardware\":{\"gpu\":\"H100-SXM5-80GB\",\"gpus\":1},"
+           "\"workload\":{\"infer\":{\"precision\":\"fp8\",\"tp\":1,\"input_len\":2048,"
+           "\"scenario\":\"single\",\"engine\":\"trt-llm\"" +
+           extra + "}},\"metric\":\"ttft_ms\",\"measured\":36,\"source\":\"x\"}\n";
+  };
+  const double without = Predicted(line(""));
+  EXPECT_GT(without, 0);
+  EXPECT_DOUBLE_EQ(without, Predicted(line(",\"output_len\":1")));
+}
+
 // One case line validated with its explanation asked for.
 CaseResult Explained(const std::string& line, const std::string& id) {
   auto cat = LoadBuiltinCatalog();
