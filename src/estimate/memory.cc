@@ -25,8 +25,9 @@ constexpr internal::EnumName<TrainMethod> kTrainMethodNames[] = {
     {TrainMethod::kQlora, "qlora"},
 };
 constexpr internal::EnumName<Optimizer> kOptimizerNames[] = {
-    {Optimizer::kAdamW, "adamw", "adamw_torch adamw-fused"},
-    {Optimizer::kAdam, "adam"},
+    {Optimizer::kAdamW, "adamw", "adamw_torch adamw-fused adamw_torch_fused fusedadam fused_adam"},
+    // LAMB (MLPerf BERT, NVIDIA's FusedLAMB) keeps Adam's two fp32 moments per parameter.
+    {Optimizer::kAdam, "adam", "lamb fusedlamb fused_lamb"},
     {Optimizer::kSgd, "sgd"},
     {Optimizer::kLion, "lion"},
     {Optimizer::kAdamW8bit, "adamw-8bit",
