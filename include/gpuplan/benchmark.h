@@ -26,10 +26,16 @@ struct TrainBenchmark {
   double eval_every_samples = 0;  // 0 = no evaluation cost modelled
   double eval_samples = 0;
   std::optional<double> gflops_per_sample;  // the benchmark model's forward FLOPs per sample
+  // Mean real (non-padding) tokens per sample where the reference implementations run the
+  // samples packed or unpadded (MLPerf BERT); unset = every sample is seq_len tokens.
+  std::optional<double> mean_tokens_per_sample;
   std::string source, as_of, notes;
 
   // Training samples to the target at `global_batch` (0 = the reference batch).
   double SamplesToTarget(int global_batch) const;
+  // Tokens a sample costs at sequence length `seq_len`: its mean real tokens where the
+  // benchmark's samples run packed, else seq_len (every position computed).
+  double TokensPerSample(int seq_len) const;
   // Evaluation time as a fraction of training time: forward passes over the evaluation set
   // every eval_every_samples, a forward being `forward_share` of a training step's work
   // (1/3 for full training, 1/2 for LoRA's frozen weights).

@@ -7,6 +7,7 @@
 #include <string>
 
 #include "base/strings.h"
+#include "gpuplan/benchmark.h"
 
 namespace gpuplan {
 
@@ -65,7 +66,10 @@ std::optional<Objective> ParseObjective(std::string_view s) {
 
 double TrainJobSpec::TotalTokens() const {
   if (tokens > 0) return tokens * epochs;
-  return samples * EffectiveSeqLen(*this) * epochs;
+  // A run-to-target benchmark whose samples run packed costs their real tokens (MLPerf BERT).
+  const TrainBenchmark* b = benchmark.empty() ? nullptr : FindTrainBenchmark(benchmark);
+  const int seq = EffectiveSeqLen(*this);
+  return samples * (b ? b->TokensPerSample(seq) : seq) * epochs;
 }
 
 int DefaultGlobalBatch(const TrainJobSpec& job) {

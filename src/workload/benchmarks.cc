@@ -15,6 +15,10 @@ double TrainBenchmark::SamplesToTarget(int global_batch) const {
   return n;
 }
 
+double TrainBenchmark::TokensPerSample(int seq_len) const {
+  return mean_tokens_per_sample.value_or(static_cast<double>(seq_len));
+}
+
 double TrainBenchmark::EvalOverhead(double forward_share) const {
   if (eval_every_samples <= 0 || eval_samples <= 0) return 0;
   return eval_samples / eval_every_samples * forward_share;
@@ -44,6 +48,7 @@ Result<std::vector<TrainBenchmark>> ParseTrainBenchmarks(std::string_view csv,
     GPUPLAN_ASSIGN_OR_RETURN(v, r.OptNumber("eval_samples"));
     b.eval_samples = v.value_or(0);
     GPUPLAN_ASSIGN_OR_RETURN(b.gflops_per_sample, r.OptNumber("gflops_per_sample"));
+    GPUPLAN_ASSIGN_OR_RETURN(b.mean_tokens_per_sample, r.OptNumber("mean_tokens_per_sample"));
     GPUPLAN_ASSIGN_OR_RETURN(b.source, r.RequiredStr("source"));
     b.as_of = r.Str("as_of");
     b.notes = r.Str("notes");

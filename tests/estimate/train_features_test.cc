@@ -160,6 +160,24 @@ TEST(TrainBenchmarkTable, EvalOverheadIsEvalSamplesOverIntervalTimesForwardShare
   EXPECT_EQ(sd->EvalOverhead(1.0 / 3), 0);
 }
 
+// MLPerf BERT: samples run packed (NVIDIA's packed / unpadded data), so a sample costs its
+// real tokens (512 - 4.04e10 padding tokens / 156726829 samples = 254.2); the RCP table's
+// samples to converge grow above batch 3072. Benchmarks without the column cost seq_len.
+TEST(TrainBenchmarkTable, BertSamplesRunPackedAndConvergePerItsRcps) {
+  const TrainBenchmark* b = FindTrainBenchmark("bert");
+  ASSERT_NE(b, nullptr);
+  EXPECT_EQ(b->id, "mlperf/bert");
+  EXPECT_NEAR(b->TokensPerSample(512), 254.2, 1e-9);
+  EXPECT_NEAR(b->SamplesToTarget(3072), 2768215, 1);
+  EXPECT_NEAR(b->SamplesToTarget(256), 2768215, 1);  // flat below the reference batch
+  // RCP mean at 16384 is 5504307: the fitted exponent lands within 7%.
+  EXPECT_NEAR(b->SamplesToTarget(16384) / 5504307.0, 1.0, 0.07);
+  EXPECT_NEAR(b->EvalOverhead(1.0 / 3), 10000.0 / 175000.0 / 3.0, 1e-15);
+  const TrainBenchmark* resnet = FindTrainBenchmark("resnet");
+  ASSERT_NE(resnet, nullptr);
+  EXPECT_EQ(resnet->TokensPerSample(512), 512.0);
+}
+
 constexpr std::string_view kHeader =
     "id,aliases,dataset,samples_per_epoch,target,samples_to_target,ref_global_batch,"
     "batch_exponent,eval_every_samples,eval_samples,gflops_per_sample,source,as_of,notes\n";
