@@ -2,6 +2,7 @@
 // performance (EstimateLlmServing, EstimateRequest) on the catalog's GPU or CPU.
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <fmt/format.h>
 
 #include "gpuplan/quant_preset.h"
@@ -245,12 +246,16 @@ Predicted PredictInferencePerf(const ModelSpec& m, const Json& w, const Json& hw
     // The engine's own concurrency limit where the case sets none (EngineDefaultMaxSeqs).
     su.max_batch = dev_acc ? EngineDefaultMaxSeqs(su.engine, *dev_acc, Str(w, "version"))
                            : (su.engine == Engine::kTrtLlm ? 2048 : 256);
-    if (auto mb = Int(w, "max_num_seqs")) su.max_batch = *mb;
+    if (auto mb = Int(w, "max_num_seqs")) {
+      if (*mb < 1) return Unsupported{"max_num_seqs must be >= 1"};
+      su.max_batch = *mb;
+    }
     // A closed-loop client (vLLM's benchmark_serving --max-concurrency, GenAI-Perf's
     // --concurrency) keeps `concurrency` requests outstanding: the engine never runs more, so
     // the continuous batch saturates there, not at the engine's limit (docs/model.md 12.6).
     if (auto c = Int(w, "concurrency"); c && *c > 0 && !batch)
-      su.max_batch = std::min(su.max_batch, *c * su.beams);
+      su.max_batch = static_cast<int>(
+          std::min<std::int64_t>(su.max_batch, static_cast<std::int64_t>(*c) * su.beams));
     int static_batch = batch.value_or(0);
     if (scenario == "single") static_batch = 1;
     // Pipeline stages across nodes (vLLM --pipeline-parallel-size, TensorRT-LLM pp): the stated
@@ -267,6 +272,13 @@ Predicted PredictInferencePerf(const ModelSpec& m, const Json& w, const Json& hw
         stage_link =
             BytesPerSec(v->inter_bw.value() * v->gpus_per_node * FabricEfficiency(v->inter, cal));
       }
+    }
+    if (pp > 1 && !Int(w, "tp")) {
+      // Stated stages without a width: each stage is tensor parallel over its share of the GPUs
+      // (within a node), the largest power of two that divides the heads.
+      const int share = std::max(1, std::min(gpus_per_node, units / pp));
+      su.tp = 1;
+      while (su.tp * 2 <= share && (m.heads <= 0 || m.heads % (su.tp * 2) == 0)) su.tp *= 2;
     }
     auto serve = [&](const ServeSetup& setup, int input, int output, int b, const Calibration& c,
                      Trace* trace = nullptr) {
@@ -337,6 +349,11 @@ Predicted PredictInferencePerf(const ModelSpec& m, const Json& w, const Json& hw
     Trace scratch;
     Trace* const terms = g_trace ? &scratch : nullptr;
     ServePerf r = serve(su, in, out, static_batch, cal, terms);
+    // A layout that cannot hold the model and one request is not a prediction.
+    if (!r.fits) {
+      return Unsupported{"the stated layout does not fit: " +
+                         (r.why.empty() ? std::string("weights and KV exceed the GPUs") : r.why)};
+    }
     // MLPerf Server: the submitter lowers the engine's batch limit (NVIDIA's gpu_batch_size)
     // until the p99 TPOT bound holds. The mean step is a lower bound of the p99, so the largest
     // limit whose mean step meets the bound is the most the bound allows. docs/model.md 12.6.

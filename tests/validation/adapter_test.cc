@@ -52,9 +52,14 @@ TEST(ServeAdapter, UnstatedTensorParallelIsThePlannersBestFittingDegree) {
   EXPECT_GT(h100, 1.1 * Predicted(Case("h", "H100-SXM5-80GB", "offline", "output_tokens_per_s",
                                        ",\"tp\":1")));
   const double a100 = Predicted(Case("a", "A100-SXM4-80GB", "offline", "output_tokens_per_s"));
-  const double a100_tp1 =
-      Predicted(Case("a", "A100-SXM4-80GB", "offline", "output_tokens_per_s", ",\"tp\":1"));
-  EXPECT_GT(a100, 10 * a100_tp1);  // TP1 does not fit bf16 70B: never chosen
+  EXPECT_GT(a100, 0);
+  // TP1 does not fit bf16 70B: never chosen, and stated it is not priced.
+  auto cat = LoadBuiltinCatalog();
+  ASSERT_TRUE(cat.ok());
+  auto tp1 = RunValidation(
+      Case("a", "A100-SXM4-80GB", "offline", "output_tokens_per_s", ",\"tp\":1"), "t.jsonl", *cat);
+  ASSERT_TRUE(tp1.ok() && tp1->cases.size() == 1u);
+  EXPECT_FALSE(tp1->cases[0].ok);
 }
 
 // The Server scenario's 200 ms p99 TPOT bound (data/inference_benchmarks.csv) caps the batch:
@@ -126,6 +131,28 @@ TEST(ServeAdapter, SingleRequestTtftNeedsNoOutputLength) {
   EXPECT_DOUBLE_EQ(without, Predicted(line(",\"output_len\":1")));
 }
 
+// A stated layout that cannot hold the model is reported unsupported, never priced: Llama-3.1-405B
+// in bf16 on one node of 8 x H100 (810 GB of weights on 640 GB), or a zero sequence limit.
+TEST(ServeAdapter, AStatedLayoutThatDoesNotFitIsNotPriced) {
+  auto cat = LoadBuiltinCatalog();
+  ASSERT_TRUE(cat.ok());
+  auto reason = [&](const std::string& extra) {
+    const std::string line =
+        "{\"id\":\"n\",\"kind\":\"infer_throughput\",\"model\":{\"preset\":"
+        "\"Llama-3.1-405B\"},\"hardware\":{\"gpu\":\"H100-SXM5-80GB\",\"gpus\":8},"
+        "\"workload\":{\"infer\":{\"precision\":\"bf16\",\"tp\":8,\"input_len\":1000,"
+        "\"output_len\":1000,\"engine\":\"vllm\"" +
+        extra + "}},\"metric\":\"output_tokens_per_s\",\"measured\":1000,\"source\":\"x\"}\n";
+    auto r = RunValidation(line, "t.jsonl", *cat);
+    EXPECT_TRUE(r.ok());
+    if (!r.ok() || r->cases.size() != 1u) return std::string("?");
+    EXPECT_FALSE(r->cases[0].ok);
+    return r->cases[0].reason;
+  };
+  EXPECT_NE(reason("").find("does not fit"), std::string::npos);
+  EXPECT_NE(reason(",\"max_num_seqs\":0").find("max_num_seqs"), std::string::npos);
+}
+
 // One case line validated with its explanation asked for.
 CaseResult Explained(const std::string& line, const std::string& id) {
   auto cat = LoadBuiltinCatalog();
@@ -154,6 +181,7 @@ TEST(ServeAdapter, PipelineStagesAcrossNodesHoldAModelNoNodeHolds) {
   EXPECT_GT(stated, 500);  // tens of sequences in flight, not a replica without KV room
   EXPECT_DOUBLE_EQ(Predicted(line(",\"tp\":8")), stated);
   EXPECT_DOUBLE_EQ(Predicted(line("")), stated);
+  EXPECT_DOUBLE_EQ(Predicted(line(",\"pp\":2")), stated);  // stages of TP 8 each
   const CaseResult c = Explained(line(""), "p");
   ASSERT_TRUE(c.ok) << c.reason;
   std::map<std::string, double> t;
