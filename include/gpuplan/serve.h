@@ -36,6 +36,10 @@ struct ComputeDevice {
   // the serial fraction of one inference spread over a stream's cores (Amdahl).
   double cores = 0, cores_per_socket = 0;
   bool matrix_unit = false;  // AMX: bf16/int8 GEMMs run on tiles, fp32 and the rest on vectors
+  // The runtime runs attention's two matmuls on the matrix unit at the weights' precision
+  // (Intel Extension for PyTorch's fused multi-head attention); otherwise attention runs on the
+  // vector units in fp32 (oneDNN/OpenVINO graphs, llama.cpp). docs/model.md 10.4.
+  bool attention_on_matrix = false;
   double vector_eff = 0.55;
   double vector_knee = 16;
   double serial_fraction = 0;

@@ -479,8 +479,11 @@ ServePerf ForwardOnCpu(const ModelSpec& m, Precision p, const ComputeDevice& dev
     const double T = per_stream * seq;
     const double L = m.layers;
     t = L * LayerGemms(s, T, 1, e, peak, eff, dev.GemmKnee(p), bw, dev.kernel_s, dev.power_cap);
-    const double vec = dev.peak_fp32 * share * dev.vector_eff * amdahl;
-    t += L * 4.0 * per_stream * seq * seq * s.q / (vec * cal.Get("attention_efficiency", 0.45));
+    const double attn_rate = dev.attention_on_matrix && OnMatrixUnit(dev, p)
+                                 ? dev.Peak(p) * share * dev.GemmEff(p) * amdahl
+                                 : dev.peak_fp32 * share * dev.vector_eff * amdahl;
+    t += L * 4.0 * per_stream * seq * seq * s.q /
+         (attn_rate * cal.Get("attention_efficiency", 0.45));
     t += ElementwiseSeconds(s, T, L, fused, bw, dev.kernel_s, cal);
   }
   return FinishForward(r, t);

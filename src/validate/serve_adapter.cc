@@ -150,6 +150,9 @@ Predicted PredictInferencePerf(const ModelSpec& m, const Json& w, const Json& hw
     const Cpu* cpu = cat.FindCpu(gpu);
     if (!cpu) return Unsupported{"unknown CPU \"" + gpu + "\""};
     dev = DeviceFromCpu(*cpu, units, Int(w, "threads").value_or(0), cal);
+    // Intel Extension for PyTorch fuses multi-head attention into AMX kernels (Intel's MLPerf
+    // BERT SUT is built on it); other CPU runtimes run attention on the vector units.
+    dev.attention_on_matrix = Contains(Str(w, "engine"), {"ipex", "intel extension"});
   } else if (gpu.empty() && Num(w, "peak_tflops")) {
     dev.id = "case device";  // filled from the case's own figures below
   } else {
