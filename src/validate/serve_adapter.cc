@@ -412,7 +412,8 @@ Predicted PredictInferencePerf(const ModelSpec& m, const Json& w, const Json& hw
     } else {
       // Dynamic batching (Triton, TorchServe) batches at most the requests outstanding: the
       // client's concurrency where stated.
-      const int max_b = std::max(1, Int(w, "concurrency").value_or(256));
+      const int conc = Int(w, "concurrency").value_or(0);
+      const int max_b = conc > 0 ? conc : 256;
       thr = EstimateForwardThroughput(m, prec, dev, seq, max_b, cal, fused, sampling).samples_per_s;
       if (scenario == "server") thr *= cal.Get("server_scenario_utilization", 0.85);
     }
