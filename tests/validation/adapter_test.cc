@@ -208,6 +208,22 @@ TEST(ServeAdapter, PipelineStagesAcrossNodesHoldAModelNoNodeHolds) {
   EXPECT_EQ(t["replicas"], 1.0);
 }
 
+// QLoRA where the case is silent about recompute: PEFT's prepare_model_for_kbit_training turns
+// gradient checkpointing on by default, so the prediction is the checkpointed one, well below
+// the same run without it.
+TEST(TrainAdapter, QloraDefaultsToGradientCheckpointing) {
+  auto line = [](const std::string& extra) {
+    return "{\"id\":\"q\",\"kind\":\"memory\",\"model\":{\"preset\":\"Llama-2-7B\"},"
+           "\"hardware\":{\"gpu\":\"A100-SXM4-80GB\",\"gpus\":1},\"workload\":{\"train\":{"
+           "\"method\":\"qlora\",\"precision\":\"bf16\",\"micro_batch\":4,\"seq_len\":2048,"
+           "\"lora_rank\":16,\"framework\":\"HF PEFT + TRL\"" +
+           extra + "}},\"metric\":\"memory_gib\",\"measured\":10,\"source\":\"x\"}\n";
+  };
+  const double silent = Predicted(line(""));
+  EXPECT_DOUBLE_EQ(silent, Predicted(line(",\"recompute\":\"full\"")));
+  EXPECT_LT(1.5 * silent, Predicted(line(",\"recompute\":\"none\"")));
+}
+
 // --explain on a memory case prints the breakdown, and its terms add up to the prediction
 // (torchtune reports max_memory_allocated: no CUDA context, no allocator slack).
 TEST(TrainAdapter, MemoryExplainListsTheBreakdown) {
