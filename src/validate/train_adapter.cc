@@ -70,9 +70,11 @@ std::variant<TrainSetup, Unsupported> BuildTrain(const ModelSpec& m, const Json&
   }
   // QLoRA where the case is silent: PEFT's prepare_model_for_kbit_training (what QLoRA scripts,
   // TRL and axolotl call on a 4-bit model) turns gradient checkpointing on by default
-  // (use_gradient_checkpointing=True), as do the QLoRA reference script (artidoro/qlora:
-  // gradient_checkpointing=True) and Unsloth's get_peft_model; torchtune's QLoRA configs too.
-  if (rc.empty() && s.opt.method == TrainMethod::kQlora) s.opt.recompute = Recompute::kFull;
+  // (use_gradient_checkpointing=True), as does the QLoRA reference script (artidoro/qlora:
+  // gradient_checkpointing=True); torchtune's QLoRA configs too. Unsloth's get_peft_model
+  // defaults to it for every method (use_gradient_checkpointing=True; "unsloth" offloads).
+  if (rc.empty() && (s.opt.method == TrainMethod::kQlora || Contains(framework, {"unsloth"})))
+    s.opt.recompute = Recompute::kFull;
   s.opt.micro_batch = Int(w, "micro_batch").value_or(1);
   s.opt.seq_len = Int(w, "seq_len").value_or(m.arch == ModelArch::kEncoder ? 512 : 2048);
   int global = Int(w, "global_batch").value_or(s.opt.micro_batch * s.par.dp);
@@ -343,7 +345,8 @@ Predicted PredictTrainingPerf(ModelSpec m, const Json& w, const Json& hwj,
     s.opt.precision = Precision::kFp8;
   }
   // A stated recompute, or QLoRA's default (gradient checkpointing on: BuildTrain), is kept.
-  if (!Str(w, "recompute").empty() || s.opt.method == TrainMethod::kQlora)
+  if (!Str(w, "recompute").empty() || s.opt.method == TrainMethod::kQlora ||
+      Contains(fw, {"unsloth"}))
     fixed.recompute = s.opt.recompute;
   if (auto v = Bool(w, "sequence_parallel")) fixed.sequence_parallel = *v;
   // Offload is something a published run states (DeepSpeed's offload_optimizer /
