@@ -26,6 +26,14 @@ struct TrainSetup {
   MemoryReport report = MemoryReport::kDevice;
 };
 
+// Fine-tuning tools whose defaults turn gradient checkpointing on for every method: Unsloth
+// (get_peft_model use_gradient_checkpointing=True), LLaMA-Factory and AutoTrain
+// (disable_gradient_checkpointing=False).
+bool CheckpointsByDefault(const std::string& framework) {
+  return Contains(framework,
+                  {"unsloth", "llama-factory", "llamafactory", "llama factory", "autotrain"});
+}
+
 std::variant<TrainSetup, Unsupported> BuildTrain(const ModelSpec& m, const Json& w,
                                                  const Json& hw) {
   TrainSetup s;
@@ -71,9 +79,9 @@ std::variant<TrainSetup, Unsupported> BuildTrain(const ModelSpec& m, const Json&
   // QLoRA where the case is silent: PEFT's prepare_model_for_kbit_training (what QLoRA scripts,
   // TRL and axolotl call on a 4-bit model) turns gradient checkpointing on by default
   // (use_gradient_checkpointing=True), as does the QLoRA reference script (artidoro/qlora:
-  // gradient_checkpointing=True); torchtune's QLoRA configs too. Unsloth's get_peft_model
-  // defaults to it for every method (use_gradient_checkpointing=True; "unsloth" offloads).
-  if (rc.empty() && (s.opt.method == TrainMethod::kQlora || Contains(framework, {"unsloth"})))
+  // gradient_checkpointing=True); torchtune's QLoRA configs too. Some tools turn it on for
+  // every method (CheckpointsByDefault).
+  if (rc.empty() && (s.opt.method == TrainMethod::kQlora || CheckpointsByDefault(framework)))
     s.opt.recompute = Recompute::kFull;
   s.opt.micro_batch = Int(w, "micro_batch").value_or(1);
   s.opt.seq_len = Int(w, "seq_len").value_or(m.arch == ModelArch::kEncoder ? 512 : 2048);
@@ -346,7 +354,7 @@ Predicted PredictTrainingPerf(ModelSpec m, const Json& w, const Json& hwj,
   }
   // A stated recompute, or QLoRA's default (gradient checkpointing on: BuildTrain), is kept.
   if (!Str(w, "recompute").empty() || s.opt.method == TrainMethod::kQlora ||
-      Contains(fw, {"unsloth"}))
+      CheckpointsByDefault(fw))
     fixed.recompute = s.opt.recompute;
   if (auto v = Bool(w, "sequence_parallel")) fixed.sequence_parallel = *v;
   // Offload is something a published run states (DeepSpeed's offload_optimizer /
