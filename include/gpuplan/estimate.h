@@ -280,10 +280,16 @@ struct InferMemory {
 inline constexpr double kVisibleMemoryFraction = 0.99;
 inline Bytes VisibleMemory(Bytes nominal) { return nominal * kVisibleMemoryFraction; }
 
+// SGLang's default mem_fraction_static by world size (tp x pp; server_args.py: 0.88 on one GPU,
+// 0.87 at 2, 0.85 at 4, 0.81 at 8, 0.79 at 16 or more): the bigger the group, the more the
+// communication buffers and CUDA graphs outside the static pool need.
+double SglangDefaultMemFraction(int world_size);
+
 // The engine's rule for the KV-cache budget on one GPU, given the device's total memory, the
 // memory that is not KV cache (weights + workspace + runtime) and the weights alone.
 // `fraction` empty = the engine's default (vLLM 0.9 of total; TRT-LLM 0.9 of free; SGLang
-// 0.88 of total for weights + KV; TGI and transformers: all that is left).
+// 0.88 of total for weights + KV on one GPU, SglangDefaultMemFraction for a TP/PP group, which
+// EstimateInferenceMemory applies; TGI and transformers: all that is left).
 Bytes KvBudget(Engine engine, Bytes total, Bytes non_kv, Bytes weights,
                std::optional<double> fraction);
 

@@ -57,6 +57,14 @@ Bytes InferenceWeightBytes(const ModelSpec& m, Precision p, const std::optional<
                edge * dense_bytes / tp + kv_replication);
 }
 
+double SglangDefaultMemFraction(int world_size) {
+  if (world_size >= 16) return 0.79;
+  if (world_size >= 8) return 0.81;
+  if (world_size >= 4) return 0.85;
+  if (world_size >= 2) return 0.87;
+  return 0.88;
+}
+
 Bytes KvBudget(Engine engine, Bytes total, Bytes non_kv, Bytes weights,
                std::optional<double> fraction) {
   double budget = 0;
@@ -157,7 +165,9 @@ InferMemory EstimateInferenceMemory(const ModelSpec& m, const InferMemoryOptions
           ? Bytes(std::max(0.0, (device_memory - b.cuda_context - b.nccl_buffers).value()))
           : device_memory;
 
-  r.kv_budget = KvBudget(opt.engine, engine_total, r.engine_non_kv, b.weights, opt.memory_fraction);
+  std::optional<double> fraction = opt.memory_fraction;
+  if (!fraction && opt.engine == Engine::kSglang) fraction = SglangDefaultMemFraction(tp * pp);
+  r.kv_budget = KvBudget(opt.engine, engine_total, r.engine_non_kv, b.weights, fraction);
   const double budget = r.kv_budget.value();
 
   if (per_token.value() > 0) {

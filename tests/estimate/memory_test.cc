@@ -1032,3 +1032,28 @@ TEST(RuntimeReserve, AddedOnlyWhenAsked) {
 
 }  // namespace
 }  // namespace gpuplan
+
+namespace gpuplan {
+namespace {
+// SGLang's default static fraction shrinks with the TP/PP group (server_args.py), so the KV pool
+// of one GPU of a TP 8 group is smaller than the same GPU's alone would be at 0.88.
+TEST(SglangMemory, DefaultFractionFollowsTheWorldSize) {
+  EXPECT_DOUBLE_EQ(SglangDefaultMemFraction(1), 0.88);
+  EXPECT_DOUBLE_EQ(SglangDefaultMemFraction(2), 0.87);
+  EXPECT_DOUBLE_EQ(SglangDefaultMemFraction(4), 0.85);
+  EXPECT_DOUBLE_EQ(SglangDefaultMemFraction(8), 0.81);
+  EXPECT_DOUBLE_EQ(SglangDefaultMemFraction(16), 0.79);
+  const ModelSpec* m = FindPreset("llama-3.1-70b");
+  ASSERT_NE(m, nullptr);
+  InferMemoryOptions o;
+  o.engine = Engine::kSglang;
+  o.tp = 8;
+  const InferMemory def = EstimateInferenceMemory(*m, o, GiB(80));
+  o.memory_fraction = 0.88;
+  const InferMemory at88 = EstimateInferenceMemory(*m, o, GiB(80));
+  EXPECT_LT(def.kv_budget.value(), at88.kv_budget.value());
+  EXPECT_NEAR(at88.kv_budget.value() - def.kv_budget.value(), 0.07 * (80.0 * kBytesPerGiB),
+              1.0 * kBytesPerGiB);
+}
+}  // namespace
+}  // namespace gpuplan
