@@ -18,7 +18,7 @@ struct TrainBenchmark {
   std::string id;                    // "mlperf/resnet"
   std::vector<std::string> aliases;  // result-directory names ("resnet")
   std::string dataset;
-  double samples_per_epoch = 0;
+  double samples_per_epoch = 0;  // 0 = not counted (a corpus sampled, not passed over)
   std::string target;
   double samples_to_target = 0;  // mean at ref_global_batch
   int ref_global_batch = 0;

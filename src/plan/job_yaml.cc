@@ -266,8 +266,13 @@ Result<TrainJobSpec> ParseJob(const YAML::Node& root, const Reader& r) {
     // samples per epoch x epochs, so that dataset_size / samples is the bytes of one sample.
     const double total =
         b->SamplesToTarget(job.global_batch) * (1 + b->EvalOverhead(peft ? 0.5 : 1.0 / 3.0));
-    job.samples = b->samples_per_epoch;
-    job.epochs = total / b->samples_per_epoch;
+    if (b->samples_per_epoch > 0) {
+      job.samples = b->samples_per_epoch;
+      job.epochs = total / b->samples_per_epoch;
+    } else {
+      job.samples = total;  // a corpus sampled, not passed over: one "epoch" of the samples
+      job.epochs = 1;
+    }
     job.benchmark = b->id;
   } else if (tokens == nullptr && samples == nullptr) {
     // Point at the deepest thing the user wrote: train.data, train, or the file.

@@ -37,7 +37,9 @@ Result<std::vector<TrainBenchmark>> ParseTrainBenchmarks(std::string_view csv,
       if (!internal::Trim(a).empty()) b.aliases.push_back(internal::ToLower(internal::Trim(a)));
     }
     b.dataset = r.Str("dataset");
-    GPUPLAN_ASSIGN_OR_RETURN(b.samples_per_epoch, r.Number("samples_per_epoch", 1));
+    std::optional<double> spe;
+    GPUPLAN_ASSIGN_OR_RETURN(spe, r.OptNumber("samples_per_epoch"));
+    b.samples_per_epoch = spe.value_or(0);
     b.target = r.Str("target");
     GPUPLAN_ASSIGN_OR_RETURN(b.samples_to_target, r.Number("samples_to_target", 1));
     GPUPLAN_ASSIGN_OR_RETURN(b.ref_global_batch, r.Int("ref_global_batch", 1));

@@ -178,6 +178,21 @@ TEST(TrainBenchmarkTable, BertSamplesRunPackedAndConvergePerItsRcps) {
   EXPECT_EQ(resnet->TokensPerSample(512), 512.0);
 }
 
+// The Llama 3.1 benchmarks (MLPerf Training v5.x): RCP means at the reference batch, more above
+// it, no epoch count (a C4 subset is sampled, not passed over) and no evaluation cost.
+TEST(TrainBenchmarkTable, Llama31RowsFollowTheirRcps) {
+  const TrainBenchmark* big = FindTrainBenchmark("llama31_405b");
+  const TrainBenchmark* small = FindTrainBenchmark("llama31_8b");
+  ASSERT_NE(big, nullptr);
+  ASSERT_NE(small, nullptr);
+  EXPECT_NEAR(big->SamplesToTarget(1152), 313344, 1);
+  EXPECT_NEAR(big->SamplesToTarget(4608) / 488448.0, 1.0, 0.05);   // RCP mean at 4608
+  EXPECT_NEAR(small->SamplesToTarget(128) / 345907.2, 1.0, 0.07);  // RCP mean at 128
+  EXPECT_EQ(big->samples_per_epoch, 0);
+  EXPECT_EQ(big->EvalOverhead(1.0 / 3), 0);
+  EXPECT_EQ(big->TokensPerSample(8192), 8192.0);
+}
+
 constexpr std::string_view kHeader =
     "id,aliases,dataset,samples_per_epoch,target,samples_to_target,ref_global_batch,"
     "batch_exponent,eval_every_samples,eval_samples,gflops_per_sample,source,as_of,notes\n";
