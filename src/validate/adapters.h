@@ -85,7 +85,7 @@ Predicted PredictTrainingMemory(const ModelSpec& m, const Json& w, const Json& h
                                 const std::string& source = "");
 Predicted PredictTrainingPerf(ModelSpec m, const Json& w, const Json& hw, const std::string& metric,
                               const Catalog& cat, const Calibration& cal,
-                              const TrainBenchmark* bench);
+                              const TrainBenchmark* bench, const std::string& source = "");
 Predicted PredictInferenceMemory(const ModelSpec& m, const Json& w, const Json& hw,
                                  const std::string& metric, const Catalog& cat);
 Predicted PredictInferencePerf(const ModelSpec& m, const Json& w, const Json& hw,

@@ -301,7 +301,8 @@ Predicted TimeAtAchievedRate(const ModelSpec& m, const TrainSetup& s, const Json
 
 Predicted PredictTrainingPerf(ModelSpec m, const Json& w, const Json& hwj,
                               const std::string& metric, const Catalog& cat,
-                              const Calibration& base_cal, const TrainBenchmark* bench) {
+                              const Calibration& base_cal, const TrainBenchmark* bench,
+                              const std::string& source) {
   auto setup = BuildTrain(m, w, hwj);
   if (auto* u = std::get_if<Unsupported>(&setup)) return *u;
   TrainSetup& s = std::get<TrainSetup>(setup);
@@ -324,6 +325,11 @@ Predicted PredictTrainingPerf(ModelSpec m, const Json& w, const Json& hwj,
   // attention whatever the framework name says (NVIDIA's BERT FMHA, flash attention in NeMo and
   // in AMD's PyTorch LoRA): no score matrix is kept.
   if (bench && !Bool(w, "flash_attention")) s.opt.flash_attention = true;
+  // NVIDIA's MLPerf Training implementations (training_results_vX.Y/NVIDIA/benchmarks/*) fuse
+  // their element-wise work whatever the framework: apex's fused bias-GeLU, dropout-add-LayerNorm
+  // and LAMB in BERT, Transformer Engine in NeMo, DALI and fused BN-ReLU in MXNet ResNet.
+  if (bench && Contains(source, {"nvidia/results", "nvidia/benchmarks"}))
+    s.opt.fused_kernels = true;
   // Layout: what the case fixes is kept; the rest is chosen as the planner would (fastest
   // layout that fits memory on these GPUs).
   LayoutConstraints fixed;

@@ -34,7 +34,7 @@ Predicted Predict(const Json& c, const Catalog& cat, const Calibration& cal) {
       const Json* t = Child(c["workload"], "train");
       if (!t) return Unsupported{"training kind without workload.train"};
       return PredictTrainingPerf(std::get<ModelSpec>(model0), *t, hw0, metric, cat, cal,
-                                 CaseBenchmark(c, *t));
+                                 CaseBenchmark(c, *t), Str(c, "source"));
     }
     if (kind == "infer_throughput" || kind == "infer_latency") {
       const Json& hw0 =

@@ -171,6 +171,25 @@ TEST(ServeAdapter, IpexRunsCpuAttentionOnTheMatrixUnit) {
   EXPECT_LT(Predicted(line("pytorch+ipex", 16)), 1.2 * Predicted(line("openvino 2024.3", 16)));
 }
 
+// MLPerf Training BERT (named by the results path): covered (it needed tokens), and a case from
+// NVIDIA's results runs fused element-wise kernels, faster than the same run from another
+// submitter's directory.
+TEST(TrainAdapter, MlperfBertIsCoveredAndNvidiaRunsFused) {
+  auto line = [](const std::string& org) {
+    return "{\"id\":\"b\",\"kind\":\"train_throughput\",\"model\":{\"preset\":"
+           "\"BERT-large-uncased\"},\"hardware\":{\"gpu\":\"H100-SXM5-80GB\",\"gpus\":64,"
+           "\"gpus_per_node\":8},\"workload\":{\"train\":{\"method\":\"pretrain\","
+           "\"seq_len\":512,\"global_batch\":4608,\"micro_batch\":72,\"framework\":"
+           "\"pytorch\"}},\"metric\":\"samples_per_s\",\"measured\":53541,\"source\":"
+           "\"training_results_v3.1 : " +
+           org + "/results/sys/bert/result_0.txt\"}\n";
+  };
+  const double nvidia = Predicted(line("NVIDIA"));
+  const double other = Predicted(line("Other"));
+  EXPECT_GT(nvidia, 1.1 * other);
+  EXPECT_GT(nvidia, 30000);  // samples/s counts samples (254 real tokens), not 512-token packs
+}
+
 // One case line validated with its explanation asked for.
 CaseResult Explained(const std::string& line, const std::string& id) {
   auto cat = LoadBuiltinCatalog();
