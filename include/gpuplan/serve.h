@@ -90,7 +90,8 @@ struct ServePerf {
 // release as a case or user states it, "" = current). TensorRT-LLM's benchmark engines
 // (trtllm-bench, trtllm-build) 2048. vLLM's V1 engine (0.8 and later;
 // EngineArgs.get_batch_defaults): 1024 on devices with >= 70 GiB that are not A100s, else 256;
-// the V0 engine (before 0.8, or a version naming V0) 256. Others 256. docs/model.md 12.6.
+// the V0 engine (before 0.8, or a version naming V0) 256. TGI's router 128
+// (--max-concurrent-requests). Others 256. docs/model.md 12.6.
 int EngineDefaultMaxSeqs(Engine engine, const Accelerator& acc, std::string_view version);
 
 // LLM serving on one replica of `tp` devices. `batch` > 0 = a static batch of that many

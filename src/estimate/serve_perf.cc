@@ -576,6 +576,8 @@ ServePerf EstimateForwardThroughput(const ModelSpec& m, Precision p, const Compu
 
 int EngineDefaultMaxSeqs(Engine engine, const Accelerator& acc, std::string_view version) {
   if (engine == Engine::kTrtLlm) return 2048;
+  // TGI's router admits at most --max-concurrent-requests (default 128) and refuses the rest.
+  if (engine == Engine::kTgi) return 128;
   if (engine != Engine::kVllm) return 256;
   const std::string v = internal::ToLower(version);
   bool v0 = v.find("(v0") != std::string::npos || v.find("v0)") != std::string::npos ||

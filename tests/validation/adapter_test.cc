@@ -114,6 +114,7 @@ TEST(ServeAdapter, EngineDefaultSequenceLimits) {
   EXPECT_EQ(EngineDefaultMaxSeqs(Engine::kVllm, *a100, ""), 256);
   EXPECT_EQ(EngineDefaultMaxSeqs(Engine::kVllm, *l40s, ""), 256);
   EXPECT_EQ(EngineDefaultMaxSeqs(Engine::kTrtLlm, *l40s, ""), 2048);
+  EXPECT_EQ(EngineDefaultMaxSeqs(Engine::kTgi, *h100, ""), 128);
 }
 
 // A single request's time to first token needs no output length (a TTFT benchmark often
