@@ -574,11 +574,8 @@ ServePerf EstimateForwardThroughput(const ModelSpec& m, Precision p, const Compu
   return best;
 }
 
-int EngineDefaultMaxSeqs(Engine engine, const Accelerator& acc, std::string_view version) {
-  if (engine == Engine::kTrtLlm) return 2048;
-  // TGI's router admits at most --max-concurrent-requests (default 128) and refuses the rest.
-  if (engine == Engine::kTgi) return 128;
-  if (engine != Engine::kVllm) return 256;
+VllmSchedulerDefaults VllmDefaults(const Accelerator& acc, std::string_view version,
+                                   int max_model_len) {
   const std::string v = internal::ToLower(version);
   bool v0 = v.find("(v0") != std::string::npos || v.find("v0)") != std::string::npos ||
             v.find("v0 engine") != std::string::npos;
@@ -594,9 +591,26 @@ int EngineDefaultMaxSeqs(Engine engine, const Accelerator& acc, std::string_view
     if (major == 0 && minor < 8) v0 = true;
     break;
   }
-  if (v0) return 256;
+  VllmSchedulerDefaults d;
+  d.v0 = v0;
+  if (v0) {
+    d.max_num_seqs = 256;
+    d.max_num_batched_tokens = std::max(max_model_len, 2048);
+    return d;
+  }
   const bool a100 = internal::ToLower(acc.id).find("a100") != std::string::npos;
-  return acc.Usable().value() >= 70.0 * kBytesPerGiB && !a100 ? 1024 : 256;
+  const bool big = acc.Usable().value() >= 70.0 * kBytesPerGiB && !a100;
+  d.max_num_seqs = big ? 1024 : 256;
+  d.max_num_batched_tokens = big ? 8192 : 2048;
+  return d;
+}
+
+int EngineDefaultMaxSeqs(Engine engine, const Accelerator& acc, std::string_view version) {
+  if (engine == Engine::kTrtLlm) return 2048;
+  // TGI's router admits at most --max-concurrent-requests (default 128) and refuses the rest.
+  if (engine == Engine::kTgi) return 128;
+  if (engine != Engine::kVllm) return 256;
+  return VllmDefaults(acc, version, 0).max_num_seqs;
 }
 
 }  // namespace gpuplan

@@ -90,21 +90,12 @@ Predicted PredictInferenceMemory(const ModelSpec& m, const Json& w, const Json& 
   if (auto f = Num(w, "gpu_memory_utilization")) o.memory_fraction = *f;
   if (auto f = Num(w, "mem_fraction_static")) o.memory_fraction = *f;
   if (o.engine == Engine::kVllm) {
-    // vLLM's scheduler defaults by engine generation: V0 (< 0.8, or "V0") profiles one prefill
-    // of max(max_model_len, 2048) tokens with 256 sequences; V1 uses 8192 tokens and, on GPUs
-    // with >= 70 GiB, 1024 sequences (2048 / 256 below that).
-    std::string ver = internal::ToLower(Str(w, "version"));
-    bool v0 = Contains(ver, {"v0", "0.4", "0.5", "0.6", "0.7"});
-    int max_len = Int(w, "max_model_len").value_or(0);
-    if (v0) {
-      o.max_num_batched_tokens = std::max(max_len, 2048);
-      o.max_num_seqs = 256;
-      o.sort_sampler_profile = true;
-    } else {
-      bool big = acc->memory.value() >= 70.0 * kBytesPerGiB;
-      o.max_num_batched_tokens = big ? 8192 : 2048;
-      o.max_num_seqs = big ? 1024 : 256;
-    }
+    // vLLM's scheduler defaults by engine generation (VllmDefaults: the perf path's too).
+    const VllmSchedulerDefaults d =
+        VllmDefaults(*acc, Str(w, "version"), Int(w, "max_model_len").value_or(0));
+    o.max_num_batched_tokens = d.max_num_batched_tokens;
+    o.max_num_seqs = d.max_num_seqs;
+    o.sort_sampler_profile = d.v0;
   }
   if (auto v = Int(w, "max_num_batched_tokens")) o.max_num_batched_tokens = *v;
   if (auto v = Int(w, "max_num_seqs")) o.max_num_seqs = *v;
