@@ -27,6 +27,16 @@ std::string Case(const std::string& id, const std::string& gpu, const std::strin
          "results/X/llama2-70b-99/Offline/performance/run_1/mlperf_log_summary.txt\"}\n";
 }
 
+// One case line from its parts: `hardware` and `workload` are the objects' fields as JSON text.
+std::string CaseLine(const std::string& kind, const std::string& preset,
+                     const std::string& hardware, const std::string& side,
+                     const std::string& workload, const std::string& metric,
+                     const std::string& source = "x") {
+  return "{\"id\":\"c\",\"kind\":\"" + kind + "\",\"model\":{\"preset\":\"" + preset +
+         "\"},\"hardware\":{" + hardware + "},\"workload\":{\"" + side + "\":{" + workload +
+         "}},\"metric\":\"" + metric + "\",\"measured\":1,\"source\":\"" + source + "\"}\n";
+}
+
 double Predicted(const std::string& line) {
   auto cat = LoadBuiltinCatalog();
   EXPECT_TRUE(cat.ok());
@@ -81,11 +91,12 @@ TEST(ServeAdapter, ServerScenarioMeetsTheTpotBound) {
 // shorter step (TPOT), and the saturated throughput only when C reaches the engine's limit.
 TEST(ServeAdapter, ClientConcurrencyCapsTheContinuousBatch) {
   auto line = [](const std::string& metric, const std::string& extra) {
-    return "{\"id\":\"c\",\"kind\":\"infer_throughput\",\"model\":{\"preset\":"
-           "\"Llama-3.1-8B\"},\"hardware\":{\"gpu\":\"H100-SXM5-80GB\",\"gpus\":1},"
-           "\"workload\":{\"infer\":{\"precision\":\"bf16\",\"tp\":1,\"input_len\":1000,"
-           "\"output_len\":500,\"scenario\":\"server\",\"engine\":\"vllm\"" +
-           extra + "}},\"metric\":\"" + metric + "\",\"measured\":1000,\"source\":\"x\"}\n";
+    return CaseLine("infer_throughput", "Llama-3.1-8B", "\"gpu\":\"H100-SXM5-80GB\",\"gpus\":1",
+                    "infer",
+                    "\"precision\":\"bf16\",\"tp\":1,\"input_len\":1000,\"output_len\":500,"
+                    "\"scenario\":\"server\",\"engine\":\"vllm\"" +
+                        extra,
+                    metric);
   };
   const double open = Predicted(line("output_tokens_per_s", ""));
   const double c16 = Predicted(line("output_tokens_per_s", ",\"concurrency\":16"));
@@ -121,11 +132,11 @@ TEST(ServeAdapter, EngineDefaultSequenceLimits) {
 // states none): the prefill of its prompt, the same as with one output token.
 TEST(ServeAdapter, SingleRequestTtftNeedsNoOutputLength) {
   auto line = [](const std::string& extra) {
-    return "{\"id\":\"t\",\"kind\":\"infer_latency\",\"model\":{\"preset\":"
-           "\"Llama-2-7B\"},\"hardware\":{\"gpu\":\"H100-SXM5-80GB\",\"gpus\":1},"
-           "\"workload\":{\"infer\":{\"precision\":\"fp8\",\"tp\":1,\"input_len\":2048,"
-           "\"scenario\":\"single\",\"engine\":\"trt-llm\"" +
-           extra + "}},\"metric\":\"ttft_ms\",\"measured\":36,\"source\":\"x\"}\n";
+    return CaseLine("infer_latency", "Llama-2-7B", "\"gpu\":\"H100-SXM5-80GB\",\"gpus\":1", "infer",
+                    "\"precision\":\"fp8\",\"tp\":1,\"input_len\":2048,\"scenario\":"
+                    "\"single\",\"engine\":\"trt-llm\"" +
+                        extra,
+                    "ttft_ms");
   };
   const double without = Predicted(line(""));
   EXPECT_GT(without, 0);
@@ -138,12 +149,12 @@ TEST(ServeAdapter, AStatedLayoutThatDoesNotFitIsNotPriced) {
   auto cat = LoadBuiltinCatalog();
   ASSERT_TRUE(cat.ok());
   auto reason = [&](const std::string& extra) {
-    const std::string line =
-        "{\"id\":\"n\",\"kind\":\"infer_throughput\",\"model\":{\"preset\":"
-        "\"Llama-3.1-405B\"},\"hardware\":{\"gpu\":\"H100-SXM5-80GB\",\"gpus\":8},"
-        "\"workload\":{\"infer\":{\"precision\":\"bf16\",\"tp\":8,\"input_len\":1000,"
-        "\"output_len\":1000,\"engine\":\"vllm\"" +
-        extra + "}},\"metric\":\"output_tokens_per_s\",\"measured\":1000,\"source\":\"x\"}\n";
+    const std::string line = CaseLine(
+        "infer_throughput", "Llama-3.1-405B", "\"gpu\":\"H100-SXM5-80GB\",\"gpus\":8", "infer",
+        "\"precision\":\"bf16\",\"tp\":8,\"input_len\":1000,\"output_len\":1000,"
+        "\"engine\":\"vllm\"" +
+            extra,
+        "output_tokens_per_s");
     auto r = RunValidation(line, "t.jsonl", *cat);
     EXPECT_TRUE(r.ok());
     if (!r.ok() || r->cases.size() != 1u) return std::string("?");
@@ -159,12 +170,11 @@ TEST(ServeAdapter, AStatedLayoutThatDoesNotFitIsNotPriced) {
 // 2 x 8480+, so the IPEX engine is markedly faster for the same int8 model; at seq 16 it is not.
 TEST(ServeAdapter, IpexRunsCpuAttentionOnTheMatrixUnit) {
   auto line = [](const std::string& engine, int seq) {
-    return "{\"id\":\"b\",\"kind\":\"infer_throughput\",\"model\":{\"preset\":"
-           "\"BERT-large-uncased\"},\"hardware\":{\"gpu\":\"cpu:Xeon-Platinum-8480+\","
-           "\"gpus\":2},\"workload\":{\"infer\":{\"precision\":\"int8\",\"scenario\":"
-           "\"offline\",\"engine\":\"" +
-           engine + "\",\"seq_len\":" + std::to_string(seq) +
-           "}},\"metric\":\"samples_per_s\",\"measured\":100,\"source\":\"x\"}\n";
+    return CaseLine("infer_throughput", "BERT-large-uncased",
+                    "\"gpu\":\"cpu:Xeon-Platinum-8480+\",\"gpus\":2", "infer",
+                    "\"precision\":\"int8\",\"scenario\":\"offline\",\"engine\":\"" + engine +
+                        "\",\"seq_len\":" + std::to_string(seq),
+                    "samples_per_s");
   };
   const double ov = Predicted(line("openvino 2024.3", 384));
   const double ipex = Predicted(line("pytorch+ipex", 384));
@@ -177,13 +187,12 @@ TEST(ServeAdapter, IpexRunsCpuAttentionOnTheMatrixUnit) {
 // submitter's directory.
 TEST(TrainAdapter, MlperfBertIsCoveredAndNvidiaRunsFused) {
   auto line = [](const std::string& org) {
-    return "{\"id\":\"b\",\"kind\":\"train_throughput\",\"model\":{\"preset\":"
-           "\"BERT-large-uncased\"},\"hardware\":{\"gpu\":\"H100-SXM5-80GB\",\"gpus\":64,"
-           "\"gpus_per_node\":8},\"workload\":{\"train\":{\"method\":\"pretrain\","
-           "\"seq_len\":512,\"global_batch\":4608,\"micro_batch\":72,\"framework\":"
-           "\"pytorch\"}},\"metric\":\"samples_per_s\",\"measured\":53541,\"source\":"
-           "\"training_results_v3.1 : " +
-           org + "/results/sys/bert/result_0.txt\"}\n";
+    return CaseLine("train_throughput", "BERT-large-uncased",
+                    "\"gpu\":\"H100-SXM5-80GB\",\"gpus\":64,\"gpus_per_node\":8", "train",
+                    "\"method\":\"pretrain\",\"seq_len\":512,\"global_batch\":4608,"
+                    "\"micro_batch\":72,\"framework\":\"pytorch\"",
+                    "samples_per_s",
+                    "training_results_v3.1 : " + org + "/results/sys/bert/result_0.txt");
   };
   const double nvidia = Predicted(line("NVIDIA"));
   const double other = Predicted(line("Other"));
@@ -208,19 +217,20 @@ CaseResult Explained(const std::string& line, const std::string& id) {
 // it), a real prediction rather than "does not fit" or the throughput of a replica with no KV.
 TEST(ServeAdapter, PipelineStagesAcrossNodesHoldAModelNoNodeHolds) {
   auto line = [](const std::string& layout) {
-    return "{\"id\":\"p\",\"kind\":\"infer_throughput\",\"model\":{\"preset\":"
-           "\"Llama-3.1-405B\"},\"hardware\":{\"gpu\":\"H100-SXM5-80GB\",\"gpus\":16,"
-           "\"gpus_per_node\":8,\"inter_node\":\"8x ib-ndr\"},\"workload\":{\"infer\":{"
-           "\"precision\":\"bf16\",\"input_len\":1000,\"output_len\":1000,"
-           "\"engine\":\"vllm\"" +
-           layout + "}},\"metric\":\"output_tokens_per_s\",\"measured\":1000,\"source\":\"x\"}\n";
+    return CaseLine(
+        "infer_throughput", "Llama-3.1-405B",
+        "\"gpu\":\"H100-SXM5-80GB\",\"gpus\":16,\"gpus_per_node\":8,\"inter_node\":\"8x ib-ndr\"",
+        "infer",
+        "\"precision\":\"bf16\",\"input_len\":1000,\"output_len\":1000,\"engine\":\"vllm\"" +
+            layout,
+        "output_tokens_per_s");
   };
   const double stated = Predicted(line(",\"tp\":8,\"pp\":2"));
   EXPECT_GT(stated, 500);  // tens of sequences in flight, not a replica without KV room
   EXPECT_DOUBLE_EQ(Predicted(line(",\"tp\":8")), stated);
   EXPECT_DOUBLE_EQ(Predicted(line("")), stated);
   EXPECT_DOUBLE_EQ(Predicted(line(",\"pp\":2")), stated);  // stages of TP 8 each
-  const CaseResult c = Explained(line(""), "p");
+  const CaseResult c = Explained(line(""), "c");
   ASSERT_TRUE(c.ok) << c.reason;
   std::map<std::string, double> t;
   for (const auto& [name, value] : c.explain) t[name.substr(0, name.find(" ["))] = value;
@@ -233,11 +243,11 @@ TEST(ServeAdapter, PipelineStagesAcrossNodesHoldAModelNoNodeHolds) {
 // the same run without it.
 TEST(TrainAdapter, QloraDefaultsToGradientCheckpointing) {
   auto line = [](const std::string& extra) {
-    return "{\"id\":\"q\",\"kind\":\"memory\",\"model\":{\"preset\":\"Llama-2-7B\"},"
-           "\"hardware\":{\"gpu\":\"A100-SXM4-80GB\",\"gpus\":1},\"workload\":{\"train\":{"
-           "\"method\":\"qlora\",\"precision\":\"bf16\",\"micro_batch\":4,\"seq_len\":2048,"
-           "\"lora_rank\":16,\"framework\":\"HF PEFT + TRL\"" +
-           extra + "}},\"metric\":\"memory_gib\",\"measured\":10,\"source\":\"x\"}\n";
+    return CaseLine("memory", "Llama-2-7B", "\"gpu\":\"A100-SXM4-80GB\",\"gpus\":1", "train",
+                    "\"method\":\"qlora\",\"precision\":\"bf16\",\"micro_batch\":4,"
+                    "\"seq_len\":2048,\"lora_rank\":16,\"framework\":\"HF PEFT + TRL\"" +
+                        extra,
+                    "memory_gib");
   };
   const double silent = Predicted(line(""));
   EXPECT_DOUBLE_EQ(silent, Predicted(line(",\"recompute\":\"full\"")));
