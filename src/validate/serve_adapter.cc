@@ -267,13 +267,16 @@ Predicted PredictInferencePerf(const ModelSpec& m, const Json& w, const Json& hw
             BytesPerSec(v->inter_bw.value() * v->gpus_per_node * FabricEfficiency(v->inter, cal));
       }
     }
-    if (pp > 1 && !Int(w, "tp")) {
-      // Stated stages without a width: each stage is tensor parallel over its share of the GPUs
-      // (within a node), the largest power of two that divides the heads.
-      const int share = std::max(1, std::min(gpus_per_node, units / pp));
-      su.tp = 1;
-      while (su.tp * 2 <= share && (m.heads <= 0 || m.heads % (su.tp * 2) == 0)) su.tp *= 2;
-    }
+    // The largest power-of-two tensor-parallel width up to `limit` GPUs that divides the heads.
+    auto widest_tp = [&](int limit) {
+      int t = 1;
+      while (t * 2 <= limit && (m.heads <= 0 || m.heads % (t * 2) == 0)) t *= 2;
+      return t;
+    };
+    // Stated stages without a width: each stage is tensor parallel over its share of the GPUs
+    // (within a node).
+    if (pp > 1 && !Int(w, "tp"))
+      su.tp = widest_tp(std::max(1, std::min(gpus_per_node, units / pp)));
     auto serve = [&](const ServeSetup& setup, int input, int output, int b, const Calibration& c,
                      Trace* trace = nullptr) {
       return pp > 1 ? EstimateLlmServingPipelined(m, setup, dev, pp, stage_link, stage_latency,
@@ -299,10 +302,7 @@ Predicted PredictInferencePerf(const ModelSpec& m, const Json& w, const Json& hw
       }
       if (best < 0) {
         // No node holds it: tensor parallel over the node, the fewest nodes per replica that fit.
-        su.tp = 1;
-        while (su.tp * 2 <= std::min(8, gpus_per_node) &&
-               (m.heads <= 0 || m.heads % (su.tp * 2) == 0))
-          su.tp *= 2;
+        su.tp = widest_tp(std::min(8, gpus_per_node));
         for (pp = 2; pp <= kMaxServeNodesPerReplica && su.tp * pp <= units; ++pp) {
           if (serve(su, in, out, static_batch, cal).fits) break;
         }

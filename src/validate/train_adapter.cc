@@ -26,11 +26,15 @@ struct TrainSetup {
   MemoryReport report = MemoryReport::kDevice;
 };
 
-// Fine-tuning tools whose defaults turn gradient checkpointing on for every method: Unsloth
-// (get_peft_model use_gradient_checkpointing=True), LLaMA-Factory and AutoTrain
-// (disable_gradient_checkpointing=False).
-bool CheckpointsByDefault(const std::string& framework) {
-  return Contains(framework,
+// Gradient checkpointing where a case is silent about recompute. QLoRA: PEFT's
+// prepare_model_for_kbit_training (what QLoRA scripts, TRL and axolotl call on a 4-bit model)
+// turns it on by default (use_gradient_checkpointing=True), as does the QLoRA reference script
+// (artidoro/qlora: gradient_checkpointing=True) and torchtune's QLoRA configs. Fine-tuning tools
+// that turn it on for every method: Unsloth (get_peft_model use_gradient_checkpointing=True),
+// LLaMA-Factory and AutoTrain (disable_gradient_checkpointing=False).
+bool CheckpointsByDefault(TrainMethod method, const std::string& framework) {
+  return method == TrainMethod::kQlora ||
+         Contains(framework,
                   {"unsloth", "llama-factory", "llamafactory", "llama factory", "autotrain"});
 }
 
@@ -76,13 +80,9 @@ std::variant<TrainSetup, Unsupported> BuildTrain(const ModelSpec& m, const Json&
     if (!r) return Unsupported{"unknown recompute \"" + rc + "\""};
     s.opt.recompute = *r;
   }
-  // QLoRA where the case is silent: PEFT's prepare_model_for_kbit_training (what QLoRA scripts,
-  // TRL and axolotl call on a 4-bit model) turns gradient checkpointing on by default
-  // (use_gradient_checkpointing=True), as does the QLoRA reference script (artidoro/qlora:
-  // gradient_checkpointing=True); torchtune's QLoRA configs too. Some tools turn it on for
-  // every method (CheckpointsByDefault).
-  if (rc.empty() && (s.opt.method == TrainMethod::kQlora || CheckpointsByDefault(framework)))
+  if (rc.empty() && CheckpointsByDefault(s.opt.method, framework)) {
     s.opt.recompute = Recompute::kFull;
+  }
   s.opt.micro_batch = Int(w, "micro_batch").value_or(1);
   s.opt.seq_len = Int(w, "seq_len").value_or(m.arch == ModelArch::kEncoder ? 512 : 2048);
   int global = Int(w, "global_batch").value_or(s.opt.micro_batch * s.par.dp);
@@ -358,9 +358,8 @@ Predicted PredictTrainingPerf(ModelSpec m, const Json& w, const Json& hwj,
   if (Str(w, "precision").empty() && hw.acc->fp8 && m.is_decoder_llm() && (mcore || bench)) {
     s.opt.precision = Precision::kFp8;
   }
-  // A stated recompute, or QLoRA's default (gradient checkpointing on: BuildTrain), is kept.
-  if (!Str(w, "recompute").empty() || s.opt.method == TrainMethod::kQlora ||
-      CheckpointsByDefault(fw))
+  // A stated recompute, or the framework's default checkpointing (CheckpointsByDefault), is kept.
+  if (!Str(w, "recompute").empty() || CheckpointsByDefault(s.opt.method, fw))
     fixed.recompute = s.opt.recompute;
   if (auto v = Bool(w, "sequence_parallel")) fixed.sequence_parallel = *v;
   // Offload is something a published run states (DeepSpeed's offload_optimizer /
