@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cctype>
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <memory>
 
 #include "commands.h"
@@ -222,7 +223,7 @@ void AddMemoryOptions(CLI::App* c, MemoryArgs& args) {
   c->add_option("--method", a.method, "pretrain | full | lora | qlora")->capture_default_str();
   c->add_option("--precision", a.precision,
                 "Training: bf16|fp16|fp8|fp32; serving weights: bf16|fp16|fp8|int8|int4");
-  c->add_option("--optimizer", a.optimizer, "adamw | adam | sgd | lion | adamw-8bit | adamw-4bit")
+  c->add_option("--optimizer", a.optimizer, fmt::format("{}", fmt::join(OptimizerNames(), " | ")))
       ->capture_default_str();
   c->add_option("--optimizer-states", a.optimizer_states, "fp32 | bf16")->capture_default_str();
   c->add_flag("--guide-b4", a.guide_b4,

@@ -1,5 +1,6 @@
 // gpuplan plan train: ranked training plans over the catalog (issue #4).
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <fstream>
 #include <memory>
 #include <optional>
@@ -455,7 +456,7 @@ void RegisterPlanCommand(CLI::App& app, GlobalOptions& g, Runner& run) {
   t->add_option("--model,-m", a->model, "Preset, HF id, config.json or .safetensors");
   t->add_option("--method", a->method, "pretrain | full | lora | qlora");
   t->add_option("--precision", a->precision, "bf16 | fp16 | fp8 | fp32");
-  t->add_option("--optimizer", a->optimizer, "adamw | adam | sgd | lion | adamw-8bit | adamw-4bit");
+  t->add_option("--optimizer", a->optimizer, fmt::format("{}", fmt::join(OptimizerNames(), " | ")));
   t->add_option(
       "--framework", a->framework,
       "generic | megatron | megatron-core (nemo) | deepspeed | fsdp | ddp | torchtune: what "

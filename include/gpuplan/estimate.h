@@ -15,7 +15,21 @@
 namespace gpuplan {
 
 enum class TrainMethod : std::uint8_t { kPretrain, kFull, kLora, kQlora };
-enum class Optimizer : std::uint8_t { kAdamW, kAdam, kSgd, kLion, kAdamW8bit, kAdamW4bit };
+enum class Optimizer : std::uint8_t {
+  kAdamW,
+  kAdam,
+  kSgd,
+  kLion,
+  kAdamW8bit,
+  kAdamW4bit,
+  kAdafactor,
+  kAdamMini,
+  kMuon,
+  kRmsprop,
+  kAdagrad,
+  kLion8bit,
+  kAdemamix,
+};
 enum class Recompute : std::uint8_t { kNone, kSelective, kFull };
 // Which weights LoRA adapts: q,v only (PEFT's default for Llama), all attention projections,
 // or every linear layer of the blocks (QLoRA paper).

@@ -65,8 +65,14 @@ std::vector<std::string> QuantPresetNames();
 Status ApplyQuantName(std::string_view name, std::string_view field, Precision& weight_precision,
                       std::optional<QuantSpec>& quant);
 
-// A KV-cache precision a user may choose (bf16, fp16, fp8, int8); any other name (int4, tf32,
-// a typo) is an error naming `field` with the choices.
-Result<Precision> ParseKvPrecision(std::string_view name, std::string_view field);
+// The KV-cache precision when none is given: FP8 with FP8 weights (the planner then passes
+// --kv-cache-dtype fp8 to the engine), else 16-bit.
+Precision DefaultKvPrecision(Precision weight_precision);
+
+// A KV-cache precision a user may choose (bf16, fp16, fp8, int8; "auto", the engines' spelling
+// for the default, is DefaultKvPrecision); any other name (int4, tf32, a typo) is an error
+// naming `field` with the choices.
+Result<Precision> ParseKvPrecision(std::string_view name, std::string_view field,
+                                   Precision weight_precision = Precision::kBf16);
 
 }  // namespace gpuplan

@@ -31,21 +31,47 @@ const char* NameIn(const EnumName<E> (&table)[N], E v) {
   return "?";
 }
 
-// The value whose name or alias is `s` (trimmed, case-insensitive), or nullopt.
+// `s` lower-cased without separators ('-', '_', '.', '/', spaces): "adamw_8bit", "AdamW-8bit"
+// and "adamw 8bit" are one spelling.
+inline std::string SquashName(std::string_view s) {
+  std::string out;
+  out.reserve(s.size());
+  for (char c : s) {
+    if (c == '-' || c == '_' || c == '.' || c == '/' || c == ' ' || c == '\t') continue;
+    out += (c >= 'A' && c <= 'Z') ? static_cast<char>(c - 'A' + 'a') : c;
+  }
+  return out;
+}
+
+// The row whose name or alias squashes to `t` (already squashed), or nullptr.
 template <class E, std::size_t N>
-std::optional<E> ParseIn(const EnumName<E> (&table)[N], std::string_view s) {
-  const std::string t = ToLower(Trim(s));
-  if (t.empty()) return std::nullopt;
+const EnumName<E>* FindSquashedIn(const EnumName<E> (&table)[N], const std::string& t) {
+  if (t.empty()) return nullptr;
   for (const auto& row : table) {
-    if (t == row.name) return row.value;
+    if (t == SquashName(row.name)) return &row;
     std::string_view rest = row.aliases;
     while (!rest.empty()) {
       const std::size_t sp = rest.find(' ');
       const std::string_view alias = rest.substr(0, sp);
-      if (!alias.empty() && t == alias) return row.value;
+      if (!alias.empty() && t == SquashName(alias)) return &row;
       if (sp == std::string_view::npos) break;
       rest.remove_prefix(sp + 1);
     }
+  }
+  return nullptr;
+}
+
+// The value whose name or alias is `s`, case- and separator-insensitive ("AdamW_8bit" is
+// "adamw-8bit"), or else whose name is the last dotted component of `s` (a class path as
+// configs write it: "torch.optim.AdamW", "bitsandbytes.optim.PagedAdamW8bit"); nullopt when
+// neither names a row.
+template <class E, std::size_t N>
+std::optional<E> ParseIn(const EnumName<E> (&table)[N], std::string_view s) {
+  const std::string trimmed = Trim(s);
+  const std::string_view t = trimmed;
+  if (const auto* row = FindSquashedIn(table, SquashName(t))) return row->value;
+  if (const std::size_t dot = t.rfind('.'); dot != std::string_view::npos && dot + 1 < t.size()) {
+    if (const auto* row = FindSquashedIn(table, SquashName(t.substr(dot + 1)))) return row->value;
   }
   return std::nullopt;
 }

@@ -19,25 +19,39 @@ namespace {
 
 // One table per enum (base/enum_names.h): canonical name first, then accepted aliases.
 constexpr internal::EnumName<TrainMethod> kTrainMethodNames[] = {
-    {TrainMethod::kPretrain, "pretrain", "pretraining"},
-    {TrainMethod::kFull, "full", "full-finetune finetune sft fft"},
+    {TrainMethod::kPretrain, "pretrain", "pretraining continued-pretraining cpt"},
+    {TrainMethod::kFull, "full", "full-finetune finetune sft fft full-ft full-parameter"},
     {TrainMethod::kLora, "lora"},
     {TrainMethod::kQlora, "qlora"},
 };
+// Names are matched case- and separator-insensitively (ParseIn), so "adamw_8bit" and
+// "PagedAdamW8bit" need no alias of their own beyond their squashed spelling.
 constexpr internal::EnumName<Optimizer> kOptimizerNames[] = {
-    {Optimizer::kAdamW, "adamw", "adamw_torch adamw-fused adamw_torch_fused fusedadam fused_adam"},
+    // Paged variants (bitsandbytes) page the same states to host memory only under pressure.
+    {Optimizer::kAdamW, "adamw",
+     "adamw_torch adamw-fused adamw_torch_fused fusedadam fused_adam adamw_hf adamw_apex_fused "
+     "paged_adamw paged_adamw_32bit pagedadamw pagedadamw32bit adamw32bit"},
     // LAMB (MLPerf BERT, NVIDIA's FusedLAMB) keeps Adam's two fp32 moments per parameter.
     {Optimizer::kAdam, "adam", "lamb fusedlamb fused_lamb"},
     {Optimizer::kSgd, "sgd"},
-    {Optimizer::kLion, "lion"},
+    {Optimizer::kLion, "lion", "paged_lion"},
     {Optimizer::kAdamW8bit, "adamw-8bit",
-     "adamw8bit adam8bit adamw_bnb_8bit 8bit-adam paged_adamw_8bit"},
+     "adamw8bit adam8bit adamw_bnb_8bit 8bit-adam paged_adamw_8bit pagedadamw8bit"},
     {Optimizer::kAdamW4bit, "adamw-4bit", "adamw4bit adam4bit"},
+    {Optimizer::kAdafactor, "adafactor"},
+    {Optimizer::kAdamMini, "adam-mini"},
+    {Optimizer::kMuon, "muon"},
+    {Optimizer::kRmsprop, "rmsprop"},
+    {Optimizer::kAdagrad, "adagrad"},
+    {Optimizer::kLion8bit, "lion-8bit", "lion8bit paged_lion_8bit pagedlion8bit"},
+    {Optimizer::kAdemamix, "ademamix"},
 };
 constexpr internal::EnumName<Recompute> kRecomputeNames[] = {
-    {Recompute::kNone, "none", "off no"},
-    {Recompute::kSelective, "selective"},
-    {Recompute::kFull, "full", "on gradient-checkpointing"},
+    {Recompute::kNone, "none", "off no false"},
+    {Recompute::kSelective, "selective", "sac selective-recompute"},
+    // Megatron's --recompute-method uniform/block recompute whole layers (full granularity).
+    {Recompute::kFull, "full",
+     "on yes true gradient-checkpointing activation-checkpointing ac uniform block"},
 };
 constexpr internal::EnumName<Engine> kEngineNames[] = {
     {Engine::kTransformers, "transformers", "hf pytorch torch"},
@@ -142,6 +156,32 @@ double OptimizerStateBytes(Optimizer o, Precision state_dtype) {
     // block_size=128).
     case Optimizer::kAdamW4bit:
       return 2 * (0.5 + 4.0 / 128.0);
+    // Adafactor (Shazeer & Stern 2018; transformers' and T5X's default beta1=None): no first
+    // moment, and the second moment of an n x m matrix factored into n + m values: per
+    // parameter nothing measurable.
+    case Optimizer::kAdafactor:
+      return 0;
+    // Adam-mini (Zhang et al. 2024, arXiv:2406.16793): Adam's m, and one v per parameter block
+    // (a head, a neuron) instead of per parameter.
+    case Optimizer::kAdamMini:
+      return b;
+    // Muon (Jordan et al. 2024; Moonlight, arXiv:2502.16982): one momentum buffer for the
+    // hidden matrices, orthogonalised by Newton-Schulz each step (the embeddings and the head,
+    // a few percent of a large model, keep AdamW's two states: not counted).
+    case Optimizer::kMuon:
+      return b;
+    // RMSprop (torch.optim default momentum 0): the running square average only; Adagrad: the
+    // running sum of squares only.
+    case Optimizer::kRmsprop:
+    case Optimizer::kAdagrad:
+      return b;
+    // bitsandbytes Lion8bit: the one momentum in int8, fp32 absmax per 2048-value block.
+    case Optimizer::kLion8bit:
+      return 1.0 + 4.0 / 2048.0;
+    // AdEMAMix (Pagliardini et al. 2024, arXiv:2409.03137): a fast and a slow EMA of the
+    // gradient and Adam's second moment: three states.
+    case Optimizer::kAdemamix:
+      return 3 * b;
   }
   return 2 * b;
 }

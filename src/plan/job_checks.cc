@@ -154,9 +154,10 @@ Result<ServeJobSpec> BuildServeJob(const ServeRequest& a, std::string_view defau
     if (auto st = ApplyQuantName(a.quant, "--quant", job.weight_precision, job.quant); !st)
       return st.error();
   }
-  job.kv_precision = job.weight_precision == Precision::kFp8 ? Precision::kFp8 : Precision::kBf16;
+  job.kv_precision = DefaultKvPrecision(job.weight_precision);
   if (!a.kv_precision.empty()) {
-    GPUPLAN_ASSIGN_OR_RETURN(job.kv_precision, ParseKvPrecision(a.kv_precision, "--kv-precision"));
+    GPUPLAN_ASSIGN_OR_RETURN(
+        job.kv_precision, ParseKvPrecision(a.kv_precision, "--kv-precision", job.weight_precision));
   }
   auto e = ParseEngine(a.engine);
   if (!e)

@@ -125,9 +125,10 @@ Result<InferMemoryOptions> BuildInferOptions(const MemoryRequest& a, const Model
     if (auto st = ApplyQuantName(a.quant, "--quant", o.weight_precision, o.quant); !st)
       return st.error();
   }
-  o.kv_precision = Precision::kBf16;
+  o.kv_precision = DefaultKvPrecision(o.weight_precision);
   if (!a.kv_precision.empty()) {
-    GPUPLAN_ASSIGN_OR_RETURN(o.kv_precision, ParseKvPrecision(a.kv_precision, "--kv-precision"));
+    GPUPLAN_ASSIGN_OR_RETURN(
+        o.kv_precision, ParseKvPrecision(a.kv_precision, "--kv-precision", o.weight_precision));
   }
   if (auto s = CheckPositive(a.context, "--context"); !s) return s.error();
   if (auto s = CheckPositive(a.concurrency, "--concurrency"); !s) return s.error();

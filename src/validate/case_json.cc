@@ -164,10 +164,12 @@ std::variant<ModelSpec, Unsupported> CaseModel(const Json& mj) {
   std::string preset = Str(mj, "preset");
   if (!preset.empty()) {
     if (const ModelSpec* p = FindPreset(preset)) return *p;
-    return Unsupported{"unknown preset \"" + preset + "\""};
+    // A model gpuplan has no preset for is read from the architecture the case gives with it.
+    if (!Int(mj, "layers") && !Num(mj, "params"))
+      return Unsupported{"unknown preset \"" + preset + "\""};
   }
   ModelSpec m;
-  m.name = "inline model";
+  m.name = preset.empty() ? "inline model" : preset;
   std::string arch = Str(mj, "arch");
   if (!arch.empty()) {
     auto a = ParseModelArch(arch);

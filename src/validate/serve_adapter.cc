@@ -18,24 +18,55 @@
 
 namespace gpuplan::validation {
 
+namespace {
+
+// The weights a serving case ran: `precision` (a format, or a quantization method written in its
+// place: "awq", "q4_k_m") and the engine's `quantization` setting (vLLM's --quantization awq,
+// bitsandbytes, fp8), read by the planner's ApplyQuantName; the model's own dtype and
+// quantization where the case is silent.
+struct CaseWeights {
+  Precision precision;
+  std::optional<QuantSpec> quant;
+};
+std::variant<CaseWeights, Unsupported> ServeWeights(const ModelSpec& m, const Json& w,
+                                                    Precision dtype_fallback) {
+  CaseWeights cw{m.dtype == Precision::kFp32 ? dtype_fallback : m.dtype, m.quant};
+  if (const std::string v = Str(w, "precision"); !v.empty()) {
+    if (!ApplyQuantName(v, "precision", cw.precision, cw.quant))
+      return Unsupported{"unknown precision \"" + v + "\""};
+  }
+  // A method the planner does not know (compressed-tensors, modelopt: formats whose bits the
+  // precision field states) leaves the weights as `precision` says.
+  if (const std::string v = Str(w, "quantization"); !v.empty()) {
+    CaseWeights q = cw;
+    if (ApplyQuantName(v, "quantization", q.precision, q.quant)) cw = q;
+  }
+  return cw;
+}
+
+// The case's KV-cache precision: as stated, or the planner's default for these weights when the
+// case is silent or says "auto" (DefaultKvPrecision); nullopt for a name that is no precision.
+// A 4-bit cache (LMDeploy's quant_policy 4) is a KV format here, unlike in the planner's choices.
+std::optional<Precision> ServeKvPrecision(const Json& w, Precision weights) {
+  const std::string k = Str(w, "kv_precision");
+  if (k.empty()) return DefaultKvPrecision(weights);
+  if (auto p = ParsePrecision(k); p && *p == Precision::kInt4) return p;
+  auto r = ParseKvPrecision(k, "kv_precision", weights);
+  return r ? std::optional<Precision>(*r) : std::nullopt;
+}
+
+}  // namespace
+
 Predicted PredictInferenceMemory(const ModelSpec& m, const Json& w, const Json& hw,
                                  const std::string& metric, const Catalog& cat) {
-  auto kv_prec = [&]() -> std::optional<Precision> {
-    std::string k = Str(w, "kv_precision");
-    if (k.empty()) k = Str(w, "precision");
-    if (k.empty() || k == "int4") return Precision::kBf16;
-    return ParsePrecision(k);
-  };
   const int tp = Int(w, "tp").value_or(1);
   const int pp = Int(w, "pp").value_or(1);
   if (tp < 1 || pp < 1) return Unsupported{"tp and pp must be >= 1"};
-  std::string prec_s = Str(w, "precision");
-  Precision prec = m.dtype == Precision::kFp32 ? Precision::kBf16 : m.dtype;
-  if (!prec_s.empty()) {
-    auto p = ParsePrecision(prec_s);
-    if (!p) return Unsupported{"unknown precision \"" + prec_s + "\""};
-    prec = *p;
-  }
+  auto weights = ServeWeights(m, w, Precision::kBf16);
+  if (auto* u = std::get_if<Unsupported>(&weights)) return *u;
+  const Precision prec = std::get<CaseWeights>(weights).precision;
+  const std::optional<QuantSpec> quant = std::get<CaseWeights>(weights).quant;
+  auto kv_prec = [&] { return ServeKvPrecision(w, prec); };
 
   if (metric == "kv_per_token_bytes" || metric == "kv_cache_gb" || metric == "kv_cache_mib") {
     auto kp = kv_prec();
@@ -49,7 +80,7 @@ Predicted PredictInferenceMemory(const ModelSpec& m, const Json& w, const Json& 
     return per.value() * tokens * batch;
   }
   if (metric.rfind("weights_", 0) == 0 && metric != "weights_gib") {
-    return InferenceWeightBytes(m, prec, m.quant, tp, pp).value();
+    return InferenceWeightBytes(m, prec, quant, tp, pp).value();
   }
   if (metric == "largest_layer_bytes") {
     ParamCounts pc = CountParams(m);
@@ -77,7 +108,7 @@ Predicted PredictInferenceMemory(const ModelSpec& m, const Json& w, const Json& 
   InferMemoryOptions o;
   o.engine = EngineOf(Str(w, "engine"));
   o.weight_precision = prec;
-  o.quant = m.quant;
+  o.quant = quant;
   if (!o.quant && o.engine == Engine::kTransformers && prec == Precision::kInt4) {
     // transformers' load_in_4bit: bitsandbytes NF4, blocks of 64 with fp32 absmax.
     o.quant = GetQuantPreset(QuantPresetId::kBnbNf4).Spec();
@@ -157,14 +188,13 @@ Predicted PredictInferencePerf(const ModelSpec& m, const Json& w, const Json& hw
                                                      : IntraNodeLink::kNvswitch;
     dev = DeviceFromAccelerator(*acc, cal, link);
   }
-  std::string prec_s = Str(w, "precision");
-  Precision prec = m.dtype == Precision::kFp32 ? Precision::kFp16 : m.dtype;
-  if (!prec_s.empty()) {
-    auto p = ParsePrecision(prec_s);
-    if (!p) return Unsupported{"unknown precision \"" + prec_s + "\""};
-    prec = *p;
-  } else if (bench && bench->precision && m.is_decoder_llm() && !m.quant &&
-             (*bench->precision != Precision::kFp8 || dev.peak_fp8 > 0)) {
+  const std::string prec_s = Str(w, "precision");
+  auto weights = ServeWeights(m, w, Precision::kFp16);
+  if (auto* u = std::get_if<Unsupported>(&weights)) return *u;
+  Precision prec = std::get<CaseWeights>(weights).precision;
+  const std::optional<QuantSpec> quant = std::get<CaseWeights>(weights).quant;
+  if (prec_s.empty() && bench && bench->precision && m.is_decoder_llm() && !quant &&
+      (*bench->precision != Precision::kFp8 || dev.peak_fp8 > 0)) {
     // A public benchmark's closed-division format where the device has its tensor cores: the
     // planner's --benchmark default (job_checks.cc), docs/model.md 12.6.
     prec = *bench->precision;
@@ -222,17 +252,17 @@ Predicted PredictInferencePerf(const ModelSpec& m, const Json& w, const Json& hw
     if (in < 0 || out < 0) return Unsupported{"LLM serving needs input_len and output_len"};
     ServeSetup su;
     su.weight_precision = prec;
-    su.quant = m.quant;
-    if (dev.cpu && prec == Precision::kInt4)
+    su.quant = quant;
+    if (dev.cpu && prec == Precision::kInt4 && !su.quant)
       su.quant = GetQuantPreset(QuantPresetId::kGgufQ4_0).Spec();
     // llama.cpp with no stated format runs a GGUF file, and the common one is Q4_K_M (what
     // llama-quantize's documentation recommends and what model hubs ship by default), not the
     // fp16 the other engines load (docs/model.md 12.3).
     if (dev.cpu && prec_s.empty() && !su.quant && Contains(engine_s, {"llama.cpp", "llamacpp"}))
       su.quant = GetQuantPreset(QuantPresetId::kGgufQ4KM).Spec();
-    std::string kv = Str(w, "kv_precision");
-    su.kv_precision = kv.empty() ? (prec == Precision::kFp8 ? Precision::kFp8 : Precision::kBf16)
-                                 : ParsePrecision(kv).value_or(Precision::kBf16);
+    const std::optional<Precision> kv = ServeKvPrecision(w, prec);
+    if (!kv) return Unsupported{"unknown kv_precision \"" + Str(w, "kv_precision") + "\""};
+    su.kv_precision = *kv;
     su.tp = Int(w, "tp").value_or(1);
     su.engine = EngineOf(engine_s);
     su.beams = std::max(1, shape.beams.value_or(1));

@@ -2,6 +2,7 @@
 
 #include <string>
 
+#include "base/enum_names.h"
 #include "base/strings.h"
 #include "gpuplan/input.h"
 
@@ -23,7 +24,7 @@ const std::vector<QuantPreset>& QuantPresets() {
   static const std::vector<QuantPreset> k = {
       {QuantPresetId::kAwq,
        "awq",
-       {"awq"},
+       {"awq", "awq-marlin", "int4-awq"},
        4,
        128,
        true,
@@ -32,7 +33,7 @@ const std::vector<QuantPreset>& QuantPresets() {
        "Lin et al. 2024 (AWQ), AutoAWQ defaults: w_bit 4, q_group_size 128, zero_point true"},
       {QuantPresetId::kGptq,
        "gptq",
-       {"gptq"},
+       {"gptq", "gptq-marlin", "int4-gptq"},
        4,
        128,
        true,
@@ -52,7 +53,8 @@ const std::vector<QuantPreset>& QuantPresets() {
        "per 256 blocks (0.127 bits/param)"},
       {QuantPresetId::kBnbNf4,
        "bnb-nf4",
-       {},
+       // vLLM's --quantization bitsandbytes quantizes in flight to NF4 with these defaults.
+       {"bitsandbytes", "bnb-4bit"},
        4,
        64,
        false,
@@ -99,7 +101,7 @@ const std::vector<QuantPreset>& QuantPresets() {
        "4-bit weight-only as AWQ/GPTQ ship it: group 128, 16-bit scales, packed zero points"},
       {QuantPresetId::kGgufQ4_0,
        "gguf-q4_0",
-       {},
+       {"q4_0", "gguf-q4_0"},
        4,
        32,
        false,
@@ -108,7 +110,7 @@ const std::vector<QuantPreset>& QuantPresets() {
        "llama.cpp ggml-quants: block_q4_0 = 32 weights + one fp16 scale (4.5 bits/weight)"},
       {QuantPresetId::kGgufQ4KM,
        "gguf-q4_k_m",
-       {},
+       {"q4_k_m", "gguf-q4_k_m"},
        4.81,
        0,
        false,
@@ -127,10 +129,12 @@ const QuantPreset& GetQuantPreset(QuantPresetId id) {
 }
 
 const QuantPreset* FindQuantPreset(std::string_view name) {
-  const std::string n = internal::ToLower(internal::Trim(name));
+  // Case- and separator-insensitive: vLLM's "awq_marlin" is "awq-marlin", "Q4_K_M" "q4_k_m".
+  const std::string n = internal::SquashName(internal::Trim(name));
+  if (n.empty()) return nullptr;
   for (const auto& p : QuantPresets()) {
     for (std::string_view u : p.user_names) {
-      if (n == u) return &p;
+      if (n == internal::SquashName(u)) return &p;
     }
   }
   return nullptr;
@@ -160,7 +164,14 @@ Status ApplyQuantName(std::string_view name, std::string_view field, Precision& 
                    "use awq, gptq, nf4, int8, int4 or fp8");
 }
 
-Result<Precision> ParseKvPrecision(std::string_view name, std::string_view field) {
+Precision DefaultKvPrecision(Precision weight_precision) {
+  return weight_precision == Precision::kFp8 ? Precision::kFp8 : Precision::kBf16;
+}
+
+Result<Precision> ParseKvPrecision(std::string_view name, std::string_view field,
+                                   Precision weight_precision) {
+  if (internal::ToLower(internal::Trim(name)) == "auto")
+    return DefaultKvPrecision(weight_precision);
   auto p = ParsePrecision(name);
   if (p && *p != Precision::kInt4 && *p != Precision::kTf32) return *p;
   return MakeError(

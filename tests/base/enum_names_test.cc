@@ -34,7 +34,7 @@ void ExpectRoundTrip(const std::vector<std::string>& names, std::size_t count, N
 TEST(EnumNames, EveryTableRoundTrips) {
   ExpectRoundTrip<TrainMethod>(TrainMethodNames(), 4, TrainMethodName, ParseTrainMethod,
                                "TrainMethod");
-  ExpectRoundTrip<Optimizer>(OptimizerNames(), 6, OptimizerName, ParseOptimizer, "Optimizer");
+  ExpectRoundTrip<Optimizer>(OptimizerNames(), 13, OptimizerName, ParseOptimizer, "Optimizer");
   ExpectRoundTrip<Recompute>(RecomputeNames(), 3, RecomputeName, ParseRecompute, "Recompute");
   ExpectRoundTrip<Engine>(EngineNames(), 5, EngineName, ParseEngine, "Engine");
   ExpectRoundTrip<TrainFramework>(TrainFrameworkNames(), 7, TrainFrameworkName, ParseTrainFramework,
@@ -64,6 +64,32 @@ TEST(EnumNames, AliasesCaseAndSpaces) {
   // An empty link cell is a machine without one.
   EXPECT_EQ(ParseIntraNodeLink(""), IntraNodeLink::kNone);
   EXPECT_EQ(ParseInterNodeFabric(""), InterNodeFabric::kNone);
+}
+
+// Configs and papers spell one choice many ways: separators and case do not matter, and a class
+// path names its last component (torchtune's `_component_: bitsandbytes.optim.PagedAdamW8bit`).
+TEST(EnumNames, SeparatorsAndClassPaths) {
+  EXPECT_EQ(ParseOptimizer("adamw_8bit"), Optimizer::kAdamW8bit);
+  EXPECT_EQ(ParseOptimizer("AdamW-8bit"), Optimizer::kAdamW8bit);
+  EXPECT_EQ(ParseOptimizer("bitsandbytes.optim.PagedAdamW8bit"), Optimizer::kAdamW8bit);
+  EXPECT_EQ(ParseOptimizer("torch.optim.AdamW"), Optimizer::kAdamW);
+  EXPECT_EQ(ParseOptimizer("paged_adamw_32bit"), Optimizer::kAdamW);
+  EXPECT_EQ(ParseOptimizer("Adafactor"), Optimizer::kAdafactor);
+  EXPECT_EQ(ParseOptimizer("adam_mini"), Optimizer::kAdamMini);
+  EXPECT_EQ(ParseOptimizer("Lion8bit"), Optimizer::kLion8bit);
+  EXPECT_EQ(ParseOptimizer("torch.optim"), std::nullopt);  // the path names no optimizer
+  EXPECT_EQ(ParseTrainMethod("full_finetune"), TrainMethod::kFull);
+  EXPECT_EQ(ParseTrainMethod("Full fine-tune"), TrainMethod::kFull);
+  EXPECT_EQ(ParseTrainMethod("pre-train"), TrainMethod::kPretrain);
+  EXPECT_EQ(ParseRecompute("activation_checkpointing"), Recompute::kFull);
+  EXPECT_EQ(ParseRecompute("true"), Recompute::kFull);
+  EXPECT_EQ(ParseRecompute("false"), Recompute::kNone);
+  EXPECT_EQ(ParsePrecision("bf16-mixed"), Precision::kBf16);
+  EXPECT_EQ(ParsePrecision("amp_fp16"), Precision::kFp16);
+  EXPECT_EQ(ParsePrecision("fp8_e5m2"), Precision::kFp8);
+  EXPECT_EQ(ParsePrecision("W8A8-INT8"), Precision::kInt8);
+  EXPECT_EQ(ParsePrecision("fp4"), std::nullopt);  // no FP4 format is modelled
+  EXPECT_EQ(ParseEngine("trt_llm"), Engine::kTrtLlm);
 }
 
 TEST(EnumNames, DidYouMeanUsesTheTable) {

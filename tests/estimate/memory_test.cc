@@ -1055,5 +1055,29 @@ TEST(SglangMemory, DefaultFractionFollowsTheWorldSize) {
   EXPECT_NEAR(at88.kv_budget.value() - def.kv_budget.value(), 0.07 * (80.0 * kBytesPerGiB),
               1.0 * kBytesPerGiB);
 }
+// Optimizer states per parameter, from each optimizer's own state tensors (fp32 states, 4 B):
+// Adam-family two moments, one for momentum-only or square-average methods, none measurable
+// for Adafactor's factored second moment, three for AdEMAMix; 8-bit bitsandbytes states keep an
+// fp32 absmax per 2048 values.
+TEST(OptimizerStateBytes, FollowsEachOptimizersStateTensors) {
+  const Precision f32 = Precision::kFp32;
+  EXPECT_EQ(OptimizerStateBytes(Optimizer::kAdamW, f32), 8.0);
+  EXPECT_EQ(OptimizerStateBytes(Optimizer::kAdafactor, f32), 0.0);
+  EXPECT_EQ(OptimizerStateBytes(Optimizer::kAdamMini, f32), 4.0);
+  EXPECT_EQ(OptimizerStateBytes(Optimizer::kMuon, f32), 4.0);
+  EXPECT_EQ(OptimizerStateBytes(Optimizer::kRmsprop, f32), 4.0);
+  EXPECT_EQ(OptimizerStateBytes(Optimizer::kAdagrad, f32), 4.0);
+  EXPECT_EQ(OptimizerStateBytes(Optimizer::kAdemamix, f32), 12.0);
+  EXPECT_DOUBLE_EQ(OptimizerStateBytes(Optimizer::kLion8bit, f32), 1.0 + 4.0 / 2048);
+  EXPECT_DOUBLE_EQ(OptimizerStateBytes(Optimizer::kAdamW8bit, f32),
+                   2 * OptimizerStateBytes(Optimizer::kLion8bit, f32));
+  // Every optimizer has a name that parses back to it (the planner's YAML and flags).
+  for (const std::string& n : OptimizerNames()) {
+    auto o = ParseOptimizer(n);
+    ASSERT_TRUE(o.has_value()) << n;
+    EXPECT_GE(OptimizerStateBytes(*o, f32), 0.0) << n;
+  }
+}
+
 }  // namespace
 }  // namespace gpuplan

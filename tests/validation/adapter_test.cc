@@ -300,5 +300,65 @@ TEST(ServeAdapter, ExplainListsTheDecodeStepParts) {
   EXPECT_GE(t["TPOT"], t["decode step"]);  // the in-flight step carries prompts too
 }
 
+// How a case writes its weights and KV cache: a quantization method in `precision` ("awq") or
+// in the engine's `quantization` setting is the planner's --quant; "auto" and silence are the
+// planner's default KV precision; a KV format that is none is unsupported, never 16-bit.
+TEST(ServeAdapter, QuantizationAndKvSpellings) {
+  auto line = [](const std::string& infer) {
+    return CaseLine("infer_throughput", "Llama-3.1-8B", "\"gpu\":\"A100-SXM4-80GB\",\"gpus\":1",
+                    "infer",
+                    "\"tp\":1,\"input_len\":2048,\"output_len\":2048,\"scenario\":\"offline\","
+                    "\"engine\":\"vllm\"," +
+                        infer,
+                    "output_tokens_per_s");
+  };
+  const double int4 = Predicted(line("\"precision\":\"int4\""));
+  const double bf16 = Predicted(line("\"precision\":\"bf16\""));
+  EXPECT_GT(int4, bf16);  // fewer weight bytes, more KV room
+  EXPECT_DOUBLE_EQ(Predicted(line("\"precision\":\"awq\"")),
+                   Predicted(line("\"precision\":\"bf16\",\"quantization\":\"awq_marlin\"")));
+  EXPECT_NE(Predicted(line("\"precision\":\"awq\"")), bf16);
+  // An unknown method leaves the stated precision.
+  EXPECT_DOUBLE_EQ(
+      Predicted(line("\"precision\":\"bf16\",\"quantization\":\"compressed-tensors\"")), bf16);
+  EXPECT_DOUBLE_EQ(Predicted(line("\"precision\":\"bf16\",\"kv_precision\":\"auto\"")), bf16);
+  EXPECT_GT(Predicted(line("\"precision\":\"bf16\",\"kv_precision\":\"fp8_e5m2\"")), bf16);
+  auto cat = LoadBuiltinCatalog();
+  ASSERT_TRUE(cat.ok());
+  auto r = RunValidation(line("\"precision\":\"bf16\",\"kv_precision\":\"fp7\""), "t", *cat);
+  ASSERT_TRUE(r.ok());
+  ASSERT_EQ(r->cases.size(), 1u);
+  EXPECT_FALSE(r->cases[0].ok);
+  EXPECT_NE(r->cases[0].reason.find("kv_precision"), std::string::npos);
+}
+
+// A model named by a preset gpuplan lacks is read from the architecture the case gives with it;
+// without one it stays unsupported.
+TEST(CaseModel, UnknownPresetFallsBackToTheInlineArchitecture) {
+  auto cat = LoadBuiltinCatalog();
+  ASSERT_TRUE(cat.ok());
+  const std::string tail =
+      "\"hardware\":{\"gpu\":\"A100-SXM4-80GB\",\"gpus\":1},\"workload\":{\"infer\":{"
+      "\"precision\":\"fp16\",\"tp\":1,\"input_len\":128,\"output_len\":128,"
+      "\"scenario\":\"offline\",\"engine\":\"vllm\"}},\"metric\":\"output_tokens_per_s\","
+      "\"measured\":1000,\"source\":\"x\"}\n";
+  const std::string inline_arch =
+      "\"layers\":32,\"hidden\":4096,\"heads\":32,\"kv_heads\":32,\"ffn_hidden\":11008,"
+      "\"gated_mlp\":true,\"vocab\":32000";
+  auto run = [&](const std::string& model) {
+    auto r = RunValidation(
+        "{\"id\":\"m\",\"kind\":\"infer_throughput\",\"model\":{" + model + "}," + tail, "t", *cat);
+    EXPECT_TRUE(r.ok());
+    return r.ok() && r->cases.size() == 1 ? r->cases[0] : CaseResult{};
+  };
+  const CaseResult named = run("\"preset\":\"Llama-2-7B\"");
+  const CaseResult unknown = run("\"preset\":\"Llama-2-7B-chat-hf-finetune\"," + inline_arch);
+  const CaseResult bare = run("\"preset\":\"Llama-2-7B-chat-hf-finetune\"");
+  ASSERT_TRUE(named.ok && unknown.ok) << unknown.reason;
+  EXPECT_NEAR(*unknown.predicted, *named.predicted, 0.02 * *named.predicted);
+  EXPECT_FALSE(bare.ok);
+  EXPECT_NE(bare.reason.find("unknown preset"), std::string::npos);
+}
+
 }  // namespace
 }  // namespace gpuplan

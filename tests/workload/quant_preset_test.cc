@@ -55,7 +55,10 @@ TEST(QuantPreset, UserNamesSelectTheWeightOnlyMethods) {
   EXPECT_EQ(FindQuantPreset("int8"), nullptr);
   EXPECT_EQ(FindQuantPreset("fp8"), nullptr);
   EXPECT_EQ(FindQuantPreset("int4"), nullptr);
-  EXPECT_EQ(QuantPresetNames(), (std::vector<std::string>{"awq", "gptq", "nf4", "bnb-nf4"}));
+  EXPECT_EQ(QuantPresetNames(),
+            (std::vector<std::string>{"awq", "awq-marlin", "int4-awq", "gptq", "gptq-marlin",
+                                      "int4-gptq", "nf4", "bnb-nf4", "bitsandbytes", "bnb-4bit",
+                                      "q4_0", "gguf-q4_0", "q4_k_m", "gguf-q4_k_m"}));
 }
 
 }  // namespace
