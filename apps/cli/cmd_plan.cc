@@ -270,7 +270,11 @@ Result<Output> RunPlanTrain(const GlobalOptions& g, const PlanTrainArgs& a) {
           : Params(job->samples * job->epochs) + " samples" +
                 (job->benchmark.empty() ? "" : " to the " + job->benchmark + " target"),
       job->epochs > 1 ? fmt::format("{:.4g} epochs", job->epochs) : "1 epoch", job->seq_len,
-      job->global_batch > 0 ? job->global_batch : DefaultGlobalBatch(*job),
+      job->global_batch > 0 ? fmt::format("{}", job->global_batch)
+      : res->plans.empty()
+          ? fmt::format("{} (default)", DefaultGlobalBatch(*job))
+          : fmt::format("{} (default at the top plan's {} GPUs; it grows with the cluster)",
+                        res->plans[0].global_batch, res->plans[0].par.gpus()),
       ObjectiveName(job->objective),
       job->deadline_hours ? fmt::format(", deadline {:.0f} h", *job->deadline_hours) : "",
       job->budget ? fmt::format(", budget {:.0f} {}", *job->budget, CurrencyCode(cur)) : "",

@@ -61,10 +61,13 @@ struct TrainJobSpec {
   double TotalTokens() const;  // tokens x epochs (or samples x seq_len x epochs)
 };
 
-// Sequences per step when the job does not say: ~1M tokens per step for LLM pretraining
-// (Llama/GPT-3 practice: 0.5-4M), 128 sequences for fine-tuning, 16 for LoRA; 256 images for
-// vision models.
-int DefaultGlobalBatch(const TrainJobSpec& job);
+// Sequences per step when the job does not say. LLM pretraining: 16,384 tokens per GPU, at
+// least 2^20 (1M) and at most 2^24 (16M) tokens per step, so the batch grows with the cluster as
+// published recipes do (NeMo's 8-64 GPU recipes 0.5-1M, Megatron-Core's Qwen3-235B on 256 GPUs
+// 8M, MosaicML's MPT-70B on 512 GPUs 8M, Llama 3 405B on 16K GPUs 16M) and a pipeline keeps
+// many micro-batches per stage; `gpus` <= 0 (cluster not chosen yet) is the 1M floor.
+// Fine-tuning 128 sequences, LoRA 16, vision models 256 images, whatever the cluster.
+int DefaultGlobalBatch(const TrainJobSpec& job, int gpus = 0);
 
 // Tokens per sample the job trains on: seq_len when given, else the family default (LLMs 4096
 // capped by the model's context; ViT patches + 1; CNNs and UNets 1).

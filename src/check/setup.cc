@@ -133,8 +133,11 @@ Result<TrainShape> ShapeTraining(const SetupTraining& t, int gpus) {
   }
   if (t.gradient_accumulation) {
     s.accumulation = *t.gradient_accumulation;
+  } else if (!t.global_batch) {
+    // No batch given: the default for this cluster, in whole steps of micro_batch x dp.
+    s.accumulation = std::max(1, DefaultGlobalBatch(spec, gpus) / per_step);
   } else {
-    const int gb = t.global_batch ? *t.global_batch : DefaultGlobalBatch(spec);
+    const int gb = *t.global_batch;
     if (gb % per_step != 0) {
       return MakeError(ErrorCode::kInvalidArgument, t.field + ".global_batch",
                        fmt::format("global batch {} is not a multiple of micro_batch {} x "

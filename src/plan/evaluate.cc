@@ -286,12 +286,15 @@ std::optional<LayoutChoice> BestTrainLayout(const ModelSpec& m, const TrainMemor
       const int dp = rest / pp;
       if (fixed.dp && *fixed.dp != dp) continue;
       int gb = job.global_batch;
-      if (gb > 0 && gb % dp != 0) {
-        if (!fixed.round_global_batch || gb < dp) {
+      // A fixed micro-batch runs in whole steps of micro-batch x dp sequences.
+      const long long unit =
+          static_cast<long long>(dp) * std::max(1, fixed.micro_batch.value_or(1));
+      if (gb > 0 && gb % unit != 0) {
+        if (!fixed.round_global_batch || gb < unit) {
           ++st.batch_unrunnable;
           continue;
         }
-        gb = gb / dp * dp;  // down to a batch this dp runs
+        gb = static_cast<int>(gb / unit * unit);  // down to a batch this dp runs
       }
       std::vector<int> eps;
       if (fixed.ep) {
@@ -423,6 +426,8 @@ std::optional<LayoutChoice> BestTrainLayout(const ModelSpec& m, const TrainMemor
           par.zero_stage = z;
           par.sequence_parallel = fixed.sequence_parallel.value_or(tp > 1);
           TrainMemoryOptions o = base;
+          // The layout checks below see this shape's smallest micro-batch, not the caller's.
+          o.micro_batch = mbs.empty() ? 1 : mbs.front();
           o.optimizer_offload = off.opt;
           o.param_offload = off.param;
           if (fixed.pipeline_needs_zero01 && pp > 1 && z >= 2) {

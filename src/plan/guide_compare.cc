@@ -103,7 +103,7 @@ std::optional<LayoutChoice> BestOnBox(const TrainJobSpec& job, const Catalog& ca
   box.accelerator_count = gpus;
   box.intra_node_link = link;
   TrainJob tj;
-  tj.global_batch = job.global_batch > 0 ? job.global_batch : DefaultGlobalBatch(job);
+  tj.global_batch = job.global_batch > 0 ? job.global_batch : DefaultGlobalBatch(job, gpus);
   tj.tokens = job.TotalTokens();
   tj.samples = job.samples * job.epochs;
   Calibration fw_cal = cal;

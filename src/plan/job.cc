@@ -16,9 +16,11 @@ namespace {
 using internal::ToLower;
 using internal::Trim;
 
-// ~1M tokens per step for LLM pretraining (Llama 1/2 used 4M, GPT-3 0.5-3.2M; 2^20 keeps
-// the batch a power of two at power-of-two sequence lengths: 256 x 4096).
-constexpr double kPretrainTokensPerStep = 1048576.0;
+// LLM pretraining tokens per step: 16,384 per GPU between 2^20 and 2^24 (powers of two keep the
+// batch a power of two at power-of-two sequence lengths: 256 x 4096 at 64 GPUs or fewer).
+constexpr double kPretrainTokensPerGpu = 16384.0;
+constexpr double kPretrainTokensMin = 1048576.0;
+constexpr double kPretrainTokensMax = 16777216.0;
 constexpr int kFullFinetuneBatch = 128;
 constexpr int kLoraBatch = 16;
 constexpr int kVisionBatch = 256;
@@ -72,7 +74,7 @@ double TrainJobSpec::TotalTokens() const {
   return samples * (b ? b->TokensPerSample(seq) : seq) * epochs;
 }
 
-int DefaultGlobalBatch(const TrainJobSpec& job) {
+int DefaultGlobalBatch(const TrainJobSpec& job, int gpus) {
   if (job.model.is_image_model()) return kVisionBatch;
   switch (job.method) {
     case TrainMethod::kLora:
@@ -83,7 +85,9 @@ int DefaultGlobalBatch(const TrainJobSpec& job) {
     case TrainMethod::kPretrain:
       break;
   }
-  double seqs = std::round(kPretrainTokensPerStep / EffectiveSeqLen(job));
+  const double tokens =
+      std::clamp(kPretrainTokensPerGpu * std::max(0, gpus), kPretrainTokensMin, kPretrainTokensMax);
+  double seqs = std::round(tokens / EffectiveSeqLen(job));
   return std::max(1, static_cast<int>(seqs));
 }
 

@@ -166,8 +166,12 @@ Result<TrainPlanResult> PlanTrainingImpl(const TrainJobSpec& job, const Catalog&
   }
   // ---- per shape and node count: the fastest layout that fits, then price every instance ----
   const TrainMemoryOptions base = TrainOptionsFor(job);
+  // The job's batch, or the default for a cluster of `gpus` (it grows with the cluster).
+  auto batch_for = [&job](int gpus) {
+    return job.global_batch > 0 ? job.global_batch : DefaultGlobalBatch(job, gpus);
+  };
   TrainJob tj;
-  tj.global_batch = job.global_batch > 0 ? job.global_batch : DefaultGlobalBatch(job);
+  tj.global_batch = batch_for(0);
   tj.tokens = job.TotalTokens();
   tj.samples = job.samples * job.epochs;
   const double total_flops = TrainingFlopsPerToken(job.model, std::max(1, base.seq_len), job.method,
@@ -249,6 +253,7 @@ Result<TrainPlanResult> PlanTrainingImpl(const TrainJobSpec& job, const Catalog&
     const Accelerator& acc = *catalog.FindAccelerator(proto.accelerator);
     HardwareView hw = HardwareFromInstance(proto, acc, v.nodes);
     ++out.shapes;
+    tj.global_batch = batch_for(hw.gpus());
     // The job's batch when some layout runs it; else the largest batch below it that the
     // cluster's data-parallel sizes can run (reported).
     LayoutSearchStats stats;
@@ -366,7 +371,8 @@ Result<TrainPlanResult> PlanTrainingImpl(const TrainJobSpec& job, const Catalog&
           "{} shape x node-count combinations have no layout that runs the global batch {}: no "
           "data-parallel size of theirs divides it and each is larger than it (give a larger "
           "--global-batch or fewer GPUs)",
-          dropped_memory, tj.global_batch));
+          dropped_memory,
+          job.global_batch > 0 ? fmt::format("{}", job.global_batch) : std::string("(default)")));
     } else if (why.evaluated == 0 && why.over_memory == 0 && why.invalid > 0) {
       out.notes.push_back(
           fmt::format("{} shape x node-count combinations have no valid layout for {} (e.g. {})",
@@ -394,11 +400,11 @@ Result<TrainPlanResult> PlanTrainingImpl(const TrainJobSpec& job, const Catalog&
                     skipped_fixed, job.num_gpus));
   if (rounded_batch) {
     for (const auto& p : out.plans) {
-      if (p.global_batch != tj.global_batch) {
+      if (p.global_batch != batch_for(p.par.gpus())) {
         out.notes.push_back(fmt::format(
             "global batch {} is not runnable on {} GPUs (no data-parallel size divides it): "
             "rounded down to {} = micro-batch {} x dp {} x {} micro-batches",
-            tj.global_batch, p.par.gpus(), p.global_batch, p.opt.micro_batch, p.par.dp,
+            batch_for(p.par.gpus()), p.par.gpus(), p.global_batch, p.opt.micro_batch, p.par.dp,
             p.eval.step.num_microbatches));
         break;
       }
@@ -435,13 +441,13 @@ Trace ExplainTrainPlan(const TrainJobSpec& job, const TrainPlan& plan, const Cat
   Trace t;
   const Accelerator* acc = catalog.FindAccelerator(plan.instance->accelerator);
   if (!acc) return t;
+  HardwareView hw = HardwareFromInstance(*plan.instance, *acc, plan.nodes);
   TrainJob tj;
   tj.global_batch = plan.global_batch > 0  ? plan.global_batch
                     : job.global_batch > 0 ? job.global_batch
-                                           : DefaultGlobalBatch(job);
+                                           : DefaultGlobalBatch(job, hw.gpus());
   tj.tokens = job.TotalTokens();
   tj.samples = job.samples * job.epochs;
-  HardwareView hw = HardwareFromInstance(*plan.instance, *acc, plan.nodes);
   t.Add("accelerator peak",
         fmt::format("dense {} peak of {}", PrecisionName(job.precision), acc->id),
         acc->PeakFor(job.precision).value_or(FlopPerSec(0)).value() / 1e12, "TFLOP/s");

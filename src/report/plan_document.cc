@@ -180,7 +180,10 @@ json TrainPlanDocument(const TrainJobSpec& job, const TrainPlanResult& res, cons
               {"precision", PrecisionName(job.precision)},
               {"tokens", job.TotalTokens()},
               {"seq_len", job.seq_len},
-              {"global_batch", job.global_batch > 0 ? job.global_batch : DefaultGlobalBatch(job)},
+              // An unstated batch grows with the cluster: the top plan's (each plan has its own).
+              {"global_batch", job.global_batch > 0 ? job.global_batch
+                               : res.plans.empty()  ? DefaultGlobalBatch(job)
+                                                    : res.plans[0].global_batch},
               {"objective", ObjectiveName(job.objective)},
               {"spot_allowed", job.spot_allowed},
               {"checkpoint_interval_hours", job.checkpoint_interval_hours},

@@ -55,6 +55,8 @@ const InferBenchmark* CaseInferBenchmark(const Json& c, const Json& w);
 enum class MemoryReport { kAllocated, kReserved, kDevice };
 // `source`: the case's source, read only for the name of the script that measured.
 MemoryReport ReportOf(const std::string& framework, const std::string& source = "");
+// The engine a case's free text names; an unstated one is the planner's default, vLLM; text
+// naming no LLM engine (OpenVINO, ONNX Runtime, PyTorch) is transformers-like static batching.
 Engine EngineOf(const std::string& e);
 // Bytes per unit of a metric name's unit token (memory_gib -> 2^30, kv_cache_gb -> 1e9).
 double Unit(const std::string& metric);

@@ -237,6 +237,8 @@ MemoryReport ReportOf(const std::string& framework, const std::string& source) {
 }
 
 Engine EngineOf(const std::string& e) {
+  // An unstated engine is the serving planner's default (`plan infer --engine vllm`).
+  if (internal::Trim(e).empty()) return Engine::kVllm;
   if (Contains(e, {"vllm"})) return Engine::kVllm;
   if (Contains(e, {"sglang"})) return Engine::kSglang;
   if (Contains(e, {"tgi", "text-generation-inference"})) return Engine::kTgi;

@@ -313,18 +313,22 @@ Predicted PredictInferencePerf(const ModelSpec& m, const Json& w, const Json& hw
                                                   input, output, b, c)
                     : EstimateLlmServing(m, setup, dev, input, output, b, c, trace);
     };
-    if (!Int(w, "tp") && !Int(w, "pp") && !dev.cpu && !Num(w, "peak_tflops") && units > 1) {
+    if (!Int(w, "tp") && pp == 1 && !dev.cpu && !Num(w, "peak_tflops") && units > 1) {
       // Unstated tensor parallelism on several GPUs: the degree the serving planner would pick
       // (EvaluateGpuShape): among 1, 2, 4, 8 dividing the GPUs and the heads, the one whose
       // replicas fit and give the most throughput per GPU. MLPerf submitters tune it the same
-      // way (NVIDIA's v4.1 Llama-2-70B: TP2 on H100 80 GB, TP1 on H200 141 GB). docs/model.md 12.6.
+      // way (NVIDIA's v4.1 Llama-2-70B: TP2 on H100 80 GB, TP1 on H200 141 GB). A measurement of
+      // one request at a time gains nothing from replicas: it ran one replica over the GPUs of a
+      // node, the widest degree that fits (the lowest latency). docs/model.md 12.6.
+      const bool one_request = scenario == "single";
       double best = -1;
       int best_tp = 1;
       for (int tp : {1, 2, 4, 8}) {
         if (tp > units || units % tp != 0 || (m.heads > 0 && m.heads % tp != 0)) continue;
+        if (one_request && tp > gpus_per_node) continue;
         su.tp = tp;
         const ServePerf r = EstimateLlmServing(m, su, dev, in, out, static_batch, cal);
-        const double per_gpu = r.samples_per_s / tp;
+        const double per_gpu = one_request ? tp : r.samples_per_s / tp;
         if (r.fits && per_gpu > best) {
           best = per_gpu;
           best_tp = tp;

@@ -803,6 +803,24 @@ TEST(TrainJobSpec, DefaultGlobalBatch) {
   }
 }
 
+// Pretraining batches grow with the cluster: 16,384 tokens per GPU between 1M and 16M tokens per
+// step (published recipes: 1M at 64 GPUs, 8M at 512, 16M at 16K); other methods do not scale.
+TEST(TrainJobSpec, DefaultGlobalBatchGrowsWithTheCluster) {
+  TrainJobSpec j = JobFor("llama-2-7b", TrainMethod::kPretrain);
+  j.seq_len = 4096;
+  EXPECT_EQ(DefaultGlobalBatch(j, 0), 256);  // cluster not chosen: the 1M floor
+  EXPECT_EQ(DefaultGlobalBatch(j, 8), 256);
+  EXPECT_EQ(DefaultGlobalBatch(j, 64), 256);
+  EXPECT_EQ(DefaultGlobalBatch(j, 256), 1024);   // 4M tokens
+  EXPECT_EQ(DefaultGlobalBatch(j, 512), 2048);   // 8M
+  EXPECT_EQ(DefaultGlobalBatch(j, 1024), 4096);  // 16M, the cap
+  EXPECT_EQ(DefaultGlobalBatch(j, 16384), 4096);
+  TrainJobSpec lora = JobFor("llama-2-7b", TrainMethod::kLora);
+  EXPECT_EQ(DefaultGlobalBatch(lora, 1024), 16);
+  TrainJobSpec full = JobFor("llama-2-13b", TrainMethod::kFull);
+  EXPECT_EQ(DefaultGlobalBatch(full, 1024), 128);
+}
+
 TEST(Objective, NamesRoundTrip) {
   for (Objective o : {Objective::kCost, Objective::kTime, Objective::kPareto}) {
     auto p = ParseObjective(ObjectiveName(o));

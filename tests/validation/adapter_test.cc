@@ -360,5 +360,83 @@ TEST(CaseModel, UnknownPresetFallsBackToTheInlineArchitecture) {
   EXPECT_NE(bare.reason.find("unknown preset"), std::string::npos);
 }
 
+// What a training case leaves unstated is filled as the run must have been: context parallelism
+// from the GPUs a stated tp x pp x dp leaves over; a memory case's micro-batch without gradient
+// accumulation (HF Trainer, DeepSpeed defaults) and, where its GPU could not hold the
+// activations otherwise, the least recompute that fits.
+TEST(TrainAdapter, UnstatedTrainingFieldsFollowTheRun) {
+  auto cat = LoadBuiltinCatalog();
+  ASSERT_TRUE(cat.ok());
+  auto run = [&](const std::string& line) {
+    auto r = RunValidation(line, "t", *cat);
+    EXPECT_TRUE(r.ok());
+    return r.ok() && r->cases.size() == 1 ? r->cases[0] : CaseResult{};
+  };
+  auto speed = [](const std::string& cp) {
+    return CaseLine("train_throughput", "Llama-3.1-8B",
+                    "\"gpu\":\"H100-SXM5-80GB\",\"gpus\":16,\"gpus_per_node\":8", "train",
+                    "\"method\":\"pretrain\",\"precision\":\"bf16\",\"tp\":1,\"pp\":1,\"dp\":8,"
+                    "\"global_batch\":64,\"seq_len\":16384,\"framework\":\"NeMo\"" +
+                        cp,
+                    "tokens_per_s_per_gpu");
+  };
+  const CaseResult stated = run(speed(",\"cp\":2"));
+  const CaseResult inferred = run(speed(""));
+  ASSERT_TRUE(stated.ok && inferred.ok) << inferred.reason;
+  EXPECT_DOUBLE_EQ(*inferred.predicted, *stated.predicted);
+
+  auto memory = [](const std::string& extra) {
+    return CaseLine("memory", "BERT-large-uncased", "\"gpu\":\"V100-SXM2-16GB\",\"gpus\":1",
+                    "train",
+                    "\"method\":\"full\",\"precision\":\"fp32\",\"optimizer\":\"adamw\",\"tp\":1,"
+                    "\"pp\":1,\"dp\":1,\"recompute\":\"none\",\"global_batch\":4,\"seq_len\":512,"
+                    "\"framework\":\"HF Trainer\"" +
+                        extra,
+                    "memory_gib");
+  };
+  const CaseResult b4 = run(memory(",\"micro_batch\":4"));
+  const CaseResult silent = run(memory(""));
+  ASSERT_TRUE(b4.ok && silent.ok);
+  EXPECT_DOUBLE_EQ(*silent.predicted, *b4.predicted);
+
+  // Llama-2-7B full fine-tuning at 8 x 4096 on an 80 GB card keeps its activations only with
+  // recompute: silent, it is predicted within the card; stated "none", beyond it.
+  auto big = [](const std::string& rc) {
+    return CaseLine("memory", "Llama-2-7B", "\"gpu\":\"A100-SXM4-80GB\",\"gpus\":8", "train",
+                    "\"method\":\"full\",\"precision\":\"bf16\",\"optimizer\":\"adamw\",\"tp\":1,"
+                    "\"pp\":1,\"dp\":8,\"zero\":3,\"micro_batch\":8,\"global_batch\":64,"
+                    "\"seq_len\":4096,\"framework\":\"DeepSpeed\"" +
+                        rc,
+                    "memory_gib");
+  };
+  const CaseResult none = run(big(",\"recompute\":\"none\""));
+  const CaseResult unstated = run(big(""));
+  ASSERT_TRUE(none.ok && unstated.ok);
+  EXPECT_GT(*none.predicted, 80.0);
+  EXPECT_LT(*unstated.predicted, 80.0);
+}
+
+// An unstated serving engine is the planner's default (vLLM); an unstated TP beside a stated
+// pp 1 is still the planner's pick; one request at a time runs one replica over the node.
+TEST(ServeAdapter, UnstatedEngineAndTensorParallel) {
+  auto line = [](const std::string& extra) {
+    return CaseLine("infer_throughput", "Llama-2-70B",
+                    "\"gpu\":\"A100-SXM4-80GB\",\"gpus\":4,\"gpus_per_node\":4", "infer",
+                    "\"precision\":\"fp16\",\"pp\":1,\"input_len\":512,\"output_len\":256" + extra,
+                    "output_tokens_per_s");
+  };
+  EXPECT_DOUBLE_EQ(Predicted(line(",\"scenario\":\"offline\"")),
+                   Predicted(line(",\"scenario\":\"offline\",\"engine\":\"vllm\"")));
+  auto ttft = [](const std::string& tp) {
+    return CaseLine("infer_latency", "Llama-2-70B",
+                    "\"gpu\":\"A100-SXM4-80GB\",\"gpus\":4,\"gpus_per_node\":4", "infer",
+                    "\"precision\":\"fp16\",\"pp\":1,\"batch\":1,\"input_len\":2048,"
+                    "\"output_len\":1,\"scenario\":\"single\",\"engine\":\"trt-llm\"" +
+                        tp,
+                    "ttft_ms");
+  };
+  EXPECT_DOUBLE_EQ(Predicted(ttft("")), Predicted(ttft(",\"tp\":4")));
+}
+
 }  // namespace
 }  // namespace gpuplan
