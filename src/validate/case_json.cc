@@ -179,11 +179,21 @@ std::variant<ModelSpec, Unsupported> CaseModel(const Json& mj) {
   m.layers = Int(mj, "layers").value_or(0);
   m.hidden = static_cast<std::int64_t>(Num(mj, "hidden").value_or(0));
   m.heads = Int(mj, "heads").value_or(0);
+  if (m.heads <= 0 && m.hidden > 0) {
+    // Unstated heads: head dimension 128 (GPT-3 13B and up, Llama, Mistral, Qwen), or the
+    // stated head_dim.
+    const int d = std::max(1, Int(mj, "head_dim").value_or(128));
+    m.heads = static_cast<int>(std::max<std::int64_t>(1, m.hidden / d));
+  }
   m.kv_heads = Int(mj, "kv_heads").value_or(m.heads);
   m.head_dim = Int(mj, "head_dim").value_or(m.heads > 0 ? static_cast<int>(m.hidden / m.heads) : 0);
   m.gated_mlp = Bool(mj, "gated_mlp").value_or(false);
+  // Unstated MLP width: 4h (GPT), or for a gated MLP LLaMA's rule, 8h/3 rounded up to a multiple
+  // of 256 (multiple_of=256: 11008 at h 4096).
+  const double gated_ffn = 256.0 * std::ceil(8.0 * static_cast<double>(m.hidden) / 3.0 / 256.0);
   m.ffn_hidden = static_cast<std::int64_t>(
-      Num(mj, "ffn_hidden").value_or(m.gated_mlp ? 0.0 : 4.0 * static_cast<double>(m.hidden)));
+      Num(mj, "ffn_hidden")
+          .value_or(m.gated_mlp ? gated_ffn : 4.0 * static_cast<double>(m.hidden)));
   m.vocab = static_cast<std::int64_t>(Num(mj, "vocab").value_or(0));
   m.tied_embeddings = Bool(mj, "tied_embeddings").value_or(false);
   m.norm = m.gated_mlp ? NormKind::kRmsNorm : NormKind::kLayerNorm;
@@ -198,6 +208,66 @@ std::variant<ModelSpec, Unsupported> CaseModel(const Json& mj) {
     if (e.experts > 0) m.moe = e;
   }
   m.gflops_per_sample = Num(mj, "gflops_per_sample");
+  // A stated parameter count decides what the shape leaves open: whether the MLP is gated
+  // (SwiGLU's third matrix) and how many KV heads attention has (GQA), when the case does not
+  // say and the default (ungated, one KV head per query head) misses the count by more than 3%
+  // where another choice comes within 2%.
+  if (m.params_override && m.layers > 0 && m.hidden > 0 && m.heads > 0 && !m.moe &&
+      (!Bool(mj, "gated_mlp") || !Int(mj, "kv_heads"))) {
+    const double want = static_cast<double>(*m.params_override);
+    auto miss = [&](const ModelSpec& c) {
+      ModelSpec t = c;
+      t.params_override.reset();
+      t.active_params_override.reset();
+      return std::abs(static_cast<double>(CountParams(t).total) / want - 1.0);
+    };
+    ModelSpec best = m;
+    double best_miss = miss(m);
+    if (best_miss > 0.03) {
+      const double default_miss = best_miss;
+      for (bool g : {false, true}) {
+        if (Bool(mj, "gated_mlp") && *Bool(mj, "gated_mlp") != g) continue;
+        for (int kv = 1; kv <= m.heads; ++kv) {
+          if (m.heads % kv != 0 || (Int(mj, "kv_heads") && *Int(mj, "kv_heads") != kv)) continue;
+          ModelSpec c = m;
+          c.gated_mlp = g;
+          c.norm = g ? NormKind::kRmsNorm : NormKind::kLayerNorm;
+          if (!Num(mj, "ffn_hidden"))
+            c.ffn_hidden =
+                static_cast<std::int64_t>(g ? gated_ffn : 4.0 * static_cast<double>(c.hidden));
+          c.kv_heads = kv;
+          const double e = miss(c);
+          if (e < best_miss) {
+            best = c;
+            best_miss = e;
+          }
+        }
+      }
+      if (best_miss <= 0.02 && best_miss < default_miss) m = best;
+    }
+  }
+  // An unstated gated-MLP width beside a stated parameter count: the width the count implies
+  // (the count is linear in it), to a multiple of 256, when that lies between h and 8h. Gated
+  // widths vary by family (8h/3 in Llama 1, ffn_dim_multiplier 1.3 in Llama 2/3 70B: 28672 where
+  // the 8h/3 rule gives 22016; 3.5h in Mistral); ungated MLPs keep GPT's 4h, and a rounded
+  // count ("1.7B") would move it for nothing.
+  if (m.params_override && !Num(mj, "ffn_hidden") && m.gated_mlp && m.layers > 0 && m.hidden > 0 &&
+      !m.moe) {
+    auto count = [&](std::int64_t f) {
+      ModelSpec t = m;
+      t.params_override.reset();
+      t.active_params_override.reset();
+      t.ffn_hidden = f;
+      return static_cast<double>(CountParams(t).total);
+    };
+    const double h = static_cast<double>(m.hidden);
+    const double p0 = count(0), slope = (count(1024) - p0) / 1024.0;
+    if (slope > 0) {
+      const double f =
+          256.0 * std::round((static_cast<double>(*m.params_override) - p0) / slope / 256.0);
+      if (f >= h && f <= 8 * h) m.ffn_hidden = static_cast<std::int64_t>(f);
+    }
+  }
   if (m.layers > 0 && (m.hidden <= 0 || m.heads <= 0)) {
     // Enough for KV-cache arithmetic (layers, kv_heads, head_dim), not for a parameter count.
     if (m.heads <= 0) m.heads = m.kv_heads;

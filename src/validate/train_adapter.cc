@@ -38,11 +38,20 @@ bool CheckpointsByDefault(TrainMethod method, const std::string& framework) {
                   {"unsloth", "llama-factory", "llamafactory", "llama factory", "autotrain"});
 }
 
-std::variant<TrainSetup, Unsupported> BuildTrain(const ModelSpec& m, const Json& w,
-                                                 const Json& hw) {
+std::variant<TrainSetup, Unsupported> BuildTrain(const ModelSpec& m, const Json& w, const Json& hw,
+                                                 bool formula) {
   TrainSetup s;
   std::string framework = Str(w, "framework");
-  auto method = ParseTrainMethod(Str(w, "method").empty() ? "full" : Str(w, "method"));
+  // An unstated method is the planner's default (full fine-tuning), or LoRA where the case gives
+  // an adapter rank (QLoRA on a 4-bit base).
+  std::string method_s = Str(w, "method");
+  if (method_s.empty()) {
+    const std::string p = internal::ToLower(Str(w, "precision"));
+    method_s = !Int(w, "lora_rank")                                            ? "full"
+               : (p == "int4" || p == "nf4" || Contains(framework, {"qlora"})) ? "qlora"
+                                                                               : "lora";
+  }
+  auto method = ParseTrainMethod(method_s);
   if (!method) return Unsupported{"unknown method \"" + Str(w, "method") + "\""};
   s.opt.method = *method;
   std::string prec = Str(w, "precision");
@@ -84,7 +93,17 @@ std::variant<TrainSetup, Unsupported> BuildTrain(const ModelSpec& m, const Json&
     s.opt.recompute = Recompute::kFull;
   }
   s.opt.micro_batch = Int(w, "micro_batch").value_or(1);
-  s.opt.seq_len = Int(w, "seq_len").value_or(m.arch == ModelArch::kEncoder ? 512 : 2048);
+  // An unstated sequence length is the planner's (EffectiveSeqLen: 4096 capped by the model's
+  // context, a ViT's patches + 1). Before December 2026 the adapter assumed 2048 for decoders.
+  {
+    TrainJobSpec spec;
+    spec.model = m;
+    spec.seq_len = Int(w, "seq_len").value_or(0);
+    // An inline encoder states no context: BERT's 512.
+    if (spec.seq_len == 0 && m.arch == ModelArch::kEncoder && m.max_positions <= 0)
+      spec.seq_len = 512;
+    s.opt.seq_len = EffectiveSeqLen(spec);
+  }
   int global = Int(w, "global_batch").value_or(s.opt.micro_batch * s.par.dp);
   s.opt.num_microbatches = std::max(1, global / std::max(1, s.opt.micro_batch * s.par.dp));
   s.opt.dropout = DefaultDropout(m);
@@ -122,9 +141,10 @@ std::variant<TrainSetup, Unsupported> BuildTrain(const ModelSpec& m, const Json&
     // Pure bf16 and the chunked loss (compiled with `compile=True`, training.compile_loss):
     // ApplyFrameworkMemory at the end of BuildTrain.
   }
-  // Flash attention: the case's flag; otherwise on for any named modern framework (SDPA/flash
-  // kernels are their default) and off for bare formula cases, which follow Korthikanti et al.
-  // (Megatron without flash attention, scores stored).
+  // Flash attention: the case's flag; otherwise the planner's default, on (SDPA/flash kernels
+  // are every modern framework's default), and off for bare activation-formula cases, which
+  // follow Korthikanti et al. (Megatron without flash attention, scores stored). Before
+  // December 2026 a measured case naming no framework was predicted without it.
   // Encoders ran HF's eager attention (BERT got SDPA only in transformers 4.38).
   // Legacy Megatron-LM (before Megatron-Core) runs its fused-softmax attention unless launched
   // with --use-flash-attn (arguments.py: default False; the 2021 code predates FlashAttention).
@@ -136,7 +156,7 @@ std::variant<TrainSetup, Unsupported> BuildTrain(const ModelSpec& m, const Json&
   const bool vision = m.arch == ModelArch::kVit || (m.arch == ModelArch::kEncoder && m.vocab == 0);
   s.opt.flash_attention =
       Bool(w, "flash_attention")
-          .value_or((!framework.empty() && (m.is_decoder_llm() || vision) && !legacy_megatron) ||
+          .value_or((!formula && (m.is_decoder_llm() || vision) && !legacy_megatron) ||
                     Contains(framework, {"timm"}));
   s.opt.compiled = Bool(w, "compile").value_or(Contains(framework, {"torch.compile"}));
   s.opt.fused_kernels =
@@ -211,7 +231,10 @@ Predicted PredictTrainingMemory(const ModelSpec& m, const Json& w, const Json& h
         Int(w, "zero_init").value_or(1) != 0, Num(w, "buffer_factor").value_or(1.5));
     return (metric == "model_states_gib_per_gpu" ? e.gpu_per_gpu : e.cpu_per_node).value();
   }
-  auto setup = BuildTrain(m, w, hw);
+  // Korthikanti et al.'s activation formula keeps the attention scores unless a framework
+  // says otherwise; measured runs are on the planner's default, fused attention.
+  auto setup =
+      BuildTrain(m, w, hw, metric == "activations_gib_per_gpu" && Str(w, "framework").empty());
   if (auto* u = std::get_if<Unsupported>(&setup)) return *u;
   TrainSetup& s = std::get<TrainSetup>(setup);
   s.report = ReportOf(Str(w, "framework"), source);
@@ -324,7 +347,7 @@ Predicted PredictTrainingPerf(ModelSpec m, const Json& w, const Json& hwj,
                               const std::string& metric, const Catalog& cat,
                               const Calibration& base_cal, const TrainBenchmark* bench,
                               const std::string& source) {
-  auto setup = BuildTrain(m, w, hwj);
+  auto setup = BuildTrain(m, w, hwj, /*formula=*/false);
   if (auto* u = std::get_if<Unsupported>(&setup)) return *u;
   TrainSetup& s = std::get<TrainSetup>(setup);
   TrainJob job;

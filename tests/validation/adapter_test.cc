@@ -438,5 +438,61 @@ TEST(ServeAdapter, UnstatedEngineAndTensorParallel) {
   EXPECT_DOUBLE_EQ(Predicted(ttft("")), Predicted(ttft(",\"tp\":4")));
 }
 
+// A case that leaves part of the shape open gets it from its parameter count or the families'
+// conventions: Llama-2-70B given as layers, hidden and 68.98B parameters only predicts like the
+// full shape (GQA 8, SwiGLU, 28672-wide MLP, 64 heads).
+TEST(CaseModel, ShapeLeftOpenFollowsTheParameterCount) {
+  auto cat = LoadBuiltinCatalog();
+  ASSERT_TRUE(cat.ok());
+  const std::string tail =
+      "\"hardware\":{\"gpu\":\"H100-SXM5-80GB\",\"gpus\":4},\"workload\":{\"infer\":{"
+      "\"precision\":\"bf16\",\"tp\":4,\"input_len\":1024,\"output_len\":512,"
+      "\"scenario\":\"offline\",\"engine\":\"vllm\"}},\"metric\":\"output_tokens_per_s\","
+      "\"measured\":1000,\"source\":\"x\"}\n";
+  auto run = [&](const std::string& model) {
+    auto r = RunValidation(
+        "{\"id\":\"m\",\"kind\":\"infer_throughput\",\"model\":{" + model + "}," + tail, "t", *cat);
+    EXPECT_TRUE(r.ok());
+    return r.ok() && r->cases.size() == 1 ? r->cases[0] : CaseResult{};
+  };
+  const CaseResult full =
+      run("\"arch\":\"dense\",\"params\":68976648192,\"layers\":80,\"hidden\":8192,\"heads\":64,"
+          "\"kv_heads\":8,\"ffn_hidden\":28672,\"gated_mlp\":true,\"vocab\":32000");
+  const CaseResult open_gated_kv =
+      run("\"arch\":\"dense\",\"params\":68976648192,\"layers\":80,\"hidden\":8192,\"heads\":64,"
+          "\"ffn_hidden\":28672,\"vocab\":32000");
+  const CaseResult open_ffn_heads =
+      run("\"arch\":\"dense\",\"params\":68976648192,\"layers\":80,\"hidden\":8192,"
+          "\"kv_heads\":8,\"gated_mlp\":true,\"vocab\":32000");
+  ASSERT_TRUE(full.ok && open_gated_kv.ok && open_ffn_heads.ok)
+      << open_gated_kv.reason << open_ffn_heads.reason;
+  EXPECT_NEAR(*open_gated_kv.predicted, *full.predicted, 1e-9 * *full.predicted);
+  EXPECT_NEAR(*open_ffn_heads.predicted, *full.predicted, 1e-9 * *full.predicted);
+}
+
+// Silent method and attention: a LoRA rank makes the run LoRA; a case naming no framework runs
+// fused attention like the planner (the scores are not kept), except the activation formula.
+TEST(TrainAdapter, SilentMethodAndAttention) {
+  auto mem = [](const std::string& extra) {
+    return CaseLine("memory", "Llama-2-7B", "\"gpu\":\"A100-SXM4-80GB\",\"gpus\":1", "train",
+                    "\"precision\":\"bf16\",\"tp\":1,\"pp\":1,\"dp\":1,\"recompute\":\"none\","
+                    "\"micro_batch\":1,\"global_batch\":1,\"seq_len\":2048" +
+                        extra,
+                    "memory_gib");
+  };
+  EXPECT_DOUBLE_EQ(Predicted(mem(",\"lora_rank\":16")),
+                   Predicted(mem(",\"lora_rank\":16,\"method\":\"lora\"")));
+  EXPECT_DOUBLE_EQ(Predicted(mem(",\"method\":\"full\"")),
+                   Predicted(mem(",\"method\":\"full\",\"flash_attention\":true")));
+  auto act = [](const std::string& extra) {
+    return CaseLine("memory", "Llama-2-7B", "\"gpu\":\"A100-SXM4-80GB\",\"gpus\":1", "train",
+                    "\"method\":\"pretrain\",\"precision\":\"bf16\",\"tp\":1,\"pp\":1,\"dp\":1,"
+                    "\"recompute\":\"none\",\"micro_batch\":1,\"seq_len\":2048" +
+                        extra,
+                    "activations_gib_per_gpu");
+  };
+  EXPECT_DOUBLE_EQ(Predicted(act("")), Predicted(act(",\"flash_attention\":false")));
+}
+
 }  // namespace
 }  // namespace gpuplan
