@@ -15,6 +15,11 @@
 
 namespace gpuplan {
 
+// The request shape a serving job gets when it does not say (docs/serve-yaml.md): LLMs 512
+// prompt and 256 output tokens, encoders 128 tokens, vision models their image's patches.
+int DefaultServeInputLen(const ModelSpec& m);
+int DefaultServeOutputLen(const ModelSpec& m);
+
 struct ServeJobSpec {
   ModelSpec model;
   Precision weight_precision = Precision::kBf16;

@@ -18,6 +18,12 @@ constexpr int kEncoderInputLen = 128;
 constexpr int kDefaultTop = 5;
 }  // namespace
 
+int DefaultServeInputLen(const ModelSpec& m) {
+  if (m.is_decoder_llm()) return kLlmInputLen;
+  return m.arch == ModelArch::kEncoder ? kEncoderInputLen : std::max(1, m.ImageTokens());
+}
+int DefaultServeOutputLen(const ModelSpec& m) { return m.is_decoder_llm() ? kLlmOutputLen : 0; }
+
 Status FinalizeTrainJob(TrainJobSpec& job, InputSource source, std::string_view label,
                         const TrainJobFields& fields) {
   if ((job.method == TrainMethod::kLora || job.method == TrainMethod::kQlora) &&
@@ -202,12 +208,8 @@ Result<ServeJobSpec> BuildServeJob(const ServeRequest& a, std::string_view defau
                        "give --input-len");
     }
   }
-  job.input_len = shape.input_len
-                      ? *shape.input_len
-                      : (llm ? kLlmInputLen
-                             : (m->arch == ModelArch::kEncoder ? kEncoderInputLen
-                                                               : std::max(1, m->ImageTokens())));
-  job.output_len = shape.output_len ? *shape.output_len : (llm ? kLlmOutputLen : 0);
+  job.input_len = shape.input_len ? *shape.input_len : DefaultServeInputLen(*m);
+  job.output_len = shape.output_len ? *shape.output_len : DefaultServeOutputLen(*m);
   job.beams = llm ? shape.beams.value_or(1) : 1;
   if (llm && shape.max_output_len && *shape.max_output_len > job.output_len) {
     job.max_output_len = shape.max_output_len;

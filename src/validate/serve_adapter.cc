@@ -249,7 +249,9 @@ Predicted PredictInferencePerf(const ModelSpec& m, const Json& w, const Json& hw
     // The first token of a request that waits for no other (one request, or a static batch
     // prefilled together) does not depend on how many tokens follow it.
     if (out < 0 && in >= 0 && metric == "ttft_ms" && (scenario == "single" || batch)) out = 1;
-    if (in < 0 || out < 0) return Unsupported{"LLM serving needs input_len and output_len"};
+    // Otherwise the planner's request shape where the case is silent (512 in, 256 out).
+    if (in < 0) in = DefaultServeInputLen(m);
+    if (out < 0) out = DefaultServeOutputLen(m);
     ServeSetup su;
     su.weight_precision = prec;
     su.quant = quant;

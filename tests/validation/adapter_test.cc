@@ -494,5 +494,18 @@ TEST(TrainAdapter, SilentMethodAndAttention) {
   EXPECT_DOUBLE_EQ(Predicted(act("")), Predicted(act(",\"flash_attention\":false")));
 }
 
+// Request lengths a serving case leaves out are the planner's defaults (512 in, 256 out).
+TEST(ServeAdapter, UnstatedLengthsAreThePlannersDefaults) {
+  auto line = [](const std::string& lengths) {
+    return CaseLine("infer_throughput", "Llama-3.1-8B", "\"gpu\":\"H100-SXM5-80GB\",\"gpus\":1",
+                    "infer",
+                    "\"precision\":\"bf16\",\"tp\":1,\"scenario\":\"offline\",\"engine\":"
+                    "\"vllm\"" +
+                        lengths,
+                    "output_tokens_per_s");
+  };
+  EXPECT_DOUBLE_EQ(Predicted(line("")), Predicted(line(",\"input_len\":512,\"output_len\":256")));
+}
+
 }  // namespace
 }  // namespace gpuplan
