@@ -187,13 +187,49 @@ bool NameMatches(std::string_view name, const std::string& id,
   return false;
 }
 
+// A device name as a set of words: lower-case alphanumeric runs, the vendor and memory-type
+// words dropped ("NVIDIA H100 SXM5 80GB HBM3" and "H100-SXM5-80GB" are {80gb, h100, sxm5};
+// "A100 80GB PCIe" is "A100-PCIE-80GB"). Generations stay words of their own: SXM6 is not SXM5.
+std::vector<std::string> NameWords(std::string_view name) {
+  std::vector<std::string> words;
+  std::string w;
+  auto flush = [&] {
+    if (w.empty()) return;
+    if (w != "nvidia" && w != "amd" && w != "intel" && w.rfind("hbm", 0) != 0) words.push_back(w);
+    w.clear();
+  };
+  for (char c : name) {
+    if ((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9')) {
+      w += c;
+    } else if (c >= 'A' && c <= 'Z') {
+      w += static_cast<char>(c - 'A' + 'a');
+    } else {
+      flush();
+    }
+  }
+  flush();
+  std::sort(words.begin(), words.end());
+  return words;
+}
+
 }  // namespace
 
 const Accelerator* Catalog::FindAccelerator(std::string_view name) const {
   for (const auto& a : accelerators) {
     if (NameMatches(name, a.id, a.aliases)) return &a;
   }
-  return nullptr;
+  // The same words in another order or spelling, when exactly one accelerator has them.
+  const std::vector<std::string> want = NameWords(name);
+  if (want.empty()) return nullptr;
+  const Accelerator* found = nullptr;
+  for (const auto& a : accelerators) {
+    bool match = NameWords(a.id) == want;
+    for (const auto& al : a.aliases) match = match || NameWords(al) == want;
+    if (!match) continue;
+    if (found && found != &a) return nullptr;  // ambiguous
+    found = &a;
+  }
+  return found;
 }
 
 const Cpu* Catalog::FindCpu(std::string_view name) const {

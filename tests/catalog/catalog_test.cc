@@ -385,6 +385,25 @@ TEST(Datasheet, DriverCapacity) {
   EXPECT_TRUE(mi->memory_source.empty());
 }
 
+// Names as papers, nvidia-smi and logs write them: the same words in another order, the vendor
+// and memory type dropped; a generation is a word of its own (SXM6 is not SXM5), and a name two
+// parts share resolves to none.
+TEST(Catalog, FindsAcceleratorsByTheirWords) {
+  const Catalog& cat = Builtin();
+  auto id = [&](const char* n) {
+    const Accelerator* a = cat.FindAccelerator(n);
+    return a ? a->id : std::string("none");
+  };
+  EXPECT_EQ(id("H100 SXM5 80GB"), "H100-SXM5-80GB");
+  EXPECT_EQ(id("NVIDIA A100-SXM4-40GB"), "A100-SXM4-40GB");
+  EXPECT_EQ(id("H100 SXM6 80GB"), "none");
+  EXPECT_EQ(id("A100 80GB PCIe"), id("A100-PCIE-80GB"));
+  EXPECT_NE(id("A100 80GB PCIe"), "none");
+  EXPECT_EQ(id("sxm"), "none");
+  EXPECT_EQ(id("80GB"), "none");
+  EXPECT_EQ(id(""), "none");
+}
+
 TEST(Datasheet, UnsupportedPrecisionsAreEmptyNotZero) {
   const Catalog& cat = Builtin();
   // T4 datasheet: no BF16/TF32/FP8 (gpu_specs.csv notes); V100: FP16 tensor only.
