@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <fmt/format.h>
 
+#include "base/enum_names.h"
 #include "gpuplan/quant_preset.h"
 #include "gpuplan/benchmark.h"
 #include "gpuplan/estimate.h"
@@ -219,7 +220,16 @@ Predicted PredictInferencePerf(const ModelSpec& m, const Json& w, const Json& hw
                         {"hbm_efficiency", dev.mem_eff, "case"}};
   }
   const Calibration& pcal = Num(w, "peak_tflops") ? roof_cal : cal;
-  const std::string scenario = Str(w, "scenario");
+  // The schema's scenarios (offline, server, single), also as MLPerf and tools spell them
+  // (SingleStream, Offline, Server, "online", "latency").
+  const std::string scenario = [&] {
+    const std::string v = internal::SquashName(Str(w, "scenario"));
+    if (v == "singlestream" || v == "single" || v == "latency" || v == "batch1")
+      return std::string("single");
+    if (v == "server" || v == "online" || v == "serving") return std::string("server");
+    if (v == "offline" || v == "throughput" || v == "batch") return std::string("offline");
+    return v;
+  }();
   const std::string engine_s = Str(w, "engine");
   auto batch = Int(w, "batch");
   // A public benchmark (MLPerf Inference) fixes what the case leaves unstated: the same rule as
