@@ -309,7 +309,14 @@ MemoryReport ReportOf(const std::string& framework, const std::string& source) {
 Engine EngineOf(const std::string& e) {
   // An unstated engine is the serving planner's default (`plan infer --engine vllm`).
   if (internal::Trim(e).empty()) return Engine::kVllm;
-  if (Contains(e, {"vllm"})) return Engine::kVllm;
+  // Continuous-batching engines with a paged KV cache serve like vLLM (LMDeploy's TurboMind,
+  // DeepSpeed-FastGen/MII, LightLLM, Aphrodite, a vLLM fork); NIM for LLMs runs TensorRT-LLM.
+  if (Contains(e, {"vllm", "lmdeploy", "turbomind", "fastgen", "deepspeed-mii", "lightllm",
+                   "aphrodite"}))
+    return Engine::kVllm;
+  if (Contains(e, {"nvidia nim", "nim-llm", "nim "}) ||
+      internal::ToLower(internal::Trim(e)) == "nim")
+    return Engine::kTrtLlm;
   if (Contains(e, {"sglang"})) return Engine::kSglang;
   if (Contains(e, {"tgi", "text-generation-inference"})) return Engine::kTgi;
   if (Contains(e, {"trt", "tensorrt"})) return Engine::kTrtLlm;
