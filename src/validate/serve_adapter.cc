@@ -276,7 +276,8 @@ Predicted PredictInferencePerf(const ModelSpec& m, const Json& w, const Json& hw
     if (!kv) return Unsupported{"unknown kv_precision \"" + Str(w, "kv_precision") + "\""};
     su.kv_precision = *kv;
     su.tp = Int(w, "tp").value_or(1);
-    su.engine = EngineOf(engine_s);
+    // The planner's vLLM default is a GPU engine; a CPU case naming none ran a static batch.
+    su.engine = engine_s.empty() && dev.cpu ? Engine::kTransformers : EngineOf(engine_s);
     su.beams = std::max(1, shape.beams.value_or(1));
     su.max_new_tokens = shape.max_output_len;
     // The engine's own concurrency limit where the case sets none (EngineDefaultMaxSeqs).
