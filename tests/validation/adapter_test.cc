@@ -37,14 +37,19 @@ std::string CaseLine(const std::string& kind, const std::string& preset,
          "}},\"metric\":\"" + metric + "\",\"measured\":1,\"source\":\"" + source + "\"}\n";
 }
 
-double Predicted(const std::string& line) {
+// The one case of `line`, scored with the built-in catalog (ok or not, with its reason).
+CaseResult Scored(const std::string& line) {
   auto cat = LoadBuiltinCatalog();
   EXPECT_TRUE(cat.ok());
   auto r = RunValidation(line, "t.jsonl", *cat);
   EXPECT_TRUE(r.ok()) << r.error().ToString();
-  if (!r.ok() || r->cases.size() != 1) return -1;
-  EXPECT_TRUE(r->cases[0].ok) << r->cases[0].reason;
-  return r->cases[0].predicted.value_or(-1);
+  return r.ok() && r->cases.size() == 1 ? r->cases[0] : CaseResult{};
+}
+
+double Predicted(const std::string& line) {
+  const CaseResult c = Scored(line);
+  EXPECT_TRUE(c.ok) << c.reason;
+  return c.predicted.value_or(-1);
 }
 
 // Unstated TP: FP8 Llama-2-70B (70 GB) barely fits one 80 GB H100, so TP1 replicas hold almost
@@ -323,20 +328,14 @@ TEST(ServeAdapter, QuantizationAndKvSpellings) {
       Predicted(line("\"precision\":\"bf16\",\"quantization\":\"compressed-tensors\"")), bf16);
   EXPECT_DOUBLE_EQ(Predicted(line("\"precision\":\"bf16\",\"kv_precision\":\"auto\"")), bf16);
   EXPECT_GT(Predicted(line("\"precision\":\"bf16\",\"kv_precision\":\"fp8_e5m2\"")), bf16);
-  auto cat = LoadBuiltinCatalog();
-  ASSERT_TRUE(cat.ok());
-  auto r = RunValidation(line("\"precision\":\"bf16\",\"kv_precision\":\"fp7\""), "t", *cat);
-  ASSERT_TRUE(r.ok());
-  ASSERT_EQ(r->cases.size(), 1u);
-  EXPECT_FALSE(r->cases[0].ok);
-  EXPECT_NE(r->cases[0].reason.find("kv_precision"), std::string::npos);
+  const CaseResult fp7 = Scored(line("\"precision\":\"bf16\",\"kv_precision\":\"fp7\""));
+  EXPECT_FALSE(fp7.ok);
+  EXPECT_NE(fp7.reason.find("kv_precision"), std::string::npos);
 }
 
 // A model named by a preset gpuplan lacks is read from the architecture the case gives with it;
 // without one it stays unsupported.
 TEST(CaseModel, UnknownPresetFallsBackToTheInlineArchitecture) {
-  auto cat = LoadBuiltinCatalog();
-  ASSERT_TRUE(cat.ok());
   const std::string tail =
       "\"hardware\":{\"gpu\":\"A100-SXM4-80GB\",\"gpus\":1},\"workload\":{\"infer\":{"
       "\"precision\":\"fp16\",\"tp\":1,\"input_len\":128,\"output_len\":128,"
@@ -346,10 +345,7 @@ TEST(CaseModel, UnknownPresetFallsBackToTheInlineArchitecture) {
       "\"layers\":32,\"hidden\":4096,\"heads\":32,\"kv_heads\":32,\"ffn_hidden\":11008,"
       "\"gated_mlp\":true,\"vocab\":32000";
   auto run = [&](const std::string& model) {
-    auto r = RunValidation(
-        "{\"id\":\"m\",\"kind\":\"infer_throughput\",\"model\":{" + model + "}," + tail, "t", *cat);
-    EXPECT_TRUE(r.ok());
-    return r.ok() && r->cases.size() == 1 ? r->cases[0] : CaseResult{};
+    return Scored("{\"id\":\"m\",\"kind\":\"infer_throughput\",\"model\":{" + model + "}," + tail);
   };
   const CaseResult named = run("\"preset\":\"Llama-2-7B\"");
   const CaseResult unknown = run("\"preset\":\"Llama-2-7B-chat-hf-finetune\"," + inline_arch);
@@ -365,13 +361,7 @@ TEST(CaseModel, UnknownPresetFallsBackToTheInlineArchitecture) {
 // accumulation (HF Trainer, DeepSpeed defaults) and, where its GPU could not hold the
 // activations otherwise, the least recompute that fits.
 TEST(TrainAdapter, UnstatedTrainingFieldsFollowTheRun) {
-  auto cat = LoadBuiltinCatalog();
-  ASSERT_TRUE(cat.ok());
-  auto run = [&](const std::string& line) {
-    auto r = RunValidation(line, "t", *cat);
-    EXPECT_TRUE(r.ok());
-    return r.ok() && r->cases.size() == 1 ? r->cases[0] : CaseResult{};
-  };
+  const auto run = Scored;
   auto speed = [](const std::string& cp) {
     return CaseLine("train_throughput", "Llama-3.1-8B",
                     "\"gpu\":\"H100-SXM5-80GB\",\"gpus\":16,\"gpus_per_node\":8", "train",
@@ -442,18 +432,13 @@ TEST(ServeAdapter, UnstatedEngineAndTensorParallel) {
 // conventions: Llama-2-70B given as layers, hidden and 68.98B parameters only predicts like the
 // full shape (GQA 8, SwiGLU, 28672-wide MLP, 64 heads).
 TEST(CaseModel, ShapeLeftOpenFollowsTheParameterCount) {
-  auto cat = LoadBuiltinCatalog();
-  ASSERT_TRUE(cat.ok());
   const std::string tail =
       "\"hardware\":{\"gpu\":\"H100-SXM5-80GB\",\"gpus\":4},\"workload\":{\"infer\":{"
       "\"precision\":\"bf16\",\"tp\":4,\"input_len\":1024,\"output_len\":512,"
       "\"scenario\":\"offline\",\"engine\":\"vllm\"}},\"metric\":\"output_tokens_per_s\","
       "\"measured\":1000,\"source\":\"x\"}\n";
   auto run = [&](const std::string& model) {
-    auto r = RunValidation(
-        "{\"id\":\"m\",\"kind\":\"infer_throughput\",\"model\":{" + model + "}," + tail, "t", *cat);
-    EXPECT_TRUE(r.ok());
-    return r.ok() && r->cases.size() == 1 ? r->cases[0] : CaseResult{};
+    return Scored("{\"id\":\"m\",\"kind\":\"infer_throughput\",\"model\":{" + model + "}," + tail);
   };
   const CaseResult full =
       run("\"arch\":\"dense\",\"params\":68976648192,\"layers\":80,\"hidden\":8192,\"heads\":64,"
