@@ -138,6 +138,15 @@ std::variant<TrainSetup, Unsupported> BuildTrain(const ModelSpec& m, const Json&
     // 7B_lora_single_device.yaml).
     if (Str(w, "recompute").empty()) s.opt.recompute = Recompute::kFull;
     if (!Int(w, "micro_batch")) s.opt.micro_batch = 2;
+    // Its single-device full fine-tuning configs train with bitsandbytes' PagedAdamW8bit and
+    // the optimizer step fused into the backward pass (llama3_1/8B_full_single_device.yaml,
+    // llama3_2/3B_full_single_device.yaml: `optimizer_in_bwd: True`, "True saves memory").
+    // A case that names its optimizer ran its own optimizer setup: neither applies.
+    if (s.opt.method == TrainMethod::kFull && Str(w, "optimizer").empty() &&
+        Contains(framework, {"single_device", "single device", "single-device"})) {
+      s.opt.optimizer = Optimizer::kAdamW8bit;
+      if (!Bool(w, "optimizer_in_bwd")) s.opt.optimizer_in_backward = true;
+    }
     // Pure bf16 and the chunked loss (compiled with `compile=True`, training.compile_loss):
     // ApplyFrameworkMemory at the end of BuildTrain.
   }

@@ -492,5 +492,22 @@ TEST(ServeAdapter, UnstatedLengthsAreThePlannersDefaults) {
   EXPECT_DOUBLE_EQ(Predicted(line("")), Predicted(line(",\"input_len\":512,\"output_len\":256")));
 }
 
+// torchtune's single-device full fine-tuning configs train with PagedAdamW8bit and the optimizer
+// step in the backward pass: a case naming neither its optimizer nor in-bwd ran those.
+TEST(TrainAdapter, TorchtuneSingleDeviceDefaults) {
+  auto mem = [](const std::string& extra) {
+    return CaseLine("memory", "Llama-3.2-3B", "\"gpu\":\"A100-SXM4-80GB\",\"gpus\":1", "train",
+                    "\"method\":\"full\",\"precision\":\"bf16\",\"tp\":1,\"pp\":1,\"dp\":1,"
+                    "\"global_batch\":4,\"seq_len\":2048,\"framework\":\"torchtune "
+                    "full_finetune_single_device\"" +
+                        extra,
+                    "memory_gib");
+  };
+  const double silent = Predicted(mem(""));
+  EXPECT_DOUBLE_EQ(silent,
+                   Predicted(mem(",\"optimizer\":\"adamw-8bit\",\"optimizer_in_bwd\":true")));
+  EXPECT_LT(silent, Predicted(mem(",\"optimizer\":\"adamw\"")));
+}
+
 }  // namespace
 }  // namespace gpuplan
