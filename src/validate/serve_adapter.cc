@@ -427,10 +427,17 @@ Predicted PredictInferencePerf(const ModelSpec& m, const Json& w, const Json& hw
     if (metric == "samples_per_s") return r.samples_per_s * replicas;
     return Unsupported{"metric \"" + metric + "\" is not predicted for LLM serving yet"};
   }
+  // Encoder-decoder models generate token by token after the encoder: the planner does not
+  // model that yet (plan infer refuses them), and one encoder forward is not their latency.
+  if (m.arch == ModelArch::kEncoderDecoder) {
+    return Unsupported{"serving encoder-decoder models (" + m.name +
+                       ") is not modelled yet: their decoding is not an encoder forward"};
+  }
   // Encoders, ViTs, CNNs: one forward per batch; diffusion UNets: the sampling loop per image
   // (a benchmark's steps and guidance, else diffusers' defaults: the planner's rule).
   const DiffusionSampling sampling = SamplingOf(shape);
-  const int seq = shape.input_len.value_or(m.arch == ModelArch::kEncoder ? 128 : 1);
+  // Unstated: the planner's request shape (encoders 128 tokens, a ViT its patches + 1).
+  const int seq = shape.input_len.value_or(DefaultServeInputLen(m));
   if (!m.is_transformer() && !m.gflops_per_sample) {
     return Unsupported{"non-transformer model without gflops_per_sample"};
   }

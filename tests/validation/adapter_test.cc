@@ -509,5 +509,24 @@ TEST(TrainAdapter, TorchtuneSingleDeviceDefaults) {
   EXPECT_LT(silent, Predicted(mem(",\"optimizer\":\"adamw\"")));
 }
 
+// A vision transformer serving case without a sequence length runs its image's patches + 1
+// (ViT-L/16 at 224: 197 tokens), as the planner does, not one token; encoder-decoder models are
+// not a forward pass and are unsupported, as in the planner.
+TEST(ServeAdapter, VisionSequenceAndEncoderDecoders) {
+  auto vit = [](const std::string& extra) {
+    return CaseLine("infer_latency", "ViT-L/16", "\"gpu\":\"A100-SXM4-80GB\",\"gpus\":1", "infer",
+                    "\"precision\":\"fp16\",\"batch\":8,\"scenario\":\"single\"" + extra,
+                    "latency_ms");
+  };
+  EXPECT_DOUBLE_EQ(Predicted(vit("")), Predicted(vit(",\"seq_len\":197")));
+  const CaseResult whisper = Scored(CaseLine(
+      "infer_latency", "Whisper-large-v3", "\"gpu\":\"A100-SXM4-80GB\",\"gpus\":1", "infer",
+      "\"precision\":\"fp16\",\"batch\":1,\"scenario\":\"single\",\"seq_len\":1500,"
+      "\"output_len\":100",
+      "latency_ms"));
+  EXPECT_FALSE(whisper.ok);
+  EXPECT_NE(whisper.reason.find("encoder-decoder"), std::string::npos) << whisper.reason;
+}
+
 }  // namespace
 }  // namespace gpuplan
