@@ -263,6 +263,9 @@ Result<TrainJobSpec> ParseJob(const YAML::Node& root, const Reader& r) {
       return r.Fail(*bench, "unknown benchmark " + Excerpt(*name), "known: " + known);
     }
     const bool peft = job.method == TrainMethod::kLora || job.method == TrainMethod::kQlora;
+    // An unstated batch is the benchmark's reference batch: the one its samples to the target
+    // are measured at (a larger one needs more samples, SamplesToTarget).
+    if (job.global_batch <= 0 && b->ref_global_batch > 0) job.global_batch = b->ref_global_batch;
     // samples per epoch x epochs, so that dataset_size / samples is the bytes of one sample.
     const double total =
         b->SamplesToTarget(job.global_batch) * (1 + b->EvalOverhead(peft ? 0.5 : 1.0 / 3.0));

@@ -867,6 +867,17 @@ TEST(JobYaml, BenchmarkSetsSamplesToTarget) {
   EXPECT_NEAR(lora->samples * lora->epochs, l->samples_to_target * (1 + 173.0 / 384.0 * 0.5), 1e-6);
 }
 
+// A benchmark job without a batch runs the benchmark's reference batch, the one its samples to
+// the target are measured at.
+TEST(JobYaml, BenchmarkWithoutBatchRunsItsReferenceBatch) {
+  const TrainBenchmark* b = FindTrainBenchmark("mlperf/resnet");
+  ASSERT_NE(b, nullptr);
+  auto job =
+      ParseTrainJobYaml("model: resnet-50\ntrain:\n  data: {benchmark: mlperf/resnet}\n", "b.yaml");
+  ASSERT_TRUE(job.ok()) << job.error().ToString();
+  EXPECT_EQ(job->global_batch, b->ref_global_batch);
+}
+
 TEST(JobYaml, BenchmarkErrorsNameTheFieldAndTheFix) {
   auto unknown =
       ParseTrainJobYaml("model: resnet-50\ntrain:\n  data: {benchmark: mlperf/nope}\n", "u.yaml");
