@@ -62,15 +62,17 @@ const EnumName<E>* FindSquashedIn(const EnumName<E> (&table)[N], const std::stri
 }
 
 // The value whose name or alias is `s`, case- and separator-insensitive ("AdamW_8bit" is
-// "adamw-8bit"), or else whose name is the last dotted component of `s` (a class path as
-// configs write it: "torch.optim.AdamW", "bitsandbytes.optim.PagedAdamW8bit"); nullopt when
-// neither names a row.
+// "adamw-8bit"); with `class_path`, also the row named by the last component of a dotted
+// class path as configs write it ("torch.optim.AdamW", "bitsandbytes.optim.PagedAdamW8bit");
+// nullopt when none names a row.
 template <class E, std::size_t N>
-std::optional<E> ParseIn(const EnumName<E> (&table)[N], std::string_view s) {
+std::optional<E> ParseIn(const EnumName<E> (&table)[N], std::string_view s,
+                         bool class_path = false) {
   const std::string trimmed = Trim(s);
   const std::string_view t = trimmed;
   if (const auto* row = FindSquashedIn(table, SquashName(t))) return row->value;
-  if (const std::size_t dot = t.rfind('.'); dot != std::string_view::npos && dot + 1 < t.size()) {
+  if (const std::size_t dot = t.rfind('.');
+      class_path && dot != std::string_view::npos && dot > 0 && dot + 1 < t.size()) {
     if (const auto* row = FindSquashedIn(table, SquashName(t.substr(dot + 1)))) return row->value;
   }
   return std::nullopt;

@@ -102,7 +102,7 @@ std::optional<TrainMethod> ParseTrainMethod(std::string_view s) {
   return internal::ParseIn(kTrainMethodNames, s);
 }
 std::optional<Optimizer> ParseOptimizer(std::string_view s) {
-  return internal::ParseIn(kOptimizerNames, s);
+  return internal::ParseIn(kOptimizerNames, s, /*class_path=*/true);
 }
 std::optional<Recompute> ParseRecompute(std::string_view s) {
   return internal::ParseIn(kRecomputeNames, s);

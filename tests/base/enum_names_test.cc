@@ -90,6 +90,7 @@ TEST(EnumNames, SeparatorsAndClassPaths) {
   EXPECT_EQ(ParsePrecision("W8A8-INT8"), Precision::kInt8);
   EXPECT_EQ(ParsePrecision("fp4"), std::nullopt);  // no FP4 format is modelled
   EXPECT_EQ(ParseEngine("trt_llm"), Engine::kTrtLlm);
+  EXPECT_EQ(ParseTrainMethod("x.lora"), std::nullopt);  // class paths name optimizers only
 }
 
 TEST(EnumNames, DidYouMeanUsesTheTable) {
