@@ -271,8 +271,9 @@ Result<Output> RunPlanTrain(const GlobalOptions& g, const PlanTrainArgs& a) {
                 (job->benchmark.empty() ? "" : " to the " + job->benchmark + " target"),
       job->epochs > 1 ? fmt::format("{:.4g} epochs", job->epochs) : "1 epoch", job->seq_len,
       job->global_batch > 0 ? fmt::format("{}", job->global_batch)
-      : res->plans.empty()
-          ? fmt::format("{} (default)", DefaultGlobalBatch(*job))
+      : res->plans.empty() || DefaultGlobalBatch(*job, 0) == DefaultGlobalBatch(*job, 1 << 20)
+          ? fmt::format("{} (default)",
+                        res->plans.empty() ? DefaultGlobalBatch(*job) : res->plans[0].global_batch)
           : fmt::format("{} (default at the top plan's {} GPUs; it grows with the cluster)",
                         res->plans[0].global_batch, res->plans[0].par.gpus()),
       ObjectiveName(job->objective),
