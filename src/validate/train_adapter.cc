@@ -480,6 +480,13 @@ Predicted PredictTrainingPerf(ModelSpec m, const Json& w, const Json& hwj,
   for (double headroom : {1.0, 1.15}) {
     if (!best) best = BestTrainLayout(m, s.opt, job, hw, cal, headroom, fixed);
   }
+  // Still nothing, with part of the layout open: the fastest layout under full recompute (the
+  // memory-saving setting a run that does not fit otherwise uses), memory aside.
+  if (!best && !(fixed.tp && fixed.pp && fixed.dp)) {
+    LayoutConstraints saving = fixed;
+    if (!saving.recompute) saving.recompute = Recompute::kFull;
+    best = BestTrainLayout(m, s.opt, job, hw, cal, 1e6, saving);
+  }
   if (best) {
     s.par = best->par;
     s.opt = best->opt;

@@ -399,6 +399,14 @@ TEST(TrainAdapter, UnstatedTrainingFieldsFollowTheRun) {
                         rc,
                     "memory_gib");
   };
+  // A run that fits nothing in the memory model (405B full training on one 8-GPU node) with
+  // part of its layout open is still predicted: the fastest layout under full recompute.
+  const CaseResult huge = run(CaseLine(
+      "train_throughput", "Llama-3.1-405B", "\"gpu\":\"H100-SXM5-80GB\",\"gpus\":8", "train",
+      "\"method\":\"full\",\"precision\":\"bf16\",\"pp\":1,\"dp\":1,\"global_batch\":8,"
+      "\"seq_len\":4096,\"framework\":\"NeMo\"",
+      "tokens_per_s_per_gpu"));
+  EXPECT_TRUE(huge.ok) << huge.reason;
   const CaseResult none = run(big(",\"recompute\":\"none\""));
   const CaseResult unstated = run(big(""));
   ASSERT_TRUE(none.ok && unstated.ok);
