@@ -47,6 +47,35 @@ int SaveSteps(const Plan& p) {
                   static_cast<int>(std::lround(p.checkpoint_interval_h * 3600.0 / p.step_time_s)));
 }
 
+namespace {
+
+// The Trainer's `optim` (transformers OptimizerNames) for the plan's optimizer, so the launch
+// keeps the optimizer states the plan's memory was sized with; "" for AdamW (the Trainer's
+// default) and for optimizers the Trainer does not ship (Adam-mini, Muon: the script says so).
+std::string HfOptim(const std::string& optimizer) {
+  static const std::pair<const char*, const char*> kOptim[] = {
+      {"sgd", "sgd"},
+      {"lion", "lion_32bit"},
+      {"adamw-8bit", "adamw_bnb_8bit"},
+      {"adamw-4bit", "adamw_torch_4bit"},
+      {"adafactor", "adafactor"},
+      {"rmsprop", "rmsprop"},
+      {"adagrad", "adagrad"},
+      {"lion-8bit", "lion_8bit"},
+      {"ademamix", "ademamix"},
+  };
+  for (const auto& [plan, hf] : kOptim) {
+    if (optimizer == plan) return hf;
+  }
+  return "";
+}
+
+bool HfHasOptim(const std::string& optimizer) {
+  return optimizer == "adamw" || optimizer == "adam" || !HfOptim(optimizer).empty();
+}
+
+}  // namespace
+
 ojson HfTrainingArgs(const Plan& p) {
   ojson a;
   a["output_dir"] = std::string(kNvmeDir) + "/" + Slug(p.model);
@@ -54,6 +83,7 @@ ojson HfTrainingArgs(const Plan& p) {
   a["gradient_accumulation_steps"] = p.grad_accum;
   a["bf16"] = p.precision == "bf16" || p.precision == "fp8";
   a["fp16"] = p.precision == "fp16";
+  if (const std::string o = HfOptim(p.optimizer); !o.empty()) a["optim"] = o;
   a["gradient_checkpointing"] = p.recompute != "none";
   if (p.recompute != "none") a["gradient_checkpointing_kwargs"] = {{"use_reentrant", false}};
   a["save_strategy"] = p.checkpoint_interval_h > 0 ? "steps" : "no";
@@ -119,6 +149,10 @@ std::vector<EmittedFile> EmitHf(const Plan& p) {
   }
   if (p.method == "lora" || p.method == "qlora") {
     py += "# The plan is " + p.method + ": wrap the model with peft before building the Trainer.\n";
+  }
+  if (!HfHasOptim(p.optimizer)) {
+    py += "# The plan's optimizer " + p.optimizer +
+          " is not a Trainer `optim`: pass it as Trainer(optimizers=(opt, None)).\n";
   }
   if (p.precision == "fp8")
     py += "# fp8 training needs Transformer Engine; bf16 is set for the rest.\n";

@@ -115,6 +115,8 @@ std::vector<std::string> MegatronArgs(const Plan& p, const ModelSpec& m) {
       a.insert(a.end(), {"--moe-layer-freq", pattern + "])"});
     }
   }
+  // Megatron-LM's --optimizer is adam (decoupled weight decay: AdamW) or sgd.
+  if (p.optimizer == "sgd") a.insert(a.end(), {"--optimizer", "sgd"});
   if (p.zero_stage >= 1) a.push_back("--use-distributed-optimizer");
   if (p.precision == "fp16") {
     a.push_back("--fp16");
@@ -168,6 +170,12 @@ TrainLaunch MakeTrainLaunch(const Plan& p) {
         "framework {} (pretrain_gpt.py from Megatron-LM; set DATA_PATH, the indexed dataset "
         "prefix, and LR)",
         p.framework);
+    if (p.optimizer != "adamw" && p.optimizer != "adam" && p.optimizer != "sgd") {
+      l.framework_note += fmt::format(
+          "; NOTE: Megatron-LM has no {} optimizer: this launch trains with Adam, whose fp32 "
+          "states need more memory than the plan assumed",
+          p.optimizer);
+    }
     l.setup =
         "git clone --depth 1 https://github.com/NVIDIA/Megatron-LM.git && pip install -e "
         "Megatron-LM\n";

@@ -178,6 +178,7 @@ json TrainPlanDocument(const TrainJobSpec& job, const TrainPlanResult& res, cons
               {"params", pc.total},
               {"method", TrainMethodName(job.method)},
               {"precision", PrecisionName(job.precision)},
+              {"optimizer", OptimizerName(job.optimizer)},
               {"tokens", job.TotalTokens()},
               {"seq_len", job.seq_len},
               // An unstated batch grows with the cluster: the top plan's (each plan has its own).

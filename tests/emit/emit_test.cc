@@ -613,6 +613,35 @@ TEST(Emit, FsdpLayoutsLaunchFsdpAndRefuseTensorParallel) {
   }
 }
 
+// The Trainer launch keeps the plan's optimizer (its states sized the memory): 8-bit AdamW is
+// bitsandbytes' `optim`, AdamW the Trainer's default (no key), an optimizer the Trainer lacks a
+// comment in the script.
+TEST(Emit, TrainerLaunchKeepsThePlansOptimizer) {
+  json doc = json::parse(PlanText(Scenarios()[4]));
+  json& l = doc["plans"][0]["layout"];
+  l["framework"] = "fsdp";
+  l["zero_stage"] = 3;
+  l["tp"] = 1;
+  l["pp"] = 1;
+  l["vpp"] = 1;
+  auto optim = [&](const char* o) {
+    doc["job"]["optimizer"] = o;
+    auto r = gpuplan::Emit(doc.dump(), "hf", {}, Cat());
+    EXPECT_TRUE(r) << r.error().ToString();
+    if (!r) return std::string("?");
+    return json::parse(Find(*r, "training_args.json")->contents).value("optim", std::string());
+  };
+  EXPECT_EQ(optim("adamw-8bit"), "adamw_bnb_8bit");
+  EXPECT_EQ(optim("adafactor"), "adafactor");
+  EXPECT_EQ(optim("adamw"), "");
+  EXPECT_EQ(optim("muon"), "");
+  auto r = gpuplan::Emit(doc.dump(), "hf", {}, Cat());
+  ASSERT_TRUE(r);
+  bool noted = false;
+  for (const auto& f : *r) noted = noted || Has(f.contents, "optimizer muon is not a Trainer");
+  EXPECT_TRUE(noted);
+}
+
 // A torchtune layout was sized with torchtune's memory (pure bf16): gpuplan writes no `tune run`
 // launch yet, and its Trainer/DeepSpeed launches would need more memory. Exit 2 naming the field.
 TEST(Emit, TorchtuneLayoutsAreNotYetLaunched) {
