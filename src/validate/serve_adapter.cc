@@ -331,9 +331,10 @@ Predicted PredictInferencePerf(const ModelSpec& m, const Json& w, const Json& hw
       // (EvaluateGpuShape): among 1, 2, 4, 8 dividing the GPUs and the heads, the one whose
       // replicas fit and give the most throughput per GPU. MLPerf submitters tune it the same
       // way (NVIDIA's v4.1 Llama-2-70B: TP2 on H100 80 GB, TP1 on H200 141 GB). A measurement of
-      // one request at a time gains nothing from replicas: it ran one replica over the GPUs of a
-      // node, the widest degree that fits (the lowest latency). docs/model.md 12.6.
-      const bool one_request = scenario == "single";
+      // one request at a time, or of one static batch (an engine benchmark's "batch 64 on 4
+      // GPUs"), gains nothing from replicas: it ran one replica over the GPUs of a node, the
+      // widest degree that fits. docs/model.md 12.6.
+      const bool one_request = scenario == "single" || batch.has_value();
       double best = -1;
       int best_tp = 1;
       for (int tp : {1, 2, 4, 8}) {
