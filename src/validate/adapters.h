@@ -33,6 +33,9 @@ std::string Str(const Json& j, const char* key);
 std::optional<bool> Bool(const Json& j, const char* key);
 // Case-insensitive: does `hay` contain any of `needles`?
 bool Contains(const std::string& hay, std::initializer_list<const char*> needles);
+// The precision a case's text names: a name ParsePrecision reads, else the first format named
+// inside a longer text ("BF16 mixed precision", "FP8 (E4M3)"); nullopt when none is.
+std::optional<Precision> PrecisionInText(const std::string& text);
 
 // A case the library cannot predict, with the reason (counts against coverage).
 struct Unsupported {

@@ -160,6 +160,18 @@ bool Contains(const std::string& hay, std::initializer_list<const char*> needles
   return false;
 }
 
+std::optional<Precision> PrecisionInText(const std::string& text) {
+  if (auto p = ParsePrecision(text)) return p;
+  if (Contains(text, {"fp8", "e4m3", "e5m2", "float8"})) return Precision::kFp8;
+  if (Contains(text, {"bf16", "bfloat16"})) return Precision::kBf16;
+  if (Contains(text, {"fp16", "float16", "half"})) return Precision::kFp16;
+  if (Contains(text, {"tf32"})) return Precision::kTf32;
+  if (Contains(text, {"fp32", "float32"})) return Precision::kFp32;
+  if (Contains(text, {"int8", "w8a8", "w8a16"})) return Precision::kInt8;
+  if (Contains(text, {"int4", "w4a16", "4-bit", "4bit"})) return Precision::kInt4;
+  return std::nullopt;
+}
+
 std::variant<ModelSpec, Unsupported> CaseModel(const Json& mj) {
   std::string preset = Str(mj, "preset");
   if (!preset.empty()) {

@@ -33,8 +33,21 @@ std::variant<CaseWeights, Unsupported> ServeWeights(const ModelSpec& m, const Js
                                                     Precision dtype_fallback) {
   CaseWeights cw{m.dtype == Precision::kFp32 ? dtype_fallback : m.dtype, m.quant};
   if (const std::string v = Str(w, "precision"); !v.empty()) {
-    if (!ApplyQuantName(v, "precision", cw.precision, cw.quant))
-      return Unsupported{"unknown precision \"" + v + "\""};
+    if (!ApplyQuantName(v, "precision", cw.precision, cw.quant)) {
+      // A method or format named inside a longer text ("AWQ 4-bit", "FP8 (E4M3)").
+      const QuantPreset* q = nullptr;
+      for (const char* method : {"awq", "gptq", "nf4", "bitsandbytes", "q4_k_m", "q4_0"}) {
+        if (!q && Contains(v, {method})) q = FindQuantPreset(method);
+      }
+      if (q) {
+        cw.quant = q->Spec();
+      } else if (auto p = PrecisionInText(v)) {
+        cw.precision = *p;
+        cw.quant.reset();
+      } else {
+        return Unsupported{"unknown precision \"" + v + "\""};
+      }
+    }
   }
   // A method the planner does not know (compressed-tensors, modelopt: formats whose bits the
   // precision field states) leaves the weights as `precision` says.
@@ -53,7 +66,13 @@ std::optional<Precision> ServeKvPrecision(const Json& w, Precision weights) {
   if (k.empty()) return DefaultKvPrecision(weights);
   if (auto p = ParsePrecision(k); p && *p == Precision::kInt4) return p;
   auto r = ParseKvPrecision(k, "kv_precision", weights);
-  return r ? std::optional<Precision>(*r) : std::nullopt;
+  if (r) return *r;
+  // A format named inside a longer text ("FP8 (E4M3)", "int8 KV cache"); 16-bit KV is bf16.
+  auto p = PrecisionInText(k);
+  if (!p && Contains(k, {"q8"})) p = Precision::kInt8;
+  if (p && (*p == Precision::kFp16 || *p == Precision::kFp32 || *p == Precision::kTf32))
+    p = Precision::kBf16;
+  return p;
 }
 
 }  // namespace

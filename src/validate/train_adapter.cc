@@ -56,7 +56,7 @@ std::variant<TrainSetup, Unsupported> BuildTrain(const ModelSpec& m, const Json&
   s.opt.method = *method;
   std::string prec = Str(w, "precision");
   if (!prec.empty()) {
-    auto p = ParsePrecision(prec);
+    auto p = PrecisionInText(prec);  // "bf16", or a longer text naming it ("BF16 AMP")
     if (!p) return Unsupported{"unknown precision \"" + prec + "\""};
     s.opt.precision = *p;
   }

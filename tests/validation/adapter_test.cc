@@ -328,6 +328,11 @@ TEST(ServeAdapter, QuantizationAndKvSpellings) {
       Predicted(line("\"precision\":\"bf16\",\"quantization\":\"compressed-tensors\"")), bf16);
   EXPECT_DOUBLE_EQ(Predicted(line("\"precision\":\"bf16\",\"kv_precision\":\"auto\"")), bf16);
   EXPECT_GT(Predicted(line("\"precision\":\"bf16\",\"kv_precision\":\"fp8_e5m2\"")), bf16);
+  // A format named inside a longer text.
+  EXPECT_DOUBLE_EQ(Predicted(line("\"precision\":\"AWQ 4-bit (GEMM)\"")),
+                   Predicted(line("\"precision\":\"awq\"")));
+  EXPECT_DOUBLE_EQ(Predicted(line("\"precision\":\"bf16\",\"kv_precision\":\"FP8 (E4M3)\"")),
+                   Predicted(line("\"precision\":\"bf16\",\"kv_precision\":\"fp8\"")));
   const CaseResult fp7 = Scored(line("\"precision\":\"bf16\",\"kv_precision\":\"fp7\""));
   EXPECT_FALSE(fp7.ok);
   EXPECT_NE(fp7.reason.find("kv_precision"), std::string::npos);
