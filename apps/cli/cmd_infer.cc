@@ -259,7 +259,7 @@ void AddServeOptions(CLI::App* c, InferArgs& a) {
   c->add_option("--tpot-ms", a.tpot_ms, "TPOT p99 SLO, ms");
   c->add_option("--e2e-ms", a.e2e_ms, "End-to-end p99 SLO, ms");
   c->add_option("--precision", a.precision, "Weights: bf16 | fp16 | fp8 | int8 | int4");
-  c->add_option("--quant", a.quant, "awq | gptq | nf4 | int8 | int4 | fp8");
+  c->add_option("--quant", a.quant, "awq | gptq | nf4 | nvfp4 | mxfp4 | int8 | int4 | fp8");
   c->add_option("--kv-precision", a.kv_precision, "KV cache: bf16 | fp16 | fp8 | int8");
   c->add_option("--engine", a.engine, "vllm | trt-llm | sglang | tgi | transformers")
       ->capture_default_str();

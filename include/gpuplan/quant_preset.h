@@ -26,6 +26,8 @@ enum class QuantPresetId {
   kInt4G128,           // generic 4-bit weight-only, group 128 (what "int4" means)
   kGgufQ4_0,           // llama.cpp GGUF Q4_0
   kGgufQ4KM,           // llama.cpp GGUF Q4_K_M (the common GGUF download)
+  kNvfp4,              // NVIDIA NVFP4: FP4 E2M1 in blocks of 16 with an FP8 E4M3 scale
+  kMxfp4,              // OCP MXFP4: FP4 E2M1 in blocks of 32 with an E8M0 scale
 };
 
 // One preset: the QuantSpec it stands for and where its numbers come from.

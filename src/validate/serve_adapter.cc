@@ -36,7 +36,8 @@ std::variant<CaseWeights, Unsupported> ServeWeights(const ModelSpec& m, const Js
     if (!ApplyQuantName(v, "precision", cw.precision, cw.quant)) {
       // A method or format named inside a longer text ("AWQ 4-bit", "FP8 (E4M3)").
       const QuantPreset* q = nullptr;
-      for (const char* method : {"awq", "gptq", "nf4", "bitsandbytes", "q4_k_m", "q4_0"}) {
+      for (const char* method :
+           {"awq", "gptq", "nvfp4", "mxfp4", "fp4", "nf4", "bitsandbytes", "q4_k_m", "q4_0"}) {
         if (!q && Contains(v, {method})) q = FindQuantPreset(method);
       }
       if (q) {

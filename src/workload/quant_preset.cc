@@ -120,6 +120,30 @@ const std::vector<QuantPreset>& QuantPresets() {
        "Q4_K_M (llama-quantize) stores attn_v, half of the ffn_down tensors and the output "
        "matrix as Q6_K (210 bytes per 256, 6.56 bits): ~15% of a 7B model's weights, 4.81 "
        "bits/weight on average"},
+      // FP4 weights are read at their bits; the GEMMs are costed as 16-bit (W4A16, as the other
+      // 4-bit formats: MathPrecision), since the catalog has no FP4 tensor rate: on Blackwell,
+      // whose FP4 tensor cores run at twice FP8, prefill is overestimated.
+      {QuantPresetId::kNvfp4,
+       "nvfp4",
+       {"nvfp4", "fp4", "modelopt-fp4", "modelopt_fp4"},
+       4,
+       16,
+       false,
+       false,
+       8,
+       "NVIDIA NVFP4 (Blackwell; TensorRT Model Optimizer, vLLM modelopt_fp4): FP4 E2M1 values in "
+       "16-element micro-blocks with one FP8 E4M3 scale each (plus one FP32 scale per tensor): "
+       "4.5 bits/weight"},
+      {QuantPresetId::kMxfp4,
+       "mxfp4",
+       {"mxfp4"},
+       4,
+       32,
+       false,
+       false,
+       8,
+       "OCP Microscaling spec v1.0 MXFP4 (gpt-oss checkpoints): FP4 E2M1 values in 32-element "
+       "blocks with one E8M0 scale each: 4.25 bits/weight"},
   };
   return k;
 }
@@ -161,7 +185,7 @@ Status ApplyQuantName(std::string_view name, std::string_view field, Precision& 
   }
   return MakeError(ErrorCode::kInvalidArgument, std::string(field),
                    "unknown quantization \"" + std::string(name) + "\"",
-                   "use awq, gptq, nf4, int8, int4 or fp8");
+                   "use awq, gptq, nf4, nvfp4, mxfp4, int8, int4 or fp8");
 }
 
 Precision DefaultKvPrecision(Precision weight_precision) {

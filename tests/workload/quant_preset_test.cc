@@ -9,7 +9,7 @@ namespace {
 
 TEST(QuantPreset, TableIsInIdOrderWithASourcePerRow) {
   const auto& table = QuantPresets();
-  ASSERT_EQ(table.size(), static_cast<std::size_t>(QuantPresetId::kGgufQ4KM) + 1);
+  ASSERT_EQ(table.size(), static_cast<std::size_t>(QuantPresetId::kMxfp4) + 1);
   for (std::size_t i = 0; i < table.size(); ++i) {
     EXPECT_EQ(static_cast<std::size_t>(table[i].id), i) << table[i].method;
     EXPECT_FALSE(table[i].source.empty()) << table[i].method;
@@ -38,6 +38,9 @@ TEST(QuantPreset, EffectiveBitsMatchThePublishedLayouts) {
       // (210 bytes per 256).
       {QuantPresetId::kGgufQ4KM, 0.85 * 144 * 8 / 256 + 0.15 * 210 * 8 / 256, "Q4_K_M"},
       {QuantPresetId::kInt8, 8, "per-channel scales"},
+      // NVFP4: an FP8 scale per 16 FP4 values; MXFP4: an E8M0 scale per 32.
+      {QuantPresetId::kNvfp4, 4.5, "NVIDIA NVFP4"},
+      {QuantPresetId::kMxfp4, 4.25, "OCP MX v1.0 MXFP4"},
       {QuantPresetId::kFp8, 8, "per-tensor scales"},
   };
   for (const auto& r : rows) {
@@ -58,7 +61,8 @@ TEST(QuantPreset, UserNamesSelectTheWeightOnlyMethods) {
   EXPECT_EQ(QuantPresetNames(),
             (std::vector<std::string>{"awq", "awq-marlin", "int4-awq", "gptq", "gptq-marlin",
                                       "int4-gptq", "nf4", "bnb-nf4", "bitsandbytes", "bnb-4bit",
-                                      "q4_0", "gguf-q4_0", "q4_k_m", "gguf-q4_k_m"}));
+                                      "q4_0", "gguf-q4_0", "q4_k_m", "gguf-q4_k_m", "nvfp4", "fp4",
+                                      "modelopt-fp4", "modelopt_fp4", "mxfp4"}));
 }
 
 }  // namespace
