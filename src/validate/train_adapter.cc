@@ -280,21 +280,31 @@ Predicted PredictTrainingMemory(const ModelSpec& m, const Json& w, const Json& h
     // train_batch_size / dp). Megatron-LM and NeMo recipes run micro-batch 1 and accumulate;
     // torchtune recipes set batch_size 2 (BuildTrain).
     const TrainFramework fk = TrainFrameworkFromText(Str(w, "framework"));
-    if (!Int(w, "micro_batch") && Int(w, "global_batch") && fk != TrainFramework::kTorchtune &&
-        fk != TrainFramework::kMegatronLegacy && fk != TrainFramework::kMegatronCore) {
+    const bool micro_defaulted =
+        !Int(w, "micro_batch") && Int(w, "global_batch") && fk != TrainFramework::kTorchtune &&
+        fk != TrainFramework::kMegatronLegacy && fk != TrainFramework::kMegatronCore;
+    if (micro_defaulted) {
       s.opt.micro_batch = std::max(1, *Int(w, "global_batch") / std::max(1, s.par.dp));
       s.opt.num_microbatches = 1;
     }
     MemoryBreakdown b = EstimateTrainingMemory(m, s.par, s.opt);
     // An unstated recompute where the run could not have held its activations without it: the
-    // least recompute that fits the GPU, as the planner chooses (the run happened).
+    // least recompute that fits the GPU, as the planner chooses (the run happened); then, for a
+    // defaulted micro-batch, accumulation (halving the micro-batch) until it fits.
     const Accelerator* acc = gpu.empty() ? nullptr : cat.FindAccelerator(gpu);
-    if (acc && Str(w, "recompute").empty() && s.opt.recompute == Recompute::kNone) {
+    auto over = [&] { return acc && b.Total().value() > acc->Usable().value(); };
+    if (Str(w, "recompute").empty() && s.opt.recompute == Recompute::kNone) {
       for (Recompute rc : {Recompute::kSelective, Recompute::kFull}) {
-        if (b.Total().value() <= acc->Usable().value()) break;
+        if (!over()) break;
         s.opt.recompute = rc;
         b = EstimateTrainingMemory(m, s.par, s.opt);
       }
+    }
+    while (micro_defaulted && over() && s.opt.micro_batch > 1) {
+      s.opt.micro_batch = (s.opt.micro_batch + 1) / 2;
+      s.opt.num_microbatches =
+          std::max(1, *Int(w, "global_batch") / std::max(1, s.opt.micro_batch * s.par.dp));
+      b = EstimateTrainingMemory(m, s.par, s.opt);
     }
     if (g_trace) {
       // The breakdown term by term (GiB per GPU), as `gpuplan memory` prints it.
