@@ -65,7 +65,8 @@ struct TrainJobSpec {
 // least 2^20 (1M) and at most 2^24 (16M) tokens per step, so the batch grows with the cluster as
 // published recipes do (NeMo's 8-64 GPU recipes 0.5-1M, Megatron-Core's Qwen3-235B on 256 GPUs
 // 8M, MosaicML's MPT-70B on 512 GPUs 8M, Llama 3 405B on 16K GPUs 16M) and a pipeline keeps
-// many micro-batches per stage; `gpus` <= 0 (cluster not chosen yet) is the 1M floor.
+// many micro-batches per stage; `gpus` <= 0 (cluster not chosen yet) is the 1M floor. Never
+// above the compute-optimal batch of the job's budget (DeepSeek LLM: 0.292 C^0.3271 tokens).
 // Fine-tuning 128 sequences, LoRA 16, vision models 256 images, whatever the cluster.
 int DefaultGlobalBatch(const TrainJobSpec& job, int gpus = 0);
 

@@ -85,8 +85,20 @@ int DefaultGlobalBatch(const TrainJobSpec& job, int gpus) {
     case TrainMethod::kPretrain:
       break;
   }
+  // No larger than the compute-optimal batch of the run's budget: DeepSeek LLM's fit
+  // B_opt = 0.2920 C^0.3271 tokens for C = 6 N D FLOPs (Bi et al. 2024, arXiv:2401.02954,
+  // section 3.1): ~2M tokens for a 1B model on 100B tokens, ~14M for 70B on 2T. A small model
+  // on a large cluster keeps the batch its optimisation tolerates.
+  double cap = kPretrainTokensMax;
+  if (const double d = job.TotalTokens(); d > 0) {
+    const double n = static_cast<double>(CountParams(job.model).active);
+    if (n > 0) {
+      cap = std::clamp(0.2920 * std::pow(6.0 * n * d, 0.3271), kPretrainTokensMin,
+                       kPretrainTokensMax);
+    }
+  }
   const double tokens =
-      std::clamp(kPretrainTokensPerGpu * std::max(0, gpus), kPretrainTokensMin, kPretrainTokensMax);
+      std::clamp(kPretrainTokensPerGpu * std::max(0, gpus), kPretrainTokensMin, cap);
   double seqs = std::round(tokens / EffectiveSeqLen(job));
   return std::max(1, static_cast<int>(seqs));
 }

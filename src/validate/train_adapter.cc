@@ -457,6 +457,7 @@ Predicted PredictTrainingPerf(ModelSpec m, const Json& w, const Json& hwj,
     spec.model = m;
     spec.method = s.opt.method;
     spec.seq_len = s.opt.seq_len;
+    spec.tokens = job.tokens;
     // A run-to-target benchmark's is its reference batch (the planner's rule, job_yaml.cc).
     job.global_batch = bench && bench->ref_global_batch > 0 ? bench->ref_global_batch
                                                             : DefaultGlobalBatch(spec, hw.gpus());

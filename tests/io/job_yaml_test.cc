@@ -815,6 +815,19 @@ TEST(TrainJobSpec, DefaultGlobalBatchGrowsWithTheCluster) {
   EXPECT_EQ(DefaultGlobalBatch(j, 512), 2048);   // 8M
   EXPECT_EQ(DefaultGlobalBatch(j, 1024), 4096);  // 16M, the cap
   EXPECT_EQ(DefaultGlobalBatch(j, 16384), 4096);
+  // ... up to the compute-optimal batch of the run (DeepSeek LLM: 0.292 C^0.3271 tokens):
+  // Llama-3.2-1B on 100B tokens, ~2M tokens, on any cluster; 70B on 2T tokens keeps the 16M cap.
+  TrainJobSpec small = JobFor("llama-3.2-1b", TrainMethod::kPretrain);
+  small.seq_len = 4096;
+  small.tokens = 100e9;
+  const double n = static_cast<double>(CountParams(small.model).active);
+  const double want = 0.2920 * std::pow(6.0 * n * 100e9, 0.3271) / 4096;
+  EXPECT_NEAR(DefaultGlobalBatch(small, 1024), want, 1.0);
+  EXPECT_EQ(DefaultGlobalBatch(small, 8), 256);  // the 1M floor
+  TrainJobSpec big = JobFor("llama-2-70b", TrainMethod::kPretrain);
+  big.seq_len = 4096;
+  big.tokens = 2e12;
+  EXPECT_EQ(DefaultGlobalBatch(big, 1024), 4096);
   TrainJobSpec lora = JobFor("llama-2-7b", TrainMethod::kLora);
   EXPECT_EQ(DefaultGlobalBatch(lora, 1024), 16);
   TrainJobSpec full = JobFor("llama-2-13b", TrainMethod::kFull);
