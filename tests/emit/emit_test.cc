@@ -586,10 +586,8 @@ TEST(EmitCli, WritesFilesAtomicallyAndRefusesToOverwrite) {
   EXPECT_TRUE(json::accept(r.out)) << r.out;
 }
 
-// An FSDP layout launches the Trainer's FSDP; with tensor parallelism (FSDP2 + TP, which the
-// planner may choose) there is no Trainer launch yet: exit 2 naming layout.tp, for every target
-// that writes a launch or a framework config.
-TEST(Emit, FsdpLayoutsLaunchFsdpAndRefuseTensorParallel) {
+// The training scenario's plan with its layout set to pure FSDP (ZeRO-3, no TP/PP).
+json FsdpPlan() {
   json doc = json::parse(PlanText(Scenarios()[4]));
   json& l = doc["plans"][0]["layout"];
   l["framework"] = "fsdp";
@@ -597,6 +595,15 @@ TEST(Emit, FsdpLayoutsLaunchFsdpAndRefuseTensorParallel) {
   l["tp"] = 1;
   l["pp"] = 1;
   l["vpp"] = 1;
+  return doc;
+}
+
+// An FSDP layout launches the Trainer's FSDP; with tensor parallelism (FSDP2 + TP, which the
+// planner may choose) there is no Trainer launch yet: exit 2 naming layout.tp, for every target
+// that writes a launch or a framework config.
+TEST(Emit, FsdpLayoutsLaunchFsdpAndRefuseTensorParallel) {
+  json doc = FsdpPlan();
+  json& l = doc["plans"][0]["layout"];
   auto ok = gpuplan::Emit(doc.dump(), "hf", {}, Cat());
   ASSERT_TRUE(ok) << ok.error().ToString();
   const json a = json::parse(Find(*ok, "training_args.json")->contents);
@@ -617,13 +624,7 @@ TEST(Emit, FsdpLayoutsLaunchFsdpAndRefuseTensorParallel) {
 // bitsandbytes' `optim`, AdamW the Trainer's default (no key), an optimizer the Trainer lacks a
 // comment in the script.
 TEST(Emit, TrainerLaunchKeepsThePlansOptimizer) {
-  json doc = json::parse(PlanText(Scenarios()[4]));
-  json& l = doc["plans"][0]["layout"];
-  l["framework"] = "fsdp";
-  l["zero_stage"] = 3;
-  l["tp"] = 1;
-  l["pp"] = 1;
-  l["vpp"] = 1;
+  json doc = FsdpPlan();
   auto optim = [&](const char* o) {
     doc["job"]["optimizer"] = o;
     auto r = gpuplan::Emit(doc.dump(), "hf", {}, Cat());
