@@ -110,6 +110,13 @@ struct RuntimeReserve {
   // H100, 2025-01), 0.10 (issue #12330, A100-40GB), 0.20 (PR #14447, 24-GiB GPUs, TP > 1),
   // 0.25 (0.19.0, H100). docs/model.md 4.3.
   Bytes profiled_non_torch = GiB(0.2);
+  // NCCL's NVLink SHARP (NVLS) all-reduce on an NVSwitch node of Hopper or newer GPUs: NCCL
+  // (>= 2.17) turns it on by default there and its multicast buffers take ~1.85 GiB per GPU
+  // once a tensor-parallel group communicates (vLLM 0.19 on H100: non-torch memory 2.06-2.17
+  // GiB at TP 2-4 against 0.24-0.27 at TP 1, llm-d-planner's accuracy report; vLLM PR #10511:
+  // 3.58 GiB at TP 2 against 1.79 at TP 1). NeMo's launcher and SGLang turn NVLS off to save
+  // that memory (NCCL_NVLS_ENABLE=0). docs/model.md 4.3.
+  Bytes nvls_buffers = GiB(1.85);
   // PyTorch caching-allocator slack as a fraction of tensor memory (fragmentation: reserved
   // minus allocated at peak; typically 5-10%).
   double allocator_slack = 0.05;
@@ -268,6 +275,10 @@ struct InferMemoryOptions {
   // params top_k = vocab - 1, top_p = 0.99): a sort of every sequence's fp32 logits, after the
   // forward's tensors are freed. Its peak then replaces the forward's (docs/model.md 4).
   bool sort_sampler_profile = false;
+  // The GPUs sit on an NVSwitch with NVLink SHARP (NvlsAllReduce): tensor-parallel groups pay
+  // RuntimeReserve::nvls_buffers (vLLM, where its profiling measures them; SGLang turns NVLS
+  // off, and the other engines keep the generic nccl_buffers reserve).
+  bool nvls = false;
   RuntimeReserve reserve;
 };
 
@@ -291,6 +302,10 @@ struct InferMemory {
 // an "80 GB" H100 shows 79.2 GiB, an A100 40GB 39.5 GiB, an RTX 3090 23.6 GiB (vLLM's
 // total_gpu_memory in its logs, nvidia-smi). The serving estimators, the validator and the
 // vLLM emitter size engines against this.
+// NVLink SHARP (NVLS, in-switch all-reduce) exists on third-generation NVSwitch nodes: NVIDIA
+// Hopper and newer SXM boards and superchips (HGX/DGX H100, H200, H20, H800, B200, GB200).
+bool NvlsAllReduce(const Accelerator& acc);
+
 inline constexpr double kVisibleMemoryFraction = 0.99;
 inline Bytes VisibleMemory(Bytes nominal) { return nominal * kVisibleMemoryFraction; }
 

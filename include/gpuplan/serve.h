@@ -31,6 +31,7 @@ struct ComputeDevice {
   double decode_knee = 128;  // sequences where a decode GEMM reaches half its efficiency
   double conv_factor = 0.6;  // convolution efficiency relative to GEMM efficiency
   BytesPerSec link_bw;       // per-direction bandwidth to TP peers
+  bool nvls = false;         // TP peers on an NVSwitch with NVLink SHARP (NvlsAllReduce)
   // CPUs only (docs/model.md 10.4): cores in use and per socket; the vector (AVX-512/AVX2/
   // NEON/SVE) path's efficiency and knee beside the matrix (AMX) path's `gemm_eff`/`gemm_knee`;
   // the serial fraction of one inference spread over a stream's cores (Amdahl).

@@ -57,6 +57,7 @@ Result<VllmMemory> EstimateVllmMemory(const VllmFlags& f, const Catalog& catalog
   mo.concurrency = 1;
   mo.max_num_seqs = f.max_num_seqs;
   mo.max_num_batched_tokens = f.max_num_batched_tokens;
+  mo.nvls = NvlsAllReduce(*acc);
   VllmMemory r;
   r.visible = VisibleMemory(acc->memory);
   r.mem = EstimateInferenceMemory(*m, mo, r.visible);

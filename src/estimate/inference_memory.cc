@@ -126,7 +126,14 @@ InferMemory EstimateInferenceMemory(const ModelSpec& m, const InferMemoryOptions
                         : static_cast<double>(
                               std::min<std::int64_t>(opt.max_num_seqs, opt.max_num_batched_tokens));
       const double entries = seqs * static_cast<double>(m.vocab);
-      if (opt.sort_sampler_profile) {
+      if (opt.engine == Engine::kVllm && !opt.sort_sampler_profile) {
+        // vLLM V1 (>= 0.8) profiles its sampler after the forward with dummy top-k/top-p
+        // parameters: per vocabulary entry per sequence the fp32 logits (4) and their sort's
+        // values (4) and int64 indices (8), 16 B. The forward's tensors are freed by then, so
+        // the larger peak counts (vLLM 0.19 on H100 reports 0.75-3.99 GiB over vocabularies of
+        // 49K-262K at 1024 sequences: 14.8-16.2 B per entry; docs/model.md 4.3).
+        b.logits = Bytes(std::max(0.0, entries * 16.0 - b.activations.value()));
+      } else if (opt.sort_sampler_profile) {
         // vLLM V0 Sampler._apply_top_k_top_p, per vocabulary entry per sequence: bf16 logits
         // (2) and their fp32 copy (4), sorted values (4) and int64 indices (8), the sort's
         // scratch of the same size (12), softmax (4), cumsum (4), two bool masks (2) and the
@@ -140,6 +147,11 @@ InferMemory EstimateInferenceMemory(const ModelSpec& m, const InferMemoryOptions
   }
   b.cuda_context = opt.reserve.cuda_context;
   if (tp * pp > 1) b.nccl_buffers = opt.reserve.nccl_buffers;
+  // NVLS multicast buffers of a tensor-parallel group's all-reduce, measured in vLLM's profiling
+  // run (SGLang disables NVLS; the other engines keep the generic NCCL reserve above).
+  const Bytes nvls =
+      tp > 1 && opt.nvls && opt.engine == Engine::kVllm ? opt.reserve.nvls_buffers : Bytes(0);
+  b.nccl_buffers = b.nccl_buffers + nvls;
 
   const double kv_elem = BytesPerElement(opt.kv_precision);
   const int layers_here = (m.layers + pp - 1) / pp;
@@ -154,7 +166,8 @@ InferMemory EstimateInferenceMemory(const ModelSpec& m, const InferMemoryOptions
     // sizes the KV cache as gpu_memory_utilization x total - (weights + profiled activation
     // peak + the non-torch increase of its profiling run): the context and communicators are
     // outside the fraction. docs/model.md 4.3.
-    r.engine_non_torch = opt.reserve.profiled_non_torch;
+    // NCCL allocates the NVLS buffers at the first all-reduce, inside the profiling run.
+    r.engine_non_torch = opt.reserve.profiled_non_torch + nvls;
   }
   r.engine_non_kv = b.weights + b.activations + b.logits + r.engine_non_torch;
   // SGLang takes its fraction of the memory available when it starts (total_gpu_memory in
@@ -183,6 +196,12 @@ InferMemory EstimateInferenceMemory(const ModelSpec& m, const InferMemoryOptions
   }
   b.allocator_slack = Bytes(0);
   return r;
+}
+
+bool NvlsAllReduce(const Accelerator& acc) {
+  const bool nvswitch_gen3 = acc.intra_link == "nvlink4" || acc.intra_link == "nvlink5";
+  const bool switched = acc.form_factor == "sxm" || acc.form_factor == "superchip";
+  return acc.vendor == "NVIDIA" && nvswitch_gen3 && switched;
 }
 
 }  // namespace gpuplan

@@ -96,6 +96,7 @@ ComputeDevice DeviceFromAccelerator(const Accelerator& acc, const Calibration& c
   shape.accelerator_count = 8;
   shape.intra_node_link = link;
   d.link_bw = HardwareFromInstance(shape, acc, 1).intra_bw * c[6];
+  d.nvls = NvlsAllReduce(acc) && link != IntraNodeLink::kPcie && link != IntraNodeLink::kNone;
   return d;
 }
 
@@ -216,6 +217,7 @@ ServePerf EstimateLlmServing(const ModelSpec& m, const ServeSetup& setup, const 
   mo.memory_fraction = setup.memory_fraction;
   mo.context = std::max(1, input_len + output_len);
   mo.concurrency = 1;
+  mo.nvls = dev.nvls;
   // Beam search: every beam holds its own copy of the context's KV and decodes as a sequence.
   const double nb = std::max(1, setup.beams);
   if (!dev.cpu) {

@@ -202,6 +202,7 @@ std::optional<MemoryFit> FitServing(const ModelSpec& m, const InferMemoryOptions
     InferMemoryOptions oo = o;
     oo.tp = tp;
     oo.pp = a.pp;
+    oo.nvls = NvlsAllReduce(acc);
     InferMemory r = EstimateInferenceMemory(m, oo, Bytes(limit));
     if (r.fits) {
       MemoryFit f;
@@ -312,6 +313,7 @@ Result<InferMemoryAnalysis> AnalyzeServing(const Catalog& cat, const ModelSpec& 
   if (!ref_acc) return MakeError(ErrorCode::kInvalidArgument, "--catalog", "no accelerators");
   s.reference_acc = ref_acc;
   s.reference_tp = a.tp;
+  ro.nvls = NvlsAllReduce(*ref_acc);
   s.reference = EstimateInferenceMemory(m, ro, Bytes(ServingMemoryLimit(*o, a.headroom, *ref_acc)));
   s.weights = o->quant ? fmt::format("{} ({:.2f} bits/weight incl. scales)", o->quant->method,
                                      o->quant->EffectiveBits())

@@ -139,6 +139,7 @@ Predicted PredictInferenceMemory(const ModelSpec& m, const Json& w, const Json& 
   o.kv_precision = *kp;
   o.tp = tp;
   o.pp = pp;
+  o.nvls = NvlsAllReduce(*acc);
   if (auto f = Num(w, "gpu_memory_utilization")) o.memory_fraction = *f;
   if (auto f = Num(w, "mem_fraction_static")) o.memory_fraction = *f;
   if (o.engine == Engine::kVllm) {

@@ -68,6 +68,7 @@ std::map<std::string, json> FormulaCases() {
   return out;
 }
 
+using test::Acc;
 using test::Preset;
 
 // A model known only by its parameter count (no breakdown): the ZeRO paper's Psi.
@@ -715,6 +716,60 @@ TEST(InferenceKvBudget, VllmBudgetIsFractionOfTotalMinusNonKv) {
   opt.memory_fraction = 0.8;
   InferMemory r8 = EstimateInferenceMemory(m, opt, total);
   EXPECT_NEAR(r.kv_budget.value() - r8.kv_budget.value(), 0.1 * total.value(), 1.0);
+}
+
+TEST(InferenceKvBudget, VllmTensorParallelOnNvlsNodesPaysNcclMulticastBuffers) {
+  // NCCL's NVLink SHARP all-reduce allocates ~1.85 GiB per GPU inside vLLM's profiling run on
+  // NVSwitch nodes of Hopper or newer (vLLM 0.19 on H100: non-torch 2.06-2.17 GiB at TP 2-4,
+  // 0.24-0.27 at TP 1). No NVLS on A100 (NVSwitch gen 2), PCIe boards, or at TP 1; SGLang
+  // turns it off.
+  EXPECT_TRUE(NvlsAllReduce(Acc("H100-SXM5-80GB")));
+  EXPECT_TRUE(NvlsAllReduce(Acc("B200-HGX")));
+  EXPECT_FALSE(NvlsAllReduce(Acc("A100-SXM4-80GB")));
+  EXPECT_FALSE(NvlsAllReduce(Acc("H100-PCIe-80GB")));
+  EXPECT_FALSE(NvlsAllReduce(Acc("L40S")));
+  const ModelSpec& m = Preset("Llama-3.1-8B");
+  InferMemoryOptions opt;
+  opt.engine = Engine::kVllm;
+  opt.nvls = true;
+  opt.tp = 2;
+  const Bytes total = GiB(79.19);
+  const InferMemory tp2 = EstimateInferenceMemory(m, opt, total);
+  EXPECT_NEAR(ToGiB(tp2.engine_non_torch), 2.05, 0.01);  // measured 2.07 (llm-d, 0.19.0)
+  opt.nvls = false;
+  const InferMemory plain = EstimateInferenceMemory(m, opt, total);
+  EXPECT_NEAR(ToGiB(plain.engine_non_torch), 0.2, 1e-9);
+  EXPECT_NEAR(ToGiB(plain.kv_budget) - ToGiB(tp2.kv_budget), 1.85, 1e-6);
+  opt.nvls = true;
+  opt.tp = 1;
+  EXPECT_NEAR(ToGiB(EstimateInferenceMemory(m, opt, total).engine_non_torch), 0.2, 1e-9);
+  opt.tp = 2;
+  opt.engine = Engine::kSglang;
+  const InferMemory sg = EstimateInferenceMemory(m, opt, total);
+  opt.nvls = false;
+  EXPECT_DOUBLE_EQ(sg.kv_budget.value(), EstimateInferenceMemory(m, opt, total).kv_budget.value());
+}
+
+TEST(InferenceKvBudget, VllmV1ActivationPeakIsTheLargerOfForwardAndSamplerSort) {
+  // V1 samples 1024 sequences after the forward with top-k/top-p: 16 B per vocabulary entry.
+  // vLLM 0.19.0 on H100 (llm-d-planner accuracy report): Gemma-2-9B 3.65 GiB, Llama-3.1-8B
+  // 1.89 GiB, both sampler-bound; forward-bound models keep the forward's peak.
+  InferMemoryOptions opt;
+  opt.engine = Engine::kVllm;
+  opt.max_num_seqs = 1024;
+  opt.max_num_batched_tokens = 8192;
+  auto peak = [&](const ModelSpec& m) {
+    const MemoryBreakdown b = EstimateInferenceMemory(m, opt, GiB(79.19)).breakdown;
+    return ToGiB(b.activations + b.logits);
+  };
+  const ModelSpec& gemma = Preset("gemma-2-9b");
+  EXPECT_NEAR(peak(gemma), 1024.0 * static_cast<double>(gemma.vocab) * 16 / kBytesPerGiB, 1e-6);
+  EXPECT_NEAR(peak(gemma), 3.65, 0.3);
+  EXPECT_NEAR(peak(Preset("Llama-3.1-8B")), 1.89, 0.1);
+  // Fewer sequences: the forward (8192 tokens x (3h + 3f) x 2 B) is the peak.
+  opt.max_num_seqs = 128;
+  const ModelSpec& llama = Preset("Llama-3.1-8B");
+  EXPECT_NEAR(peak(llama), 8192.0 * (3 * 4096 + 3 * 14336) * 2 / kBytesPerGiB, 1e-6);
 }
 
 TEST(InferenceKvBudget, Llama70bBf16OnTwoA100sLeavesTensOfThousandsOfTokens) {
