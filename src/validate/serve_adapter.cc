@@ -392,7 +392,9 @@ Predicted PredictInferencePerf(const ModelSpec& m, const Json& w, const Json& hw
         pp = 1;
       }
     }
-    const int replicas = std::max(1, units / std::max(1, su.tp * pp));
+    // CPU sockets are one device here (DeviceFromCpu spans them, as the planner's instance
+    // device does); GPUs run one replica per tp x pp group.
+    const int replicas = dev.cpu ? 1 : std::max(1, units / std::max(1, su.tp * pp));
     if (metric == "prefill_ms" || metric == "decode_ms_per_token" || metric == "decode_total_s" ||
         metric == "generate_s") {
       // One request (or the stated static batch): prefill of the prompt, decode steps after it.
