@@ -62,6 +62,14 @@ TEST(InferBenchmarkTable, RowsCarryThePublishedFigures) {
   // prompts, truncated at GPT-J's 1919 tokens, stands in (a documented proxy).
   EXPECT_DOUBLE_EQ(g->mean_input_tokens.value_or(0), 866.14);
 
+  const InferBenchmark* r1 = FindInferBenchmark("deepseek-r1");
+  ASSERT_NE(r1, nullptr);
+  EXPECT_DOUBLE_EQ(r1->mean_input_tokens.value_or(0), 803.79);
+  EXPECT_DOUBLE_EQ(r1->mean_output_tokens.value_or(0), 4043.45);
+  EXPECT_EQ(r1->max_output_tokens.value_or(0), 20000);
+  EXPECT_EQ(r1->server_tpot_p99_ms.value_or(0), 80);
+  EXPECT_EQ(r1->model, "DeepSeek-V3");
+
   const InferBenchmark* m = FindInferBenchmark("mixtral-8x7b");
   ASSERT_NE(m, nullptr);
   EXPECT_DOUBLE_EQ(m->mean_output_tokens.value_or(0), 144.84);
