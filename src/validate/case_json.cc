@@ -444,12 +444,18 @@ const InferBenchmark* CaseInferBenchmark(const Json& c, const Json& w) {
   }
   const std::string id = "-" + internal::ToLower(Str(c, "id")) + "-";
   if (id.rfind("-mlperf", 0) != 0) return nullptr;
+  // The longest alias named wins: "llama2-70b-interactive" over "llama2-70b".
+  const InferBenchmark* best = nullptr;
+  std::size_t best_len = 0;
   for (const auto& b : InferBenchmarks()) {
     for (const auto& a : b.aliases) {
-      if (id.find("-" + a + "-") != std::string::npos) return &b;
+      if (a.size() > best_len && id.find("-" + a + "-") != std::string::npos) {
+        best = &b;
+        best_len = a.size();
+      }
     }
   }
-  return nullptr;
+  return best;
 }
 
 Status CheckCase(const Json& c, const std::string& where) {

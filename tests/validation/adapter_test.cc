@@ -52,6 +52,24 @@ double Predicted(const std::string& line) {
   return c.predicted.value_or(-1);
 }
 
+// MLPerf's interactive categories are their own rows: a case id naming
+// "llama2-70b-interactive" takes the interactive TPOT bound (40 ms), not the base benchmark's
+// (200 ms) whose alias "llama2-70b" it also contains (the longest alias wins).
+TEST(ServeAdapter, MlperfInteractiveIdTakesTheInteractiveBounds) {
+  auto line = [](const std::string& bench) {
+    return "{\"id\":\"mlperf-inf-v5.0-x-h200x8-trt-" + bench +
+           "-server-tpot\",\"kind\":\"infer_latency\",\"model\":{\"preset\":\"Llama-2-70B\"},"
+           "\"hardware\":{\"gpu\":\"H200-SXM-141GB\",\"gpus\":8,\"gpus_per_node\":8},"
+           "\"workload\":{\"infer\":{\"scenario\":\"server\",\"engine\":\"trt-llm\"}},"
+           "\"metric\":\"tpot_ms\",\"measured\":1,\"source\":\"x\"}\n";
+  };
+  const double interactive = Predicted(line("llama2-70b-interactive-99"));
+  const double base = Predicted(line("llama2-70b-99"));
+  EXPECT_GT(interactive, 0);
+  EXPECT_LE(interactive, 40.0);
+  EXPECT_GT(base, 2 * interactive);
+}
+
 // Unstated TP: FP8 Llama-2-70B (70 GB) barely fits one 80 GB H100, so TP1 replicas hold almost
 // no KV cache; the rule picks the degree with the most throughput per GPU, never one that does
 // not fit (bf16 on A100 80 GB needs TP2 at least).
