@@ -139,7 +139,8 @@ Seconds InFlightTpot(Seconds batch_prefill, Seconds decode_step, int output_len)
 // Time to the first token of a request that joins a continuous-batching replica with other
 // requests in flight: it waits for the step in progress (`wait_share` of one in-flight step:
 // 0.5 on average, 1 at the 99th percentile of the uniform residual), and its prompt is prefilled
-// in the next step, which lasts at least a step: wait_share x step + max(prefill_one, step).
+// in the next step, which carries the mean step's work plus this prompt (a tagged Poisson arrival
+// lands in a step with one more prompt than the mean): wait_share x step + step + prefill_one.
 // `in_flight_step` is InFlightTpot's. A request alone on the replica takes prefill_one.
 // docs/model.md 10.3.
 Seconds FirstTokenLatency(Seconds prefill_one, Seconds in_flight_step, double wait_share);

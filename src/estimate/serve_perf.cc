@@ -544,7 +544,10 @@ Seconds InFlightTpot(Seconds batch_prefill, Seconds decode_step, int output_len)
 
 Seconds FirstTokenLatency(Seconds prefill_one, Seconds in_flight_step, double wait_share) {
   const double step = std::max(0.0, in_flight_step.value());
-  return Seconds(wait_share * step + std::max(prefill_one.value(), step));
+  // The step that carries the new prompt carries, besides it, the prompts an average step
+  // carries (arrivals are Poisson: the step a tagged arrival lands in holds one more than the
+  // mean), so it lasts a mean step plus this prompt's prefill.
+  return Seconds(wait_share * step + step + std::max(0.0, prefill_one.value()));
 }
 
 ServePerf EstimateRequest(const ModelSpec& m, Precision p, const ComputeDevice& dev, int batch,
