@@ -101,6 +101,10 @@ double AttentionFwdFlopsPerToken(const ModelSpec& m, int seq_len) {
   return 4.0 * m.layers * seq_len * qdim;
 }
 
+// Share of the s x s score square a FlashAttention kernel computes: decoders skip the masked
+// upper triangle; encoders (BERT) and vision transformers attend both ways.
+double CausalShare(const ModelSpec& m) { return m.is_decoder_llm() ? 0.5 : 1.0; }
+
 // Forward and backward attention-core FLOPs per token (no recompute): 3x the forward.
 Flop AttentionFlopsPerToken(const ModelSpec& m, int seq_len) {
   return Flop(3.0 * AttentionFwdFlopsPerToken(m, seq_len));
@@ -219,9 +223,10 @@ StepTime EstimateTrainStep(const ModelSpec& m, const Parallelism& par,
       moe_mlp += GemmSeconds(c, T, x.experts, h, gemm_e);  // router
     }
     layer_fwd += (1 - moe_frac) * dense_mlp + moe_frac * moe_mlp;
-    // Attention core. FlashAttention: causal half of 4 s^2 b (heads x head_dim) at attention
-    // efficiency (bf16). Without it, the score matrix is written and read at HBM bandwidth.
-    const double attn_flops = 4.0 * b * s * s * q / tp * 0.5 * cp;
+    // Attention core. FlashAttention: 4 s^2 b (heads x head_dim), the causal half for decoders
+    // (encoders and ViTs attend both ways: the whole square), at attention efficiency (bf16).
+    // Without it, the score matrix is written and read at HBM bandwidth.
+    const double attn_flops = 4.0 * b * s * s * q / tp * CausalShare(m) * cp;
     attn_fwd = attn_flops / (bf16_peak * c.attn_eff);
     attn_bwd = K.attn_bwd_factor * attn_fwd;
     if (!opt.flash_attention) {
@@ -565,14 +570,15 @@ Seconds TrainStepLowerBound(const ModelSpec& m, const Parallelism& par,
   double head = 0;
   if (m.is_decoder_llm() && m.vocab > 0) head = 2 * static_cast<double>(m.vocab) * h / tp;
   double t = tokens * passes * (layers_here * layer + head) / (peak->value() * eff);
-  // FlashAttention's causal half of 4 s (heads x head_dim) FLOPs per token at the attention
-  // efficiency, forward + backward; element-wise passes at HBM bandwidth (forward, backward
-  // 2x), over the smallest hidden slice a rank can hold (h / tp under sequence parallelism).
+  // FlashAttention's 4 s (heads x head_dim) FLOPs per token (causal half for decoders) at the
+  // attention efficiency, forward + backward; element-wise passes at HBM bandwidth (forward,
+  // backward 2x), over the smallest hidden slice a rank can hold (h / tp under sequence
+  // parallelism).
   if (opt.flash_attention) {
     const double bf16 = acc.PeakFor(Precision::kBf16).value_or(*peak).value();
     const double s_local = std::max(1, opt.seq_len / cp);
-    t += tokens * layers_here * (1.0 + k.attn_bwd_factor) * 4.0 * s_local * q / tp * 0.5 * cp /
-         (bf16 * k.attn_eff);
+    t += tokens * layers_here * (1.0 + k.attn_bwd_factor) * 4.0 * s_local * q / tp *
+         CausalShare(m) * cp / (bf16 * k.attn_eff);
   }
   {
     const double ep_passes = opt.fused_kernels ? k.passes_fused : k.passes_eager;
