@@ -207,6 +207,13 @@ Result<ServeJobSpec> BuildServeJob(const ServeRequest& a, std::string_view defau
                            "data/inference_benchmarks.csv)",
                        "give --input-len");
     }
+    if (llm && !shape.output_len && shape.max_output_len) {
+      return MakeError(ErrorCode::kUnsupported, "--benchmark",
+                       b->id +
+                           ": the mean output length is not published (empty in "
+                           "data/inference_benchmarks.csv)",
+                       "give --output-len");
+    }
   }
   job.input_len = shape.input_len ? *shape.input_len : DefaultServeInputLen(*m);
   job.output_len = shape.output_len ? *shape.output_len : DefaultServeOutputLen(*m);

@@ -280,6 +280,10 @@ Predicted PredictInferencePerf(const ModelSpec& m, const Json& w, const Json& hw
     // The first token of a request that waits for no other (one request, or a static batch
     // prefilled together) does not depend on how many tokens follow it.
     if (out < 0 && in >= 0 && metric == "ttft_ms" && (scenario == "single" || batch)) out = 1;
+    if (out < 0 && bench && shape.max_output_len) {
+      return Unsupported{bench->id + ": the mean output length is not published (empty in " +
+                         "data/inference_benchmarks.csv)"};
+    }
     // Otherwise the planner's request shape where the case is silent (512 in, 256 out).
     if (in < 0) in = DefaultServeInputLen(m);
     if (out < 0) out = DefaultServeOutputLen(m);
