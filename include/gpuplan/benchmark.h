@@ -107,4 +107,13 @@ struct ServingShape {
 // unset. docs/model.md section 12.6.
 ServingShape FillServingShape(const InferBenchmark& b, ServingShape given);
 
+// A length an LLM request under benchmark `b` still lacks after FillServingShape: the mean
+// prompt (or, for a benchmark that generates, the mean output) the table does not publish and
+// `filled` does not state. `flag` names the option that supplies it.
+struct MissingLength {
+  std::string message;  // "<id>: the mean prompt length is not published (...)"
+  std::string flag;     // "--input-len" or "--output-len"
+};
+std::optional<MissingLength> UnpublishedLength(const InferBenchmark& b, const ServingShape& filled);
+
 }  // namespace gpuplan

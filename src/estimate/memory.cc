@@ -140,17 +140,29 @@ TrainFramework TrainFrameworkFromText(std::string_view text) {
 }
 double OptimizerStateBytes(Optimizer o, Precision state_dtype) {
   const double b = BytesPerElement(state_dtype);
+  // bitsandbytes' 8-bit states: int8 values with one fp32 absmax per 2048-value block.
+  constexpr double kBnb8bitState = 1.0 + 4.0 / 2048.0;
   switch (o) {
     case Optimizer::kAdamW:
     case Optimizer::kAdam:
       return 2 * b;  // m and v
+    // One state per parameter. Lion: one momentum; SGD: the momentum buffer. Adam-mini (Zhang
+    // et al. 2024, arXiv:2406.16793): Adam's m, and one v per parameter block (a head, a
+    // neuron) instead of per parameter. Muon (Jordan et al. 2024; Moonlight,
+    // arXiv:2502.16982): one momentum buffer for the hidden matrices, orthogonalised by
+    // Newton-Schulz each step (the embeddings and the head, a few percent of a large model,
+    // keep AdamW's two states: not counted). RMSprop (torch.optim default momentum 0): the
+    // running square average; Adagrad: the running sum of squares.
     case Optimizer::kLion:
-      return b;  // one momentum
     case Optimizer::kSgd:
-      return b;  // momentum buffer
-    // bitsandbytes 8-bit Adam: m and v in int8 with one fp32 absmax per 2048-value block.
+    case Optimizer::kAdamMini:
+    case Optimizer::kMuon:
+    case Optimizer::kRmsprop:
+    case Optimizer::kAdagrad:
+      return b;
+    // bitsandbytes 8-bit Adam: m and v.
     case Optimizer::kAdamW8bit:
-      return 2 * (1.0 + 4.0 / 2048.0);
+      return 2 * kBnb8bitState;
     // torchao AdamW4bit (Li et al. 2023, arXiv:2309.01507): m and v as packed 4-bit codes
     // (0.5 B) with one fp32 scale per 128-value block (torchao/optim/subclass_4bit.py,
     // block_size=128).
@@ -161,23 +173,9 @@ double OptimizerStateBytes(Optimizer o, Precision state_dtype) {
     // parameter nothing measurable.
     case Optimizer::kAdafactor:
       return 0;
-    // Adam-mini (Zhang et al. 2024, arXiv:2406.16793): Adam's m, and one v per parameter block
-    // (a head, a neuron) instead of per parameter.
-    case Optimizer::kAdamMini:
-      return b;
-    // Muon (Jordan et al. 2024; Moonlight, arXiv:2502.16982): one momentum buffer for the
-    // hidden matrices, orthogonalised by Newton-Schulz each step (the embeddings and the head,
-    // a few percent of a large model, keep AdamW's two states: not counted).
-    case Optimizer::kMuon:
-      return b;
-    // RMSprop (torch.optim default momentum 0): the running square average only; Adagrad: the
-    // running sum of squares only.
-    case Optimizer::kRmsprop:
-    case Optimizer::kAdagrad:
-      return b;
-    // bitsandbytes Lion8bit: the one momentum in int8, fp32 absmax per 2048-value block.
+    // bitsandbytes Lion8bit: the one momentum.
     case Optimizer::kLion8bit:
-      return 1.0 + 4.0 / 2048.0;
+      return kBnb8bitState;
     // AdEMAMix (Pagliardini et al. 2024, arXiv:2409.03137): a fast and a slow EMA of the
     // gradient and Adam's second moment: three states.
     case Optimizer::kAdemamix:

@@ -200,19 +200,8 @@ Result<ServeJobSpec> BuildServeJob(const ServeRequest& a, std::string_view defau
                        "unknown inference benchmark \"" + a.benchmark + "\"", "known: " + known);
     }
     shape = FillServingShape(*b, shape);
-    if (llm && !shape.input_len) {
-      return MakeError(ErrorCode::kUnsupported, "--benchmark",
-                       b->id +
-                           ": the mean prompt length is not published (empty in "
-                           "data/inference_benchmarks.csv)",
-                       "give --input-len");
-    }
-    if (llm && !shape.output_len && shape.max_output_len) {
-      return MakeError(ErrorCode::kUnsupported, "--benchmark",
-                       b->id +
-                           ": the mean output length is not published (empty in "
-                           "data/inference_benchmarks.csv)",
-                       "give --output-len");
+    if (auto miss = llm ? UnpublishedLength(*b, shape) : std::nullopt) {
+      return MakeError(ErrorCode::kUnsupported, "--benchmark", miss->message, "give " + miss->flag);
     }
   }
   job.input_len = shape.input_len ? *shape.input_len : DefaultServeInputLen(*m);

@@ -273,16 +273,13 @@ Predicted PredictInferencePerf(const ModelSpec& m, const Json& w, const Json& hw
   if (m.is_decoder_llm()) {
     int in = shape.input_len.value_or(-1), out = shape.output_len.value_or(-1);
     if (out < 0 && Num(w, "peak_tflops")) out = 0;  // roofline formula cases: prompt only
-    if (in < 0 && bench) {
-      return Unsupported{bench->id + ": the mean prompt length is not published (empty in " +
-                         "data/inference_benchmarks.csv)"};
-    }
     // The first token of a request that waits for no other (one request, or a static batch
     // prefilled together) does not depend on how many tokens follow it.
     if (out < 0 && in >= 0 && metric == "ttft_ms" && (scenario == "single" || batch)) out = 1;
-    if (out < 0 && bench && shape.max_output_len) {
-      return Unsupported{bench->id + ": the mean output length is not published (empty in " +
-                         "data/inference_benchmarks.csv)"};
+    if (bench) {
+      ServingShape known = shape;
+      if (out >= 0) known.output_len = out;
+      if (auto miss = UnpublishedLength(*bench, known)) return Unsupported{miss->message};
     }
     // Otherwise the planner's request shape where the case is silent (512 in, 256 out).
     if (in < 0) in = DefaultServeInputLen(m);

@@ -161,6 +161,18 @@ const InferBenchmark* FindInferBenchmark(std::string_view name) {
   return nullptr;
 }
 
+std::optional<MissingLength> UnpublishedLength(const InferBenchmark& b,
+                                               const ServingShape& filled) {
+  auto missing = [&](const char* what, const char* flag) {
+    return MissingLength{b.id + ": the mean " + what +
+                             " length is not published (empty in data/inference_benchmarks.csv)",
+                         flag};
+  };
+  if (!filled.input_len) return missing("prompt", "--input-len");
+  if (!filled.output_len && filled.max_output_len) return missing("output", "--output-len");
+  return std::nullopt;
+}
+
 ServingShape FillServingShape(const InferBenchmark& b, ServingShape s) {
   const bool generates = b.mean_output_tokens || b.max_output_tokens;
   if (!s.input_len && b.mean_input_tokens) {
