@@ -193,6 +193,16 @@ struct TrainMemoryOptions {
   // Flat gradient buckets a framework keeps on the GPU beside the gradients, in elements of the
   // training dtype (DeepSpeed ZeRO-2: ApplyFrameworkMemory).
   double grad_bucket_elements = 0;
+  // Gradients are tensors of their own, freed after every optimizer step
+  // (optimizer.zero_grad(set_to_none=True), PyTorch's default since 2.0) rather than persistent
+  // buffers (Megatron's main_grad, DeepSpeed's partitions, DDP's buckets): the backward pass
+  // allocates each layer's gradients as it frees that layer's saved activations, so the
+  // allocated peak holds max(activations + logits, gradients + one layer's working set), not
+  // their sum (MemoryBreakdown::backward_overlap). ApplyFrameworkMemory sets it.
+  bool grads_freed_each_step = false;
+  // Mixed precision as autocast over fp32 parameters (plain PyTorch): fp32 gradients.
+  // ApplyFrameworkMemory sets it.
+  bool autocast_fp32_grads = false;
   RuntimeReserve reserve;
   bool include_runtime = true;  // false = model tensors only (formula comparisons)
   bool notes = true;            // false in search loops: no strings, no allocation
@@ -225,12 +235,21 @@ struct MemoryBreakdown {
   Bytes allocator_slack;
   // Held in host RAM by this GPU's process (optimizer / parameter offload); not in Total().
   Bytes host_offload;
+  // Bytes of gradients and of saved activations + logits that are never allocated at the same
+  // time (TrainMemoryOptions::grads_freed_each_step). Total() keeps the sum: the caching
+  // allocator's reserved memory (what nvidia-smi shows and what runs out) does not return freed
+  // activation blocks in time to be reused for every gradient; PeakAllocated() subtracts it.
+  Bytes backward_overlap;
   std::vector<std::string> notes;  // assumptions and what a setting leaves out
 
   Bytes ModelStates() const { return weights + master_weights + gradients + optimizer + adapter; }
   Bytes Total() const {
     return ModelStates() + activations + logits + kv_cache + cuda_context + nccl_buffers +
            allocator_slack;
+  }
+  // Peak of the tensors PyTorch's allocator holds (torch.cuda.max_memory_allocated).
+  Bytes PeakAllocated() const {
+    return ModelStates() + activations + logits + kv_cache - backward_overlap;
   }
 };
 

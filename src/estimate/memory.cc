@@ -80,6 +80,16 @@ constexpr internal::EnumName<LoraTargets> kLoraTargetNames[] = {
 void ApplyFrameworkMemory(TrainFramework f, const Parallelism& p, TrainMemoryOptions& o) {
   o.grad_bucket_elements =
       f == TrainFramework::kDeepSpeed && p.zero_stage == 2 ? 2 * kDeepSpeedReduceBucketElements : 0;
+  // One process on one GPU under plain PyTorch or torchtune: no DDP buckets, no main_grad or
+  // ZeRO partitions, and zero_grad(set_to_none=True) frees the gradients after each step.
+  o.grads_freed_each_step =
+      p.gpus() == 1 && (f == TrainFramework::kGeneric || f == TrainFramework::kTorchtune);
+  // Plain PyTorch mixed precision (a script, the HF Trainer, timm) is autocast over fp32
+  // parameters: the fp32 copy is the parameter, so its gradients are fp32 too (HF's "model memory
+  // anatomy": "gradients are always kept in fp32"; 4 B), and the 16-bit weights are autocast's
+  // per-op copies. (The planner's layouts run under DDP/FSDP/DeepSpeed/Megatron rules.)
+  o.autocast_fp32_grads = f == TrainFramework::kGeneric && p.gpus() == 1 && o.master_weights &&
+                          (o.precision == Precision::kBf16 || o.precision == Precision::kFp16);
   if (f == TrainFramework::kTorchtune) {
     if (o.precision == Precision::kBf16) {
       o.master_weights = false;
@@ -327,7 +337,9 @@ MemoryBreakdown EstimateTrainingMemory(const ModelSpec& m, const Parallelism& pa
 
   if (!peft) {
     const double gbytes = BytesPerElement(opt.grad_dtype.value_or(
-        opt.precision == Precision::kFp8 ? Precision::kBf16 : opt.precision));
+        opt.autocast_fp32_grads
+            ? Precision::kFp32
+            : (opt.precision == Precision::kFp8 ? Precision::kBf16 : opt.precision)));
     const double master = opt.master_weights && opt.precision != Precision::kFp32 ? 4.0 : 0.0;
     const double ostate = OptimizerStateBytes(opt.optimizer, opt.optimizer_state_dtype);
     const int z = std::clamp(par.zero_stage, 0, 3);
@@ -449,6 +461,21 @@ MemoryBreakdown EstimateTrainingMemory(const ModelSpec& m, const Parallelism& pa
   if (opt.logits_buffer && m.is_decoder_llm() && m.vocab > 0) {
     out.logits = Bytes(static_cast<double>(opt.micro_batch) * seq_local *
                        static_cast<double>(m.vocab) / tp * opt.logits_bytes_per_element);
+  }
+  if (opt.grads_freed_each_step && out.gradients.value() > 0) {
+    // Backward frees a layer's saved activations (the logits first) as it allocates that
+    // layer's gradients: the allocated peak is max(activations + logits, gradients + the
+    // working set of the layer in flight), i.e. the sum less the smaller of the two sides.
+    const Bytes working = full_rc ? whole_layer : per_layer;
+    const double freed = (out.activations + out.logits - working).value();
+    out.backward_overlap = Bytes(std::clamp(freed, 0.0, out.gradients.value()));
+    if (opt.notes && out.backward_overlap.value() > 0) {
+      out.notes.push_back(fmt::format(
+          "gradients are freed each step (zero_grad(set_to_none=True)): backward frees {:.1f} GiB "
+          "of activations as it allocates them, so the allocated peak is that much below the sum; "
+          "the total keeps it (the caching allocator's reserve)",
+          ToGiB(out.backward_overlap)));
+    }
   }
   if (!m.is_transformer()) {
     if (m.activation_melems_per_sample) {

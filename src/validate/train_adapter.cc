@@ -211,7 +211,7 @@ double ReportedTrainingPeak(const MemoryBreakdown& b, MemoryReport report) {
   double tensors = (b.ModelStates() + b.activations + b.logits).value();
   switch (report) {
     case MemoryReport::kAllocated:
-      return tensors;
+      return b.PeakAllocated().value();
     case MemoryReport::kReserved:
       return tensors + b.allocator_slack.value();
     case MemoryReport::kDevice:

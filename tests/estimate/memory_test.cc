@@ -681,6 +681,71 @@ TEST(FrameworkMemory, TorchtuneTrainsInPureBf16WithTheChunkedLoss) {
             TrainFramework::kTorchtune);
 }
 
+// One process that frees its gradients each step (zero_grad(set_to_none=True)): backward frees
+// saved activations as it allocates gradients, so the allocated peak is the sum less
+// min(gradients, activations + logits - the layer in flight). Persistent gradient buffers
+// (Megatron's main_grad, several data-parallel ranks) overlap nothing; Total() keeps the sum.
+TEST(FrameworkMemory, FreedGradientsOverlapTheBackwardPass) {
+  const ModelSpec& m = Preset("Llama-3.2-3B");
+  Parallelism p;
+  TrainMemoryOptions o;
+  o.seq_len = 4096;
+  o.micro_batch = 2;
+  o.notes = false;
+  ApplyFrameworkMemory(TrainFramework::kTorchtune, p, o);
+  ASSERT_TRUE(o.grads_freed_each_step);
+  // Without recompute the activations dwarf the gradients: all of the gradients overlap.
+  MemoryBreakdown none = EstimateTrainingMemory(m, p, o);
+  EXPECT_GT(none.activations.value(), none.gradients.value());
+  EXPECT_DOUBLE_EQ(none.backward_overlap.value(), none.gradients.value());
+  EXPECT_DOUBLE_EQ(none.PeakAllocated().value(),
+                   (none.ModelStates() + none.activations + none.logits - none.gradients).value());
+  EXPECT_GT(none.Total().value(), none.PeakAllocated().value() + none.gradients.value());
+  // Full recompute: checkpoints + logits are smaller than the gradients; the layer being
+  // recomputed stays on top of the gradients.
+  o.recompute = Recompute::kFull;
+  MemoryBreakdown rc = EstimateTrainingMemory(m, p, o);
+  const double layer =
+      ActivationBytesPerLayer(m, 2, 4096, 1, false, Recompute::kNone, true, false, 2.0).value();
+  EXPECT_LT((rc.activations + rc.logits).value(), rc.gradients.value() + layer);
+  EXPECT_NEAR(rc.backward_overlap.value(), (rc.activations + rc.logits).value() - layer,
+              1e-6 * layer);
+  // Persistent gradient buffers: Megatron-Core, or DDP over two GPUs.
+  TrainMemoryOptions mc;
+  mc.seq_len = 4096;
+  mc.notes = false;
+  ApplyFrameworkMemory(TrainFramework::kMegatronCore, p, mc);
+  EXPECT_FALSE(mc.grads_freed_each_step);
+  EXPECT_DOUBLE_EQ(EstimateTrainingMemory(m, p, mc).backward_overlap.value(), 0.0);
+  Parallelism dp2;
+  dp2.dp = 2;
+  TrainMemoryOptions g;
+  ApplyFrameworkMemory(TrainFramework::kGeneric, dp2, g);
+  EXPECT_FALSE(g.grads_freed_each_step);
+}
+
+// Plain PyTorch mixed precision on one GPU is autocast over fp32 parameters: fp32 gradients
+// (HF's model memory anatomy). The planner's frameworks keep their own gradient dtypes.
+TEST(FrameworkMemory, AutocastOverFp32ParametersKeepsFp32Gradients) {
+  const ModelSpec& m = Preset("Llama-2-7B");
+  const double params = static_cast<double>(CountParams(m).total);
+  Parallelism p;
+  TrainMemoryOptions o;
+  o.notes = false;
+  ApplyFrameworkMemory(TrainFramework::kGeneric, p, o);
+  EXPECT_TRUE(o.autocast_fp32_grads);
+  EXPECT_NEAR(EstimateTrainingMemory(m, p, o).gradients.value(), 4.0 * params, 1e-6 * params);
+  TrainMemoryOptions ddp;
+  ddp.notes = false;
+  ApplyFrameworkMemory(TrainFramework::kDdp, p, ddp);
+  EXPECT_FALSE(ddp.autocast_fp32_grads);
+  EXPECT_NEAR(EstimateTrainingMemory(m, p, ddp).gradients.value(), 2.0 * params, 1e-6 * params);
+  TrainMemoryOptions pure;  // pure bf16 (no master copy): the gradients stay bf16
+  pure.master_weights = false;
+  ApplyFrameworkMemory(TrainFramework::kGeneric, p, pure);
+  EXPECT_FALSE(pure.autocast_fp32_grads);
+}
+
 TEST(InferenceKvBudget, VllmBudgetIsFractionOfTotalMinusNonKv) {
   // formats.md 6.2: budget = total x gpu_memory_utilization; KV = budget - weights - activation
   // peak - non-torch; whole 16-token blocks.
