@@ -216,8 +216,6 @@ serve("tpot .inf", SERVE + "slo:\n  tpot_p99_ms: .inf\n", "slo.tpot_p99_ms")
 serve("no model, empty benchmark", "serve:\n  qps: 1\n  benchmark: \"\"\n", "serve.benchmark")
 serve("no model, benchmark without a preset", "serve:\n  qps: 1\n  benchmark: gptj-99\n", "--model")
 serve("no model, unknown benchmark", "serve:\n  qps: 1\n  benchmark: mlperf/nope\n", "--benchmark")
-serve("benchmark without a published output length", "serve:\n  qps: 1\n  benchmark: llama3.1-8b\n",
-      "--benchmark")
 serve("no model, no benchmark", "serve:\n  qps: 1\n", "model")
 serve("util 1", SERVE + "  target_utilization: 1\n", "util")
 serve("model missing", "serve:\n  qps: 1\n", "model")

@@ -65,7 +65,19 @@ TEST(InferBenchmarkTable, RowsCarryThePublishedFigures) {
   const InferBenchmark* l8 = FindInferBenchmark("llama3.1-8b");
   ASSERT_NE(l8, nullptr);
   EXPECT_DOUBLE_EQ(l8->mean_input_tokens.value_or(0), 870.73);
-  EXPECT_FALSE(l8->mean_output_tokens);  // not published: a job must state it
+  // The generation limit: the reference run's outputs (611 characters each) fill it.
+  EXPECT_DOUBLE_EQ(l8->mean_output_tokens.value_or(0), 128);
+  // A benchmark row without a mean output length makes a job state it.
+  InferBenchmark bare = *l8;
+  bare.mean_output_tokens.reset();
+  const ServingShape filled = FillServingShape(bare, ServingShape{});
+  auto miss = UnpublishedLength(bare, filled);
+  ASSERT_TRUE(miss);
+  EXPECT_EQ(miss->flag, "--output-len");
+  EXPECT_NE(miss->message.find("mlperf/llama3.1-8b"), std::string::npos) << miss->message;
+  ServingShape stated;
+  stated.output_len = 100;
+  EXPECT_FALSE(UnpublishedLength(bare, FillServingShape(bare, stated)));
   EXPECT_EQ(l8->max_output_tokens.value_or(0), 128);
   EXPECT_EQ(FindInferBenchmark("llama3.1-8b-interactive")->server_tpot_p99_ms.value_or(0), 30);
 
