@@ -71,6 +71,10 @@ struct ServeSetup {
   // default scheduler (GUARANTEED_NO_EVICT) admits a request only when the KV of its prompt plus
   // this many tokens is free. Unset: the requests' output length. docs/model.md 10.3.
   std::optional<int> max_new_tokens;
+  // The engine's host work per step (scheduling, sampling set-up, request bookkeeping) runs
+  // while the GPU executes the previous step, so it adds no time per sequence
+  // (EngineOverlapsHostWork).
+  bool host_overlap = false;
 };
 
 struct ServePerf {
@@ -107,6 +111,18 @@ VllmSchedulerDefaults VllmDefaults(const Accelerator& acc, std::string_view vers
 // the V0 engine (before 0.8, or a version naming V0) 256. TGI's router 128
 // (--max-concurrent-requests). Others 256. docs/model.md 12.6.
 int EngineDefaultMaxSeqs(Engine engine, const Accelerator& acc, std::string_view version);
+
+// Whether the engine overlaps its per-step host work with the GPU's step (`version` as above).
+// TensorRT-LLM's PyTorch backend, the default since 1.0, does (its overlap scheduler:
+// `disable_overlap_scheduler` defaults to False); the TensorRT-engine runtime of the 0.x
+// releases schedules between steps, as vLLM does by default (`--async-scheduling` is opt-in).
+// docs/model.md 10.2.
+bool EngineOverlapsHostWork(Engine engine, std::string_view version);
+
+// The TensorRT-LLM release a source names: a release tag or branch ("tag v0.13.0",
+// "release/0.5.0"), or an MLPerf Inference round before v5.1, whose NVIDIA submissions ran the
+// 0.x TensorRT-engine runtime (reported as "0.x"). "" when it names none.
+std::string TrtLlmVersionFromSource(std::string_view source);
 
 // LLM serving on one replica of `tp` devices. `batch` > 0 = a static batch of that many
 // sequences; 0 = continuous batching up to the KV capacity and setup.max_batch, the saturated

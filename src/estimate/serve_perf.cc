@@ -5,8 +5,11 @@
 // sequences as the KV capacity and the engine allow. Encoders/ViTs/CNNs: one forward pass per
 // batch on the same roofline. CPUs: cores x clock x FLOP/cycle (AVX-512/AMX) and DDR bandwidth.
 #include <algorithm>
+#include <cctype>
 #include <cmath>
+#include <cstdio>
 #include <iterator>
+#include <string>
 
 #include "base/strings.h"
 #include "estimate/calibration_lookup.h"
@@ -285,7 +288,7 @@ ServePerf EstimateLlmServing(const ModelSpec& m, const ServeSetup& setup, const 
     d.attention = std::max(B * c * kv_tok / bw, B * 4.0 * L * c * s.q / tp /
                                                     (bf16 * cal.Get("attention_efficiency", 0.45)));
     // Per-sequence work outside the layers: sampling over the vocabulary, scheduling.
-    d.per_seq = B * cal.Get("decode_overhead_us_per_seq", 8) * 1e-6;
+    d.per_seq = setup.host_overlap ? 0.0 : B * cal.Get("decode_overhead_us_per_seq", 8) * 1e-6;
     d.tp_comm = 2 * L * AllReduceSeconds(B * s.h * 2.0, tp, link, lat);
     d.per_layer = L * per_layer_overhead;
     return d;
@@ -356,8 +359,10 @@ ServePerf EstimateLlmServing(const ModelSpec& m, const ServeSetup& setup, const 
                  d.gemm * 1e3, "ms");
       trace->Add("decode: attention", "max(KV bytes read, attention FLOPs) at mean context",
                  d.attention * 1e3, "ms");
-      trace->Add("decode: per-sequence overhead", "B x decode_overhead_us_per_seq", d.per_seq * 1e3,
-                 "ms");
+      trace->Add("decode: per-sequence overhead",
+                 setup.host_overlap ? "0: overlapped with the step (EngineOverlapsHostWork)"
+                                    : "B x decode_overhead_us_per_seq",
+                 d.per_seq * 1e3, "ms");
       trace->Add("decode: TP all-reduces", "2 per layer, ring over tp", d.tp_comm * 1e3, "ms");
       trace->Add("decode: per-layer overhead", "layers x decode_overhead_us_per_layer",
                  d.per_layer * 1e3, "ms");
@@ -608,6 +613,35 @@ VllmSchedulerDefaults VllmDefaults(const Accelerator& acc, std::string_view vers
   d.max_num_seqs = big ? 1024 : 256;
   d.max_num_batched_tokens = big ? 8192 : 2048;
   return d;
+}
+
+bool EngineOverlapsHostWork(Engine engine, std::string_view version) {
+  if (engine != Engine::kTrtLlm) return false;
+  const std::string v = internal::ToLower(internal::Trim(version));
+  return !(v.rfind("0.", 0) == 0 || v.rfind("v0.", 0) == 0);
+}
+
+std::string TrtLlmVersionFromSource(std::string_view source) {
+  const std::string s = internal::ToLower(source);
+  for (const char* key : {"tag v", "release/", "tensorrt-llm v", "tensorrt-llm "}) {
+    const auto at = s.find(key);
+    if (at == std::string::npos) continue;
+    const auto start = at + std::string_view(key).size();
+    auto end = start;
+    while (end < s.size() && (std::isdigit(static_cast<unsigned char>(s[end])) || s[end] == '.'))
+      ++end;
+    if (end > start && std::isdigit(static_cast<unsigned char>(s[start])))
+      return s.substr(start, end - start);
+  }
+  // MLPerf Inference results: rounds before v5.1 (September 2025) predate TensorRT-LLM 1.0.
+  if (const auto at = s.find("inference_results_v"); at != std::string::npos) {
+    int major = 0, minor = 0;
+    if (std::sscanf(s.c_str() + at + 19, "%d.%d", &major, &minor) >= 1 &&
+        (major < 5 || (major == 5 && minor < 1))) {
+      return "0.x";
+    }
+  }
+  return "";
 }
 
 int EngineDefaultMaxSeqs(Engine engine, const Accelerator& acc, std::string_view version) {

@@ -48,6 +48,7 @@ ServeSetup SetupFor(const ServeJobSpec& job, int tp) {
   su.kv_precision = job.kv_precision;
   su.tp = tp;
   su.engine = job.engine;
+  su.host_overlap = EngineOverlapsHostWork(job.engine, "");  // the current release
   su.beams = job.beams;
   su.max_new_tokens = job.max_output_len;
   return su;

@@ -95,7 +95,8 @@ Predicted PredictInferenceMemory(const ModelSpec& m, const Json& w, const Json& 
                                  const std::string& metric, const Catalog& cat);
 Predicted PredictInferencePerf(const ModelSpec& m, const Json& w, const Json& hw,
                                const std::string& metric, const Catalog& cat,
-                               const Calibration& cal, const InferBenchmark* bench = nullptr);
+                               const Calibration& cal, const InferBenchmark* bench = nullptr,
+                               const std::string& source = "");
 
 // One case's prediction in the metric's base unit (bytes, seconds, tokens/s, ...), with the
 // performance constants `cal` (the shipped DefaultCalibration() unless cross-validating).

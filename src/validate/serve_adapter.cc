@@ -185,7 +185,8 @@ Predicted PredictInferenceMemory(const ModelSpec& m, const Json& w, const Json& 
 
 Predicted PredictInferencePerf(const ModelSpec& m, const Json& w, const Json& hw,
                                const std::string& metric, const Catalog& cat,
-                               const Calibration& cal, const InferBenchmark* bench) {
+                               const Calibration& cal, const InferBenchmark* bench,
+                               const std::string& source) {
   std::string gpu = Str(hw, "gpu");
   const int units = std::max(1, Int(hw, "gpus").value_or(1));
   ComputeDevice dev;
@@ -302,6 +303,11 @@ Predicted PredictInferencePerf(const ModelSpec& m, const Json& w, const Json& hw
     su.engine = engine_s.empty() && dev.cpu ? Engine::kTransformers : EngineOf(engine_s);
     su.beams = std::max(1, shape.beams.value_or(1));
     su.max_new_tokens = shape.max_output_len;
+    // The engine release the case states, else the one its source names (a TensorRT-LLM tag,
+    // an MLPerf round), else the planner's: the current one.
+    std::string version = Str(w, "version");
+    if (version.empty() && su.engine == Engine::kTrtLlm) version = TrtLlmVersionFromSource(source);
+    su.host_overlap = EngineOverlapsHostWork(su.engine, version);
     // The engine's own concurrency limit where the case sets none (EngineDefaultMaxSeqs).
     su.max_batch = dev_acc ? EngineDefaultMaxSeqs(su.engine, *dev_acc, Str(w, "version"))
                            : (su.engine == Engine::kTrtLlm ? 2048 : 256);

@@ -44,7 +44,7 @@ Predicted Predict(const Json& c, const Catalog& cat, const Calibration& cal) {
       const Json* i = Child(c["workload"], "infer");
       if (!i) return Unsupported{"serving kind without workload.infer"};
       return PredictInferencePerf(std::get<ModelSpec>(model0), *i, hw0, metric, cat, cal,
-                                  CaseInferBenchmark(c, *i));
+                                  CaseInferBenchmark(c, *i), Str(c, "source"));
     }
     return Unsupported{"unknown kind \"" + kind + "\""};
   }

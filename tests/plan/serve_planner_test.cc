@@ -136,6 +136,43 @@ TEST(LlmServing, DecodeStepGrowsWithBatchAndContext) {
   }
 }
 
+// An engine that overlaps its host work with the GPU's step (TensorRT-LLM's overlap scheduler,
+// the PyTorch backend's default since 1.0) pays no per-sequence host time: the step is shorter by
+// exactly B x decode_overhead_us_per_seq, and nothing else moves.
+TEST(LlmServing, OverlappedHostWorkLeavesOnlyTheGpuStep) {
+  const ComputeDevice dev = Gpu("H100-SXM5-80GB", IntraNodeLink::kNvswitch);
+  const ModelSpec& m = Preset("llama-3.1-8b");
+  ServeSetup su = LlmSetup(1);
+  su.engine = Engine::kTrtLlm;
+  const ServePerf serial = EstimateLlmServing(m, su, dev, 512, 128, 64, Cal());
+  su.host_overlap = true;
+  const ServePerf overlapped = EstimateLlmServing(m, su, dev, 512, 128, 64, Cal());
+  EXPECT_NEAR(serial.decode_step.value() - overlapped.decode_step.value(),
+              64 * Cal().Get("decode_overhead_us_per_seq", 8) * 1e-6, 1e-12);
+  EXPECT_DOUBLE_EQ(serial.prefill.value(), overlapped.prefill.value());
+  EXPECT_EQ(serial.kv_tokens, overlapped.kv_tokens);
+  // The releases: TensorRT-LLM 1.x (and an unstated, current one) overlaps; its 0.x
+  // TensorRT-engine runtime and vLLM's default scheduler do not.
+  EXPECT_TRUE(EngineOverlapsHostWork(Engine::kTrtLlm, ""));
+  EXPECT_TRUE(EngineOverlapsHostWork(Engine::kTrtLlm, "1.0.0"));
+  EXPECT_FALSE(EngineOverlapsHostWork(Engine::kTrtLlm, "0.13.0"));
+  EXPECT_FALSE(EngineOverlapsHostWork(Engine::kTrtLlm, "v0.5.0"));
+  EXPECT_FALSE(EngineOverlapsHostWork(Engine::kTrtLlm, "0.x"));
+  EXPECT_FALSE(EngineOverlapsHostWork(Engine::kVllm, ""));
+  EXPECT_FALSE(EngineOverlapsHostWork(Engine::kSglang, ""));
+  // A source names its release by tag, branch or MLPerf round.
+  EXPECT_EQ(TrtLlmVersionFromSource(
+                "github.com/NVIDIA/TensorRT-LLM docs/source/performance/perf-overview.md at tag "
+                "v0.13.0 (\"All data\")"),
+            "0.13.0");
+  EXPECT_EQ(TrtLlmVersionFromSource("docs/source/performance.md on branch release/0.5.0"), "0.5.0");
+  EXPECT_EQ(TrtLlmVersionFromSource("mlcommons/inference_results_v4.1 closed/NVIDIA/results/x"),
+            "0.x");
+  EXPECT_EQ(TrtLlmVersionFromSource("mlcommons/inference_results_v5.1 closed/NVIDIA/results/x"),
+            "");
+  EXPECT_EQ(TrtLlmVersionFromSource("perf-overview.md (v1.0 era, commit 00f37686aa85)"), "");
+}
+
 // Continuous batching raises throughput until the KV cache (or the engine's max_num_seqs) is
 // full: tokens/s at static batches 1, 2, 4, ... up to the KV-bound batch never falls, and the
 // continuous-batching batch is min(max_num_seqs, KV tokens / average context).
