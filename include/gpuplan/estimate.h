@@ -308,6 +308,11 @@ struct InferMemory {
   // counts weights, its profiled activation peak and the profiled non-torch increase only.
   Bytes engine_non_kv;
   Bytes engine_non_torch;  // the non-torch part of engine_non_kv
+  // The profiling peak the engine's log reports: its first worker's (rank 0). Under pipeline
+  // parallelism that is the first stage, which neither computes logits nor samples: its
+  // forward workspace plus the hidden states and residual it sends on. The KV pool follows the
+  // most loaded stage (the last: logits and sampler), which `breakdown` describes.
+  Bytes reported_activation_peak;
   // Engine semantics: KV cache the engine allocates on this GPU (pre-allocating engines), or
   // the memory left for KV under the device's memory limit (transformers).
   Bytes kv_budget;

@@ -170,6 +170,14 @@ InferMemory EstimateInferenceMemory(const ModelSpec& m, const InferMemoryOptions
     r.engine_non_torch = opt.reserve.profiled_non_torch + nvls;
   }
   r.engine_non_kv = b.weights + b.activations + b.logits + r.engine_non_torch;
+  r.reported_activation_peak = b.activations + b.logits;
+  if (pp > 1 && m.is_transformer() && m.hidden > 0 && opt.engine != Engine::kTransformers) {
+    // First stage: no LM head, no sampler; it hands the batch's hidden states and residual to
+    // the next stage (vLLM's IntermediateTensors: 2 x tokens x h at 16 bits).
+    r.reported_activation_peak =
+        b.activations + Bytes(2.0 * static_cast<double>(opt.max_num_batched_tokens) *
+                              static_cast<double>(m.hidden) * e);
+  }
   // SGLang takes its fraction of the memory available when it starts (total_gpu_memory in
   // model_runner.py is get_available_gpu_memory() after the CUDA context and the distributed
   // init), so the context and NCCL buffers come off before the fraction. docs/model.md 4.3.

@@ -837,6 +837,32 @@ TEST(InferenceKvBudget, VllmV1ActivationPeakIsTheLargerOfForwardAndSamplerSort) 
   EXPECT_NEAR(peak(llama), 8192.0 * (3 * 4096 + 3 * 14336) * 2 / kBytesPerGiB, 1e-6);
 }
 
+// Under pipeline parallelism vLLM's log reports its first worker's profile: the first stage
+// runs the forward of its layers and hands hidden states and residual on, with no LM head and
+// no sampler (vLLM 0.19 on H100, llm-d-planner's report: Llama-3.1-8B 1.89 GiB at PP 1, 1.10 at
+// PP 2, 1.05 at PP 4). The KV pool still follows the last stage (logits and sampler).
+TEST(InferenceKvBudget, VllmPipelineFirstStageReportsNoSampler) {
+  const ModelSpec& m = Preset("Llama-3.1-8B");
+  InferMemoryOptions opt;
+  opt.engine = Engine::kVllm;
+  opt.max_num_seqs = 1024;
+  opt.max_num_batched_tokens = 8192;
+  const InferMemory one = EstimateInferenceMemory(m, opt, GiB(79.19));
+  EXPECT_DOUBLE_EQ(one.reported_activation_peak.value(),
+                   (one.breakdown.activations + one.breakdown.logits).value());
+  for (int pp : {2, 4}) {
+    opt.pp = pp;
+    const InferMemory r = EstimateInferenceMemory(m, opt, GiB(79.19));
+    const double forward = 8192.0 * (3 * 4096 + 3 * 14336) * 2;
+    const double sends = 2.0 * 8192 * 4096 * 2;
+    EXPECT_NEAR(r.reported_activation_peak.value(), forward + sends, 1.0) << "pp " << pp;
+    EXPECT_NEAR(ToGiB(r.reported_activation_peak), 1.08, 0.12) << "pp " << pp;
+    // The pool is sized by the stage that samples.
+    EXPECT_GT((r.breakdown.activations + r.breakdown.logits).value(),
+              r.reported_activation_peak.value());
+  }
+}
+
 TEST(InferenceKvBudget, Llama70bBf16OnTwoA100sLeavesTensOfThousandsOfTokens) {
   // The issue's example: Llama-2-70B in bf16 on 2 x A100-80GB (81,920 MiB each), vLLM util 0.9,
   // TP 2: only a few GiB per GPU are left for KV, "~17k tokens" in the issue.
