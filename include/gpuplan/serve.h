@@ -114,8 +114,10 @@ int EngineDefaultMaxSeqs(Engine engine, const Accelerator& acc, std::string_view
 
 // Whether the engine overlaps its per-step host work with the GPU's step (`version` as above).
 // TensorRT-LLM's PyTorch backend, the default since 1.0, does (its overlap scheduler:
-// `disable_overlap_scheduler` defaults to False); the TensorRT-engine runtime of the 0.x
-// releases schedules between steps, as vLLM does by default (`--async-scheduling` is opt-in).
+// `disable_overlap_scheduler` defaults to False), as does SGLang from 0.4 (its overlap
+// scheduler, on by default; `--disable-overlap-schedule`); the TensorRT-engine runtime of the
+// 0.x releases schedules between steps, as vLLM does by default (`--async-scheduling` is
+// opt-in).
 // docs/model.md 10.2.
 bool EngineOverlapsHostWork(Engine engine, std::string_view version);
 

@@ -616,9 +616,14 @@ VllmSchedulerDefaults VllmDefaults(const Accelerator& acc, std::string_view vers
 }
 
 bool EngineOverlapsHostWork(Engine engine, std::string_view version) {
-  if (engine != Engine::kTrtLlm) return false;
-  const std::string v = internal::ToLower(internal::Trim(version));
-  return !(v.rfind("0.", 0) == 0 || v.rfind("v0.", 0) == 0);
+  std::string v = internal::ToLower(internal::Trim(version));
+  if (v.rfind('v', 0) == 0) v.erase(0, 1);
+  if (engine == Engine::kTrtLlm) return v.rfind("0.", 0) != 0;
+  if (engine == Engine::kSglang) {
+    // The overlap scheduler is on by default from SGLang 0.4 (December 2024).
+    return !(v.rfind("0.1", 0) == 0 || v.rfind("0.2", 0) == 0 || v.rfind("0.3", 0) == 0);
+  }
+  return false;
 }
 
 std::string TrtLlmVersionFromSource(std::string_view source) {

@@ -151,15 +151,18 @@ TEST(LlmServing, OverlappedHostWorkLeavesOnlyTheGpuStep) {
               64 * Cal().Get("decode_overhead_us_per_seq", 8) * 1e-6, 1e-12);
   EXPECT_DOUBLE_EQ(serial.prefill.value(), overlapped.prefill.value());
   EXPECT_EQ(serial.kv_tokens, overlapped.kv_tokens);
-  // The releases: TensorRT-LLM 1.x (and an unstated, current one) overlaps; its 0.x
-  // TensorRT-engine runtime and vLLM's default scheduler do not.
+  // The releases: TensorRT-LLM 1.x and SGLang 0.4+ (and an unstated, current one) overlap;
+  // TensorRT-LLM's 0.x TensorRT-engine runtime, SGLang before 0.4 and vLLM's default scheduler
+  // do not.
   EXPECT_TRUE(EngineOverlapsHostWork(Engine::kTrtLlm, ""));
   EXPECT_TRUE(EngineOverlapsHostWork(Engine::kTrtLlm, "1.0.0"));
   EXPECT_FALSE(EngineOverlapsHostWork(Engine::kTrtLlm, "0.13.0"));
   EXPECT_FALSE(EngineOverlapsHostWork(Engine::kTrtLlm, "v0.5.0"));
   EXPECT_FALSE(EngineOverlapsHostWork(Engine::kTrtLlm, "0.x"));
   EXPECT_FALSE(EngineOverlapsHostWork(Engine::kVllm, ""));
-  EXPECT_FALSE(EngineOverlapsHostWork(Engine::kSglang, ""));
+  EXPECT_TRUE(EngineOverlapsHostWork(Engine::kSglang, ""));
+  EXPECT_TRUE(EngineOverlapsHostWork(Engine::kSglang, "0.4.6"));
+  EXPECT_FALSE(EngineOverlapsHostWork(Engine::kSglang, "v0.3.0"));
   // A source names its release by tag, branch or MLPerf round.
   EXPECT_EQ(TrtLlmVersionFromSource(
                 "github.com/NVIDIA/TensorRT-LLM docs/source/performance/perf-overview.md at tag "
