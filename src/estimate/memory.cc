@@ -334,6 +334,7 @@ MemoryBreakdown EstimateTrainingMemory(const ModelSpec& m, const Parallelism& pa
   const double wbytes =
       BytesPerElement(opt.precision == Precision::kFp8 ? Precision::kBf16 : opt.precision);
   const bool peft = opt.method == TrainMethod::kLora || opt.method == TrainMethod::kQlora;
+  Bytes step_gradients;  // gradients allocated by each backward pass (full or adapter)
 
   if (!peft) {
     const double gbytes = BytesPerElement(opt.grad_dtype.value_or(
@@ -367,6 +368,7 @@ MemoryBreakdown EstimateTrainingMemory(const ModelSpec& m, const Parallelism& pa
       out.gradients += Bytes(opt.grad_bucket_elements * bucket_bytes);
       if (opt.notes) out.notes.push_back("gradients include the framework's flat reduce buckets");
     }
+    step_gradients = out.gradients;
     out.master_weights = Bytes(sharded(1) * master);
     out.optimizer = Bytes(sharded(1) * ostate);
     if (opt.optimizer_offload) {
@@ -417,6 +419,7 @@ MemoryBreakdown EstimateTrainingMemory(const ModelSpec& m, const Parallelism& pa
     const double abytes = opt.adapter_fp32 ? 4.0 : 2.0;
     const double ostate = OptimizerStateBytes(opt.optimizer, opt.optimizer_state_dtype);
     out.adapter = Bytes(A * (abytes + abytes + ostate));
+    step_gradients = Bytes(A * abytes);
     if (opt.notes)
       out.notes.push_back(fmt::format("LoRA rank {}: {:.1f}M adapter params, trained in {}",
                                       opt.lora_rank, A * tp * pp / 1e6,
@@ -462,13 +465,13 @@ MemoryBreakdown EstimateTrainingMemory(const ModelSpec& m, const Parallelism& pa
     out.logits = Bytes(static_cast<double>(opt.micro_batch) * seq_local *
                        static_cast<double>(m.vocab) / tp * opt.logits_bytes_per_element);
   }
-  if (opt.grads_freed_each_step && out.gradients.value() > 0) {
+  if (opt.grads_freed_each_step && step_gradients.value() > 0) {
     // Backward frees a layer's saved activations (the logits first) as it allocates that
     // layer's gradients: the allocated peak is max(activations + logits, gradients + the
     // working set of the layer in flight), i.e. the sum less the smaller of the two sides.
     const Bytes working = full_rc ? whole_layer : per_layer;
     const double freed = (out.activations + out.logits - working).value();
-    out.backward_overlap = Bytes(std::clamp(freed, 0.0, out.gradients.value()));
+    out.backward_overlap = Bytes(std::clamp(freed, 0.0, step_gradients.value()));
     if (opt.notes && out.backward_overlap.value() > 0) {
       out.notes.push_back(fmt::format(
           "gradients are freed each step (zero_grad(set_to_none=True)): backward frees {:.1f} GiB "

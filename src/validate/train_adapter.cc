@@ -316,6 +316,11 @@ Predicted PredictTrainingMemory(const ModelSpec& m, const Json& w, const Json& h
           {"NCCL buffers", b.nccl_buffers}, {"allocator slack", b.allocator_slack}};
       for (const auto& [name, v] : terms)
         g_trace->Add(name, "memory term", v.value() / GiB(1).value(), "GiB");
+      if (s.report == MemoryReport::kAllocated && b.backward_overlap.value() > 0) {
+        g_trace->Add("gradients allocated as activations are freed",
+                     "allocated peak only: minus min(gradients, activations + logits - one layer)",
+                     -b.backward_overlap.value() / GiB(1).value(), "GiB");
+      }
     }
     return ReportedTrainingPeak(b, s.report);
   }

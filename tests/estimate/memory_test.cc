@@ -710,6 +710,14 @@ TEST(FrameworkMemory, FreedGradientsOverlapTheBackwardPass) {
   EXPECT_LT((rc.activations + rc.logits).value(), rc.gradients.value() + layer);
   EXPECT_NEAR(rc.backward_overlap.value(), (rc.activations + rc.logits).value() - layer,
               1e-6 * layer);
+  // LoRA: the adapters' gradients (16-bit under torchtune) are the ones backward allocates.
+  TrainMemoryOptions lora = o;
+  lora.method = TrainMethod::kLora;
+  lora.lora_rank = 64;
+  ApplyFrameworkMemory(TrainFramework::kTorchtune, p, lora);
+  const MemoryBreakdown lb = EstimateTrainingMemory(m, p, lora);
+  const double adapter_grads = static_cast<double>(LoraParams(m, 64, lora.lora_targets)) * 2.0;
+  EXPECT_NEAR(lb.backward_overlap.value(), adapter_grads, 1e-6 * adapter_grads);
   // Persistent gradient buffers: Megatron-Core, or DDP over two GPUs.
   TrainMemoryOptions mc;
   mc.seq_len = 4096;
