@@ -628,7 +628,8 @@ bool EngineOverlapsHostWork(Engine engine, std::string_view version) {
 
 std::string TrtLlmVersionFromSource(std::string_view source) {
   const std::string s = internal::ToLower(source);
-  for (const char* key : {"tag v", "release/", "tensorrt-llm v", "tensorrt-llm "}) {
+  for (const char* key :
+       {"tag v", "tag/v", "release/", "release v", "tensorrt-llm v", "tensorrt-llm "}) {
     const auto at = s.find(key);
     if (at == std::string::npos) continue;
     const auto start = at + std::string_view(key).size();

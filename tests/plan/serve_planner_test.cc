@@ -169,6 +169,9 @@ TEST(LlmServing, OverlappedHostWorkLeavesOnlyTheGpuStep) {
                 "v0.13.0 (\"All data\")"),
             "0.13.0");
   EXPECT_EQ(TrtLlmVersionFromSource("docs/source/performance.md on branch release/0.5.0"), "0.5.0");
+  EXPECT_EQ(TrtLlmVersionFromSource("https://github.com/NVIDIA/TensorRT-LLM/releases/tag/v0.12.0"),
+            "0.12.0");
+  EXPECT_EQ(TrtLlmVersionFromSource("TensorRT-LLM v1.0.0 perf overview"), "1.0.0");
   EXPECT_EQ(TrtLlmVersionFromSource("mlcommons/inference_results_v4.1 closed/NVIDIA/results/x"),
             "0.x");
   EXPECT_EQ(TrtLlmVersionFromSource("mlcommons/inference_results_v5.1 closed/NVIDIA/results/x"),
