@@ -121,11 +121,6 @@ int EngineDefaultMaxSeqs(Engine engine, const Accelerator& acc, std::string_view
 // docs/model.md 10.2.
 bool EngineOverlapsHostWork(Engine engine, std::string_view version);
 
-// The TensorRT-LLM release a source names: a release tag or branch ("tag v0.13.0",
-// "release/0.5.0"), or an MLPerf Inference round before v5.1, whose NVIDIA submissions ran the
-// 0.x TensorRT-engine runtime (reported as "0.x"). "" when it names none.
-std::string TrtLlmVersionFromSource(std::string_view source);
-
 // LLM serving on one replica of `tp` devices. `batch` > 0 = a static batch of that many
 // sequences; 0 = continuous batching up to the KV capacity and setup.max_batch, the saturated
 // operating point: TPOT is the mean step (decode plus the interleaved prompts) and TTFT

@@ -89,4 +89,9 @@ KindSummary Summarize(const std::vector<const CaseResult*>& cases);
 // Fills report.summary (per kind and "all") from report.cases, for reports merged from files.
 void SummarizeReport(ValidationReport& report);
 
+// The TensorRT-LLM release a source names: a release tag or branch ("tag v0.13.0",
+// "release/0.5.0"), or an MLPerf Inference round before v5.1, whose NVIDIA submissions ran the
+// 0.x TensorRT-engine runtime (reported as "0.x"). "" when it names none.
+std::string TrtLlmVersionFromSource(std::string_view source);
+
 }  // namespace gpuplan

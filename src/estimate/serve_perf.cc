@@ -5,10 +5,9 @@
 // sequences as the KV capacity and the engine allow. Encoders/ViTs/CNNs: one forward pass per
 // batch on the same roofline. CPUs: cores x clock x FLOP/cycle (AVX-512/AMX) and DDR bandwidth.
 #include <algorithm>
-#include <cctype>
 #include <cmath>
-#include <cstdio>
 #include <iterator>
+#include <optional>
 #include <string>
 
 #include "base/strings.h"
@@ -584,23 +583,42 @@ ServePerf EstimateForwardThroughput(const ModelSpec& m, Precision p, const Compu
   return best;
 }
 
+namespace {
+
+// The release "<major>.<minor>" in an engine version text ("~0.6.6 (V0)", "v0.10.1", "main
+// 2024-12 (~0.6.5)", "0.x"): the first run of digits followed by a dot (and, when
+// `minor_required`, more digits; a date's "2024-12" is skipped). minor is -1 when absent.
+struct Release {
+  int major = 0, minor = -1;
+};
+std::optional<Release> ReleaseNumber(std::string_view v, bool minor_required) {
+  auto digit = [](char c) { return c >= '0' && c <= '9'; };
+  for (std::size_t i = 0; i < v.size(); ++i) {
+    if (!digit(v[i]) || (i > 0 && digit(v[i - 1]))) continue;
+    std::size_t j = i;
+    Release r;
+    while (j < v.size() && digit(v[j])) r.major = r.major * 10 + (v[j++] - '0');
+    if (j >= v.size() || v[j] != '.') continue;
+    if (j + 1 < v.size() && digit(v[j + 1])) {
+      r.minor = 0;
+      for (++j; j < v.size() && digit(v[j]); ++j) r.minor = r.minor * 10 + (v[j] - '0');
+    } else if (minor_required) {
+      continue;
+    }
+    return r;
+  }
+  return std::nullopt;
+}
+
+}  // namespace
+
 VllmSchedulerDefaults VllmDefaults(const Accelerator& acc, std::string_view version,
                                    int max_model_len) {
   const std::string v = internal::ToLower(version);
   bool v0 = v.find("(v0") != std::string::npos || v.find("v0)") != std::string::npos ||
             v.find("v0 engine") != std::string::npos;
-  // The release "<major>.<minor>" in the text ("~0.6.6 (V0)", "v0.10.1", "main 2024-12
-  // (~0.6.5)"): the first digits followed by a dot and more digits, a date's "2024-12" skipped.
-  for (std::size_t i = 0; i < v.size(); ++i) {
-    if (v[i] < '0' || v[i] > '9' || (i > 0 && v[i - 1] >= '0' && v[i - 1] <= '9')) continue;
-    std::size_t j = i;
-    int major = 0, minor = 0;
-    while (j < v.size() && v[j] >= '0' && v[j] <= '9') major = major * 10 + (v[j++] - '0');
-    if (j + 1 >= v.size() || v[j] != '.' || v[j + 1] < '0' || v[j + 1] > '9') continue;
-    for (++j; j < v.size() && v[j] >= '0' && v[j] <= '9'; ++j) minor = minor * 10 + (v[j] - '0');
-    if (major == 0 && minor < 8) v0 = true;
-    break;
-  }
+  if (const auto r = ReleaseNumber(v, /*minor_required=*/true); r && r->major == 0 && r->minor < 8)
+    v0 = true;
   VllmSchedulerDefaults d;
   d.v0 = v0;
   if (v0) {
@@ -616,38 +634,11 @@ VllmSchedulerDefaults VllmDefaults(const Accelerator& acc, std::string_view vers
 }
 
 bool EngineOverlapsHostWork(Engine engine, std::string_view version) {
-  std::string v = internal::ToLower(internal::Trim(version));
-  if (v.rfind('v', 0) == 0) v.erase(0, 1);
-  if (engine == Engine::kTrtLlm) return v.rfind("0.", 0) != 0;
-  if (engine == Engine::kSglang) {
-    // The overlap scheduler is on by default from SGLang 0.4 (December 2024).
-    return !(v.rfind("0.1", 0) == 0 || v.rfind("0.2", 0) == 0 || v.rfind("0.3", 0) == 0);
-  }
+  const auto r = ReleaseNumber(internal::ToLower(version), /*minor_required=*/false);
+  if (engine == Engine::kTrtLlm) return !r || r->major >= 1;
+  // SGLang's overlap scheduler is on by default from 0.4 (December 2024).
+  if (engine == Engine::kSglang) return !r || r->major >= 1 || r->minor >= 4;
   return false;
-}
-
-std::string TrtLlmVersionFromSource(std::string_view source) {
-  const std::string s = internal::ToLower(source);
-  for (const char* key :
-       {"tag v", "tag/v", "release/", "release v", "tensorrt-llm v", "tensorrt-llm "}) {
-    const auto at = s.find(key);
-    if (at == std::string::npos) continue;
-    const auto start = at + std::string_view(key).size();
-    auto end = start;
-    while (end < s.size() && (std::isdigit(static_cast<unsigned char>(s[end])) || s[end] == '.'))
-      ++end;
-    if (end > start && std::isdigit(static_cast<unsigned char>(s[start])))
-      return s.substr(start, end - start);
-  }
-  // MLPerf Inference results: rounds before v5.1 (September 2025) predate TensorRT-LLM 1.0.
-  if (const auto at = s.find("inference_results_v"); at != std::string::npos) {
-    int major = 0, minor = 0;
-    if (std::sscanf(s.c_str() + at + 19, "%d.%d", &major, &minor) >= 1 &&
-        (major < 5 || (major == 5 && minor < 1))) {
-      return "0.x";
-    }
-  }
-  return "";
 }
 
 int EngineDefaultMaxSeqs(Engine engine, const Accelerator& acc, std::string_view version) {

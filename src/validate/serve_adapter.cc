@@ -1,11 +1,14 @@
 // Serving cases: engine accounting of memory (EstimateInferenceMemory, KvBudget) and serving
 // performance (EstimateLlmServing, EstimateRequest) on the catalog's GPU or CPU.
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <cstdint>
+#include <cstdio>
 #include <fmt/format.h>
 
 #include "base/enum_names.h"
+#include "base/strings.h"
 #include "gpuplan/quant_preset.h"
 #include "gpuplan/benchmark.h"
 #include "gpuplan/estimate.h"
@@ -14,6 +17,7 @@
 #include "gpuplan/plan.h"
 #include "gpuplan/serve.h"
 #include "gpuplan/serve_planner.h"
+#include "gpuplan/validate.h"
 #include "io/csv.h"
 #include "validate/adapters.h"
 
@@ -500,3 +504,31 @@ Predicted PredictInferencePerf(const ModelSpec& m, const Json& w, const Json& hw
 }
 
 }  // namespace gpuplan::validation
+
+namespace gpuplan {
+
+std::string TrtLlmVersionFromSource(std::string_view source) {
+  const std::string s = internal::ToLower(source);
+  for (const char* key :
+       {"tag v", "tag/v", "release/", "release v", "tensorrt-llm v", "tensorrt-llm "}) {
+    const auto at = s.find(key);
+    if (at == std::string::npos) continue;
+    const auto start = at + std::string_view(key).size();
+    auto end = start;
+    while (end < s.size() && (std::isdigit(static_cast<unsigned char>(s[end])) || s[end] == '.'))
+      ++end;
+    if (end > start && std::isdigit(static_cast<unsigned char>(s[start])))
+      return s.substr(start, end - start);
+  }
+  // MLPerf Inference results: rounds before v5.1 (September 2025) predate TensorRT-LLM 1.0.
+  if (const auto at = s.find("inference_results_v"); at != std::string::npos) {
+    int major = 0, minor = 0;
+    if (std::sscanf(s.c_str() + at + 19, "%d.%d", &major, &minor) >= 1 &&
+        (major < 5 || (major == 5 && minor < 1))) {
+      return "0.x";
+    }
+  }
+  return "";
+}
+
+}  // namespace gpuplan

@@ -163,20 +163,6 @@ TEST(LlmServing, OverlappedHostWorkLeavesOnlyTheGpuStep) {
   EXPECT_TRUE(EngineOverlapsHostWork(Engine::kSglang, ""));
   EXPECT_TRUE(EngineOverlapsHostWork(Engine::kSglang, "0.4.6"));
   EXPECT_FALSE(EngineOverlapsHostWork(Engine::kSglang, "v0.3.0"));
-  // A source names its release by tag, branch or MLPerf round.
-  EXPECT_EQ(TrtLlmVersionFromSource(
-                "github.com/NVIDIA/TensorRT-LLM docs/source/performance/perf-overview.md at tag "
-                "v0.13.0 (\"All data\")"),
-            "0.13.0");
-  EXPECT_EQ(TrtLlmVersionFromSource("docs/source/performance.md on branch release/0.5.0"), "0.5.0");
-  EXPECT_EQ(TrtLlmVersionFromSource("https://github.com/NVIDIA/TensorRT-LLM/releases/tag/v0.12.0"),
-            "0.12.0");
-  EXPECT_EQ(TrtLlmVersionFromSource("TensorRT-LLM v1.0.0 perf overview"), "1.0.0");
-  EXPECT_EQ(TrtLlmVersionFromSource("mlcommons/inference_results_v4.1 closed/NVIDIA/results/x"),
-            "0.x");
-  EXPECT_EQ(TrtLlmVersionFromSource("mlcommons/inference_results_v5.1 closed/NVIDIA/results/x"),
-            "");
-  EXPECT_EQ(TrtLlmVersionFromSource("perf-overview.md (v1.0 era, commit 00f37686aa85)"), "");
 }
 
 // Continuous batching raises throughput until the KV cache (or the engine's max_num_seqs) is

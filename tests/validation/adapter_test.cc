@@ -151,6 +151,24 @@ TEST(ServeAdapter, EngineDefaultSequenceLimits) {
   EXPECT_EQ(EngineDefaultMaxSeqs(Engine::kTgi, *h100, ""), 128);
 }
 
+// The TensorRT-LLM release a case's source names (EngineOverlapsHostWork then tells the 0.x
+// runtime from the 1.x overlap scheduler): by tag, branch, release URL or MLPerf round.
+TEST(ServeAdapter, TrtLlmReleaseFromTheSource) {
+  EXPECT_EQ(TrtLlmVersionFromSource(
+                "github.com/NVIDIA/TensorRT-LLM docs/source/performance/perf-overview.md at tag "
+                "v0.13.0 (\"All data\")"),
+            "0.13.0");
+  EXPECT_EQ(TrtLlmVersionFromSource("docs/source/performance.md on branch release/0.5.0"), "0.5.0");
+  EXPECT_EQ(TrtLlmVersionFromSource("https://github.com/NVIDIA/TensorRT-LLM/releases/tag/v0.12.0"),
+            "0.12.0");
+  EXPECT_EQ(TrtLlmVersionFromSource("TensorRT-LLM v1.0.0 perf overview"), "1.0.0");
+  EXPECT_EQ(TrtLlmVersionFromSource("mlcommons/inference_results_v4.1 closed/NVIDIA/results/x"),
+            "0.x");
+  EXPECT_EQ(TrtLlmVersionFromSource("mlcommons/inference_results_v5.1 closed/NVIDIA/results/x"),
+            "");
+  EXPECT_EQ(TrtLlmVersionFromSource("perf-overview.md (v1.0 era, commit 00f37686aa85)"), "");
+}
+
 // A single request's time to first token needs no output length (a TTFT benchmark often
 // states none): the prefill of its prompt, the same as with one output token.
 TEST(ServeAdapter, SingleRequestTtftNeedsNoOutputLength) {
