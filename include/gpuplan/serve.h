@@ -71,6 +71,10 @@ struct ServeSetup {
   // default scheduler (GUARANTEED_NO_EVICT) admits a request only when the KV of its prompt plus
   // this many tokens is free. Unset: the requests' output length. docs/model.md 10.3.
   std::optional<int> max_new_tokens;
+  // TensorRT-LLM's MAX_UTILIZATION capacity scheduler (NVIDIA's MLPerf harness default): admits
+  // on the KV the running requests hold now, as vLLM and SGLang do, instead of reserving each
+  // request's prompt plus generation limit. docs/model.md 10.3.
+  bool admit_on_current_kv = false;
   // The engine's host work per step (scheduling, sampling set-up, request bookkeeping) runs
   // while the GPU executes the previous step, so it adds no time per sequence
   // (EngineOverlapsHostWork).

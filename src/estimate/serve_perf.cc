@@ -220,13 +220,18 @@ ServePerf EstimateLlmServing(const ModelSpec& m, const ServeSetup& setup, const 
   mo.context = std::max(1, input_len + output_len);
   mo.concurrency = 1;
   mo.nvls = dev.nvls;
-  // Beam search: every beam holds its own copy of the context's KV and decodes as a sequence.
+  // Beam search: every beam decodes as a sequence. Paged engines keep the prompt's KV blocks once
+  // per request, shared by its beams (TensorRT-LLM's KV cache manager, vLLM's copy-on-write
+  // blocks); each beam holds its own generated tokens. Transformers tiles the prompt's cache.
   const double nb = std::max(1, setup.beams);
+  const double prompt_copies = setup.engine == Engine::kTransformers ? nb : 1.0;
+  // KV tokens one request holds with `in` prompt and `gen` generated tokens per beam.
+  auto request_kv = [&](double in_tok, double gen) { return in_tok * prompt_copies + gen * nb; };
   if (!dev.cpu) {
     InferMemory im = EstimateInferenceMemory(m, mo, VisibleMemory(dev.memory));
     r.kv_tokens = im.kv_tokens;
     if (im.kv_budget.value() <= 0 ||
-        static_cast<double>(im.kv_tokens) < (input_len + output_len) * nb) {
+        static_cast<double>(im.kv_tokens) < request_kv(input_len, output_len)) {
       r.fits = false;
       r.why = "weights leave no room for one request's KV cache";
     }
@@ -304,15 +309,16 @@ ServePerf EstimateLlmServing(const ModelSpec& m, const ServeSetup& setup, const 
     // B counts requests; with beams each takes `nb` sequences of KV and of max_batch.
     const double reserved_out =
         std::max(out, static_cast<double>(setup.max_new_tokens.value_or(0)));
-    const double avg_ctx =
-        (setup.engine == Engine::kTrtLlm ? in + reserved_out : in + out / 2) * nb;
+    const double avg_ctx = setup.engine == Engine::kTrtLlm && !setup.admit_on_current_kv
+                               ? request_kv(in, reserved_out)
+                               : request_kv(in, out / 2);
     double by_kv = avg_ctx > 0 ? static_cast<double>(r.kv_tokens) / avg_ctx : setup.max_batch;
     B = static_cast<int>(
         std::max(1.0, std::min<double>(std::floor(setup.max_batch / nb), std::floor(by_kv))));
   }
   r.batch = B;
   if (batch > 0 && !dev.cpu &&
-      static_cast<double>(batch) * (in + out) * nb > static_cast<double>(r.kv_tokens)) {
+      static_cast<double>(batch) * request_kv(in, out) > static_cast<double>(r.kv_tokens)) {
     r.fits = false;
     r.why = "the static batch's KV cache exceeds the capacity";
   }

@@ -50,6 +50,7 @@ constexpr const char* kFitted[] = {
     "cpu_op_overhead_us",
     "cpu_stream_serial_fraction",
     "server_scenario_utilization",
+    "server_tpot_utilization",
     "link_efficiency",
 };
 // Multipliers tried around the current value, one coordinate at a time.

@@ -1,8 +1,8 @@
 // The validation adapters: the serving defaults where a case is silent (docs/model.md 12.6: an
 // MLPerf LLM case takes the benchmark's lengths and FP8 format, runs at the tensor-parallel
-// degree the serving planner would pick, and a Server case at the largest batch its TPOT bound
-// allows), and `validate --explain` on a training-memory case (the breakdown term by term) and
-// on an LLM serving case (the decode step's parts).
+// degree the serving planner would pick, and a Server case at the load whose mean TPOT is its
+// share of the p99 bound), and `validate --explain` on a training-memory case (the breakdown term
+// by term) and on an LLM serving case (the decode step's parts).
 #include <gtest/gtest.h>
 
 #include <map>
@@ -95,18 +95,28 @@ TEST(ServeAdapter, UnstatedTensorParallelIsThePlannersBestFittingDegree) {
   EXPECT_FALSE(tp1->cases[0].ok);
 }
 
-// The Server scenario's 200 ms p99 TPOT bound (data/inference_benchmarks.csv) caps the batch:
-// the predicted mean step never exceeds it, and throughput stays at or below Offline's.
-TEST(ServeAdapter, ServerScenarioMeetsTheTpotBound) {
-  const double tpot = Predicted(Case("s", "A100-SXM4-80GB", "server", "tpot_ms", ",\"tp\":4"));
-  EXPECT_GT(tpot, 0);
-  EXPECT_LE(tpot, 200.0 + 1e-6);
-  const double server =
-      Predicted(Case("s", "A100-SXM4-80GB", "server", "output_tokens_per_s", ",\"tp\":4"));
-  const double offline =
-      Predicted(Case("s", "A100-SXM4-80GB", "offline", "output_tokens_per_s", ",\"tp\":4"));
-  EXPECT_LE(server, offline);
-  EXPECT_GT(server, 0.5 * offline);
+// The Server scenario runs at the load whose mean TPOT is `server_tpot_utilization` (0.7) of
+// its 200 ms p99 bound (data/inference_benchmarks.csv): lowered to it where the saturated step
+// is longer, raised to it where the KV cache holds more requests than TensorRT-LLM's default
+// no-evict reservation admits (NVIDIA's harness schedules with MAX_UTILIZATION). Its
+// throughput never exceeds Offline's.
+TEST(ServeAdapter, ServerScenarioRunsAtItsShareOfTheTpotBound) {
+  for (const char* gpu : {"A100-SXM4-80GB", "H100-SXM5-80GB"}) {
+    const double tpot = Predicted(Case("s", gpu, "server", "tpot_ms", ",\"tp\":4"));
+    EXPECT_LE(tpot, 0.7 * 200.0 + 1e-6) << gpu;
+    EXPECT_GT(tpot, 0.95 * 0.7 * 200.0) << gpu;
+    const double server = Predicted(Case("s", gpu, "server", "output_tokens_per_s", ",\"tp\":4"));
+    const double offline = Predicted(Case("s", gpu, "offline", "output_tokens_per_s", ",\"tp\":4"));
+    EXPECT_LE(server, offline) << gpu;
+    EXPECT_GT(server, 0.5 * offline) << gpu;
+  }
+  // At TP2 on H100 (NVIDIA's Server layout) the offline (saturated, no-evict) step is well below
+  // the target: Server runs more requests in flight than Offline's default admits.
+  const double server_tp2 =
+      Predicted(Case("s", "H100-SXM5-80GB", "server", "tpot_ms", ",\"tp\":2"));
+  EXPECT_GT(server_tp2, 0.95 * 0.7 * 200.0);
+  EXPECT_LT(Predicted(Case("s", "H100-SXM5-80GB", "offline", "tpot_ms", ",\"tp\":2")),
+            0.7 * server_tp2);
 }
 
 // A closed-loop client at concurrency C (benchmark_serving --max-concurrency) keeps C requests

@@ -209,9 +209,11 @@ TEST(FillServingShape, EncodersTakeTheRealLengths) {
 }
 
 // Beam search (docs/model.md 10.3): a request's prompt is prefilled once; its k beams decode as k
-// sequences with k copies of the context's KV. So a static batch of b requests with k beams
-// decodes like b*k greedy sequences, prefills like b, and the KV-bound batch shrinks k-fold.
-TEST(BeamSearch, DecodesKTimesTheSequencesAndHoldsKTimesTheKv) {
+// sequences. Paged engines keep the prompt's KV once per request and k copies of the generated
+// tokens; Transformers tiles the whole context k times. So a static batch of b requests with k
+// beams decodes like b*k greedy sequences, prefills like b, and the KV-bound batch is the KV
+// over (prompt + k x generation) on TensorRT-LLM, over k x (prompt + generation) on Transformers.
+TEST(BeamSearch, DecodesKTimesTheSequencesAndSharesThePromptKv) {
   const ModelSpec* m = FindPreset("llama-2-7b");
   ASSERT_NE(m, nullptr);
   ComputeDevice dev = TestDevice();
@@ -231,12 +233,26 @@ TEST(BeamSearch, DecodesKTimesTheSequencesAndHoldsKTimesTheKv) {
   // b requests per cycle of (prefill of b prompts + out steps of 4b sequences).
   const double cycle = gb.ttft.value() + out * g4b.decode_step.value();
   EXPECT_NEAR(k.samples_per_s, b / cycle, 1e-9 * b / cycle);
-  // Continuous batching: the KV-bound request count falls by the beam width (+/- rounding).
+  // Continuous batching: TensorRT-LLM reserves prompt + generation per request, the generation
+  // once per beam (the prompt's blocks are shared: its KV cache manager's
+  // getRemainingBlocksToCompletion).
   ServePerf gc = EstimateLlmServing(*m, greedy, dev, in, out, 0, cal);
   ServePerf kc = EstimateLlmServing(*m, beam, dev, in, out, 0, cal);
   EXPECT_EQ(kc.kv_tokens, gc.kv_tokens);
-  EXPECT_LE(kc.batch, gc.batch / 4 + 1);
-  EXPECT_GE(kc.batch, gc.batch / 4 - 1);
+  EXPECT_EQ(gc.batch, static_cast<int>(static_cast<double>(gc.kv_tokens) / (in + out)));
+  EXPECT_EQ(kc.batch, static_cast<int>(static_cast<double>(kc.kv_tokens) / (in + 4 * out)));
+  // Transformers tiles the prompt's cache over the beams: the batch falls k-fold (+/- rounding).
+  ServeSetup hf = greedy, hf_beam = beam;
+  hf.engine = hf_beam.engine = Engine::kTransformers;
+  ServePerf hc = EstimateLlmServing(*m, hf, dev, in, out, 0, cal);
+  ServePerf hkc = EstimateLlmServing(*m, hf_beam, dev, in, out, 0, cal);
+  EXPECT_LE(hkc.batch, hc.batch / 4 + 1);
+  EXPECT_GE(hkc.batch, hc.batch / 4 - 1);
+  // A static batch must hold its KV: 4 beams of a prompt that fills the cache alone do not fit on
+  // Transformers, and fit on TensorRT-LLM where the prompt is stored once.
+  const int long_in = static_cast<int>(gc.kv_tokens / 2);
+  EXPECT_TRUE(EstimateLlmServing(*m, beam, dev, long_in, out, 1, cal).fits);
+  EXPECT_FALSE(EstimateLlmServing(*m, hf_beam, dev, long_in, out, 1, cal).fits);
 
   // The saturated point (no static batch): tokens are one mean step apart, the decode step plus
   // the share of the replacing requests' prompts (cycle / out), and the first token comes one
