@@ -69,6 +69,9 @@ struct InferBenchmark {
   // tensor cores (the accuracy target is met in it); the serving default where a job or case
   // states no precision. nullopt = not checked. docs/model.md section 12.6.
   std::optional<Precision> precision;
+  // The 4-bit format (a quant preset name, "nvfp4") NVIDIA's submissions run where the GPU has
+  // FP4 tensor cores (Blackwell); empty = `precision` there too, or not checked.
+  std::string fp4_quant;
   std::optional<double> server_ttft_p99_ms, server_tpot_p99_ms, server_latency_p99_ms;
   // Text-to-image benchmarks: the reference pipeline's denoising steps and guidance scale.
   std::optional<int> denoise_steps;

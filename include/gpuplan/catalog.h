@@ -31,6 +31,8 @@ struct Accelerator {
   BytesPerSec memory_bw;  // device memory bandwidth
   // Dense peaks (no 2:4 sparsity); empty when the device lacks that precision.
   std::optional<FlopPerSec> fp32, tf32, bf16, fp16, fp8, int8, int4;
+  // FP4 tensor rate (Blackwell NVFP4/MXFP4 GEMMs with 4-bit inputs); empty: none.
+  std::optional<FlopPerSec> fp4;
   std::string intra_link;     // scale-up link id: "nvlink4", "pcie4", "infinity-fabric", ...
   BytesPerSec intra_link_bw;  // per-device scale-up bandwidth, bidirectional as quoted
   // GPUs that share one scale-up (NVLink switch) domain when it spans more than one machine:

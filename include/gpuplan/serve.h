@@ -20,8 +20,9 @@ struct ComputeDevice {
   std::string id;
   bool cpu = false;
   double peak_fp32 = 0, peak_bf16 = 0, peak_fp16 = 0, peak_fp8 = 0, peak_int8 = 0;  // FLOP/s
-  double mem_bw = 0;                                                                // bytes/s
-  Bytes memory;  // device memory (CPU: 0 = not a constraint)
+  double peak_fp4 = 0;  // FP4 tensor rate (Blackwell); 0 = none
+  double mem_bw = 0;    // bytes/s
+  Bytes memory;         // device memory (CPU: 0 = not a constraint)
   double gemm_eff = 0.8;
   double power_cap = 1.0;   // sustained fraction of peak under the board's power limit (1 = none)
   double fp8_factor = 1.0;  // fp8 GEMMs: x gemm_eff (scaling casts; the training step's factor)

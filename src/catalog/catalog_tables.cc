@@ -104,7 +104,7 @@ Status LoadGpus(Catalog& cat, const CsvTable& t) {
         kPeaks[] = {{"fp32_tflops", &Accelerator::fp32}, {"tf32_tflops", &Accelerator::tf32},
                     {"bf16_tflops", &Accelerator::bf16}, {"fp16_tflops", &Accelerator::fp16},
                     {"fp8_tflops", &Accelerator::fp8},   {"int8_tops", &Accelerator::int8},
-                    {"int4_tops", &Accelerator::int4}};
+                    {"int4_tops", &Accelerator::int4},   {"fp4_tflops", &Accelerator::fp4}};
     for (const auto& [column, member] : kPeaks) {
       GPUPLAN_ASSIGN_OR_RETURN(v, r.OptNumber(column));
       a.*member = Tflops(v);

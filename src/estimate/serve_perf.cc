@@ -70,6 +70,7 @@ ComputeDevice DeviceFromAccelerator(const Accelerator& acc, const Calibration& c
   d.peak_fp16 = v(acc.fp16);
   d.peak_fp8 = v(acc.fp8);
   d.peak_int8 = v(acc.int8);
+  d.peak_fp4 = v(acc.fp4);
   d.mem_bw = acc.memory_bw.value();
   d.memory = acc.memory;
   const ArchEfficiency ae = cal.ForAccelerator(acc);
@@ -175,6 +176,13 @@ Precision MathPrecision(Precision weights, const std::optional<QuantSpec>& q, bo
   return weights;
 }
 
+// NVFP4 checkpoints (TensorRT Model Optimizer, vLLM/TensorRT-LLM modelopt_fp4) quantise the
+// GEMM inputs to NVFP4 too: W4A4 GEMMs on the FP4 tensor cores where the device has them
+// (Blackwell), at FP8's achievable fraction. Elsewhere they dequantise like other 4-bit formats.
+bool Fp4TensorMath(const std::optional<QuantSpec>& q, const ComputeDevice& dev) {
+  return q && q->method == "nvfp4" && !dev.cpu && dev.peak_fp4 > 0;
+}
+
 // Forward time of one transformer layer's linear layers for M tokens, sharded over tp.
 double LayerGemms(const Shape& s, double M, int tp, double wbytes, double peak, double eff,
                   double knee, double bw, double ks, double cap) {
@@ -193,8 +201,10 @@ ServePerf EstimateLlmServing(const ModelSpec& m, const ServeSetup& setup, const 
   const int tp = std::max(1, setup.tp);
   const Shape s = ShapeOf(m);
   const double L = m.layers;
-  const Precision math = MathPrecision(setup.weight_precision, setup.quant, dev.cpu);
-  const double peak = dev.Peak(math);
+  const bool fp4 = Fp4TensorMath(setup.quant, dev);
+  const Precision math =
+      fp4 ? Precision::kFp8 : MathPrecision(setup.weight_precision, setup.quant, dev.cpu);
+  const double peak = fp4 ? dev.peak_fp4 : dev.Peak(math);
   const double bf16 = dev.Peak(Precision::kBf16);
   const double bw = dev.mem_bw * dev.mem_eff;
   const double knee = dev.GemmKnee(math);

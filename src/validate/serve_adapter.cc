@@ -294,6 +294,18 @@ Predicted PredictInferencePerf(const ModelSpec& m, const Json& w, const Json& hw
     su.quant = quant;
     if (dev.cpu && prec == Precision::kInt4 && !su.quant)
       su.quant = GetQuantPreset(QuantPresetId::kGgufQ4_0).Spec();
+    // NVIDIA's closed-division LLM submissions run "FP8 or FP4 if the accelerator supports that
+    // feature" (closed/NVIDIA/documentation/calibration.md): on a GPU with FP4 tensor cores a
+    // TensorRT-LLM row of a benchmark NVIDIA quantises to FP4 (data/inference_benchmarks.csv
+    // fp4_quant) ran that format's weights and GEMM inputs, with an FP8 KV cache. docs/model.md
+    // 12.6.
+    if (prec_s.empty() && bench && !bench->fp4_quant.empty() && !su.quant && dev.peak_fp4 > 0 &&
+        EngineOf(engine_s) == Engine::kTrtLlm) {
+      if (const QuantPreset* q = FindQuantPreset(bench->fp4_quant)) {
+        su.quant = q->Spec();
+        su.weight_precision = prec = Precision::kFp8;
+      }
+    }
     // llama.cpp with no stated format runs a GGUF file, and the common one is Q4_K_M (what
     // llama-quantize's documentation recommends and what model hubs ship by default), not the
     // fp16 the other engines load (docs/model.md 12.3).

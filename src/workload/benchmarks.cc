@@ -3,6 +3,7 @@
 
 #include "io/embedded.h"
 #include "gpuplan/benchmark.h"
+#include "gpuplan/quant_preset.h"
 #include "io/csv.h"
 
 namespace gpuplan {
@@ -116,6 +117,12 @@ Result<std::vector<InferBenchmark>> ParseInferBenchmarks(std::string_view csv,
         return MakeError(ErrorCode::kParse, r.Where("precision"), "unknown precision \"" + p + "\"",
                          "fp8, int8, bf16 or fp16; empty when unknown");
       }
+    }
+    b.fp4_quant = internal::ToLower(internal::Trim(r.Str("fp4_quant")));
+    if (!b.fp4_quant.empty() && !FindQuantPreset(b.fp4_quant)) {
+      return MakeError(ErrorCode::kParse, r.Where("fp4_quant"),
+                       "unknown quantization format \"" + b.fp4_quant + "\"",
+                       "a --quant name such as nvfp4; empty when none");
     }
     GPUPLAN_ASSIGN_OR_RETURN(b.server_ttft_p99_ms, r.OptNumber("server_ttft_p99_ms"));
     GPUPLAN_ASSIGN_OR_RETURN(b.server_tpot_p99_ms, r.OptNumber("server_tpot_p99_ms"));

@@ -120,9 +120,9 @@ const std::vector<QuantPreset>& QuantPresets() {
        "Q4_K_M (llama-quantize) stores attn_v, half of the ffn_down tensors and the output "
        "matrix as Q6_K (210 bytes per 256, 6.56 bits): ~15% of a 7B model's weights, 4.81 "
        "bits/weight on average"},
-      // FP4 weights are read at their bits; the GEMMs are costed as 16-bit (W4A16, as the other
-      // 4-bit formats: MathPrecision), since the catalog has no FP4 tensor rate: on Blackwell,
-      // whose FP4 tensor cores run at twice FP8, prefill is overestimated.
+      // FP4 weights are read at their bits. NVFP4 GEMMs run W4A4 at the device's FP4 tensor rate
+      // where it has one (gpus.csv fp4_tflops: B200, GB200; Fp4TensorMath), else as 16-bit
+      // (W4A16, as the other 4-bit formats: MathPrecision). MXFP4 (gpt-oss) keeps W4A16.
       {QuantPresetId::kNvfp4,
        "nvfp4",
        {"nvfp4", "fp4", "modelopt-fp4", "modelopt_fp4"},

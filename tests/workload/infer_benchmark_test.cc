@@ -10,6 +10,7 @@
 #include "gpuplan/benchmark.h"
 #include "gpuplan/model.h"
 #include "gpuplan/perf.h"
+#include "gpuplan/quant_preset.h"
 #include "gpuplan/serve.h"
 
 namespace gpuplan {
@@ -370,6 +371,44 @@ TEST(DiffusionServing, AnImageIsStepsGuidedForwards) {
   EXPECT_DOUBLE_EQ(
       EstimateRequest(*r, Precision::kBf16, dev, 8, 1, cal, true, defaults).e2e.value(),
       EstimateForward(*r, Precision::kBf16, dev, 8, 1, cal).e2e.value());
+}
+
+// NVFP4 (TensorRT Model Optimizer checkpoints) quantises the GEMM inputs too: on a device with
+// FP4 tensor cores its GEMMs run at the FP4 rate (gpus.csv fp4_tflops), elsewhere it dequantises
+// to 16-bit GEMMs like the other 4-bit formats. The weights read are the same 4.5 bits either way.
+TEST(Fp4TensorMath, Nvfp4RunsAtTheFp4RateOnlyWhereTheDeviceHasIt) {
+  const ModelSpec* m = FindPreset("llama-2-70b");
+  ASSERT_NE(m, nullptr);
+  const Calibration cal;
+  ComputeDevice plain = TestDevice();
+  ComputeDevice blackwell = plain;
+  blackwell.peak_fp4 = 2 * plain.peak_fp8;
+  ServeSetup fp4;
+  fp4.engine = Engine::kTrtLlm;
+  fp4.weight_precision = Precision::kFp8;
+  fp4.quant = GetQuantPreset(QuantPresetId::kNvfp4).Spec();
+  ServeSetup int4 = fp4;
+  int4.quant = GetQuantPreset(QuantPresetId::kInt4G128).Spec();
+  const int in = 2000, out = 2;
+  // Prefill is GEMM-bound: twice the FP8 rate (at FP8's achievable fraction) where FP4 exists.
+  const ServePerf on = EstimateLlmServing(*m, fp4, blackwell, in, out, 1, cal);
+  const ServePerf off = EstimateLlmServing(*m, fp4, plain, in, out, 1, cal);
+  EXPECT_LT(on.prefill.value(), 0.75 * off.prefill.value());
+  // Without FP4 tensor cores NVFP4 is costed as any 4-bit weight-only format (W4A16).
+  const ServePerf w4 = EstimateLlmServing(*m, int4, plain, in, out, 1, cal);
+  EXPECT_NEAR(off.prefill.value(), w4.prefill.value(), 0.02 * w4.prefill.value());
+  // Other formats ignore the FP4 rate.
+  EXPECT_DOUBLE_EQ(EstimateLlmServing(*m, int4, blackwell, in, out, 1, cal).prefill.value(),
+                   w4.prefill.value());
+}
+
+// The benchmark table names the 4-bit format NVIDIA submits on FP4 hardware: NVFP4 for the Llama
+// benchmarks and DeepSeek-R1 (v5.1 blog), none for Mixtral (its B200 rows run FP8).
+TEST(InferBenchmarkTable, Fp4FormatOfNvidiaSubmissions) {
+  EXPECT_EQ(FindInferBenchmark("llama2-70b-99")->fp4_quant, "nvfp4");
+  EXPECT_EQ(FindInferBenchmark("llama3.1-8b")->fp4_quant, "nvfp4");
+  EXPECT_EQ(FindInferBenchmark("mixtral-8x7b")->fp4_quant, "");
+  EXPECT_EQ(FindInferBenchmark("gptj-99")->fp4_quant, "");
 }
 
 }  // namespace
