@@ -316,7 +316,7 @@ ServePerf EstimateLlmServing(const ModelSpec& m, const ServeSetup& setup, const 
     // Continuous batching: as many sequences as fit. TensorRT-LLM's default scheduler
     // (GUARANTEED_NO_EVICT) admits a request only when its prompt + generation limit fits; vLLM
     // and SGLang admit on the current (average) context and preempt when the cache fills.
-    // B counts requests; with beams each takes `nb` sequences of KV and of max_batch.
+    // B counts requests; with beams each takes `nb` sequences of max_batch and request_kv of KV.
     const double reserved_out =
         std::max(out, static_cast<double>(setup.max_new_tokens.value_or(0)));
     const double avg_ctx = setup.engine == Engine::kTrtLlm && !setup.admit_on_current_kv

@@ -471,6 +471,12 @@ Predicted PredictInferencePerf(const ModelSpec& m, const Json& w, const Json& hw
       r = serve(op, in, out, 0, cal, terms);
     }
     if (g_trace) {
+      if (throughput_cap > 0) {
+        g_trace->Add("Server: mean TPOT target", "server_tpot_utilization x the p99 TPOT bound",
+                     *shape.tpot_p99_ms * cal.Get("server_tpot_utilization", 0.7), "ms");
+        g_trace->Add("Server: throughput cap",
+                     "the saturated (Offline) point, requests/s per replica", throughput_cap, "");
+      }
       g_trace->Add("tensor parallel", "stated, or the planner's pick", su.tp, "");
       g_trace->Add("pipeline stages", "stated, or the fewest nodes that hold the model", pp, "");
       g_trace->Add("replicas", "GPUs / (tp x pp)", replicas, "");
