@@ -154,6 +154,11 @@ ServePerf EstimateLlmServingPipelined(const ModelSpec& m, const ServeSetup& setu
 // static-batch estimate). docs/model.md 10.3.
 Seconds InFlightTpot(Seconds batch_prefill, Seconds decode_step, int output_len);
 
+// The 99th percentile over requests of their TPOT, from the in-flight mean: under arrivals at a
+// rate a request's steps carry more or fewer prompts than the mean, so its TPOT spreads around
+// it; `tpot_p99_over_mean` (calibration: MLPerf Server logs' p99/mean). docs/model.md 10.3.
+Seconds TpotP99(Seconds in_flight_tpot, const Calibration& cal);
+
 // Time to the first token of a request that joins a continuous-batching replica with other
 // requests in flight: it waits for the step in progress (`wait_share` of one in-flight step:
 // 0.5 on average, 1 at the 99th percentile of the uniform residual), and its prompt is prefilled

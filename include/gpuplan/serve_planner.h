@@ -127,7 +127,8 @@ struct ServeLoadCurve {
   std::vector<int> batch;
   std::vector<double> rps;        // requests/s of the replica at that concurrency (increasing)
   std::vector<double> prefill_s;  // LLM: one prompt; others: one batch's forward
-  std::vector<double> tpot_s;     // LLM only
+  std::vector<double> tpot_s;     // LLM only: the in-flight mean
+  double tpot_p99_over_mean = 1;  // TpotP99's factor
   double max_rps = 0;             // at the plan's concurrency
   int servers = 1;                // queue servers: the plan's concurrency for LLMs, 1 otherwise
   int output_len = 0;

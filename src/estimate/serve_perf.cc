@@ -562,6 +562,10 @@ Seconds InFlightTpot(Seconds batch_prefill, Seconds decode_step, int output_len)
   return Seconds((batch_prefill.value() + output_len * decode_step.value()) / output_len);
 }
 
+Seconds TpotP99(Seconds in_flight_tpot, const Calibration& cal) {
+  return Seconds(in_flight_tpot.value() * cal.Get("tpot_p99_over_mean", 1.18));
+}
+
 Seconds FirstTokenLatency(Seconds prefill_one, Seconds in_flight_step, double wait_share) {
   const double step = std::max(0.0, in_flight_step.value());
   // The step that carries the new prompt carries, besides it, the prompts an average step

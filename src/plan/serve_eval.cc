@@ -90,8 +90,9 @@ LayoutEval EvaluateLayoutAt(const ServeJobSpec& job, const ComputeDevice& dev, S
       const double q = QueueP99(p.r.prefill.value(), rho, b);
       // b requests in flight on a continuous-batching engine: the prompts of the requests that
       // replace finished ones share the steps (InFlightTpot), as at the saturated point.
+      // The SLO is a p99 over requests: the in-flight mean times its spread (TpotP99).
       const Seconds step = InFlightTpot(p.r.ttft, p.r.decode_step, job.output_len);
-      p.tpot = step.value() * 1e3;
+      p.tpot = TpotP99(step, cal).value() * 1e3;
       // With others in flight a new request waits for the running step (p99: all of it) and
       // for the step that carries its prompt.
       const double first =
@@ -255,6 +256,7 @@ ServeLoadCurve BuildServeLoadCurve(const ServeJobSpec& job, const ServePlan& pla
     if (acc == nullptr) return c;
     dev = DeviceFromAccelerator(*acc, cal, inst.intra_node_link);
   }
+  c.tpot_p99_over_mean = TpotP99(Seconds(1), cal).value();
   std::vector<int> batches;
   for (int b = 1; b < plan.batch; b *= 2) batches.push_back(b);
   batches.push_back(std::max(1, plan.batch));
@@ -301,7 +303,7 @@ ServeAtLoad EvaluateServeAtLoad(const ServeLoadCurve& c, double rps) {
                            ? FirstTokenLatency(Seconds(prefill), Seconds(tpot), 1.0).value()
                            : prefill;
   out.ttft_p99_ms = (first + q) * 1e3;
-  out.tpot_p99_ms = tpot * 1e3;
+  out.tpot_p99_ms = tpot * c.tpot_p99_over_mean * 1e3;
   out.e2e_p99_ms =
       c.llm ? out.ttft_p99_ms + out.tpot_p99_ms * std::max(0, c.output_len - 1) : out.ttft_p99_ms;
   return out;

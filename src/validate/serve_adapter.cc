@@ -444,15 +444,19 @@ Predicted PredictInferencePerf(const ModelSpec& m, const Json& w, const Json& hw
     }
     // MLPerf Server: Poisson arrivals at the highest rate whose p99 TPOT (and TTFT) meets the
     // bound. More load means more requests in flight, a longer step and more throughput until
-    // the bound binds, so the run sits at the concurrency whose mean TPOT is the share of the
-    // bound submitters reach (`server_tpot_utilization`: mean below p99, p99 below the bound
-    // with the run's margin): raised above the engine's saturated point when the KV cache holds
-    // more (NVIDIA's harness schedules TensorRT-LLM with MAX_UTILIZATION, admitting on the KV in
-    // use), lowered below it when its step is too long. Its throughput is capped by the
-    // saturated point: a server run never outruns the offline one. docs/model.md 12.6.
+    // the bound binds, so the run sits at the concurrency whose p99 TPOT (TpotP99 of the mean)
+    // is the share of the bound submitters reach (`server_tpot_utilization`: the run's margin):
+    // raised above the engine's saturated point when the KV cache holds more (NVIDIA's harness
+    // schedules TensorRT-LLM with MAX_UTILIZATION, admitting on the KV in use), lowered below it
+    // when its step is too long. Its throughput is capped by the saturated point: a server run
+    // never outruns the offline one. docs/model.md 12.6.
     double throughput_cap = 0;
+    const double tpot_target = shape.tpot_p99_ms
+                                   ? *shape.tpot_p99_ms * cal.Get("server_tpot_utilization", 0.8) /
+                                         TpotP99(Seconds(1), cal).value()
+                                   : 0;
     if (scenario == "server" && static_batch <= 0 && shape.tpot_p99_ms && out > 1) {
-      const double target = *shape.tpot_p99_ms * cal.Get("server_tpot_utilization", 0.7);
+      const double target = tpot_target;
       throughput_cap = r.samples_per_s;
       ServeSetup op = su;
       op.admit_on_current_kv = true;
@@ -472,8 +476,9 @@ Predicted PredictInferencePerf(const ModelSpec& m, const Json& w, const Json& hw
     }
     if (g_trace) {
       if (throughput_cap > 0) {
-        g_trace->Add("Server: mean TPOT target", "server_tpot_utilization x the p99 TPOT bound",
-                     *shape.tpot_p99_ms * cal.Get("server_tpot_utilization", 0.7), "ms");
+        g_trace->Add("Server: mean TPOT target",
+                     "server_tpot_utilization x the p99 TPOT bound / tpot_p99_over_mean",
+                     tpot_target, "ms");
         g_trace->Add("Server: throughput cap",
                      "the saturated (Offline) point, requests/s per replica", throughput_cap, "");
       }

@@ -456,6 +456,11 @@ TEST(PlanServing, A2SevenBAtLowQpsOnOneMidRangeGpu) {
     EXPECT_LE(top.ttft_p99_ms, 1000);
     EXPECT_LE(top.tpot_p99_ms, 50);
     EXPECT_GE(top.capacity_qps * top.replicas, qps * (1 - 1e-9));
+    // The SLO is a p99 over requests: the plan's TPOT is the in-flight mean times
+    // tpot_p99_over_mean (1.18, MLPerf Server logs), so the mean it plans sits below 50 ms.
+    const double mean =
+        InFlightTpot(top.perf.ttft, top.perf.decode_step, j.output_len).value() * 1e3;
+    EXPECT_NEAR(top.tpot_p99_ms, 1.18 * mean, 1e-6 * mean);
   }
 }
 
