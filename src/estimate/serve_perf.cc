@@ -301,8 +301,9 @@ ServePerf EstimateLlmServing(const ModelSpec& m, const ServeSetup& setup, const 
     // Attention runs as its own kernels after the projections: it reads every sequence's KV.
     d.attention = std::max(B * c * kv_tok / bw, B * 4.0 * L * c * s.q / tp /
                                                     (bf16 * cal.Get("attention_efficiency", 0.45)));
-    // Per-sequence work outside the layers: sampling over the vocabulary, scheduling.
-    d.per_seq = setup.host_overlap ? 0.0 : B * cal.Get("decode_overhead_us_per_seq", 8) * 1e-6;
+    // Per-request host work outside the layers (scheduling, sampling set-up, bookkeeping): a
+    // request's beams are sampled together by one GPU kernel, so it counts requests, not beams.
+    d.per_seq = setup.host_overlap ? 0.0 : B / nb * cal.Get("decode_overhead_us_per_seq", 8) * 1e-6;
     d.tp_comm = 2 * L * AllReduceSeconds(B * s.h * 2.0, tp, link, lat);
     d.per_layer = L * per_layer_overhead;
     return d;
