@@ -365,7 +365,7 @@ TEST(ServeAdapter, ExplainListsTheDecodeStepParts) {
   ASSERT_TRUE(t.count("decode step") && t.count("decode: weights read") &&
               t.count("output tokens/s per replica"));
   const double parts = std::max(t["decode: weights read"], t["decode: GEMM compute"]) +
-                       t["decode: attention"] + t["decode: per-sequence overhead"] +
+                       t["decode: attention"] + t["decode: host work"] +
                        t["decode: TP all-reduces"] + t["decode: per-layer overhead"];
   EXPECT_NEAR(parts, t["decode step"], 1e-9 * t["decode step"]);
   EXPECT_EQ(t["decode: TP all-reduces"], 0.0);  // tp 1
