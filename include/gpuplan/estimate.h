@@ -181,6 +181,13 @@ struct TrainMemoryOptions {
   // the optimizer step runs on the CPU; gradients go down and updated weights come back over
   // the host link each step.
   bool optimizer_offload = false;
+  // The offloaded step runs beside the GPU's backward pass instead of after it (torchao's
+  // CPUOffloadOptimizer: a post-accumulate-grad hook copies each gradient to host RAM on a side
+  // stream, and step() updates each parameter on the CPU as soon as its copy lands, while the
+  // GPU still runs the backward of the earlier layers; the updated weights go back on that
+  // stream once the backward's copies are done). DeepSpeed's ZeRO-Offload steps after the
+  // backward.
+  bool offload_step_overlaps_backward = false;
   // Parameter offload (ZeRO-Infinity offload_param; ZeRO-3 only): the 16-bit weight shard
   // lives in host RAM too and is read over the host link for every forward and backward.
   bool param_offload = false;

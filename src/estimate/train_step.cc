@@ -445,6 +445,15 @@ StepTime EstimateTrainStep(const ModelSpec& m, const Parallelism& par,
       // default).
       st.optimizer = Seconds(opt_params * step_bytes / K.host_memory_bw);
       st.offload = Seconds(opt_params * (grad_bytes + 2.0) / host_bw);
+      if (opt.offload_step_overlaps_backward) {
+        // The CPU updates each parameter as its gradient arrives, behind the last micro-batch's
+        // backward (and its recompute): only the step's remainder past the backward, and the
+        // updated 16-bit weights' return trip, are exposed.
+        const double window = bwd_time + rc_layers * per_layer_recompute;
+        const double grads_down = opt_params * grad_bytes / host_bw;
+        st.optimizer = Seconds(std::max(0.0, st.optimizer.value() - window));
+        st.offload = Seconds(std::max(0.0, grads_down - window) + opt_params * 2.0 / host_bw);
+      }
     }
     if (opt.param_offload && par.zero_stage >= 3) {
       // ZeRO-Infinity: the weight shard is read from host RAM for every forward and backward,
@@ -499,10 +508,12 @@ StepTime EstimateTrainStep(const ModelSpec& m, const Parallelism& par,
     trace->Add("pipeline bubble", "(p-1)/v x one micro-batch", st.bubble.value(), "s");
     trace->Add("optimizer step",
                "params/(tp pp [dp]) x (grad + 2 x (weight or master + states) [+ 2]) B / HBM "
-               "(offload: / host memory bandwidth)",
+               "(offload: / host memory bandwidth; overlapped offload: minus the backward)",
                st.optimizer.value(), "s");
     if (st.offload.value() > 0) {
-      trace->Add("offload transfers", "shard x (grad + 2 B) / host link (+ parameter reads)",
+      trace->Add("offload transfers",
+                 "shard x (grad + 2 B) / host link (+ parameter reads; overlapped offload: "
+                 "the weights' return)",
                  st.offload.value(), "s");
     }
     trace->Add("step time", "sum of the above", t, "s");

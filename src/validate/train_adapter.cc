@@ -192,6 +192,8 @@ std::variant<TrainSetup, Unsupported> BuildTrain(const ModelSpec& m, const Json&
   // ZeRO-Offload (stage >= 2) also streams the reduced gradient partitions to the CPU; torchao
   // does so with offload_gradients=True.
   s.opt.optimizer_offload = Str(w, "offload_optimizer") == "cpu";
+  s.opt.offload_step_overlaps_backward =
+      s.opt.optimizer_offload && Contains(framework, {"torchao", "cpuoffloadoptimizer"});
   s.opt.param_offload = Str(w, "offload_param") == "cpu" && s.par.zero_stage >= 3;
   s.opt.gradient_offload =
       s.opt.optimizer_offload && (Bool(w, "offload_gradients").value_or(false) ||

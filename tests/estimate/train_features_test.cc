@@ -757,5 +757,71 @@ TEST(MeshLinks, GroupBandwidthOnInfinityFabricAndNvswitch) {
   EXPECT_EQ(nvidia.IntraBwFor(2).value(), nvidia.intra_bw.value());
 }
 
+// ---- optimizer offload beside the backward (torchao CPUOffloadOptimizer) --------------------
+
+// The CPU step of an offloaded optimizer that runs beside the backward (torchao) exposes only
+// its remainder past the last micro-batch's backward, plus the updated 16-bit weights' trip
+// back; run after the backward (DeepSpeed ZeRO-Offload) it is exposed whole, with the
+// gradients' trip down.
+TEST(OffloadBesideBackward, ExposesOnlyTheStepPastTheBackwardAndTheWeightsTripBack) {
+  const ModelSpec& m = Preset("Llama-2-7B");
+  const HardwareView hw = Hw("A100-SXM4-80GB", 1);
+  const Calibration& cal = DefaultCalibration();
+  for (int b : {1, 64}) {
+    TrainMemoryOptions after;
+    after.micro_batch = b;
+    after.seq_len = 2048;
+    after.optimizer_offload = true;
+    TrainMemoryOptions beside = after;
+    beside.offload_step_overlaps_backward = true;
+    const Parallelism par = Layout(1, 1, 1);
+    const StepTime sa = EstimateTrainStep(m, par, after, b, hw, cal);
+    const StepTime sb = EstimateTrainStep(m, par, beside, b, hw, cal);
+    ASSERT_TRUE(sa.valid) << sa.reason;
+    ASSERT_TRUE(sb.valid) << sb.reason;
+    const std::string what = "b " + std::to_string(b);
+    // offload (after) = params x (grad 2 B + weights 2 B) / link: the weights' half remains,
+    // and the gradients' half only where it outlasts the backward window W; the CPU step
+    // likewise. W is the backward of the one micro-batch: between half and three quarters of
+    // its compute (forward + backward + LM head).
+    const double half = sa.offload.value() / 2;
+    const double compute = sa.compute.value();
+    // One sequence leaves most of the CPU step exposed; 64 hide it.
+    if (b == 1) EXPECT_GT(sb.optimizer.value(), 0) << what;
+    if (b == 64) EXPECT_EQ(sb.optimizer.value(), 0) << what;
+    if (sb.optimizer.value() > 0) {
+      const double window = sa.optimizer.value() - sb.optimizer.value();
+      EXPECT_GT(window, 0.5 * compute) << what;
+      EXPECT_LT(window, 0.75 * compute) << what;
+      ExpectRelNear(sb.offload.value(), half + std::max(0.0, half - window), 1e-9, what);
+    } else {
+      EXPECT_LT(sa.optimizer.value(), 0.75 * compute) << what;  // hidden whole
+      EXPECT_LT(half, 0.75 * compute) << what;
+      ExpectRelNear(sb.offload.value(), half, 1e-9, what);
+    }
+    EXPECT_LT(sb.total.value(), sa.total.value()) << what;
+    EXPECT_EQ(sb.compute.value(), sa.compute.value()) << what;
+  }
+}
+
+// ---- GeForce cards' tensor efficiency ------------------------------------------------------
+
+// GeForce boards (gpus.csv arch tagged "GeForce") take gemm_efficiency.geforce, ahead of their
+// architecture's entry; the data-centre part on the same die keeps the architecture's.
+TEST(GeforceEfficiency, GeforceBoardsTakeTheirOwnEntryAheadOfTheArchitecture) {
+  const Calibration& cal = DefaultCalibration();
+  const double geforce = cal.ForArch("gemm_efficiency", "GeForce", -1);
+  const double ada = cal.ForArch("gemm_efficiency", "Ada Lovelace", -1);
+  ASSERT_GT(geforce, 0);
+  ASSERT_GT(ada, 0);
+  EXPECT_GT(geforce, ada);
+  for (const char* id : {"RTX-4090", "RTX-4070-Ti-SUPER", "RTX-3090", "RTX-5090"}) {
+    EXPECT_EQ(cal.GemmEfficiency(Acc(id)), geforce) << id;
+  }
+  EXPECT_EQ(cal.GemmEfficiency(Acc("L40S")), ada);  // AD102, as the RTX 4090
+  EXPECT_EQ(cal.GemmEfficiency(Acc("RTX-A6000")),
+            cal.ForArch("gemm_efficiency", "Ampere", -1));  // pro card: full-rate accumulate
+}
+
 }  // namespace
 }  // namespace gpuplan
