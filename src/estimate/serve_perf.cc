@@ -119,18 +119,21 @@ ComputeDevice DeviceFromCpu(const Cpu& cpu, int sockets, int threads, const Cali
   d.peak_fp32 = cores * hz * cpu.fp32_flop_per_cycle;
   d.peak_bf16 = cpu.bf16_flop_per_cycle ? cores * hz * *cpu.bf16_flop_per_cycle : 0;
   d.peak_int8 = cpu.int8_op_per_cycle ? cores * hz * *cpu.int8_op_per_cycle : 0;
-  // Memory bandwidth scales with the sockets in use; a few cores cannot saturate it.
-  const double all_cores = static_cast<double>(cpu.cores) * sockets;
-  d.mem_bw = cpu.memory_bw.value() * sockets * std::min(1.0, 2.0 * cores / all_cores);
   const internal::CalKey keys[] = {
       {"cpu_matrix_efficiency", 0.25},      {"cpu_vector_efficiency", 0.55},
       {"cpu_memory_efficiency", 0.65},      {"cpu_op_overhead_us", 20},
       {"cpu_gemm_knee_flops_per_byte", 16}, {"cpu_matrix_gemm_knee_flops_per_byte", 64},
-      {"cpu_decode_batch_knee", 2},         {"cpu_cnn_efficiency_factor", 1.0},
-      {"cpu_stream_serial_fraction", 0.03},
+      {"cpu_decode_batch_knee", 4},         {"cpu_cnn_efficiency_factor", 1.0},
+      {"cpu_stream_serial_fraction", 0.03}, {"cpu_core_memory_gbps", 25},
   };
   double c[std::size(keys)];
   internal::GetAll(cal, keys, c);
+  // Memory bandwidth scales with the sockets in use; a few cores cannot saturate it: each core
+  // streams at most cpu_core_memory_gbps (its outstanding cache-line misses over the DRAM
+  // latency), so `cores` threads reach min(the sockets' sustained bandwidth, cores x that).
+  // mem_bw is the peak the sustained fraction (mem_eff) applies to.
+  const double socket_bw = cpu.memory_bw.value() * sockets;
+  d.mem_bw = c[2] > 0 ? std::min(socket_bw, cores * c[9] * 1e9 / c[2]) : socket_bw;
   // Two paths (Intel AMX: bf16/int8 GEMMs on tiles; fp32 and everything else on AVX-512):
   // gemm_eff/gemm_knee are the matrix path's on AMX CPUs, the vector path's elsewhere.
   d.matrix_unit = cpu.matrix_ext == "amx";

@@ -57,8 +57,8 @@ ServeSetup SetupFor(const ServeJobSpec& job, int tp) {
 namespace {
 
 // The layout at one planned utilisation `rho`: every concurrency that meets the SLOs, the one
-// with the most capacity kept (for encoders, the smallest batch that needs no more replicas at
-// the job's load than the best: docs/model.md 11).
+// with the most capacity kept (for encoders, the smallest batch that needs at most a tenth more
+// replicas at the job's load than the best: docs/model.md 11).
 LayoutEval EvaluateLayoutAt(const ServeJobSpec& job, const ComputeDevice& dev, ServeLayout layout,
                             BytesPerSec stage_link, Seconds stage_latency, const Calibration& cal,
                             double rho) {
@@ -167,14 +167,16 @@ LayoutEval EvaluateLayoutAt(const ServeJobSpec& job, const ComputeDevice& dev, S
       e.ttft = t_e2e;
       ok.push_back(std::move(e));
     }
-    // The fewest replicas the job's load needs, then the smallest batch that needs no more: a
-    // bigger batch adds its whole service time to every request and buys nothing once the
-    // replica count stops falling.
+    // The fewest replicas the job's load needs, then the smallest batch that needs at most a
+    // tenth more: a bigger batch adds its whole service time to every request and buys little
+    // once the replica count stops falling (25 instead of 26 four-core replicas of BERT-large at
+    // batch 128 instead of 8 is a 40 s p99 instead of 4.6 s).
     auto replicas = [&](double cap) { return std::ceil(job.qps / cap - 1e-9); };
     double fewest = std::numeric_limits<double>::infinity();
     for (const auto& e : ok) fewest = std::min(fewest, replicas(e.best_cap));
+    const double enough = std::max(fewest, std::floor(fewest * 1.1));
     for (auto& e : ok) {
-      if (replicas(e.best_cap) <= fewest) return std::move(e);
+      if (replicas(e.best_cap) <= enough) return std::move(e);
     }
   }
   return out;

@@ -706,6 +706,28 @@ TEST(LlmServingBugs, StaticBatchBeyondKvCapacityDoesNotFit) {
 // cores and one socket's DDR bandwidth, the same capacity as c7i.24xlarge at twice the price.
 // Expected: per-replica throughput of EstimateForward on DeviceFromCpu(cpu, sockets,
 // vcpus x cores / threads) at the plan's batch; got: half of it on those instances.
+// A few threads stream far more than their share of the sockets' bandwidth: each core reaches
+// up to cpu_core_memory_gbps, and the sockets' sustained bandwidth caps the sum.
+TEST(CpuDevice, ThreadsStreamUpToTheirCoresBandwidthCappedByTheSockets) {
+  const Cpu* g3 = Cat().FindCpu("Graviton3");
+  ASSERT_NE(g3, nullptr);
+  const double per_core = Cal().Get("cpu_core_memory_gbps", -1) * 1e9;
+  const double eff = Cal().Get("cpu_memory_efficiency", -1);
+  ASSERT_GT(per_core, 0);
+  ASSERT_GT(eff, 0);
+  const double socket = g3->memory_bw.value() * eff;
+  double last = 0;
+  for (int t : {1, 2, 4, 8, 16, 32, 64}) {
+    const ComputeDevice d = DeviceFromCpu(*g3, 1, t, Cal());
+    const double sustained = d.mem_bw * d.mem_eff;
+    EXPECT_NEAR(sustained, std::min(socket, t * per_core), 1e-6 * socket) << t << " threads";
+    EXPECT_GE(sustained, last) << t << " threads";
+    last = sustained;
+  }
+  // 8 of Graviton3's 64 cores: 200 GB/s, no longer an eighth-of-the-cores quarter share.
+  EXPECT_GT(DeviceFromCpu(*g3, 1, 8, Cal()).mem_bw * eff, 0.25 * g3->memory_bw.value() * eff);
+}
+
 TEST(PlanServingBugs, CpuInstanceCoresFromVcpus) {
   ServeJobSpec j = BertJob(50);
   j.allow_cpu = true;
