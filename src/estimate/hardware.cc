@@ -139,7 +139,9 @@ StepConstants StepConstants::From(const Calibration& cal, const HardwareView& hw
   k.power_cap = ae.power_cap;
   k.gemm_knee = v[0];
   k.hbm_eff = v[1];
-  k.attn_eff = v[2];
+  // Attention kernels per architecture where the framework's differ (attention_efficiency.hopper:
+  // FlashAttention-2 on Hopper), else the plain entry.
+  k.attn_eff = cal.ForArch("attention_efficiency", hw.acc->arch, v[2]);
   k.kernel_s = v[3] * 1e-6;
   k.fp8_factor = v[4];
   k.passes_fused = v[5];

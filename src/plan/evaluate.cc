@@ -558,6 +558,9 @@ void ApplyFramework(TrainFramework f, Calibration& cal, LayoutConstraints& fixed
     case TrainFramework::kMegatronCore:
       set("tp_comm_overlap", cal.Get("framework.mcore.tp_comm_overlap", 0.0));
       set("param_gather_overlap", cal.Get("framework.mcore.param_gather_overlap", 0.0));
+      // Transformer Engine's fused attention (cuDNN, FlashAttention-3 class on Hopper) reaches
+      // on Hopper what FlashAttention-2 reaches on Ampere: no Hopper penalty.
+      set("attention_efficiency.hopper", cal.Get("attention_efficiency", 0.45));
       break;
     case TrainFramework::kDeepSpeed:
       fixed.pipeline_needs_zero01 = true;

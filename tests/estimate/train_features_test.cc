@@ -823,5 +823,34 @@ TEST(GeforceEfficiency, GeforceBoardsTakeTheirOwnEntryAheadOfTheArchitecture) {
             cal.ForArch("gemm_efficiency", "Ampere", -1));  // pro card: full-rate accumulate
 }
 
+// ---- attention kernels on Hopper -----------------------------------------------------------
+
+// PyTorch-level frameworks run FlashAttention-2 on Hopper (attention_efficiency.hopper);
+// Megatron-Core's Transformer Engine fused attention keeps the plain attention efficiency there,
+// and other architectures keep it whatever the framework.
+TEST(AttentionKernels, Fa2OnHopperUnlessMegatronCore) {
+  const Calibration& cal = DefaultCalibration();
+  const double plain = cal.Get("attention_efficiency", -1);
+  const double hopper = cal.ForArch("attention_efficiency", "Hopper (GH100)", -1);
+  ASSERT_GT(plain, 0);
+  ASSERT_GT(hopper, 0);
+  EXPECT_LT(hopper, plain);
+  EXPECT_EQ(StepConstants::From(cal, Hw("H100-SXM5-80GB")).attn_eff, hopper);
+  EXPECT_EQ(StepConstants::From(cal, Hw("A100-SXM4-80GB")).attn_eff, plain);
+  Calibration mcore = cal;
+  LayoutConstraints fixed;
+  ApplyFramework(TrainFramework::kMegatronCore, mcore, fixed);
+  EXPECT_EQ(StepConstants::From(mcore, Hw("H100-SXM5-80GB")).attn_eff, plain);
+  // A long sequence on H100 runs slower under FSDP than under Megatron-Core, all else equal.
+  const ModelSpec& m = Preset("Llama-2-7B");
+  TrainMemoryOptions opt;
+  opt.seq_len = 16384;
+  const StepTime generic = EstimateTrainStep(m, Layout(1, 1, 8), opt, 8, Hw("H100-SXM5-80GB"), cal);
+  const StepTime fused = EstimateTrainStep(m, Layout(1, 1, 8), opt, 8, Hw("H100-SXM5-80GB"), mcore);
+  ASSERT_TRUE(generic.valid) << generic.reason;
+  ASSERT_TRUE(fused.valid) << fused.reason;
+  EXPECT_GT(generic.compute.value(), fused.compute.value());
+}
+
 }  // namespace
 }  // namespace gpuplan
