@@ -100,14 +100,16 @@ struct ServePerf {
 // V1 engine (0.8 and later; EngineArgs.get_batch_defaults, API server): 1024 sequences and 8192
 // batched tokens on devices with >= 70 GiB that are not A100s, else 256 and 2048. V0 (a version
 // before 0.8 or naming V0): 256 sequences and one prefill of max(max_model_len, 2048) tokens
-// (chunked prefill off), with the sorting sampler in its profiling run. docs/model.md 4.3, 12.6.
+// (chunked prefill off), with the sorting sampler in its profiling run; above a 32K context V0
+// turns chunked prefill on and schedules 2048 tokens per step, except for MLA models
+// (`chunked_prefill_ok` false). docs/model.md 4.3, 12.6.
 struct VllmSchedulerDefaults {
   int max_num_seqs = 256;
   int max_num_batched_tokens = 2048;
   bool v0 = false;
 };
 VllmSchedulerDefaults VllmDefaults(const Accelerator& acc, std::string_view version,
-                                   int max_model_len);
+                                   int max_model_len, bool chunked_prefill_ok = true);
 
 // The engine's own limit on concurrent sequences when the user sets none (`version`: the engine
 // release as a case or user states it, "" = current). TensorRT-LLM's benchmark engines

@@ -642,7 +642,7 @@ std::optional<Release> ReleaseNumber(std::string_view v, bool minor_required) {
 }  // namespace
 
 VllmSchedulerDefaults VllmDefaults(const Accelerator& acc, std::string_view version,
-                                   int max_model_len) {
+                                   int max_model_len, bool chunked_prefill_ok) {
   const std::string v = internal::ToLower(version);
   bool v0 = v.find("(v0") != std::string::npos || v.find("v0)") != std::string::npos ||
             v.find("v0 engine") != std::string::npos;
@@ -652,7 +652,12 @@ VllmSchedulerDefaults VllmDefaults(const Accelerator& acc, std::string_view vers
   d.v0 = v0;
   if (v0) {
     d.max_num_seqs = 256;
-    d.max_num_batched_tokens = std::max(max_model_len, 2048);
+    // V0 turns chunked prefill on by default above a 32K context ("Chunked prefill is enabled by
+    // default for models with max_model_len > 32K", engine/arg_utils.py; not for MLA models),
+    // and then schedules (and profiles) 2048 tokens per step (config.py
+    // _DEFAULT_MAX_NUM_BATCHED_TOKENS); otherwise one whole max_model_len prompt.
+    d.max_num_batched_tokens =
+        max_model_len > 32768 && chunked_prefill_ok ? 2048 : std::max(max_model_len, 2048);
     return d;
   }
   const bool a100 = internal::ToLower(acc.id).find("a100") != std::string::npos;

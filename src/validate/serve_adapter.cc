@@ -149,7 +149,7 @@ Predicted PredictInferenceMemory(const ModelSpec& m, const Json& w, const Json& 
   if (o.engine == Engine::kVllm) {
     // vLLM's scheduler defaults by engine generation (VllmDefaults: the perf path's too).
     const VllmSchedulerDefaults d =
-        VllmDefaults(*acc, Str(w, "version"), Int(w, "max_model_len").value_or(0));
+        VllmDefaults(*acc, Str(w, "version"), Int(w, "max_model_len").value_or(0), !m.mla);
     o.max_num_batched_tokens = d.max_num_batched_tokens;
     o.max_num_seqs = d.max_num_seqs;
     o.sort_sampler_profile = d.v0;

@@ -706,6 +706,21 @@ TEST(LlmServingBugs, StaticBatchBeyondKvCapacityDoesNotFit) {
 // cores and one socket's DDR bandwidth, the same capacity as c7i.24xlarge at twice the price.
 // Expected: per-replica throughput of EstimateForward on DeviceFromCpu(cpu, sockets,
 // vcpus x cores / threads) at the plan's batch; got: half of it on those instances.
+// vLLM V0 profiles one whole max_model_len prompt, except above a 32K context, where it turns
+// chunked prefill on and schedules 2048 tokens per step (not for MLA models); V1 keeps its own.
+TEST(VllmDefaults, V0ChunksPrefillAboveThirtyTwoK) {
+  const Accelerator* a100 = Cat().FindAccelerator("A100-SXM4-80GB");
+  ASSERT_NE(a100, nullptr);
+  EXPECT_EQ(VllmDefaults(*a100, "0.6.6 (V0)", 8192).max_num_batched_tokens, 8192);
+  EXPECT_EQ(VllmDefaults(*a100, "0.6.6 (V0)", 32768).max_num_batched_tokens, 32768);
+  EXPECT_EQ(VllmDefaults(*a100, "0.7.2", 131072).max_num_batched_tokens, 2048);
+  EXPECT_EQ(
+      VllmDefaults(*a100, "0.7.2", 131072, /*chunked_prefill_ok=*/false).max_num_batched_tokens,
+      131072);
+  EXPECT_TRUE(VllmDefaults(*a100, "0.7.2", 131072).v0);
+  EXPECT_FALSE(VllmDefaults(*a100, "0.10.0", 131072).v0);
+}
+
 // A few threads stream far more than their share of the sockets' bandwidth: each core reaches
 // up to cpu_core_memory_gbps, and the sockets' sustained bandwidth caps the sum.
 TEST(CpuDevice, ThreadsStreamUpToTheirCoresBandwidthCappedByTheSockets) {
