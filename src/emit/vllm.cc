@@ -59,7 +59,7 @@ Result<VllmMemory> EstimateVllmMemory(const VllmFlags& f, const Catalog& catalog
   mo.max_num_batched_tokens = f.max_num_batched_tokens;
   mo.nvls = NvlsAllReduce(*acc);
   VllmMemory r;
-  r.visible = VisibleMemory(acc->memory);
+  r.visible = VisibleMemory(acc->Usable());
   r.mem = EstimateInferenceMemory(*m, mo, r.visible);
   return r;
 }
@@ -195,7 +195,8 @@ std::vector<EmittedFile> EmitVllm(const Plan& p, const VllmConfig& c) {
       "# i.e. {:.1f} requests of --max-model-len tokens at once; the plan runs up to {} (most "
       "hold\n"
       "# fewer tokens than the maximum while they generate).\n"
-      "# Visible GPU memory is taken as {:.0f}% of the nominal {} memory; vLLM logs the\n"
+      "# Visible GPU memory is taken as {:.0f}% of the {} memory the driver reports; vLLM logs "
+      "the\n"
       "# measured value as \"GPU KV cache size: N tokens\" at startup.\n",
       c.flag_tokens, c.planner_tokens, diff,
       static_cast<double>(c.flag_tokens) / std::max(1, c.flags.max_model_len), p.batch,

@@ -72,7 +72,7 @@ ComputeDevice DeviceFromAccelerator(const Accelerator& acc, const Calibration& c
   d.peak_int8 = v(acc.int8);
   d.peak_fp4 = v(acc.fp4);
   d.mem_bw = acc.memory_bw.value();
-  d.memory = acc.memory;
+  d.memory = acc.Usable();  // what the driver exposes (GDDR ECC carve-out: gpus.csv)
   const ArchEfficiency ae = cal.ForAccelerator(acc);
   d.gemm_eff = ae.gemm_eff;
   d.power_cap = ae.power_cap;

@@ -334,8 +334,8 @@ Result<InferMemoryAnalysis> AnalyzeServing(const Catalog& cat, const ModelSpec& 
 }  // namespace
 
 double ServingMemoryLimit(const InferMemoryOptions& o, double headroom, const Accelerator& acc) {
-  if (o.engine == Engine::kTransformers) return acc.memory.value() * headroom;
-  return acc.memory.value();  // the engine's own fraction applies inside the estimator
+  if (o.engine == Engine::kTransformers) return acc.Usable().value() * headroom;
+  return acc.Usable().value();  // the engine's own fraction applies inside the estimator
 }
 
 Status ValidateMemoryRequest(const MemoryRequest& a) {

@@ -165,7 +165,7 @@ Predicted PredictInferenceMemory(const ModelSpec& m, const Json& w, const Json& 
     o.concurrency = 1;
   }
   Bytes total = Num(w, "total_gpu_memory_gib") ? GiB(*Num(w, "total_gpu_memory_gib"))
-                                               : VisibleMemory(acc->memory);
+                                               : VisibleMemory(acc->Usable());
   InferMemory r = EstimateInferenceMemory(m, o, total);
   const MemoryBreakdown& b = r.breakdown;
   if (metric == "weights_gib") return b.weights.value();  // the engine's own load

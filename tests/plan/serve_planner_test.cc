@@ -706,6 +706,22 @@ TEST(LlmServingBugs, StaticBatchBeyondKvCapacityDoesNotFit) {
 // cores and one socket's DDR bandwidth, the same capacity as c7i.24xlarge at twice the price.
 // Expected: per-replica throughput of EstimateForward on DeviceFromCpu(cpu, sockets,
 // vcpus x cores / threads) at the plan's batch; got: half of it on those instances.
+// Serving sizes the KV cache from the memory the driver exposes: data-centre GDDR6 boards run
+// with ECC on, which carves out 1/16 (nvidia-smi: L4 23034 MiB of 24 GiB, T4 15360 of 16);
+// HBM parts expose what they are sold with.
+TEST(ServingMemory, UsesTheDriversMemoryWhereTheCatalogHasIt) {
+  for (const char* id : {"L4", "T4", "A10G", "L40S"}) {
+    const Accelerator* a = Cat().FindAccelerator(id);
+    ASSERT_NE(a, nullptr) << id;
+    ASSERT_TRUE(a->driver_memory.has_value()) << id;
+    EXPECT_NEAR(a->driver_memory->value() / a->memory.value(), 15.0 / 16.0, 0.002) << id;
+    EXPECT_EQ(Gpu(id, IntraNodeLink::kPcie).memory.value(), a->driver_memory->value()) << id;
+  }
+  const Accelerator* h100 = Cat().FindAccelerator("H100-SXM5-80GB");
+  ASSERT_NE(h100, nullptr);
+  EXPECT_EQ(Gpu("H100-SXM5-80GB").memory.value(), h100->memory.value());
+}
+
 // vLLM V0 profiles one whole max_model_len prompt, except above a 32K context, where it turns
 // chunked prefill on and schedules 2048 tokens per step (not for MLA models); V1 keeps its own.
 TEST(VllmDefaults, V0ChunksPrefillAboveThirtyTwoK) {
