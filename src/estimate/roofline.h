@@ -21,10 +21,20 @@ inline double GemmSeconds(double M, double N, double K, double elem_bytes, doubl
   return std::max(flops / (peak * eff), bytes / mem_bw) + kernel_s;
 }
 
-// Ring all-reduce (or reduce-scatter + all-gather) of `bytes` over n ranks.
+// All-reduce of `bytes` over n ranks: a ring's bandwidth term (2(n-1)/n of the bytes per rank)
+// plus the latency of the algorithm NCCL picks. A ring pays 2(n-1) hops; beyond a node NCCL's
+// double binary tree (NCCL 2.4: "logarithmic latency") pays a chain through the node's 8 GPUs
+// and log2 of the nodes up and down, so a ring of thousands of ranks never sets the latency
+// (3584 ranks: 7166 ring hops, 32 tree hops).
 inline double AllReduceSeconds(double bytes, int n, double bw, double latency_s) {
   if (n <= 1 || bytes <= 0) return 0;
-  return 2.0 * (n - 1) / n * bytes / bw + 2.0 * (n - 1) * latency_s;
+  double hops = 2.0 * (n - 1);
+  if (n > 8) {
+    int tree_levels = 0;
+    while ((8 << tree_levels) < n) ++tree_levels;
+    hops = std::min(hops, 2.0 * (tree_levels + 7));
+  }
+  return 2.0 * (n - 1) / n * bytes / bw + hops * latency_s;
 }
 
 // Ring all-gather (or reduce-scatter) of `bytes` over n ranks: half an all-reduce.
