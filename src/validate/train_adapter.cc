@@ -422,10 +422,13 @@ Predicted PredictTrainingPerf(ModelSpec m, const Json& w, const Json& hwj,
   ApplyFramework(tfw, cal, fixed);
   const bool mcore = tfw == TrainFramework::kMegatronCore;
   // An unstated precision is chosen like the other open fields when the framework or the
-  // benchmark run makes FP8 the fast path: Transformer Engine recipes, and LLM submissions to
-  // a run-to-target benchmark (every MLPerf LLM submission since v4.0 trains in FP8 where the
-  // GPU has it). Otherwise the generic default, bf16.
-  if (Str(w, "precision").empty() && hw.acc->fp8 && m.is_decoder_llm() && (mcore || bench)) {
+  // benchmark run makes FP8 the fast path: Transformer Engine recipes, and transformer
+  // submissions to a run-to-target benchmark where the GPU has FP8: every MLPerf LLM submission
+  // since v4.0, and BERT, whose NVIDIA implementation (reused by most submitters) passes
+  // --use_transformer_engine2 ("Enable FP8 layers") in every H100/H200/B200 config.
+  // Otherwise the generic default, bf16.
+  if (Str(w, "precision").empty() && hw.acc->fp8 &&
+      ((m.is_decoder_llm() && mcore) || (bench && m.is_transformer()))) {
     s.opt.precision = Precision::kFp8;
   }
   // A stated recompute, or the framework's default checkpointing (CheckpointsByDefault), is kept.
