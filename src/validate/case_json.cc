@@ -372,6 +372,8 @@ std::variant<HardwareView, Unsupported> CaseHardware(const Json& hw, const Catal
   if (intra.empty()) {
     v.intra = sxm ? IntraNodeLink::kNvswitch : IntraNodeLink::kPcie;
     if (Contains(acc->intra_link, {"infinity"})) v.intra = IntraNodeLink::kInfinityFabric;
+    // A TPU's chips talk over their inter-chip interconnect, not PCIe (gpus.csv intra_link).
+    if (Contains(acc->intra_link, {"ici"})) v.intra = IntraNodeLink::kIci;
   } else if (Contains(intra, {"nvlink", "nvswitch"})) {
     v.intra = IntraNodeLink::kNvswitch;
   } else if (Contains(intra, {"infinity", "xgmi"})) {
@@ -405,6 +407,10 @@ std::variant<HardwareView, Unsupported> CaseHardware(const Json& hw, const Catal
                             : Contains(inter, {"roce"}) ? InterNodeFabric::kRoce
                                                         : InterNodeFabric::kInfiniband;
   HardwareView built = HardwareFromInstance(shape, *acc, v.nodes);
+  // A TPU slice's ICI torus joins all of its chips, across hosts (Cloud TPU docs: a slice is
+  // the chips connected by ICI; the data-centre network links slices only): the whole case is
+  // one scale-up domain.
+  if (built.intra == IntraNodeLink::kIci) built.scaleup_gpus = std::max(built.scaleup_gpus, gpus);
   return built;
 }
 
