@@ -45,6 +45,9 @@ std::string RecomputeLabel(Recompute r, int recompute_layers);
 const char* EngineName(Engine e);
 std::optional<TrainMethod> ParseTrainMethod(std::string_view s);
 std::optional<Optimizer> ParseOptimizer(std::string_view s);
+// Whether an optimizer's name (or a framework text naming it) is a paged variant
+// ("PagedAdamW8bit", "paged_adamw_32bit"): TrainMemoryOptions::paged_optimizer.
+bool PagedOptimizerName(std::string_view s);
 std::optional<Recompute> ParseRecompute(std::string_view s);
 // The canonical names of each enum, in enum order: the did-you-mean candidates. Names, parsers
 // and these lists come from one table per enum (src/estimate/memory.cc).
@@ -181,6 +184,12 @@ struct TrainMemoryOptions {
   // the optimizer step runs on the CPU; gradients go down and updated weights come back over
   // the host link each step.
   bool optimizer_offload = false;
+  // A paged optimizer (bitsandbytes PagedAdamW / PagedAdamW8bit / paged Lion): its states live
+  // in CUDA managed memory, allocated outside PyTorch's caching allocator, and the driver pages
+  // them to host RAM when the GPU runs short, so they neither count toward the allocator's peak
+  // nor cause an out-of-memory error (bitsandbytes docs, "Paged optimizers"; torchtune's
+  // memory tutorial: "higher memory savings from bnb's PagedAdamW8bit"). They need host RAM.
+  bool paged_optimizer = false;
   // The offloaded step runs beside the GPU's backward pass instead of after it (torchao's
   // CPUOffloadOptimizer: a post-accumulate-grad hook copies each gradient to host RAM on a side
   // stream, and step() updates each parameter on the CPU as soon as its copy lands, while the

@@ -25,6 +25,7 @@ struct TrainJobSpec {
   TrainMethod method = TrainMethod::kFull;
   Precision precision = Precision::kBf16;
   Optimizer optimizer = Optimizer::kAdamW;
+  bool paged_optimizer = false;  // a paged variant ("paged_adamw_8bit"): TrainMemoryOptions
   TrainFramework framework = TrainFramework::kGeneric;  // its overlap and sharding capabilities
   int lora_rank = 16;
   // Data: tokens, or samples x seq_len; times epochs.

@@ -134,7 +134,7 @@ struct StepConstants {
   double gemm_eff = 0, gemm_knee = 0, hbm_eff = 0, attn_eff = 0, kernel_s = 0, fp8_factor = 0;
   double power_cap = 1;  // ArchEfficiency::power_cap: sustained fraction of peak (T4: 70 W board)
   double passes_fused = 0, passes_eager = 0, kernels_per_layer = 0, attn_bwd_factor = 0;
-  double cnn_knee = 0, cnn_factor = 0, cnn_train_passes = 0;
+  double cnn_knee_flops = 0, cnn_factor = 0, cnn_train_passes = 0;
   double intra_link_eff = 0, inter_link_eff = 0, lat_intra_s = 0, lat_inter_s = 0;
   double tp_overlap = 0, param_gather_overlap = 0, zero3_overlap = 0, dp_overlap = 0;
   double host_link_eff = 0, host_memory_bw = 0, nf4_dequant_bytes = 0;

@@ -51,6 +51,9 @@ struct LayoutConstraints {
   std::optional<bool> sequence_parallel;
   // Optimizer / parameter offload to host RAM: searched when empty.
   std::optional<bool> optimizer_offload, param_offload;
+  // Host RAM per GPU the machines of the shape offer (the largest of them): a layout whose
+  // offloaded states need more cannot run there. Empty = unbounded.
+  std::optional<double> host_ram_per_gpu_bytes;
   // The job's global batch is a default or cannot be divided by the cluster's data-parallel
   // size: a layout whose dp does not divide it runs the largest batch below it that it can
   // (floor(batch / dp) x dp, never rounded up). Off: such layouts are rejected.

@@ -130,6 +130,7 @@ StepConstants StepConstants::From(const Calibration& cal, const HardwareView& hw
       {"host_link_efficiency", 0.8},
       {"host_memory_gbps_per_gpu", 32},
       {"nf4_dequant_bytes_per_param", 2.5},
+      {"cnn_knee_reference_gflops", 8.18},
   };
   double v[std::size(keys)];
   internal::GetAll(cal, keys, v);
@@ -148,7 +149,7 @@ StepConstants StepConstants::From(const Calibration& cal, const HardwareView& hw
   k.passes_eager = v[6];
   k.kernels_per_layer = v[7];
   k.attn_bwd_factor = v[8];
-  k.cnn_knee = v[9];
+  k.cnn_knee_flops = v[9] * v[std::size(keys) - 1] * 1e9;
   k.cnn_factor = v[10];
   k.cnn_train_passes = v[11];
   k.intra_link_eff = v[12];

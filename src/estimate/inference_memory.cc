@@ -117,9 +117,26 @@ InferMemory EstimateInferenceMemory(const ModelSpec& m, const InferMemoryOptions
     double f = static_cast<double>(m.ffn_hidden);
     if (m.moe) f = static_cast<double>(m.moe->expert_ffn) * (m.moe->top_k + m.moe->shared_experts);
     const bool merged_locals = opt.engine == Engine::kVllm || opt.engine == Engine::kSglang;
-    const double per_token = (merged_locals ? 3 : 2) * h +
-                             std::max((2 * q + 2 * kv) / tp, (m.gated_mlp ? 3.0 : 2.0) * f / tp);
-    b.activations = Bytes(tokens * per_token * e);
+    double per_token = (merged_locals ? 3 : 2) * h +
+                       std::max((2 * q + 2 * kv) / tp, (m.gated_mlp ? 3.0 : 2.0) * f / tp);
+    // vLLM V1's fused-MoE kernels take their buffers from the worker's persistent
+    // WorkspaceManager (v1/worker/workspace.py; modular_kernel.py _allocate_buffers): per token
+    // and routed expert, workspace13 = max(gate/up output 2 f_e / tp, expert output h) and
+    // workspace2 = the activation f_e / tp, kept allocated from the first MoE layer on. So the
+    // attention of later layers, and the sampler after the forward, run on top of it.
+    double moe_workspace = 0;
+    if (m.moe && opt.engine == Engine::kVllm && !opt.sort_sampler_profile) {
+      const double ef = static_cast<double>(m.moe->expert_ffn) / tp;
+      moe_workspace = tokens * m.moe->top_k * (std::max(2 * ef, h) + ef) * e;
+      double shared = 0;
+      if (m.moe->shared_experts > 0) {
+        const double sf =
+            static_cast<double>(m.moe->shared_ffn > 0 ? m.moe->shared_ffn : m.moe->expert_ffn);
+        shared = 3.0 * sf * m.moe->shared_experts / tp;
+      }
+      per_token = 3 * h + std::max((2 * q + 2 * kv) / tp, shared);
+    }
+    b.activations = Bytes(tokens * per_token * e + moe_workspace);
     if (m.is_decoder_llm() && m.vocab > 0) {
       double seqs = opt.engine == Engine::kTransformers
                         ? static_cast<double>(opt.concurrency)
@@ -132,7 +149,7 @@ InferMemory EstimateInferenceMemory(const ModelSpec& m, const InferMemoryOptions
         // values (4) and int64 indices (8), 16 B. The forward's tensors are freed by then, so
         // the larger peak counts (vLLM 0.19 on H100 reports 0.75-3.99 GiB over vocabularies of
         // 49K-262K at 1024 sequences: 14.8-16.2 B per entry; docs/model.md 4.3).
-        b.logits = Bytes(std::max(0.0, entries * 16.0 - b.activations.value()));
+        b.logits = Bytes(std::max(0.0, entries * 16.0 + moe_workspace - b.activations.value()));
       } else if (opt.sort_sampler_profile) {
         // vLLM V0 Sampler._apply_top_k_top_p, per vocabulary entry per sequence: bf16 logits
         // (2) and their fp32 copy (4), sorted values (4) and int64 indices (8), the sort's

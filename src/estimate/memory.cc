@@ -17,6 +17,18 @@ namespace gpuplan {
 
 namespace {
 
+// A paged optimizer's states (TrainMemoryOptions::paged_optimizer) leave the GPU's allocated
+// peak for CUDA managed memory, which host RAM backs.
+void MovePagedStates(const TrainMemoryOptions& opt, MemoryBreakdown& out, Bytes& states) {
+  if (!opt.paged_optimizer || states.value() <= 0) return;
+  out.host_offload += states;
+  states = Bytes(0);
+  if (opt.notes)
+    out.notes.push_back(
+        "paged optimizer: states in CUDA managed memory (outside PyTorch's allocator), paged to "
+        "host RAM under memory pressure");
+}
+
 // One table per enum (base/enum_names.h): canonical name first, then accepted aliases.
 constexpr internal::EnumName<TrainMethod> kTrainMethodNames[] = {
     {TrainMethod::kPretrain, "pretrain", "pretraining continued-pretraining cpt"},
@@ -113,6 +125,9 @@ std::optional<TrainMethod> ParseTrainMethod(std::string_view s) {
 }
 std::optional<Optimizer> ParseOptimizer(std::string_view s) {
   return internal::ParseIn(kOptimizerNames, s, /*class_path=*/true);
+}
+bool PagedOptimizerName(std::string_view s) {
+  return internal::ToLower(std::string(s)).find("paged") != std::string::npos;
 }
 std::optional<Recompute> ParseRecompute(std::string_view s) {
   return internal::ParseIn(kRecomputeNames, s);
@@ -356,7 +371,10 @@ MemoryBreakdown EstimateTrainingMemory(const ModelSpec& m, const Parallelism& pa
       // Gradients are consumed as they appear: about one layer's worth is alive.
       out.gradients = Bytes(static_cast<double>(pc.largest_layer) / tp * gbytes);
     }
-    if (opt.gradient_offload) {
+    // Parameter offload with the optimizer on the CPU also moves the sharded gradients down
+    // during the backward (FSDP2 CPUOffloadPolicy: "sharded gradients are copied device-to-host
+    // in backward, and the optimizer step runs on CPU"; ZeRO-Infinity likewise).
+    if (opt.gradient_offload || (opt.param_offload && z >= 3 && opt.optimizer_offload)) {
       // Streamed to host RAM as produced: one layer in flight (double-buffered copy).
       out.host_offload += out.gradients;
       out.gradients = Bytes(2.0 * static_cast<double>(pc.largest_layer) / tp * gbytes);
@@ -379,6 +397,7 @@ MemoryBreakdown EstimateTrainingMemory(const ModelSpec& m, const Parallelism& pa
       if (opt.notes)
         out.notes.push_back("optimizer offload: fp32 master + optimizer states in host RAM");
     }
+    MovePagedStates(opt, out, out.optimizer);
     if (opt.param_offload && z >= 3) {
       // ZeRO-Infinity offload_param: the 16-bit shard lives in host RAM as well.
       out.host_offload += out.weights;
@@ -418,7 +437,10 @@ MemoryBreakdown EstimateTrainingMemory(const ModelSpec& m, const Parallelism& pa
         static_cast<double>(LoraParams(m, opt.lora_rank, opt.lora_targets)) / (tp * pp);
     const double abytes = opt.adapter_fp32 ? 4.0 : 2.0;
     const double ostate = OptimizerStateBytes(opt.optimizer, opt.optimizer_state_dtype);
-    out.adapter = Bytes(A * (abytes + abytes + ostate));
+    out.adapter = Bytes(A * (abytes + abytes));
+    Bytes adapter_states(A * ostate);
+    MovePagedStates(opt, out, adapter_states);
+    out.adapter += adapter_states;
     step_gradients = Bytes(A * abytes);
     if (opt.notes)
       out.notes.push_back(fmt::format("LoRA rank {}: {:.1f}M adapter params, trained in {}",

@@ -21,6 +21,14 @@ inline double GemmSeconds(double M, double N, double K, double elem_bytes, doubl
   return std::max(flops / (peak * eff), bytes / mem_bw) + kernel_s;
 }
 
+// The share of its large-batch rate a convolutional forward of `fwd_flops` reaches: a small
+// forward leaves SMs idle, half the rate at `knee_flops` of work (cnn_batch_knee samples of the
+// reference network, ResNet-50 at 224x224), so a network whose one sample is hundreds of
+// ResNet-50s (a diffusion UNet) fills the GPU at batch 1. docs/model.md 10.4.
+inline double ConvFill(double fwd_flops, double knee_flops) {
+  return fwd_flops > 0 ? fwd_flops / (fwd_flops + knee_flops) : 1.0;
+}
+
 // All-reduce of `bytes` over n ranks: a ring's bandwidth term (2(n-1)/n of the bytes per rank)
 // plus the latency of the algorithm NCCL picks. A ring pays 2(n-1) hops; beyond a node NCCL's
 // double binary tree (NCCL 2.4: "logarithmic latency") pays a chain through the node's 8 GPUs

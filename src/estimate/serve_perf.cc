@@ -536,13 +536,9 @@ ServePerf EstimateForward(const ModelSpec& m, Precision p, const ComputeDevice& 
   if (!m.is_transformer() || m.layers == 0 || m.hidden == 0) {
     double flops = (m.gflops_per_sample ? *m.gflops_per_sample : 0) * 1e9 * b;
     const double ParamsB = static_cast<double>(CountParams(m).total) * e;
-    // A small forward leaves SMs idle: half the large-batch efficiency at cnn_batch_knee samples
-    // of the reference network (ResNet-50 at 224x224), i.e. at that much work per forward, so a
-    // network whose one sample is hundreds of ResNet-50s (a diffusion UNet at 1024x1024) fills
-    // the GPU at batch 1. ResNet-50 itself keeps b / (b + cnn_batch_knee). docs/model.md 10.4.
-    const double knee_flops =
-        cal.Get("cnn_batch_knee", 16) * cal.Get("cnn_knee_reference_gflops", 8.18) * 1e9;
-    const double fill = flops > 0 ? flops / (flops + knee_flops) : 1.0;
+    // ResNet-50 itself keeps b / (b + cnn_batch_knee); a UNet fills the GPU at batch 1.
+    const double fill = internal::ConvFill(
+        flops, cal.Get("cnn_batch_knee", 16) * cal.Get("cnn_knee_reference_gflops", 8.18) * 1e9);
     t = std::max(flops / (peak * std::min(dev.GemmEff(p) * dev.conv_factor * fill, dev.power_cap)),
                  ParamsB / bw);
     t += cal.Get("cnn_layers_overhead", 50) * dev.kernel_s;

@@ -281,10 +281,12 @@ StepTime EstimateTrainStep(const ModelSpec& m, const Parallelism& par,
       return st;
     }
     double flops = 3.0 * *m.gflops_per_sample * 1e9 * b / (tp * pp);
-    // Convolutions (implicit GEMM) run below GEMM efficiency, and a small per-GPU batch does
-    // not fill the GPU: efficiency x b / (b + knee).
-    const double knee = K.cnn_knee;
-    micro = flops / (c.peak * std::min(c.gemm_eff * K.cnn_factor * b / (b + knee), c.power_cap));
+    // Convolutions (implicit GEMM) run below GEMM efficiency, and a small forward does not fill
+    // the GPU (ConvFill: the knee is work, so ResNet-50 keeps b / (b + cnn_batch_knee) and a
+    // UNet of ~100 ResNet-50s per sample is full at a few samples per GPU).
+    const double fill =
+        internal::ConvFill(*m.gflops_per_sample * 1e9 * b / (tp * pp), K.cnn_knee_flops);
+    micro = flops / (c.peak * std::min(c.gemm_eff * K.cnn_factor * fill, c.power_cap));
     // Batch norm, ReLU and residual adds read and write every feature map forward and
     // backward (fused NHWC kernels: ~8 passes of 16-bit elements), at memory bandwidth.
     if (m.activation_melems_per_sample) {

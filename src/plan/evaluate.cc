@@ -266,7 +266,11 @@ std::optional<LayoutChoice> BestTrainLayout(const ModelSpec& m, const TrainMemor
   if (fixed.tp) {
     tps = {*fixed.tp};
   } else if (transformer) {
-    for (int t : Divisors(m.heads, hw.gpus_per_node)) {
+    // Tensor parallelism stays inside the scale-up domain: the machine, or a rack-scale NVLink
+    // domain / TPU slice beyond it (GB200 NVL72: 72 GPUs over 4-GPU trays), where frameworks
+    // still cap it at 8 (NVIDIA's GB200 recipes run tp <= 8).
+    const int tp_cap = std::max(hw.gpus_per_node, std::min(hw.ScaleUpGpus(), 8));
+    for (int t : Divisors(m.heads, tp_cap)) {
       if (m.mla || m.kv_heads <= 0 || m.kv_heads % t == 0) tps.push_back(t);
     }
   } else {
@@ -446,6 +450,15 @@ std::optional<LayoutChoice> BestTrainLayout(const ModelSpec& m, const TrainMemor
           if (!LayoutError(m, par, o, lj, hw, /*terse=*/true).empty()) {
             ++st.invalid;
             continue;
+          }
+          if (fixed.host_ram_per_gpu_bytes && (off.opt || off.param || o.paged_optimizer)) {
+            TrainMemoryOptions ho = o;
+            ho.notes = false;
+            if (EstimateTrainingMemory(m, par, ho).host_offload.value() >
+                *fixed.host_ram_per_gpu_bytes) {
+              ++st.over_memory;
+              continue;
+            }
           }
           // Memory first: the least memory this (vpp, ZeRO, offload) can take is full recompute
           // (or the fixed level) at the smallest micro-batch; when that does not fit, nothing

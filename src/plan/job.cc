@@ -108,6 +108,7 @@ TrainMemoryOptions TrainOptionsFor(const TrainJobSpec& job) {
   o.method = job.method;
   o.precision = job.precision;
   o.optimizer = job.optimizer;
+  o.paged_optimizer = job.paged_optimizer;
   o.lora_rank = job.lora_rank;
   o.seq_len = EffectiveSeqLen(job);
   if (job.method == TrainMethod::kQlora) o.base_bits = 4;

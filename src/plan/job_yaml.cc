@@ -191,6 +191,7 @@ Result<TrainJobSpec> ParseJob(const YAML::Node& root, const Reader& r) {
       return r.Fail(*e, "unknown optimizer " + Excerpt(*s), ChoiceHint(*s, OptimizerNames()));
     }
     job.optimizer = *o;
+    job.paged_optimizer = PagedOptimizerName(*s);
   }
   if (const Entry* e = get_train("lora_rank")) {
     if (!lora) {

@@ -57,6 +57,7 @@ Result<TrainMemoryOptions> BuildTrainOptions(const MemoryRequest& a, const Model
                      ChoiceHint(a.optimizer, OptimizerNames()));
   }
   o.optimizer = *opt;
+  o.paged_optimizer = PagedOptimizerName(a.optimizer);
   auto sd = ParsePrecision(a.optimizer_states);
   if (!sd || (*sd != Precision::kFp32 && *sd != Precision::kBf16)) {
     return MakeError(ErrorCode::kInvalidArgument, "--optimizer-states",

@@ -181,6 +181,7 @@ Result<TrainPlanResult> PlanTrainingImpl(const TrainJobSpec& job, const Catalog&
   std::vector<TrainPlan> all;
   std::vector<std::string> forced_by;  // per plan in `all`: SmallCardForcedBy (A3)
   int dropped_memory = 0, dropped_deadline = 0, dropped_budget = 0, skipped_bound = 0;
+  int dropped_host_offload = 0;
   int skipped_fixed = 0, rounded_batch = 0;
   std::vector<std::string> no_precision;  // accelerators without the job's precision
   LayoutSearchStats why;                  // summed over shapes: why layouts were rejected
@@ -257,9 +258,16 @@ Result<TrainPlanResult> PlanTrainingImpl(const TrainJobSpec& job, const Catalog&
     // The job's batch when some layout runs it; else the largest batch below it that the
     // cluster's data-parallel sizes can run (reported).
     LayoutSearchStats stats;
-    auto choice = BestTrainLayout(job.model, base, tj, hw, fw_cal, job.headroom, fw_fixed, &stats);
+    LayoutConstraints shape_fixed = fw_fixed;
+    double ram_per_gpu = 0;
+    for (const InstanceType* inst : *v.insts) {
+      ram_per_gpu = std::max(ram_per_gpu, inst->ram.value() / std::max(1, inst->accelerator_count));
+    }
+    if (ram_per_gpu > 0) shape_fixed.host_ram_per_gpu_bytes = ram_per_gpu;
+    auto choice =
+        BestTrainLayout(job.model, base, tj, hw, fw_cal, job.headroom, shape_fixed, &stats);
     if (!choice && stats.batch_unrunnable > 0 && stats.fits == 0) {
-      LayoutConstraints rounding = fw_fixed;
+      LayoutConstraints rounding = shape_fixed;
       rounding.round_global_batch = true;
       stats = LayoutSearchStats{};
       choice = BestTrainLayout(job.model, base, tj, hw, fw_cal, job.headroom, rounding, &stats);
@@ -304,6 +312,13 @@ Result<TrainPlanResult> PlanTrainingImpl(const TrainJobSpec& job, const Catalog&
       p.global_batch = choice->global_batch;
       p.setup_hours = setup_hours;
       p.hours = hours + setup_hours;
+      // Offloaded states (optimizer, parameters, gradients, paged optimizer states) must live
+      // in the machine's RAM: a machine that cannot hold them cannot run the layout, however
+      // its other host rules are waived.
+      if (p.eval.memory.host_offload.value() * inst->accelerator_count > inst->ram.value()) {
+        ++dropped_host_offload;
+        continue;
+      }
       PriceAndCheck(job, catalog, cal, rate, p);
       // Spot stretches the run (interruptions, lost work): an option that misses the deadline
       // is dropped, the on-demand option may still meet it.
@@ -415,6 +430,10 @@ Result<TrainPlanResult> PlanTrainingImpl(const TrainJobSpec& job, const Catalog&
         fmt::format("{} tp x pp x dp x ep layouts skipped by the step-time lower bound (they "
                     "cannot come within 1% of the fastest)",
                     why.pruned));
+  if (dropped_host_offload)
+    out.notes.push_back(fmt::format(
+        "{} plans dropped: their offloaded states need more host RAM than the machine has",
+        dropped_host_offload));
   if (dropped_deadline)
     out.notes.push_back(
         fmt::format("{} plans miss the {:.1f} h deadline", dropped_deadline, *job.deadline_hours));

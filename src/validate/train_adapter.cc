@@ -186,6 +186,8 @@ std::variant<TrainSetup, Unsupported> BuildTrain(const ModelSpec& m, const Json&
     s.opt.grad_dtype = Precision::kFp32;
   }
   if (Bool(w, "optimizer_in_bwd").value_or(false)) s.opt.optimizer_in_backward = true;
+  // A paged optimizer named in the optimizer or the framework ("bitsandbytes PagedAdamW").
+  s.opt.paged_optimizer = PagedOptimizerName(Str(w, "optimizer")) || PagedOptimizerName(framework);
   s.opt.ep_node_dedup = Contains(framework, {"deepep", "hybridep"});
   // Offload the case states (DeepSpeed offload_optimizer / offload_param, torchao
   // CPUOffloadOptimizer): master copy and optimizer states in host RAM. DeepSpeed's

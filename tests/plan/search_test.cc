@@ -571,7 +571,9 @@ TEST(SearchIssue11, OptimizerOffloadWhenNothingElseFits) {
   EXPECT_TRUE(c->opt.optimizer_offload);
   EXPECT_GT(c->eval.step.offload.value(), 0);
   const double P = static_cast<double>(CountParams(m).total);
-  EXPECT_NEAR(c->eval.memory.host_offload.value(), P * 12, P * 0.1);  // fp32 master + m + v
+  // At least the fp32 master + m + v; with parameter offload the weights and (streamed down
+  // in the backward) the gradients as well.
+  EXPECT_GE(c->eval.memory.host_offload.value(), P * 12 * 0.99);
   EXPECT_EQ(FrameworkFor(TrainFramework::kGeneric, c->par, c->opt), c->framework);
   // Without offload nothing fits.
   LayoutConstraints no;
@@ -586,10 +588,15 @@ TEST(SearchIssue11, OptimizerOffloadWhenNothingElseFits) {
   spec.tokens = 1e8;
   spec.gpus = {"A100-SXM4-80GB"};
   spec.num_gpus = 1;
+  // The one-GPU machines with RAM for the states (GCP a2-ultragpu-1g, 170 GB) carry prices
+  // their source marks suspect; the 120 GiB ones cannot hold 156 GB of states.
+  spec.include_suspect = true;
   auto r = PlanTraining(spec, Cat(), DefaultCalibration());
   ASSERT_TRUE(r.ok());
   ASSERT_FALSE(r->plans.empty());
   EXPECT_GE(r->plans.front().host.ram.value(), P * 12);
+  EXPECT_GE(r->plans.front().instance->ram.value(),
+            r->plans.front().eval.memory.host_offload.value());
 }
 
 TEST(SearchIssue11, QloraStepPaysForNf4Dequantisation) {
