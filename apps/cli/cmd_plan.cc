@@ -99,6 +99,7 @@ Result<TrainJobSpec> BuildJob(const PlanTrainArgs& a) {
                        "unknown optimizer \"" + a.optimizer + "\"",
                        ChoiceHint(a.optimizer, OptimizerNames()));
     job.optimizer = *v;
+    job.paged_optimizer = PagedOptimizerName(a.optimizer);
   }
   if (!a.tokens.empty() && !a.samples.empty()) {
     return MakeError(ErrorCode::kInvalidArgument, "--samples", "cannot be combined with --tokens",

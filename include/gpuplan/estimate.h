@@ -76,6 +76,11 @@ std::optional<TrainFramework> ParseTrainFramework(std::string_view s);
 // From a free-text description ("NVIDIA NeMo Framework Release 24.04", "Megatron-LM (2021)",
 // "DeepSpeed ZeRO-100B"); kGeneric when none is named.
 TrainFramework TrainFrameworkFromText(std::string_view text);
+// Whether framework `f` runs fused (FlashAttention-style) attention on `acc`: the flash-attn
+// kernels Megatron(-Core)/NeMo and DeepSpeed call need Ampere or newer (FlashAttention-2; the
+// first version also Turing), so on Volta they materialise the scores; PyTorch's SDPA (plain
+// PyTorch, FSDP, torchtune, HF) keeps a memory-efficient kernel there.
+bool FusedAttentionOn(const Accelerator& acc, TrainFramework f);
 std::vector<std::string> TrainFrameworkNames();
 
 std::optional<LoraTargets> ParseLoraTargets(std::string_view s);

@@ -58,6 +58,7 @@ struct Plan {
   // Training.
   std::string precision, method, recompute, framework = "generic";
   std::string optimizer = "adamw";  // OptimizerName; absent in older plans: AdamW
+  bool paged_optimizer = false;     // bitsandbytes' paged variant of `optimizer`
   int tp = 1, pp = 1, dp = 1, zero_stage = 0, micro_batch = 1, grad_accum = 1, seq_len = 0;
   int recompute_layers = 0, vpp = 1, cp = 1, ep = 1;
   bool sequence_parallel = false;

@@ -83,7 +83,17 @@ ojson HfTrainingArgs(const Plan& p) {
   a["gradient_accumulation_steps"] = p.grad_accum;
   a["bf16"] = p.precision == "bf16" || p.precision == "fp8";
   a["fp16"] = p.precision == "fp16";
-  if (const std::string o = HfOptim(p.optimizer); !o.empty()) a["optim"] = o;
+  if (std::string o = HfOptim(p.optimizer); !o.empty() || p.paged_optimizer) {
+    // The Trainer's paged variants (bitsandbytes): paged_adamw_32bit, paged_adamw_8bit,
+    // paged_lion_32bit, paged_lion_8bit.
+    if (p.paged_optimizer) {
+      if (p.optimizer == "adamw" || p.optimizer == "adam") o = "paged_adamw_32bit";
+      if (p.optimizer == "adamw-8bit") o = "paged_adamw_8bit";
+      if (p.optimizer == "lion") o = "paged_lion_32bit";
+      if (p.optimizer == "lion-8bit") o = "paged_lion_8bit";
+    }
+    if (!o.empty()) a["optim"] = o;
+  }
   a["gradient_checkpointing"] = p.recompute != "none";
   if (p.recompute != "none") a["gradient_checkpointing_kwargs"] = {{"use_reentrant", false}};
   a["save_strategy"] = p.checkpoint_interval_h > 0 ? "steps" : "no";

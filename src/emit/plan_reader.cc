@@ -160,6 +160,7 @@ Result<Plan> ReadPlan(const json& doc, int rank) {
     p.precision = f.Str(job, "precision", "job");
     p.method = f.Str(job, "method", "job");
     if (const std::string o = f.OptStr(job, "optimizer", "job"); !o.empty()) p.optimizer = o;
+    p.paged_optimizer = f.OptBool(job, "paged_optimizer", "job");
     p.seq_len = f.Int(job, "seq_len", "job");
     p.global_batch = f.Int(job, "global_batch", "job");
     p.tokens = f.OptNumIn(job, "tokens", "job", 0, 1e18).value_or(0);

@@ -126,6 +126,14 @@ std::optional<TrainMethod> ParseTrainMethod(std::string_view s) {
 std::optional<Optimizer> ParseOptimizer(std::string_view s) {
   return internal::ParseIn(kOptimizerNames, s, /*class_path=*/true);
 }
+bool FusedAttentionOn(const Accelerator& acc, TrainFramework f) {
+  const bool volta = internal::ToLower(acc.arch).find("volta") != std::string::npos;
+  const bool flash_attn_package = f == TrainFramework::kMegatronLegacy ||
+                                  f == TrainFramework::kMegatronCore ||
+                                  f == TrainFramework::kDeepSpeed;
+  return !(volta && flash_attn_package);
+}
+
 bool PagedOptimizerName(std::string_view s) {
   return internal::ToLower(std::string(s)).find("paged") != std::string::npos;
 }
@@ -377,7 +385,8 @@ MemoryBreakdown EstimateTrainingMemory(const ModelSpec& m, const Parallelism& pa
     if (opt.gradient_offload || (opt.param_offload && z >= 3 && opt.optimizer_offload)) {
       // Streamed to host RAM as produced: one layer in flight (double-buffered copy).
       out.host_offload += out.gradients;
-      out.gradients = Bytes(2.0 * static_cast<double>(pc.largest_layer) / tp * gbytes);
+      out.gradients = Bytes(std::min(out.gradients.value(),
+                                     2.0 * static_cast<double>(pc.largest_layer) / tp * gbytes));
       if (opt.notes) out.notes.push_back("gradient offload: gradients streamed to host RAM");
     }
     if (opt.grad_bucket_elements > 0) {

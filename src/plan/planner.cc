@@ -258,6 +258,10 @@ Result<TrainPlanResult> PlanTrainingImpl(const TrainJobSpec& job, const Catalog&
     // The job's batch when some layout runs it; else the largest batch below it that the
     // cluster's data-parallel sizes can run (reported).
     LayoutSearchStats stats;
+    TrainMemoryOptions shape_base = base;
+    // A framework that must run the plan and calls the flash-attn package stores the scores
+    // on GPUs it does not support (Volta).
+    if (!FusedAttentionOn(acc, job.framework)) shape_base.flash_attention = false;
     LayoutConstraints shape_fixed = fw_fixed;
     double ram_per_gpu = 0;
     for (const InstanceType* inst : *v.insts) {
@@ -265,12 +269,13 @@ Result<TrainPlanResult> PlanTrainingImpl(const TrainJobSpec& job, const Catalog&
     }
     if (ram_per_gpu > 0) shape_fixed.host_ram_per_gpu_bytes = ram_per_gpu;
     auto choice =
-        BestTrainLayout(job.model, base, tj, hw, fw_cal, job.headroom, shape_fixed, &stats);
+        BestTrainLayout(job.model, shape_base, tj, hw, fw_cal, job.headroom, shape_fixed, &stats);
     if (!choice && stats.batch_unrunnable > 0 && stats.fits == 0) {
       LayoutConstraints rounding = shape_fixed;
       rounding.round_global_batch = true;
       stats = LayoutSearchStats{};
-      choice = BestTrainLayout(job.model, base, tj, hw, fw_cal, job.headroom, rounding, &stats);
+      choice =
+          BestTrainLayout(job.model, shape_base, tj, hw, fw_cal, job.headroom, rounding, &stats);
       if (choice) ++rounded_batch;
     }
     why.evaluated += stats.evaluated;

@@ -205,6 +205,8 @@ json TrainPlanDocument(const TrainJobSpec& job, const TrainPlanResult& res, cons
               {"comparison", res.guide_comparison},
               {"plan", res.guide_plans.empty() ? json(nullptr)
                                                : TrainPlanJson(res.guide_plans.front(), cur)}}}};
+  // A paged optimizer (its states in managed memory, paged to host RAM) is named only when set.
+  if (job.paged_optimizer) j["job"]["paged_optimizer"] = true;
   for (const auto& p : res.plans) j["plans"].push_back(TrainPlanJson(p, cur));
   for (const auto& p : res.pareto) {
     j["pareto"].push_back({{"cloud", p.instance->cloud},

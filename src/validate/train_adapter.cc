@@ -39,7 +39,7 @@ bool CheckpointsByDefault(TrainMethod method, const std::string& framework) {
 }
 
 std::variant<TrainSetup, Unsupported> BuildTrain(const ModelSpec& m, const Json& w, const Json& hw,
-                                                 bool formula) {
+                                                 bool formula, const Catalog& cat) {
   TrainSetup s;
   std::string framework = Str(w, "framework");
   // An unstated method is the planner's default (full fine-tuning), or LoRA where the case gives
@@ -163,10 +163,13 @@ std::variant<TrainSetup, Unsupported> BuildTrain(const ModelSpec& m, const Json&
   // "sdpa" by default); so they keep no score matrix either (the planner's default).
   const bool legacy_megatron = TrainFrameworkFromText(framework) == TrainFramework::kMegatronLegacy;
   const bool vision = m.arch == ModelArch::kVit || (m.arch == ModelArch::kEncoder && m.vocab == 0);
-  s.opt.flash_attention =
-      Bool(w, "flash_attention")
-          .value_or((!formula && (m.is_decoder_llm() || vision) && !legacy_megatron) ||
-                    Contains(framework, {"timm"}));
+  const Accelerator* case_acc = cat.FindAccelerator(Str(hw, "gpu"));
+  const bool pre_flash_gpu =
+      case_acc && !FusedAttentionOn(*case_acc, TrainFrameworkFromText(framework));
+  s.opt.flash_attention = Bool(w, "flash_attention")
+                              .value_or((!formula && (m.is_decoder_llm() || vision) &&
+                                         !legacy_megatron && !pre_flash_gpu) ||
+                                        Contains(framework, {"timm"}));
   s.opt.compiled = Bool(w, "compile").value_or(Contains(framework, {"torch.compile"}));
   s.opt.fused_kernels =
       Contains(framework, {"megatron", "nemo", "transformer engine", "unsloth"}) || s.opt.compiled;
@@ -247,7 +250,7 @@ Predicted PredictTrainingMemory(const ModelSpec& m, const Json& w, const Json& h
   // Korthikanti et al.'s activation formula keeps the attention scores unless a framework
   // says otherwise; measured runs are on the planner's default, fused attention.
   auto setup =
-      BuildTrain(m, w, hw, metric == "activations_gib_per_gpu" && Str(w, "framework").empty());
+      BuildTrain(m, w, hw, metric == "activations_gib_per_gpu" && Str(w, "framework").empty(), cat);
   if (auto* u = std::get_if<Unsupported>(&setup)) return *u;
   TrainSetup& s = std::get<TrainSetup>(setup);
   s.report = ReportOf(Str(w, "framework"), source);
@@ -375,7 +378,7 @@ Predicted PredictTrainingPerf(ModelSpec m, const Json& w, const Json& hwj,
                               const std::string& metric, const Catalog& cat,
                               const Calibration& base_cal, const TrainBenchmark* bench,
                               const std::string& source) {
-  auto setup = BuildTrain(m, w, hwj, /*formula=*/false);
+  auto setup = BuildTrain(m, w, hwj, /*formula=*/false, cat);
   if (auto* u = std::get_if<Unsupported>(&setup)) return *u;
   TrainSetup& s = std::get<TrainSetup>(setup);
   TrainJob job;

@@ -180,6 +180,54 @@ TEST(ZeroStage3, GatherBufferIsTwoLargestLayers) {
   EXPECT_DOUBLE_EQ(with.weights.value() - without.weights.value(), 2.0 * 1e8 * 2.0);
 }
 
+// bitsandbytes' paged optimizers keep their states in CUDA managed memory: host RAM, not the
+// allocator's peak (torchtune README: Llama-2-7B full fine-tune with PagedAdamW in 24 GB).
+TEST(PagedOptimizer, StatesLeaveTheGpuForHostRam) {
+  const ModelSpec& m = Preset("Llama-2-7B");
+  Parallelism par;
+  TrainMemoryOptions opt;
+  opt.method = TrainMethod::kFull;
+  opt.optimizer = Optimizer::kAdamW8bit;
+  opt.notes = false;
+  const MemoryBreakdown plain = EstimateTrainingMemory(m, par, opt);
+  opt.paged_optimizer = true;
+  const MemoryBreakdown paged = EstimateTrainingMemory(m, par, opt);
+  EXPECT_GT(plain.optimizer.value(), 0);
+  EXPECT_EQ(paged.optimizer.value(), 0);
+  EXPECT_NEAR(paged.host_offload.value(), plain.optimizer.value(), 1.0);
+  EXPECT_LT(paged.Total().value(), plain.Total().value() - 0.9 * plain.optimizer.value());
+  EXPECT_TRUE(PagedOptimizerName("bitsandbytes.optim.PagedAdamW8bit"));
+  EXPECT_TRUE(PagedOptimizerName("paged_adamw_32bit"));
+  EXPECT_FALSE(PagedOptimizerName("adamw_bnb_8bit"));
+}
+
+// FSDP2's CPUOffloadPolicy (parameters and optimizer on the CPU) copies the sharded gradients
+// to host RAM during the backward: about one layer of them stays on the GPU.
+TEST(ParamOffload, GradientsFollowTheOptimizerToTheHost) {
+  const ModelSpec& m = Preset("Llama-3.1-70B");
+  Parallelism par;
+  par.dp = 8;
+  par.zero_stage = 3;
+  TrainMemoryOptions opt;
+  opt.method = TrainMethod::kFull;
+  opt.optimizer_offload = true;
+  opt.notes = false;
+  const MemoryBreakdown opt_only = EstimateTrainingMemory(m, par, opt);
+  opt.param_offload = true;
+  const MemoryBreakdown both = EstimateTrainingMemory(m, par, opt);
+  EXPECT_LE(both.gradients.value(), opt_only.gradients.value());
+  EXPECT_GE(both.host_offload.value(), opt_only.host_offload.value() + opt_only.gradients.value());
+}
+
+// Fused attention needs the flash-attn package's GPUs (Ampere+) under Megatron and DeepSpeed;
+// PyTorch's SDPA keeps a memory-efficient kernel on Volta.
+TEST(FusedAttention, LlmFrameworksStoreScoresOnVolta) {
+  EXPECT_FALSE(FusedAttentionOn(Acc("V100-SXM2-32GB"), TrainFramework::kMegatronLegacy));
+  EXPECT_FALSE(FusedAttentionOn(Acc("V100-SXM2-32GB"), TrainFramework::kDeepSpeed));
+  EXPECT_TRUE(FusedAttentionOn(Acc("V100-SXM2-32GB"), TrainFramework::kGeneric));
+  EXPECT_TRUE(FusedAttentionOn(Acc("A100-SXM4-80GB"), TrainFramework::kMegatronCore));
+}
+
 // ------------------------------------------------------------------------------------------------
 // Activations per layer: Korthikanti et al. 2022, Table 2 (bytes, 16-bit activations, with
 // dropout, no FlashAttention, plain GELU MLP with f = 4h).
@@ -843,6 +891,32 @@ TEST(InferenceKvBudget, VllmV1ActivationPeakIsTheLargerOfForwardAndSamplerSort) 
   opt.max_num_seqs = 128;
   const ModelSpec& llama = Preset("Llama-3.1-8B");
   EXPECT_NEAR(peak(llama), 8192.0 * (3 * 4096 + 3 * 14336) * 2 / kBytesPerGiB, 1e-6);
+}
+
+// vLLM V1's fused-MoE buffers come from the persistent WorkspaceManager: per token and routed
+// expert max(2 f_e/tp, h) + f_e/tp elements stay allocated under the sampler (vLLM 0.19 on H100,
+// llm-d-planner logs: Qwen3-30B-A3B 2.68 GiB = the sampler's 2.32 + the workspace; Mixtral TP 2
+// 1.21 GiB). V0 freed them after each layer.
+TEST(InferenceKvBudget, VllmV1MoeWorkspaceStaysUnderTheSampler) {
+  InferMemoryOptions opt;
+  opt.engine = Engine::kVllm;
+  opt.max_num_seqs = 1024;
+  opt.max_num_batched_tokens = 8192;
+  const ModelSpec& m = Preset("qwen3-30b-a3b");
+  ASSERT_TRUE(m.moe.has_value());
+  const MemoryBreakdown b = EstimateInferenceMemory(m, opt, GiB(79.19)).breakdown;
+  const double ef = static_cast<double>(m.moe->expert_ffn);
+  const double ws =
+      8192.0 * m.moe->top_k * (std::max(2 * ef, static_cast<double>(m.hidden)) + ef) * 2;
+  const double sampler = 1024.0 * static_cast<double>(m.vocab) * 16;
+  EXPECT_NEAR((b.activations + b.logits).value(), sampler + ws, 1.0);
+  EXPECT_NEAR(ToGiB(b.activations + b.logits), 2.68, 0.1);
+  // V0 keeps the per-layer buffers inside the forward and profiles its own sampler.
+  opt.sort_sampler_profile = true;
+  opt.max_num_seqs = 256;
+  const MemoryBreakdown v0 = EstimateInferenceMemory(m, opt, GiB(79.19)).breakdown;
+  EXPECT_NEAR(v0.activations.value(),
+              8192.0 * (3.0 * static_cast<double>(m.hidden) + 3 * ef * m.moe->top_k) * 2, 1.0);
 }
 
 // Under pipeline parallelism vLLM's log reports its first worker's profile: the first stage

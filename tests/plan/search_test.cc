@@ -554,6 +554,30 @@ TEST(SearchIssue11, L40SCapacityIsWhatTheDriverReports) {
   EXPECT_NE(ev.why.find("80% of 45.0 GiB is 36.0 GiB"), std::string::npos) << ev.why;
 }
 
+// A GB200 NVL72 rack joins its 4-GPU trays over NVLink: tensor parallelism of 8 spans two
+// trays (frameworks cap it at 8); on 4-GPU PCIe or HGX nodes it stays inside the machine.
+TEST(SearchTensorParallel, SpansTheRackScaleNvlinkDomain) {
+  const ModelSpec& m = Preset("Llama-2-70B");
+  TrainMemoryOptions base;
+  base.method = TrainMethod::kLora;
+  base.seq_len = 4096;
+  base.notes = false;
+  TrainJob job;
+  job.global_batch = 8;
+  job.tokens = 1e8;
+  LayoutConstraints fixed;
+  fixed.pp = 1;
+  fixed.dp = 1;
+  const HardwareView nvl72 = Hw(Acc("GB200"), 4, 2);
+  ASSERT_EQ(nvl72.ScaleUpGpus(), 72);
+  auto c = BestTrainLayout(m, base, job, nvl72, DefaultCalibration(), 0.8, fixed);
+  ASSERT_TRUE(c.has_value());
+  EXPECT_EQ(c->par.tp, 8);
+  EXPECT_FALSE(BestTrainLayout(m, base, job, Hw(Acc("H100-SXM5-80GB"), 4, 2), DefaultCalibration(),
+                               0.8, fixed)
+                   .has_value());
+}
+
 TEST(SearchIssue11, OptimizerOffloadWhenNothingElseFits) {
   // Llama-2-13B full fine-tuning on one 80 GB GPU: 13B x 16 B of states cannot fit; with the
   // master copy and Adam states in host RAM (ZeRO-Offload) 16-bit weights and grads can.
