@@ -120,6 +120,38 @@ TEST(ServeAdapter, ServerScenarioRunsAtItsShareOfTheTpotBound) {
             0.7 * server_tp2);
 }
 
+// A Server bound on the whole query (GPT-J: 20 s p99) binds where steps are long: on a CPU the
+// run keeps the longest answers (max_new_tokens) within the bound's share, so it carries fewer
+// requests than Offline; on an H100 the bound is far away and Server equals Offline.
+TEST(ServeAdapter, ServerQueryLatencyBoundBindsOnSlowDevices) {
+  const std::string model =
+      "{\"arch\":\"dense\",\"params\":6053381344,\"layers\":28,\"hidden\":4096,"
+      "\"heads\":16,\"kv_heads\":16,\"head_dim\":256,\"ffn_hidden\":16384,"
+      "\"gated_mlp\":false,\"vocab\":50400}";
+  auto line = [&](const std::string& hw, const std::string& scenario, const std::string& metric) {
+    return "{\"id\":\"c\",\"kind\":\"" +
+           std::string(metric == "tpot_ms" ? "infer_latency" : "infer_throughput") +
+           "\",\"model\":" + model + ",\"hardware\":{" + hw +
+           "},\"workload\":{\"infer\":{\"scenario\":\"" + scenario +
+           "\",\"engine\":\"pytorch\",\"precision\":\"int8\"}},\"metric\":\"" + metric +
+           "\",\"measured\":1,\"source\":\"mlcommons/inference_results_v4.1 closed/X/results/"
+           "S/gptj-99/" +
+           (scenario == "server" ? "Server" : "Offline") +
+           "/performance/run_1/mlperf_log_summary.txt\"}\n";
+  };
+  const std::string cpu = "\"gpu\":\"cpu:Xeon-Platinum-8592+\",\"gpus\":2";
+  const double server = Predicted(line(cpu, "server", "samples_per_s"));
+  const double offline = Predicted(line(cpu, "offline", "samples_per_s"));
+  EXPECT_GT(server, 0);
+  EXPECT_LE(server, offline);
+  // Fewer requests in flight: a shorter step than Offline's saturated one.
+  EXPECT_LT(Predicted(line(cpu, "server", "tpot_ms")),
+            0.9 * Predicted(line(cpu, "offline", "tpot_ms")));
+  const std::string gpu = "\"gpu\":\"H100-SXM5-80GB\",\"gpus\":1";
+  EXPECT_NEAR(Predicted(line(gpu, "server", "samples_per_s")),
+              Predicted(line(gpu, "offline", "samples_per_s")), 1e-9);
+}
+
 // On B200 (FP4 tensor cores, gpus.csv fp4_tflops 9000) an MLPerf Llama-2-70B TensorRT-LLM row
 // that states no format ran NVIDIA's NVFP4 (calibration.md; the benchmark table's fp4_quant):
 // faster than the same row stated as FP8. Mixtral (no fp4_quant) and vLLM keep FP8.
