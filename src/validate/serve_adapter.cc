@@ -195,8 +195,9 @@ Predicted PredictInferencePerf(const ModelSpec& m, const Json& w, const Json& hw
   const int units = std::max(1, Int(hw, "gpus").value_or(1));
   ComputeDevice dev;
   const Accelerator* dev_acc = nullptr;
+  const Cpu* cpu = nullptr;
   if (gpu.rfind("cpu:", 0) == 0) {
-    const Cpu* cpu = cat.FindCpu(gpu);
+    cpu = cat.FindCpu(gpu);
     if (!cpu) return Unsupported{"unknown CPU \"" + gpu + "\""};
     dev = DeviceFromCpu(*cpu, units, Int(w, "threads").value_or(0), cal);
     // Intel Extension for PyTorch fuses multi-head attention into AMX kernels (Intel's MLPerf
@@ -275,6 +276,20 @@ Predicted PredictInferencePerf(const ModelSpec& m, const Json& w, const Json& hw
     }
   }
   if (bench) shape = FillServingShape(*bench, shape);
+  // An LLM on several CPU sockets runs one engine instance per socket (NUMA node): a decode
+  // stream reads its weights from the memory of its own socket (first touch; Intel's MLPerf
+  // GPT-J and Llama SUTs run an instance per socket or sub-NUMA cluster, vLLM's CPU backend
+  // binds a worker to a NUMA node, OpenVINO's latency hint keeps one stream on one socket), so
+  // one request sees one socket's cores and bandwidth and throughput adds up over sockets.
+  // Threads stated beyond one socket ran one instance across them.
+  int cpu_instances = 1;
+  if (cpu && m.is_decoder_llm() && units > 1 &&
+      Int(w, "threads").value_or(0) <= std::max(1, cpu->cores)) {
+    const bool amx_attention = dev.attention_on_matrix;
+    dev = DeviceFromCpu(*cpu, 1, Int(w, "threads").value_or(0), cal);
+    dev.attention_on_matrix = amx_attention;
+    cpu_instances = units;
+  }
   if (m.is_decoder_llm()) {
     int in = shape.input_len.value_or(-1), out = shape.output_len.value_or(-1);
     if (out < 0 && Num(w, "peak_tflops")) out = 0;  // roofline formula cases: prompt only
@@ -417,7 +432,7 @@ Predicted PredictInferencePerf(const ModelSpec& m, const Json& w, const Json& hw
     }
     // CPU sockets are one device here (DeviceFromCpu spans them, as the planner's instance
     // device does); GPUs run one replica per tp x pp group.
-    const int replicas = dev.cpu ? 1 : std::max(1, units / std::max(1, su.tp * pp));
+    const int replicas = dev.cpu ? cpu_instances : std::max(1, units / std::max(1, su.tp * pp));
     if (metric == "prefill_ms" || metric == "decode_ms_per_token" || metric == "decode_total_s" ||
         metric == "generate_s") {
       // One request (or the stated static batch): prefill of the prompt, decode steps after it.

@@ -120,6 +120,27 @@ TEST(ServeAdapter, ServerScenarioRunsAtItsShareOfTheTpotBound) {
             0.7 * server_tp2);
 }
 
+// An LLM on a 2-socket CPU server runs one engine instance per socket: one request's step reads
+// one socket's memory (the same TPOT as a 1-socket box), and throughput adds up over sockets.
+TEST(ServeAdapter, CpuLlmRunsOneInstancePerSocket) {
+  auto line = [](int sockets, const std::string& extra, const std::string& metric) {
+    return CaseLine(metric == "tpot_ms" ? "infer_latency" : "infer_throughput", "Llama-2-7B",
+                    "\"gpu\":\"cpu:Xeon-Platinum-8480+\",\"gpus\":" + std::to_string(sockets),
+                    "infer",
+                    "\"engine\":\"openvino\",\"precision\":\"int8\",\"input_len\":1024,"
+                    "\"output_len\":128" +
+                        extra,
+                    metric);
+  };
+  const std::string single = ",\"batch\":1,\"scenario\":\"single\"";
+  EXPECT_NEAR(Predicted(line(2, single, "tpot_ms")), Predicted(line(1, single, "tpot_ms")), 1e-9);
+  EXPECT_NEAR(Predicted(line(2, ",\"scenario\":\"offline\"", "output_tokens_per_s")),
+              2 * Predicted(line(1, ",\"scenario\":\"offline\"", "output_tokens_per_s")), 1e-6);
+  // Threads stated beyond one socket: one instance across both.
+  EXPECT_LT(Predicted(line(2, single + ",\"threads\":112", "tpot_ms")),
+            Predicted(line(1, single, "tpot_ms")));
+}
+
 // A Server bound on the whole query (GPT-J: 20 s p99) binds where steps are long: on a CPU the
 // run keeps the longest answers (max_new_tokens) within the bound's share, so it carries fewer
 // requests than Offline; on an H100 the bound is far away and Server equals Offline.
