@@ -118,6 +118,11 @@ struct RuntimeReserve {
   // H100, 2025-01), 0.10 (issue #12330, A100-40GB), 0.20 (PR #14447, 24-GiB GPUs, TP > 1),
   // 0.25 (0.19.0, H100). docs/model.md 4.3.
   Bytes profiled_non_torch = GiB(0.2);
+  // The same increase on a pipeline stage that runs no LM head and no sampler (vLLM's first
+  // stage at PP > 1): 0.07 GiB at PP 2 and 4 against 0.24-0.27 at PP 1 (vLLM 0.19.0 on H100,
+  // llm-d-planner's accuracy report, Llama-3.1-8B): the sampler's and LM head's kernels and
+  // workspaces are what the last stage adds.
+  Bytes profiled_non_torch_no_sampler = GiB(0.07);
   // NCCL's NVLink SHARP (NVLS) all-reduce on an NVSwitch node of Hopper or newer GPUs: NCCL
   // (>= 2.17) turns it on by default there and its multicast buffers take ~1.85 GiB per GPU
   // once a tensor-parallel group communicates (vLLM 0.19 on H100: non-torch memory 2.06-2.17
@@ -334,6 +339,9 @@ struct InferMemory {
   // forward workspace plus the hidden states and residual it sends on. The KV pool follows the
   // most loaded stage (the last: logits and sampler), which `breakdown` describes.
   Bytes reported_activation_peak;
+  // The non-torch memory that profile reports (vLLM's rank 0: a first stage without sampler at
+  // PP > 1).
+  Bytes reported_non_torch;
   // Engine semantics: KV cache the engine allocates on this GPU (pre-allocating engines), or
   // the memory left for KV under the device's memory limit (transformers).
   Bytes kv_budget;

@@ -188,6 +188,10 @@ InferMemory EstimateInferenceMemory(const ModelSpec& m, const InferMemoryOptions
   }
   r.engine_non_kv = b.weights + b.activations + b.logits + r.engine_non_torch;
   r.reported_activation_peak = b.activations + b.logits;
+  r.reported_non_torch = r.engine_non_torch;
+  if (pp > 1 && opt.engine == Engine::kVllm) {
+    r.reported_non_torch = opt.reserve.profiled_non_torch_no_sampler + nvls;
+  }
   if (pp > 1 && m.is_transformer() && m.hidden > 0 && opt.engine != Engine::kTransformers) {
     // First stage: no LM head, no sampler; it hands the batch's hidden states and residual to
     // the next stage (vLLM's IntermediateTensors: 2 x tokens x h at 16 bits).

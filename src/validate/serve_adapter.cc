@@ -169,7 +169,7 @@ Predicted PredictInferenceMemory(const ModelSpec& m, const Json& w, const Json& 
   InferMemory r = EstimateInferenceMemory(m, o, total);
   const MemoryBreakdown& b = r.breakdown;
   if (metric == "weights_gib") return b.weights.value();  // the engine's own load
-  if (metric == "non_torch_gib") return r.engine_non_torch.value();
+  if (metric == "non_torch_gib") return r.reported_non_torch.value();
   if (metric == "activation_peak_gib") return r.reported_activation_peak.value();
   if (metric == "kv_cache_gib") return r.kv_budget.value();
   if (metric == "kv_cache_tokens") return static_cast<double>(r.kv_tokens);

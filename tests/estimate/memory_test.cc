@@ -942,7 +942,11 @@ TEST(InferenceKvBudget, VllmPipelineFirstStageReportsNoSampler) {
     // The pool is sized by the stage that samples.
     EXPECT_GT((r.breakdown.activations + r.breakdown.logits).value(),
               r.reported_activation_peak.value());
+    // Nor does it add the sampler's non-torch memory (0.07 GiB logged at PP 2 and 4).
+    EXPECT_NEAR(ToGiB(r.reported_non_torch), 0.07, 1e-9) << "pp " << pp;
+    EXPECT_GT(r.engine_non_torch.value(), r.reported_non_torch.value());
   }
+  EXPECT_DOUBLE_EQ(one.reported_non_torch.value(), one.engine_non_torch.value());
 }
 
 TEST(InferenceKvBudget, Llama70bBf16OnTwoA100sLeavesTensOfThousandsOfTokens) {
