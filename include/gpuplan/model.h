@@ -61,6 +61,9 @@ struct QuantSpec {
   bool zero_points = false;
   bool double_quant = false;  // bitsandbytes nested quantization of the scales
   double scale_bits = 16;     // bits per group scale (bitsandbytes absmax: fp32)
+  // Only a MoE model's routed experts are quantized; attention, router, shared experts,
+  // embeddings and head stay 16-bit (gpt-oss's MXFP4 checkpoints).
+  bool experts_only = false;
   // Bits per weight including scales (16-bit per group) and zero points.
   double EffectiveBits() const;
 };
@@ -151,6 +154,10 @@ struct ParamCounts {
 
 // Is layer i (0-based) a MoE layer: after the leading dense layers, every moe_every-th.
 bool IsMoeLayer(const ModelSpec& m, int i);
+
+// Routed-expert parameters of the whole model (gate, up and down of every expert of every MoE
+// layer); 0 for dense models.
+double RoutedExpertParams(const ModelSpec& m);
 
 // Counts parameters from the architecture (or returns the override). Published formulas: see
 // docs/model.md ("Parameter count").

@@ -43,6 +43,8 @@ struct QuantPreset {
   bool double_quant = false;
   double scale_bits = 16;
   std::string_view source;  // paper, documentation or code the figures come from
+  // Only the routed experts' weights are in this format (QuantSpec::experts_only).
+  bool experts_only = false;
 
   // The QuantSpec of this preset.
   QuantSpec Spec() const;

@@ -37,6 +37,10 @@ Bytes InferenceWeightBytes(const ModelSpec& m, Precision p, const std::optional<
   const double linear_bytes = quant ? quant->EffectiveBits() / 8.0 : dense_bytes;
   const double total = static_cast<double>(pc.total);
   const double linear = static_cast<double>(pc.linear);
+  // A format for the routed experts only (gpt-oss MXFP4): the other linear layers stay 16-bit.
+  const double quantized = quant && quant->experts_only && m.moe && pc.per_layer > 0
+                               ? std::min(linear, RoutedExpertParams(m))
+                               : linear;
   if (pc.per_layer == 0) {
     // No breakdown (params only): everything counts as quantizable matrices.
     return Bytes(total * linear_bytes / (tp * pp));
@@ -51,10 +55,11 @@ Bytes InferenceWeightBytes(const ModelSpec& m, Precision p, const std::optional<
     // (formats.md 6.2), instead of the 1/tp share counted above.
     const double h = static_cast<double>(m.hidden), hd = m.head_dim;
     const double per_layer = 2.0 * h * hd * (1.0 - static_cast<double>(m.kv_heads) / tp);
-    kv_replication = per_layer * m.layers / pp * linear_bytes;
+    kv_replication =
+        per_layer * m.layers / pp * (quant && quant->experts_only ? dense_bytes : linear_bytes);
   }
-  return Bytes(linear * linear_bytes / (tp * pp) + other_blocks * dense_bytes / pp +
-               edge * dense_bytes / tp + kv_replication);
+  return Bytes((quantized * linear_bytes + (linear - quantized) * dense_bytes) / (tp * pp) +
+               other_blocks * dense_bytes / pp + edge * dense_bytes / tp + kv_replication);
 }
 
 double SglangDefaultMemFraction(int world_size) {

@@ -327,15 +327,7 @@ MemoryBreakdown EstimateTrainingMemory(const ModelSpec& m, const Parallelism& pa
   // Parameters held by the most loaded model-parallel rank. Embedding and LM head are split
   // over TP (vocab-parallel) and sit on the first/last pipeline stage; blocks split over PP.
   // Routed experts are split over EP.
-  double expert_params = 0;
-  if (m.moe && pc.per_layer > 0) {
-    int moe_layers = 0;
-    for (int i = 0; i < m.layers; ++i) {
-      if (i >= m.moe->dense_layers && (i + 1) % std::max(1, m.moe->moe_every) == 0) ++moe_layers;
-    }
-    expert_params = static_cast<double>(moe_layers) * m.moe->experts * 3.0 *
-                    static_cast<double>(m.hidden) * static_cast<double>(m.moe->expert_ffn);
-  }
+  const double expert_params = pc.per_layer > 0 ? RoutedExpertParams(m) : 0.0;
   const double edge = static_cast<double>(std::max(pc.embedding, pc.lm_head) +
                                           (pp == 1 ? std::min(pc.embedding, pc.lm_head) : 0));
   const double blocks = std::max(0.0, P - static_cast<double>(pc.embedding + pc.lm_head));

@@ -68,17 +68,6 @@ double EpAllToAllSeconds(const ModelSpec& m, double token_bytes, int ep, bool no
   return std::max(intra, fabric);
 }
 
-// Routed-expert parameters of the whole model (every expert of every MoE layer).
-double ExpertParams(const ModelSpec& m) {
-  if (!m.moe) return 0;
-  int moe_layers = 0;
-  for (int i = 0; i < m.layers; ++i) {
-    if (i >= m.moe->dense_layers && (i + 1) % std::max(1, m.moe->moe_every) == 0) ++moe_layers;
-  }
-  return static_cast<double>(moe_layers) * m.moe->experts * 3.0 * static_cast<double>(m.hidden) *
-         static_cast<double>(m.moe->expert_ffn);
-}
-
 }  // namespace
 
 namespace {
@@ -353,7 +342,8 @@ StepTime EstimateTrainStep(const ModelSpec& m, const Parallelism& par,
   // Routed experts are split over ep as well; their gradients are reduced over the
   // expert-data-parallel group (dp / ep ranks), the rest over dp.
   const double expert_frac =
-      !peft && pc.total > 0 ? std::min(1.0, ExpertParams(m) / static_cast<double>(pc.total)) : 0.0;
+      !peft && pc.total > 0 ? std::min(1.0, RoutedExpertParams(m) / static_cast<double>(pc.total))
+                            : 0.0;
   const double dense_params = trained * (1 - expert_frac) / (tp * pp);
   const bool folded = ep > 1 && dp % ep != 0;  // Megatron-Core parallel folding (expert TP 1)
   const double expert_params = trained * expert_frac / ((folded ? 1 : tp) * pp * ep);

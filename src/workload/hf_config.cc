@@ -104,6 +104,10 @@ Result<std::optional<QuantSpec>> ParseQuant(const Json& root, std::string_view l
     const std::string given = s.method;  // "fp8" or "fbgemm_fp8", kept as named
     s = GetQuantPreset(QuantPresetId::kFp8).Spec();
     s.method = given;
+  } else if (s.method == "mxfp4") {
+    // gpt-oss: the MoE experts in MXFP4, what modules_to_not_convert lists (attention, router,
+    // embeddings, LM head) in bf16.
+    s = GetQuantPreset(QuantPresetId::kMxfp4).Spec();
   } else if (s.method == "compressed-tensors") {
     // config_groups.<g>.weights.num_bits / group_size
     s.bits = 8;
@@ -123,7 +127,7 @@ Result<std::optional<QuantSpec>> ParseQuant(const Json& root, std::string_view l
   } else {
     return MakeError(ErrorCode::kUnsupported, path + ".quant_method",
                      "unknown quantization method \"" + s.method + "\"",
-                     "supported: awq, gptq, bitsandbytes, fp8, compressed-tensors");
+                     "supported: awq, gptq, bitsandbytes, fp8, mxfp4, compressed-tensors");
   }
   if (s.bits <= 0 || s.bits > 16) {
     return MakeError(ErrorCode::kParse, path + ".bits",

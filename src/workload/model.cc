@@ -17,6 +17,14 @@ bool IsMoeLayer(const ModelSpec& m, int i) {
   return (i + 1) % every == 0;
 }
 
+double RoutedExpertParams(const ModelSpec& m) {
+  if (!m.moe) return 0;
+  int moe_layers = 0;
+  for (int i = 0; i < m.layers; ++i) moe_layers += IsMoeLayer(m, i) ? 1 : 0;
+  return static_cast<double>(moe_layers) * m.moe->experts * 3.0 * static_cast<double>(m.hidden) *
+         static_cast<double>(m.moe->expert_ffn);
+}
+
 namespace {
 
 constexpr internal::EnumName<ModelArch> kModelArchNames[] = {

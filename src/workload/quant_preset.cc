@@ -16,6 +16,7 @@ QuantSpec QuantPreset::Spec() const {
   q.zero_points = zero_points;
   q.double_quant = double_quant;
   q.scale_bits = scale_bits;
+  q.experts_only = experts_only;
   return q;
 }
 
@@ -143,7 +144,10 @@ const std::vector<QuantPreset>& QuantPresets() {
        false,
        8,
        "OCP Microscaling spec v1.0 MXFP4 (gpt-oss checkpoints): FP4 E2M1 values in 32-element "
-       "blocks with one E8M0 scale each: 4.25 bits/weight"},
+       "blocks with one E8M0 scale each: 4.25 bits/weight. gpt-oss quantizes only the MoE "
+       "experts' weights (its config's modules_to_not_convert: attention, router, embeddings, "
+       "LM head stay bf16)",
+       true},
   };
   return k;
 }

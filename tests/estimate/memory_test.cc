@@ -31,6 +31,7 @@
 
 #include "gpuplan/estimate.h"
 #include "gpuplan/model.h"
+#include "gpuplan/quant_preset.h"
 #include "testing/fixtures.h"
 
 #ifndef GPUPLAN_SHARED_DIR
@@ -178,6 +179,36 @@ TEST(ZeroStage3, GatherBufferIsTwoLargestLayers) {
   opt.largest_layer_params = 1e8;
   MemoryBreakdown with = EstimateTrainingMemory(m, par, opt);
   EXPECT_DOUBLE_EQ(with.weights.value() - without.weights.value(), 2.0 * 1e8 * 2.0);
+}
+
+// An experts-only format (gpt-oss MXFP4) reads the routed experts at 4.25 bits and everything
+// else at 16: gpt-oss-20b's ~13.8 GB checkpoint, not the 12.8 GB of all-linear MXFP4.
+TEST(InferenceWeights, ExpertsOnlyFormatKeepsTheRest16Bit) {
+  ModelSpec m;
+  m.arch = ModelArch::kMoe;
+  m.layers = 24;
+  m.hidden = 2880;
+  m.heads = 64;
+  m.kv_heads = 8;
+  m.head_dim = 64;
+  m.ffn_hidden = 2880;
+  m.gated_mlp = true;
+  m.vocab = 201088;
+  MoeSpec moe;
+  moe.experts = 32;
+  moe.top_k = 4;
+  moe.expert_ffn = 2880;
+  m.moe = moe;
+  const std::optional<QuantSpec> q = GetQuantPreset(QuantPresetId::kMxfp4).Spec();
+  ASSERT_TRUE(q->experts_only);
+  const double total = static_cast<double>(CountParams(m).total);
+  const double experts = RoutedExpertParams(m);
+  const double weights = InferenceWeightBytes(m, Precision::kBf16, q, 1, 1).value();
+  EXPECT_NEAR(weights, experts * 4.25 / 8 + (total - experts) * 2, 0.01 * weights);
+  EXPECT_NEAR(weights / 1e9, 13.8, 0.3);
+  QuantSpec all = *q;
+  all.experts_only = false;
+  EXPECT_LT(InferenceWeightBytes(m, Precision::kBf16, all, 1, 1).value(), weights - 0.5e9);
 }
 
 // bitsandbytes' paged optimizers keep their states in CUDA managed memory: host RAM, not the

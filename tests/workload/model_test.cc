@@ -665,6 +665,25 @@ TEST(ParseHfConfig, MlaWithoutQueryCompression) {
   EXPECT_DOUBLE_EQ(KvBytesPerToken(m, 2.0, 4).value(), 27.0 * (512 + 64) * 2);
 }
 
+// gpt-oss's MXFP4 checkpoints quantize the MoE experts only; attention, router, embeddings and
+// LM head stay bf16 (config.json modules_to_not_convert). gpt-oss-20b: 20.9B parameters in a
+// ~13.8 GB checkpoint.
+TEST(ParseHfConfig, GptOssMxfp4QuantizesTheExpertsOnly) {
+  const char* cfg = R"({"model_type":"gpt_oss","hidden_size":2880,"intermediate_size":2880,
+    "num_hidden_layers":24,"num_attention_heads":64,"num_key_value_heads":8,"head_dim":64,
+    "vocab_size":201088,"num_local_experts":32,"num_experts_per_tok":4,
+    "tie_word_embeddings":false,"quantization_config":{"quant_method":"mxfp4",
+    "modules_to_not_convert":["model.layers.*.self_attn","model.layers.*.mlp.router",
+    "model.embed_tokens","lm_head"]}})";
+  ModelSpec m = Parse(cfg);
+  ASSERT_TRUE(m.moe.has_value());
+  ASSERT_TRUE(m.quant.has_value());
+  EXPECT_EQ(m.quant->method, "mxfp4");
+  EXPECT_TRUE(m.quant->experts_only);
+  EXPECT_NEAR(static_cast<double>(CountParams(m).total) / 1e9, 20.9, 0.1);
+  EXPECT_NEAR(RoutedExpertParams(m) / 1e9, 24 * 32 * 3 * 2880.0 * 2880 / 1e9, 1e-9);
+}
+
 struct QuantRow {
   const char* name;
   const char* quantization_config;
