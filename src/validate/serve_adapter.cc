@@ -457,6 +457,23 @@ Predicted PredictInferencePerf(const ModelSpec& m, const Json& w, const Json& hw
       return Unsupported{"the stated layout does not fit: " +
                          (r.why.empty() ? std::string("weights and KV exceed the GPUs") : r.why)};
     }
+    // The serving estimate at the largest number of requests in flight (up to `hi`) whose
+    // estimate passes `ok`: the load an MLPerf Server run settles at under its bound.
+    auto largest_batch_within = [&](ServeSetup op, int hi, const auto& ok) {
+      int lo = 1;
+      while (lo < hi) {
+        const int mid = lo + (hi - lo + 1) / 2;
+        op.max_batch = mid * op.beams;
+        if (ok(serve(op, in, out, 0, cal))) {
+          lo = mid;
+        } else {
+          hi = mid - 1;
+        }
+      }
+      op.max_batch = lo * op.beams;
+      scratch = Trace();
+      return serve(op, in, out, 0, cal, terms);
+    };
     // MLPerf Server: Poisson arrivals at the highest rate whose p99 TPOT (and TTFT) meets the
     // bound. More load means more requests in flight, a longer step and more throughput until
     // the bound binds, so the run sits at the concurrency whose p99 TPOT (TpotP99 of the mean)
@@ -475,19 +492,8 @@ Predicted PredictInferencePerf(const ModelSpec& m, const Json& w, const Json& hw
       throughput_cap = r.samples_per_s;
       ServeSetup op = su;
       op.admit_on_current_kv = true;
-      int lo = 1, hi = serve(op, in, out, 0, cal).batch;
-      while (lo < hi) {
-        const int mid = lo + (hi - lo + 1) / 2;
-        op.max_batch = mid * op.beams;
-        if (serve(op, in, out, 0, cal).tpot.value() * 1e3 <= target) {
-          lo = mid;
-        } else {
-          hi = mid - 1;
-        }
-      }
-      op.max_batch = lo * op.beams;
-      scratch = Trace();
-      r = serve(op, in, out, 0, cal, terms);
+      r = largest_batch_within(op, serve(op, in, out, 0, cal).batch,
+                               [&](const ServePerf& x) { return x.tpot.value() * 1e3 <= target; });
     }
     // A Server bound on the whole query instead (GPT-J: 20 s p99): the longest answers
     // (max_new_tokens) set the p99, and the run keeps the same margin to the bound
@@ -503,20 +509,8 @@ Predicted PredictInferencePerf(const ModelSpec& m, const Json& w, const Json& hw
       };
       if (p99_ms(r) > latency_target) {
         if (throughput_cap <= 0) throughput_cap = r.samples_per_s;
-        ServeSetup op = su;
-        int lo = 1, hi = r.batch;
-        while (lo < hi) {
-          const int mid = lo + (hi - lo + 1) / 2;
-          op.max_batch = mid * op.beams;
-          if (p99_ms(serve(op, in, out, 0, cal)) <= latency_target) {
-            lo = mid;
-          } else {
-            hi = mid - 1;
-          }
-        }
-        op.max_batch = lo * op.beams;
-        scratch = Trace();
-        r = serve(op, in, out, 0, cal, terms);
+        r = largest_batch_within(su, r.batch,
+                                 [&](const ServePerf& x) { return p99_ms(x) <= latency_target; });
       }
     }
     if (g_trace) {
