@@ -263,11 +263,15 @@ Result<TrainPlanResult> PlanTrainingImpl(const TrainJobSpec& job, const Catalog&
     // on GPUs it does not support (Volta).
     if (!FusedAttentionOn(acc, job.framework)) shape_base.flash_attention = false;
     LayoutConstraints shape_fixed = fw_fixed;
+    // The largest RAM per GPU among the shape's machines bounds the offloaded states; a machine
+    // whose RAM the catalog does not give (an imported row) leaves them unbounded.
     double ram_per_gpu = 0;
+    bool ram_known = true;
     for (const InstanceType* inst : *v.insts) {
+      ram_known = ram_known && inst->ram.value() > 0;
       ram_per_gpu = std::max(ram_per_gpu, inst->ram.value() / std::max(1, inst->accelerator_count));
     }
-    if (ram_per_gpu > 0) shape_fixed.host_ram_per_gpu_bytes = ram_per_gpu;
+    if (ram_known && ram_per_gpu > 0) shape_fixed.host_ram_per_gpu_bytes = ram_per_gpu;
     auto choice =
         BestTrainLayout(job.model, shape_base, tj, hw, fw_cal, job.headroom, shape_fixed, &stats);
     if (!choice && stats.batch_unrunnable > 0 && stats.fits == 0) {
@@ -320,7 +324,9 @@ Result<TrainPlanResult> PlanTrainingImpl(const TrainJobSpec& job, const Catalog&
       // Offloaded states (optimizer, parameters, gradients, paged optimizer states) must live
       // in the machine's RAM: a machine that cannot hold them cannot run the layout, however
       // its other host rules are waived.
-      if (p.eval.memory.host_offload.value() * inst->accelerator_count > inst->ram.value()) {
+      // (A machine whose RAM the catalog does not give is not judged here.)
+      if (inst->ram.value() > 0 &&
+          p.eval.memory.host_offload.value() * inst->accelerator_count > inst->ram.value()) {
         ++dropped_host_offload;
         continue;
       }

@@ -623,6 +623,42 @@ TEST(SearchIssue11, OptimizerOffloadWhenNothingElseFits) {
             r->plans.front().eval.memory.host_offload.value());
 }
 
+// Offloaded states must fit the machine's RAM: 13B full fine-tuning's 156 GB do not fit a
+// 120 GiB one-GPU machine; a machine whose RAM the catalog does not give (an imported row) is
+// not judged.
+TEST(SearchIssue11, OffloadedStatesMustFitTheMachinesRam) {
+  const ModelSpec& m = Preset("Llama-2-13B");
+  TrainJobSpec spec;
+  spec.model = m;
+  spec.method = TrainMethod::kFull;
+  spec.seq_len = 2048;
+  spec.global_batch = 16;
+  spec.tokens = 1e8;
+  spec.gpus = {"A100-SXM4-80GB"};
+  spec.num_gpus = 1;
+  // No priced one-GPU machine holds them: no plan; with the suspect-priced GCP a2-ultragpu-1g
+  // (170 GB) allowed, plans exist and each machine holds its states.
+  auto none = PlanTraining(spec, Cat(), DefaultCalibration());
+  ASSERT_TRUE(none.ok());
+  EXPECT_TRUE(none->plans.empty());
+  spec.include_suspect = true;
+  auto some = PlanTraining(spec, Cat(), DefaultCalibration());
+  ASSERT_TRUE(some.ok());
+  ASSERT_FALSE(some->plans.empty());
+  for (const auto& p : some->plans) {
+    EXPECT_GE(p.instance->ram.value(),
+              p.eval.memory.host_offload.value() * p.instance->accelerator_count);
+  }
+  spec.include_suspect = false;
+  Catalog unknown_ram = Cat();
+  for (auto& inst : unknown_ram.instances) {
+    if (inst.accelerator == "A100-SXM4-80GB" && inst.accelerator_count == 1) inst.ram = Bytes(0);
+  }
+  auto kept = PlanTraining(spec, unknown_ram, DefaultCalibration());
+  ASSERT_TRUE(kept.ok());
+  EXPECT_FALSE(kept->plans.empty());
+}
+
 TEST(SearchIssue11, QloraStepPaysForNf4Dequantisation) {
   const ModelSpec& m = Preset("Llama-2-7B");
   Parallelism p;
