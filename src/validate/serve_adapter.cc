@@ -195,11 +195,20 @@ Predicted PredictInferencePerf(const ModelSpec& m, const Json& w, const Json& hw
   const int units = std::max(1, Int(hw, "gpus").value_or(1));
   ComputeDevice dev;
   const Accelerator* dev_acc = nullptr;
-  const Cpu* cpu = nullptr;
+  // CPU engine instances: an LLM on several sockets runs one per socket (NUMA node): a decode
+  // stream reads its weights from the memory of its own socket (first touch; Intel's MLPerf
+  // GPT-J and Llama SUTs run an instance per socket or sub-NUMA cluster, vLLM's CPU backend
+  // binds a worker to a NUMA node, OpenVINO's latency hint keeps one stream on one socket), so
+  // one request sees one socket's cores and bandwidth and throughput adds up over sockets.
+  // Threads stated beyond one socket ran one instance across them.
+  int cpu_instances = 1;
   if (gpu.rfind("cpu:", 0) == 0) {
-    cpu = cat.FindCpu(gpu);
+    const Cpu* cpu = cat.FindCpu(gpu);
     if (!cpu) return Unsupported{"unknown CPU \"" + gpu + "\""};
-    dev = DeviceFromCpu(*cpu, units, Int(w, "threads").value_or(0), cal);
+    const int threads = Int(w, "threads").value_or(0);
+    if (m.is_decoder_llm() && units > 1 && threads <= std::max(1, cpu->cores))
+      cpu_instances = units;
+    dev = DeviceFromCpu(*cpu, units / cpu_instances, threads, cal);
     // Intel Extension for PyTorch fuses multi-head attention into AMX kernels (Intel's MLPerf
     // BERT SUT is built on it); other CPU runtimes run attention on the vector units.
     dev.attention_on_matrix = Contains(Str(w, "engine"), {"ipex", "intel extension"});
@@ -276,20 +285,6 @@ Predicted PredictInferencePerf(const ModelSpec& m, const Json& w, const Json& hw
     }
   }
   if (bench) shape = FillServingShape(*bench, shape);
-  // An LLM on several CPU sockets runs one engine instance per socket (NUMA node): a decode
-  // stream reads its weights from the memory of its own socket (first touch; Intel's MLPerf
-  // GPT-J and Llama SUTs run an instance per socket or sub-NUMA cluster, vLLM's CPU backend
-  // binds a worker to a NUMA node, OpenVINO's latency hint keeps one stream on one socket), so
-  // one request sees one socket's cores and bandwidth and throughput adds up over sockets.
-  // Threads stated beyond one socket ran one instance across them.
-  int cpu_instances = 1;
-  if (cpu && m.is_decoder_llm() && units > 1 &&
-      Int(w, "threads").value_or(0) <= std::max(1, cpu->cores)) {
-    const bool amx_attention = dev.attention_on_matrix;
-    dev = DeviceFromCpu(*cpu, 1, Int(w, "threads").value_or(0), cal);
-    dev.attention_on_matrix = amx_attention;
-    cpu_instances = units;
-  }
   if (m.is_decoder_llm()) {
     int in = shape.input_len.value_or(-1), out = shape.output_len.value_or(-1);
     if (out < 0 && Num(w, "peak_tflops")) out = 0;  // roofline formula cases: prompt only

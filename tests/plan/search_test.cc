@@ -578,6 +578,19 @@ TEST(SearchTensorParallel, SpansTheRackScaleNvlinkDomain) {
                    .has_value());
 }
 
+// Llama-2-13B full fine-tuning planned on exactly one A100-SXM4-80GB (issue #11's offload case).
+TrainJobSpec Llama13bFullOnOneA100() {
+  TrainJobSpec spec;
+  spec.model = Preset("Llama-2-13B");
+  spec.method = TrainMethod::kFull;
+  spec.seq_len = 2048;
+  spec.global_batch = 16;
+  spec.tokens = 1e8;
+  spec.gpus = {"A100-SXM4-80GB"};
+  spec.num_gpus = 1;
+  return spec;
+}
+
 TEST(SearchIssue11, OptimizerOffloadWhenNothingElseFits) {
   // Llama-2-13B full fine-tuning on one 80 GB GPU: 13B x 16 B of states cannot fit; with the
   // master copy and Adam states in host RAM (ZeRO-Offload) 16-bit weights and grads can.
@@ -604,14 +617,7 @@ TEST(SearchIssue11, OptimizerOffloadWhenNothingElseFits) {
   no.optimizer_offload = false;
   EXPECT_FALSE(BestTrainLayout(m, base, job, hw, DefaultCalibration(), 0.8, no).has_value());
   // The planner sizes the host to hold the offloaded states.
-  TrainJobSpec spec;
-  spec.model = m;
-  spec.method = TrainMethod::kFull;
-  spec.seq_len = 2048;
-  spec.global_batch = 16;
-  spec.tokens = 1e8;
-  spec.gpus = {"A100-SXM4-80GB"};
-  spec.num_gpus = 1;
+  TrainJobSpec spec = Llama13bFullOnOneA100();
   // The one-GPU machines with RAM for the states (GCP a2-ultragpu-1g, 170 GB) carry prices
   // their source marks suspect; the 120 GiB ones cannot hold 156 GB of states.
   spec.include_suspect = true;
@@ -627,15 +633,7 @@ TEST(SearchIssue11, OptimizerOffloadWhenNothingElseFits) {
 // 120 GiB one-GPU machine; a machine whose RAM the catalog does not give (an imported row) is
 // not judged.
 TEST(SearchIssue11, OffloadedStatesMustFitTheMachinesRam) {
-  const ModelSpec& m = Preset("Llama-2-13B");
-  TrainJobSpec spec;
-  spec.model = m;
-  spec.method = TrainMethod::kFull;
-  spec.seq_len = 2048;
-  spec.global_batch = 16;
-  spec.tokens = 1e8;
-  spec.gpus = {"A100-SXM4-80GB"};
-  spec.num_gpus = 1;
+  TrainJobSpec spec = Llama13bFullOnOneA100();
   // No priced one-GPU machine holds them: no plan; with the suspect-priced GCP a2-ultragpu-1g
   // (170 GB) allowed, plans exist and each machine holds its states.
   auto none = PlanTraining(spec, Cat(), DefaultCalibration());
