@@ -200,6 +200,12 @@ struct TrainMemoryOptions {
   // nor cause an out-of-memory error (bitsandbytes docs, "Paged optimizers"; torchtune's
   // memory tutorial: "higher memory savings from bnb's PagedAdamW8bit"). They need host RAM.
   bool paged_optimizer = false;
+  // The paged states that do not fit beside the allocator's peak on the GPU (bytes; set by
+  // EvaluateTraining from the memory estimate). Every optimizer step touches every state, so
+  // the driver migrates these in from host RAM and evicts as many back, each step, over the
+  // host link (cudaMemPrefetchAsync, which bitsandbytes issues before each paged update, moves
+  // pages at the link's rate; the update waits for them).
+  double paged_spill_bytes = 0;
   // The offloaded step runs beside the GPU's backward pass instead of after it (torchao's
   // CPUOffloadOptimizer: a post-accumulate-grad hook copies each gradient to host RAM on a side
   // stream, and step() updates each parameter on the CPU as soon as its copy lands, while the

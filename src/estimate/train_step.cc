@@ -456,6 +456,11 @@ StepTime EstimateTrainStep(const ModelSpec& m, const Parallelism& par,
     }
   }
 
+  if (opt.paged_spill_bytes > 0) {
+    // A paged optimizer whose states outgrow the GPU's free memory: each step pages the spilled
+    // states in over the host link and evicts as many back (dirty), exposed before each update.
+    st.offload += Seconds(2.0 * opt.paged_spill_bytes / (HostLink(hw).value() * K.host_link_eff));
+  }
   st.total = st.compute + st.tp_comm + st.dp_comm + st.pp_comm + st.ep_comm + st.bubble +
              st.optimizer + st.offload;
   // ---- throughput and MFU ----------------------------------------------------------------------
@@ -505,7 +510,7 @@ StepTime EstimateTrainStep(const ModelSpec& m, const Parallelism& par,
     if (st.offload.value() > 0) {
       trace->Add("offload transfers",
                  "shard x (grad + 2 B) / host link (+ parameter reads; overlapped offload: "
-                 "the weights' return)",
+                 "the weights' return; paged optimizer: 2 x spilled states / host link)",
                  st.offload.value(), "s");
     }
     trace->Add("step time", "sum of the above", t, "s");

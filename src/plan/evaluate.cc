@@ -144,6 +144,11 @@ TrainEval EvaluateTraining(const ModelSpec& m, const Parallelism& par,
                                ToGiB(ev.memory.Total()), headroom * 100, ToGiB(hw.acc->Usable()),
                                limit / kBytesPerGiB);
   }
+  if (o.paged_optimizer && !o.optimizer_offload && !o.param_offload) {
+    // Paged states live in managed memory beside the allocator's peak; what does not fit pages.
+    const double free_bytes = std::max(0.0, hw.acc->Usable().value() - ev.memory.Total().value());
+    o.paged_spill_bytes = std::max(0.0, ev.memory.host_offload.value() - free_bytes);
+  }
   ev.step = EstimateTrainStep(m, par, o, job.global_batch, hw, cal, trace, k);
   if (!ev.step.valid && ev.why.empty()) ev.why = ev.step.reason;
   ev.fits = ev.why.empty();
