@@ -817,8 +817,12 @@ TEST(OffloadBesideBackward, ExposesOnlyTheStepPastTheBackwardAndTheWeightsTripBa
     const double half = sa.offload.value() / 2;
     const double compute = sa.compute.value();
     // One sequence leaves most of the CPU step exposed; 64 hide it.
-    if (b == 1) EXPECT_GT(sb.optimizer.value(), 0) << what;
-    if (b == 64) EXPECT_EQ(sb.optimizer.value(), 0) << what;
+    if (b == 1) {
+      EXPECT_GT(sb.optimizer.value(), 0) << what;
+    }
+    if (b == 64) {
+      EXPECT_EQ(sb.optimizer.value(), 0) << what;
+    }
     if (sb.optimizer.value() > 0) {
       const double window = sa.optimizer.value() - sb.optimizer.value();
       EXPECT_GT(window, 0.5 * compute) << what;

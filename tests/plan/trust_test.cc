@@ -81,13 +81,14 @@ TEST(TrustStorage, ImageJobReadsJpegRate) {
 }
 
 TEST(TrustStorage, SizeHostUsesTheKnownFeedUnderEveryPolicy) {
-  SizingInput in{.training = true,
-                 .gpus_per_node = 8,
-                 .nodes = 1,
-                 .gpu_memory = GiB(80),
-                 .model_files = GB(26),
-                 .checkpoint = GB(208),
-                 .dataset = Bytes(0)};
+  SizingInput in;
+  in.training = true;
+  in.gpus_per_node = 8;
+  in.nodes = 1;
+  in.gpu_memory = GiB(80);
+  in.model_files = GB(26);
+  in.checkpoint = GB(208);
+  in.dataset = Bytes(0);
   in.data_feed = BytesPerSec(50e3);
   in.data_feed_basis = "test";
   for (SizingPolicy pol : {SizingPolicy::kGuideA, SizingPolicy::kGuideB}) {
@@ -103,13 +104,14 @@ TEST(TrustStorage, SizeHostUsesTheKnownFeedUnderEveryPolicy) {
 }
 
 TEST(TrustStorage, UnknownLocalNvmeIsNotAFailedCheck) {
-  SizingInput in{.training = true,
-                 .gpus_per_node = 8,
-                 .nodes = 1,
-                 .gpu_memory = GiB(80),
-                 .model_files = GB(140),
-                 .checkpoint = GB(980),
-                 .dataset = GB(1300)};
+  SizingInput in;
+  in.training = true;
+  in.gpus_per_node = 8;
+  in.nodes = 1;
+  in.gpu_memory = GiB(80);
+  in.model_files = GB(140);
+  in.checkpoint = GB(980);
+  in.dataset = GB(1300);
   const HostNeeds needs = SizeHost(SizingPolicy::kGuideA, in);  // 7 GB/s, 4.24 TB data disk
   InstanceType inst;
   inst.cloud = "x";
