@@ -45,6 +45,12 @@ struct ComputeDevice {
   double vector_eff = 0.55;
   double vector_knee = 16;
   double serial_fraction = 0;
+  // CPUs: the last-level cache of one socket (bytes; 0 = unknown) and how much of it holds a
+  // model's weights between passes (`llc_weight_share`); a stream whose weights stay there reads
+  // them at its cores' cache rate (`core_llc_bw` bytes/s per core), not from DRAM.
+  double llc_bytes = 0;
+  double llc_weight_share = 0.5;
+  double core_llc_bw = 0;
   // Dense peak for math at `p`, falling back to the next wider path the device has.
   double Peak(Precision p) const;
   // GEMM efficiency and knee of the path math at `p` runs on (CPU: AMX or vector units).

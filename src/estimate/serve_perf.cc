@@ -120,11 +120,18 @@ ComputeDevice DeviceFromCpu(const Cpu& cpu, int sockets, int threads, const Cali
   d.peak_bf16 = cpu.bf16_flop_per_cycle ? cores * hz * *cpu.bf16_flop_per_cycle : 0;
   d.peak_int8 = cpu.int8_op_per_cycle ? cores * hz * *cpu.int8_op_per_cycle : 0;
   const internal::CalKey keys[] = {
-      {"cpu_matrix_efficiency", 0.25},      {"cpu_vector_efficiency", 0.55},
-      {"cpu_memory_efficiency", 0.65},      {"cpu_op_overhead_us", 20},
-      {"cpu_gemm_knee_flops_per_byte", 16}, {"cpu_matrix_gemm_knee_flops_per_byte", 64},
-      {"cpu_decode_batch_knee", 4},         {"cpu_cnn_efficiency_factor", 1.0},
-      {"cpu_stream_serial_fraction", 0.03}, {"cpu_core_memory_gbps", 25},
+      {"cpu_matrix_efficiency", 0.25},
+      {"cpu_vector_efficiency", 0.55},
+      {"cpu_memory_efficiency", 0.65},
+      {"cpu_op_overhead_us", 20},
+      {"cpu_gemm_knee_flops_per_byte", 16},
+      {"cpu_matrix_gemm_knee_flops_per_byte", 64},
+      {"cpu_decode_batch_knee", 4},
+      {"cpu_cnn_efficiency_factor", 1.0},
+      {"cpu_stream_serial_fraction", 0.03},
+      {"cpu_core_memory_gbps", 25},
+      {"cpu_core_llc_gbps", 50},
+      {"cpu_llc_weight_share", 0.5},
   };
   double c[std::size(keys)];
   internal::GetAll(cal, keys, c);
@@ -149,6 +156,9 @@ ComputeDevice DeviceFromCpu(const Cpu& cpu, int sockets, int threads, const Cali
   d.conv_factor = c[7];
   d.serial_fraction = std::clamp(c[8], 0.0, 1.0);
   d.link_bw = BytesPerSec(0);
+  d.llc_bytes = cpu.l3_mib.value_or(0) * 1024.0 * 1024.0;
+  d.core_llc_bw = c[10] * 1e9;
+  d.llc_weight_share = std::clamp(c[11], 0.0, 1.0);
   return d;
 }
 
@@ -495,14 +505,20 @@ ServePerf ForwardOnCpu(const ModelSpec& m, Precision p, const ComputeDevice& dev
   const double amdahl = 1.0 / (cps * s_frac + 1.0 - s_frac);
   const double peak = dev.Peak(p) * share;
   const double eff = dev.GemmEff(p) * amdahl;
-  const double bw = dev.mem_bw * dev.mem_eff * share;
   const double e = std::max(1.0, BytesPerElement(p));
+  // The weights a pass reads (not the embedding tables, which it gathers a few rows of). Every
+  // stream on a socket reads the same weights in the same order; when they fit in the share of
+  // the socket's last-level cache left beside the streams' activations, they stay there between
+  // passes and each stream reads them at its cores' cache rate instead of its share of DRAM.
+  const ParamCounts pc = CountParams(m);
+  const double weights_read = static_cast<double>(pc.total - pc.embedding) * e;
+  const bool cached = dev.core_llc_bw > 0 && weights_read <= dev.llc_weight_share * dev.llc_bytes;
+  const double bw = cached ? cps * dev.core_llc_bw : dev.mem_bw * dev.mem_eff * share;
   double t = 0;
   if (!m.is_transformer() || m.layers == 0 || m.hidden == 0) {
     // Convolutions: a stream's cores are filled by one image's layers (no batch knee).
     const double flops = (m.gflops_per_sample ? *m.gflops_per_sample : 0) * 1e9 * per_stream;
-    const double weights = static_cast<double>(CountParams(m).total) * e;
-    t = std::max(flops / (peak * eff * dev.conv_factor), weights / bw);
+    t = std::max(flops / (peak * eff * dev.conv_factor), weights_read / bw);
     t += cal.Get("cnn_layers_overhead", 50) * dev.kernel_s;
   } else {
     const Shape s = ShapeOf(m);
