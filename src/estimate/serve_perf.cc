@@ -552,9 +552,12 @@ ServePerf EstimateForward(const ModelSpec& m, Precision p, const ComputeDevice& 
   if (!m.is_transformer() || m.layers == 0 || m.hidden == 0) {
     double flops = (m.gflops_per_sample ? *m.gflops_per_sample : 0) * 1e9 * b;
     const double ParamsB = static_cast<double>(CountParams(m).total) * e;
-    // ResNet-50 itself keeps b / (b + cnn_batch_knee); a UNet fills the GPU at batch 1.
-    const double fill = internal::ConvFill(
-        flops, cal.Get("cnn_batch_knee", 16) * cal.Get("cnn_knee_reference_gflops", 8.18) * 1e9);
+    // ResNet-50 itself keeps b / (b + cnn_serving_batch_knee); a UNet fills the GPU at batch 1.
+    // Serving engines (TensorRT, OpenVINO, ...) build their kernels for the batch they serve,
+    // so a forward fills the GPU at a smaller batch than a training step does (cnn_batch_knee).
+    const double fill =
+        internal::ConvFill(flops, cal.Get("cnn_serving_batch_knee", 4) *
+                                      cal.Get("cnn_knee_reference_gflops", 8.18) * 1e9);
     t = std::max(flops / (peak * std::min(dev.GemmEff(p) * dev.conv_factor * fill, dev.power_cap)),
                  ParamsB / bw);
     t += cal.Get("cnn_layers_overhead", 50) * dev.kernel_s;
