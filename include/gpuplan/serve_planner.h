@@ -149,6 +149,23 @@ ServeAtLoad EvaluateServeAtLoad(const ServeLoadCurve& curve, double rps);
 // `servers` servers: -ln(0.01) * S * rho / (c * (1 - rho)), rho capped at 0.99.
 double ServeQueueP99(double service_s, double rho, int servers);
 
+// p99 latency (s) of a request to a non-LLM replica (encoder, CNN, diffusion UNet) that serves
+// batches of `batch` taking `service_s` each, at utilisation `rho`: its own batch, on an
+// accelerator the batch already running when it arrives (at p99 nearly all of one), and the
+// M/M/c wait with c = batch. A CPU runs the batch as independent streams: no batch in flight.
+double BatchedServeP99(double service_s, double rho, int batch, bool cpu);
+
+// The highest utilisation (up to 0.99) at which BatchedServeP99 stays within `bound_s`; 0 when
+// an idle replica already misses it.
+double MaxUtilizationWithin(double bound_s, double service_s, int batch, bool cpu);
+
+// The most requests/s one non-LLM replica sustains with p99 latency within `bound_s` (an MLPerf
+// Server run's latency bound): over batches 1, 2, 4, ... up to `max_batch`, the batch's
+// throughput times the highest utilisation that keeps BatchedServeP99 within the bound.
+ServePerf BatchedServerCapacity(const ModelSpec& m, Precision p, const ComputeDevice& dev,
+                                int seq_len, double bound_s, int max_batch, const Calibration& cal,
+                                bool fused, const DiffusionSampling& sampling);
+
 // Achievable fraction of a node fabric's line rate (the calibration's link_efficiency.*): what
 // pipeline stages of a multi-node serving replica send their activations over.
 double FabricEfficiency(InterNodeFabric f, const Calibration& cal);

@@ -152,9 +152,7 @@ LayoutEval EvaluateLayoutAt(const ServeJobSpec& job, const ComputeDevice& dev, S
       // b requests are in service at once: c = b in the M/M/c wait. On a CPU they are b
       // independent streams; on an accelerator one batch, so a request that arrives while a
       // batch runs waits for it (at p99 nearly a whole batch time) before its own starts.
-      const double s_b = r.e2e.value();
-      const double in_flight = !dev.cpu && b > 1 ? s_b : 0;
-      double t_e2e = (s_b + in_flight + QueueP99(s_b, rho, b)) * 1e3;
+      const double t_e2e = BatchedServeP99(r.e2e.value(), rho, b, dev.cpu) * 1e3;
       if (job.e2e_p99_ms && t_e2e > *job.e2e_p99_ms) {
         out.queue_limited = true;
         break;
@@ -238,6 +236,37 @@ using serve_internal::SetupFor;
 
 double ServeQueueP99(double service_s, double rho, int servers) {
   return QueueP99(service_s, rho, servers);
+}
+
+double BatchedServeP99(double service_s, double rho, int batch, bool cpu) {
+  const double in_flight = !cpu && batch > 1 ? service_s : 0;
+  return service_s + in_flight + QueueP99(service_s, rho, batch);
+}
+
+double MaxUtilizationWithin(double bound_s, double service_s, int batch, bool cpu) {
+  if (service_s <= 0) return 0.99;
+  const double slack = bound_s - BatchedServeP99(service_s, 0, batch, cpu);
+  if (slack <= 0) return 0;
+  // QueueP99 = -ln(0.01) S rho / (c (1 - rho)) <= slack  <=>  rho <= x / (1 + x).
+  const double x = slack * std::max(1, batch) / (-std::log(0.01) * service_s);
+  return std::min(0.99, x / (1 + x));
+}
+
+ServePerf BatchedServerCapacity(const ModelSpec& m, Precision p, const ComputeDevice& dev,
+                                int seq_len, double bound_s, int max_batch, const Calibration& cal,
+                                bool fused, const DiffusionSampling& sampling) {
+  ServePerf best;
+  best.samples_per_s = 0;
+  for (int b = 1; b <= std::max(1, max_batch); b *= 2) {
+    ServePerf r = EstimateRequest(m, p, dev, b, seq_len, cal, fused, sampling);
+    const double rho = MaxUtilizationWithin(bound_s, r.e2e.value(), b, dev.cpu);
+    if (rho <= 0) break;  // larger batches take longer still
+    if (r.samples_per_s * rho > best.samples_per_s) {
+      r.samples_per_s *= rho;
+      best = r;
+    }
+  }
+  return best;
 }
 
 ServeLoadCurve BuildServeLoadCurve(const ServeJobSpec& job, const ServePlan& plan,

@@ -792,6 +792,41 @@ TEST(CpuDevice, WeightsThatFitTheLastLevelCacheAreNotReadFromDram) {
   EXPECT_DOUBLE_EQ(big_cached, big_dram);
 }
 
+// An MLPerf Server run of a non-LLM: the highest load whose p99 latency (own batch, the batch in
+// flight, the M/M/c wait) stays within the bound. The utilisation found puts the p99 on the
+// bound; a loose bound approaches the offline throughput, a tight one forces smaller batches.
+TEST(BatchedServer, HighestLoadWithinTheBound) {
+  const double s = 0.040;                                   // a 40 ms batch of 32
+  EXPECT_EQ(MaxUtilizationWithin(0.079, s, 32, false), 0);  // own batch + the one in flight
+  const double rho = MaxUtilizationWithin(0.130, s, 32, false);
+  ASSERT_GT(rho, 0);
+  ASSERT_LT(rho, 0.99);
+  EXPECT_NEAR(BatchedServeP99(s, rho, 32, false), 0.130, 1e-9);
+  // A CPU's streams run their requests side by side: no batch in flight.
+  EXPECT_GT(MaxUtilizationWithin(0.079, s, 32, true), 0);
+  // BERT-large on one L4 (MLPerf bound 130 ms) and with no practical bound.
+  const ModelSpec& bert = Preset("bert-large");
+  const ComputeDevice l4 = Gpu("L4", IntraNodeLink::kPcie);
+  const double offline =
+      EstimateForwardThroughput(bert, Precision::kInt8, l4, 384, 256, Cal()).samples_per_s;
+  const ServePerf bound =
+      BatchedServerCapacity(bert, Precision::kInt8, l4, 384, 0.130, 256, Cal(), true, {});
+  const ServePerf loose =
+      BatchedServerCapacity(bert, Precision::kInt8, l4, 384, 1e4, 256, Cal(), true, {});
+  EXPECT_LT(bound.samples_per_s, loose.samples_per_s);
+  EXPECT_LT(bound.samples_per_s, offline);
+  EXPECT_GT(bound.samples_per_s, 0.8 * offline);
+  EXPECT_NEAR(loose.samples_per_s, 0.99 * offline, 1e-6 * offline);
+  EXPECT_LE(
+      BatchedServeP99(bound.e2e.value(), bound.samples_per_s / bound.batch * bound.e2e.value(),
+                      bound.batch, false),
+      0.130 + 1e-9);
+  // A bound below one request's own forward: nothing.
+  EXPECT_EQ(BatchedServerCapacity(bert, Precision::kInt8, l4, 384, 1e-4, 256, Cal(), true, {})
+                .samples_per_s,
+            0);
+}
+
 TEST(PlanServingBugs, CpuInstanceCoresFromVcpus) {
   ServeJobSpec j = BertJob(50);
   j.allow_cpu = true;
