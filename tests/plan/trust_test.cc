@@ -80,15 +80,21 @@ TEST(TrustStorage, ImageJobReadsJpegRate) {
   EXPECT_TRUE(AnyHas(p.host.rationale, "JPEG"));
 }
 
-TEST(TrustStorage, SizeHostUsesTheKnownFeedUnderEveryPolicy) {
+// One 8 x 80 GB training node's sizing input for a model of these file sizes.
+SizingInput EightGpuTrainingNode(Bytes model_files, Bytes checkpoint, Bytes dataset) {
   SizingInput in;
   in.training = true;
   in.gpus_per_node = 8;
   in.nodes = 1;
   in.gpu_memory = GiB(80);
-  in.model_files = GB(26);
-  in.checkpoint = GB(208);
-  in.dataset = Bytes(0);
+  in.model_files = model_files;
+  in.checkpoint = checkpoint;
+  in.dataset = dataset;
+  return in;
+}
+
+TEST(TrustStorage, SizeHostUsesTheKnownFeedUnderEveryPolicy) {
+  SizingInput in = EightGpuTrainingNode(GB(26), GB(208), Bytes(0));
   in.data_feed = BytesPerSec(50e3);
   in.data_feed_basis = "test";
   for (SizingPolicy pol : {SizingPolicy::kGuideA, SizingPolicy::kGuideB}) {
@@ -104,14 +110,7 @@ TEST(TrustStorage, SizeHostUsesTheKnownFeedUnderEveryPolicy) {
 }
 
 TEST(TrustStorage, UnknownLocalNvmeIsNotAFailedCheck) {
-  SizingInput in;
-  in.training = true;
-  in.gpus_per_node = 8;
-  in.nodes = 1;
-  in.gpu_memory = GiB(80);
-  in.model_files = GB(140);
-  in.checkpoint = GB(980);
-  in.dataset = GB(1300);
+  const SizingInput in = EightGpuTrainingNode(GB(140), GB(980), GB(1300));
   const HostNeeds needs = SizeHost(SizingPolicy::kGuideA, in);  // 7 GB/s, 4.24 TB data disk
   InstanceType inst;
   inst.cloud = "x";
