@@ -145,6 +145,7 @@ std::variant<TrainSetup, Unsupported> BuildTrain(const ModelSpec& m, const Json&
     if (s.opt.method == TrainMethod::kFull && Str(w, "optimizer").empty() &&
         Contains(framework, {"single_device", "single device", "single-device"})) {
       s.opt.optimizer = Optimizer::kAdamW8bit;
+      s.opt.paged_optimizer = true;  // `_component_: bitsandbytes.optim.PagedAdamW8bit`
       if (!Bool(w, "optimizer_in_bwd")) s.opt.optimizer_in_backward = true;
     }
     // Pure bf16 and the chunked loss (compiled with `compile=True`, training.compile_loss):
@@ -190,7 +191,8 @@ std::variant<TrainSetup, Unsupported> BuildTrain(const ModelSpec& m, const Json&
   }
   if (Bool(w, "optimizer_in_bwd").value_or(false)) s.opt.optimizer_in_backward = true;
   // A paged optimizer named in the optimizer or the framework ("bitsandbytes PagedAdamW").
-  s.opt.paged_optimizer = PagedOptimizerName(Str(w, "optimizer")) || PagedOptimizerName(framework);
+  s.opt.paged_optimizer = s.opt.paged_optimizer || PagedOptimizerName(Str(w, "optimizer")) ||
+                          PagedOptimizerName(framework);
   s.opt.ep_node_dedup = Contains(framework, {"deepep", "hybridep"});
   // Offload the case states (DeepSpeed offload_optimizer / offload_param, torchao
   // CPUOffloadOptimizer): master copy and optimizer states in host RAM. DeepSpeed's
