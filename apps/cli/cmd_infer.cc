@@ -66,6 +66,25 @@ std::string PlansTable(const std::vector<ServePlan>& plans, Currency cur) {
   return t.Render();
 }
 
+// What one request is, for the header: an image (CNNs, ViTs: their preset's sample), the
+// denoising loop of a text-to-image UNet, or tokens (in and out for an LLM, in for an encoder).
+std::string RequestShapeText(const ServeJobSpec& job) {
+  const ModelSpec& m = job.model;
+  if (m.arch == ModelArch::kDiffusionUnet) {
+    return fmt::format("one image each: {} denoising steps, classifier-free guidance {}",
+                       job.diffusion.steps, job.diffusion.guidance ? "on" : "off");
+  }
+  if (m.arch == ModelArch::kCnn) {
+    return m.sample.empty() ? std::string("one image each") : "one " + m.sample + " each";
+  }
+  if (m.arch == ModelArch::kVit && !m.sample.empty()) {
+    return fmt::format("one {} ({} tokens) each", m.sample, job.input_len);
+  }
+  if (m.is_decoder_llm())
+    return fmt::format("{} in / {} out tokens", job.input_len, job.output_len);
+  return fmt::format("{} tokens in", job.input_len);
+}
+
 Result<Output> RunPlanInfer(const GlobalOptions& g, const InferArgs& a) {
   auto cat = LoadCatalog(g);
   if (!cat) return cat.error();
@@ -85,11 +104,7 @@ Result<Output> RunPlanInfer(const GlobalOptions& g, const InferArgs& a) {
       "utilisation {:.0f}% (B12)\n"
       "SLOs (p99): TTFT {}, TPOT {}, e2e {}; prices as of {} in {}; {} configurations "
       "evaluated\n\n",
-      job->model.name, job->qps,
-      job->model.arch == ModelArch::kDiffusionUnet
-          ? fmt::format("one image each: {} denoising steps, classifier-free guidance {}",
-                        job->diffusion.steps, job->diffusion.guidance ? "on" : "off")
-          : fmt::format("{} in / {} out tokens", job->input_len, job->output_len),
+      job->model.name, job->qps, RequestShapeText(*job),
       job->beams > 1 ? fmt::format(" ({} beams)", job->beams) : "",
       job->quant ? job->quant->method : PrecisionName(job->weight_precision),
       // Encoders, ViTs and CNNs run each plan's own runtime (TensorRT, OpenVINO), not an LLM

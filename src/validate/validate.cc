@@ -39,12 +39,20 @@ Predicted Predict(const Json& c, const Catalog& cat, const Calibration& cal) {
     if (kind == "infer_throughput" || kind == "infer_latency") {
       const Json& hw0 =
           c.contains("hardware") && c["hardware"].is_object() ? c["hardware"] : Json();
-      auto model0 = CaseModel(c["model"]);
-      if (auto* u = std::get_if<Unsupported>(&model0)) return *u;
       const Json* i = Child(c["workload"], "infer");
       if (!i) return Unsupported{"serving kind without workload.infer"};
-      return PredictInferencePerf(std::get<ModelSpec>(model0), *i, hw0, metric, cat, cal,
-                                  CaseInferBenchmark(c, *i), Str(c, "source"));
+      const InferBenchmark* bench = CaseInferBenchmark(c, *i);
+      auto model0 = CaseModel(c["model"]);
+      if (std::holds_alternative<Unsupported>(model0) && bench && !bench->model.empty() &&
+          Str(c["model"], "preset").empty() && Str(c["model"], "arch").empty() &&
+          !Num(c["model"], "params")) {
+        // A case that names a public benchmark and no model ran the benchmark's reference model,
+        // as `plan infer --benchmark` serves it when no --model is given.
+        if (const ModelSpec* ref = FindPreset(bench->model)) model0 = *ref;
+      }
+      if (auto* u = std::get_if<Unsupported>(&model0)) return *u;
+      return PredictInferencePerf(std::get<ModelSpec>(model0), *i, hw0, metric, cat, cal, bench,
+                                  Str(c, "source"));
     }
     return Unsupported{"unknown kind \"" + kind + "\""};
   }

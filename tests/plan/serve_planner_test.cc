@@ -888,7 +888,7 @@ TEST(CliTco, TextShowsBreakEvenAndThreeYearTotal) {
 TEST(CliInfer, VitServesItsImageTokens) {
   RunResult r = RunCli({"plan", "infer", "--model", "vit-h-14", "--qps", "50", "--top", "1"});
   ASSERT_EQ(r.exit_code, 0) << r.Describe();
-  EXPECT_TRUE(Has(r.out, "257 in / 0 out tokens")) << r.Describe();
+  EXPECT_TRUE(Has(r.out, "224x224 image (257 tokens) each")) << r.Describe();
   const ModelSpec* vit = FindPreset("vit-h-14");
   ASSERT_NE(vit, nullptr);
   EXPECT_EQ(vit->ImageTokens(), 257);

@@ -667,6 +667,32 @@ TEST(TrainAdapter, TorchtuneSingleDeviceDefaults) {
   EXPECT_LT(silent, Predicted(mem(",\"optimizer\":\"adamw\"")));
 }
 
+// A serving case that names a public benchmark and no model ran the benchmark's reference
+// model, as `plan infer --benchmark` serves it: MLPerf's RetinaNet (ResNeXt50-32x4d FPN at
+// 800x800, 402.4 GFLOP per image) from the results path alone.
+TEST(ServeAdapter, NamedBenchmarkWithoutModelRunsItsReferenceModel) {
+  const std::string hw = "\"gpu\":\"L40S\",\"gpus\":2,\"gpus_per_node\":2";
+  const std::string wl = "\"precision\":\"int8\",\"scenario\":\"offline\",\"engine\":\"tensorrt\"";
+  const std::string src =
+      "inference_results_v4.1 closed/Cisco/results/C245M8_L40Sx2_TRT/retinanet/Offline";
+  const std::string named =
+      CaseLine("infer_throughput", "retinanet", hw, "infer", wl, "samples_per_s", src);
+  std::string bare = named;
+  bare.replace(bare.find("{\"preset\":\"retinanet\"}"),
+               std::string("{\"preset\":\"retinanet\"}").size(), "{}");
+  const double with_model = Predicted(named);
+  EXPECT_GT(with_model, 0);
+  EXPECT_DOUBLE_EQ(Predicted(bare), with_model);
+  const ModelSpec* r = FindPreset("retinanet");
+  ASSERT_NE(r, nullptr);
+  EXPECT_EQ(r->arch, ModelArch::kCnn);
+  EXPECT_DOUBLE_EQ(r->gflops_per_sample.value_or(0), 402.4);
+  // Without a benchmark to name its model, a bare case stays unsupported.
+  std::string nowhere = bare;
+  nowhere.replace(nowhere.find(src), src.size(), "x");
+  EXPECT_FALSE(Scored(nowhere).ok);
+}
+
 // A vision transformer serving case without a sequence length runs its image's patches + 1
 // (ViT-L/16 at 224: 197 tokens), as the planner does, not one token; encoder-decoder models are
 // not a forward pass and are unsupported, as in the planner.
