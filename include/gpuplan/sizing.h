@@ -33,10 +33,10 @@ struct SizingInput {
   // epoch, or the data's form: token ids, JPEG images) x the plan's samples per second / nodes;
   // 0 if unknown. When known, every policy sizes training storage from it (x2 for the loaders'
   // bursts), and a policy's fixed rule (A9's NVMe speed, B7's 2 GB/s per GPU) is shown beside it.
-  BytesPerSec data_feed;
-  std::string data_feed_basis;  // how data_feed was obtained, for the rationale
+  BytesPerSec data_feed{};
+  std::string data_feed_basis{};  // how data_feed was obtained, for the rationale
   // Optimizer / parameter states one GPU offloads to host RAM (ZeRO-Offload); 0 = none.
-  Bytes host_offload_per_gpu;
+  Bytes host_offload_per_gpu{};
   // The training input is pre-tokenised text read as token ids (memory-mapped, no decoding):
   // the default policy then counts 2 data-loader workers per GPU instead of 4.
   bool token_input = false;

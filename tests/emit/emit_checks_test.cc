@@ -591,10 +591,11 @@ TEST(EmitTraining, MegatronMoeLaunchCarriesExpertsAndLayout) {
   auto s = gpuplan::test::RunCli({"emit", "slurm", "--plan", plan_file});
   ASSERT_EQ(s.exit_code, 0) << s.Describe();
   const std::string launch = TorchrunIn(SrunScript(s.out));
-  for (const std::string want : {std::string("--num-experts 8"), std::string("--moe-router-topk 2"),
-                                 std::string("--moe-ffn-hidden-size 14336"),
-                                 fmt::format("--expert-model-parallel-size {}", l["ep"].get<int>()),
-                                 std::string("--expert-tensor-parallel-size 1")}) {
+  for (const std::string& want :
+       {std::string("--num-experts 8"), std::string("--moe-router-topk 2"),
+        std::string("--moe-ffn-hidden-size 14336"),
+        fmt::format("--expert-model-parallel-size {}", l["ep"].get<int>()),
+        std::string("--expert-tensor-parallel-size 1")}) {
     EXPECT_NE(launch.find(want), std::string::npos) << want << "\n" << launch;
   }
   EXPECT_EQ(launch.find("--context-parallel-size") != std::string::npos, l["cp"].get<int>() > 1);
