@@ -134,6 +134,33 @@ std::string InferText(const MemoryAnalysis& an, const InferMemoryAnalysis& s,
   const Currency cur = an.currency;
   const auto& ref = s.reference;
   std::string text;
+  if (KvBytesPerToken(m, BytesPerElement(o->kv_precision), a.tp).value() <= 0) {
+    // No KV cache (CNNs, UNets, encoders): a request is one forward pass, and what a GPU must
+    // hold is the weights; engines, sequences and token budgets do not apply.
+    text += fmt::format(
+        "Serving: {} ({} params), weights {}; no KV cache: each request is one forward pass{}\n\n",
+        m.name, Params(static_cast<double>(an.params.total)), s.weights,
+        m.sample.empty() ? std::string() : " (one " + m.sample + ")");
+    text += BreakdownText(ref.breakdown, "  ");
+    Table t({"accelerator", "GPUs", "weights/GPU", "cheapest/h", "where"});
+    for (const auto& f : s.fits) {
+      auto cheapest = CheapestOnDemand(f.offers);
+      std::string where = "-";
+      for (const auto& of : f.offers) {
+        if (of.on_demand && cheapest && *of.on_demand == *cheapest) {
+          where = of.inst->cloud + " " + of.inst->instance_type;
+          break;
+        }
+      }
+      t.Row({f.acc->id, std::to_string(f.gpus), Gib(f.mem.weights.value(), 2), Price(cheapest, cur),
+             where});
+    }
+    text +=
+        "\n  Accelerators that hold the weights, cheapest first (`gpuplan plan infer` sizes "
+        "the replicas for a load):\n";
+    text += s.fits.empty() ? "  none\n" : t.Render("  ");
+    return text;
+  }
   text += fmt::format("Serving: {} ({} params), weights {}, KV cache {}, engine {}\n", m.name,
                       Params(static_cast<double>(an.params.total)), s.weights,
                       PrecisionName(o->kv_precision), EngineName(o->engine));

@@ -229,6 +229,22 @@ TEST(CliGood, Gpus) {
   EXPECT_TRUE(Has(r.out, "MI300X"));
 }
 
+// A model without a KV cache (a CNN) is served one forward pass per request: `memory --infer`
+// shows its weights and who holds them, not an LLM engine's sequences and token budget.
+TEST(CliGood, MemoryInferOfACnnHasNoKvCache) {
+  RunResult r = RunCli({"memory", "--model", "resnet-50", "--infer"});
+  ASSERT_EQ(r.exit_code, kExitOk) << r.Describe();
+  EXPECT_TRUE(Has(r.out, "no KV cache: each request is one forward pass (one 224x224 image)"))
+      << r.Describe();
+  EXPECT_FALSE(Has(r.out, "sequences x")) << r.Describe();
+  EXPECT_FALSE(Has(r.out, "KV budget")) << r.Describe();
+  EXPECT_TRUE(Has(r.out, "0.05 GiB")) << r.Describe();
+  // An LLM keeps the KV view.
+  RunResult llm = RunCli({"memory", "--model", "llama-3.1-8b", "--infer"});
+  ASSERT_EQ(llm.exit_code, kExitOk) << llm.Describe();
+  EXPECT_TRUE(Has(llm.out, "KV budget")) << llm.Describe();
+}
+
 // Each training plan's warnings come with their rule ids (pitfalls.h), one finding per warning,
 // in the shape `check --json` writes them.
 TEST(CliGood, PlanTrainJsonFindingsCarryRuleIds) {
