@@ -45,6 +45,19 @@ std::string BreakdownText(const MemoryBreakdown& b, const std::string& indent) {
   return s;
 }
 
+// The cheapest on-demand offer of a fit and where it is ("cloud instance[ xN nodes]"; "-" when
+// none is priced).
+std::pair<std::optional<double>, std::string> CheapestWhere(const std::vector<Offer>& offers) {
+  const auto cheapest = CheapestOnDemand(offers);
+  for (const auto& of : offers) {
+    if (of.on_demand && cheapest && *of.on_demand == *cheapest) {
+      return {cheapest, fmt::format("{} {}{}", of.inst->cloud, of.inst->instance_type,
+                                    of.nodes > 1 ? fmt::format(" x{}", of.nodes) : "")};
+    }
+  }
+  return {cheapest, "-"};
+}
+
 std::string TrainText(const MemoryAnalysis& an, const TrainMemoryAnalysis& t,
                       const MemoryRequest& a) {
   const ModelSpec& m = an.model;
@@ -89,15 +102,7 @@ std::string TrainText(const MemoryAnalysis& an, const TrainMemoryAnalysis& t,
   }
   Table tb({"accelerator", "GPUs", "layout", "per GPU", "of memory", "cheapest setup/h", "where"});
   for (const auto& f : t.fits) {
-    auto cheapest = CheapestOnDemand(f.offers);
-    std::string where = "-";
-    for (const auto& of : f.offers) {
-      if (of.on_demand && cheapest && *of.on_demand == *cheapest) {
-        where = fmt::format("{} {}{}", of.inst->cloud, of.inst->instance_type,
-                            of.nodes > 1 ? fmt::format(" x{}", of.nodes) : "");
-        break;
-      }
-    }
+    const auto [cheapest, where] = CheapestWhere(f.offers);
     tb.Row({f.acc->id, std::to_string(f.gpus),
             fmt::format("tp{} pp{} dp{} zero{}{}", f.tp, f.pp, f.dp, f.zero,
                         f.recompute != Recompute::kNone
@@ -144,14 +149,7 @@ std::string InferText(const MemoryAnalysis& an, const InferMemoryAnalysis& s,
     text += BreakdownText(ref.breakdown, "  ");
     Table t({"accelerator", "GPUs", "weights/GPU", "cheapest/h", "where"});
     for (const auto& f : s.fits) {
-      auto cheapest = CheapestOnDemand(f.offers);
-      std::string where = "-";
-      for (const auto& of : f.offers) {
-        if (of.on_demand && cheapest && *of.on_demand == *cheapest) {
-          where = of.inst->cloud + " " + of.inst->instance_type;
-          break;
-        }
-      }
+      const auto [cheapest, where] = CheapestWhere(f.offers);
       t.Row({f.acc->id, std::to_string(f.gpus), Gib(f.mem.weights.value(), 2), Price(cheapest, cur),
              where});
     }
@@ -184,14 +182,7 @@ std::string InferText(const MemoryAnalysis& an, const InferMemoryAnalysis& s,
   Table t({"accelerator", "GPUs", "TP", "weights/GPU", "KV tokens/GPU", "max seqs", "cheapest/h",
            "where"});
   for (const auto& f : s.fits) {
-    auto cheapest = CheapestOnDemand(f.offers);
-    std::string where = "-";
-    for (const auto& of : f.offers) {
-      if (of.on_demand && cheapest && *of.on_demand == *cheapest) {
-        where = of.inst->cloud + " " + of.inst->instance_type;
-        break;
-      }
-    }
+    const auto [cheapest, where] = CheapestWhere(f.offers);
     t.Row({f.acc->id, std::to_string(f.gpus), std::to_string(f.tp), Gib(f.mem.weights.value()),
            std::to_string(f.kv_tokens), std::to_string(f.max_concurrency), Price(cheapest, cur),
            where});
