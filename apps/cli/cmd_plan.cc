@@ -463,10 +463,10 @@ void RegisterPlanCommand(CLI::App& app, GlobalOptions& g, Runner& run) {
   t->add_option("--method", a->method, "pretrain | full | lora | qlora");
   t->add_option("--precision", a->precision, "bf16 | fp16 | fp8 | fp32");
   t->add_option("--optimizer", a->optimizer, fmt::format("{}", fmt::join(OptimizerNames(), " | ")));
-  t->add_option(
-      "--framework", a->framework,
-      "generic | megatron | megatron-core (nemo) | deepspeed | fsdp | ddp | torchtune: what "
-      "it overlaps, shards and holds in memory");
+  t->add_option("--framework", a->framework,
+                "generic | megatron | megatron-core (nemo) | deepspeed | fsdp | ddp | torchtune | "
+                "torchtitan: what "
+                "it overlaps, shards and holds in memory");
   t->add_option("--tokens", a->tokens, "Tokens per epoch, e.g. 2B");
   t->add_option("--samples", a->samples, "Samples per epoch (with --seq-len)");
   t->add_option("--epochs", a->epochs, "Epochs");

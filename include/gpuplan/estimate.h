@@ -68,10 +68,12 @@ enum class TrainFramework : std::uint8_t {
   kDdp,             // PyTorch DDP: replicated data parallelism only
   kTorchtune,       // torchtune recipes: one GPU or FSDP2 full shard, pure bf16 (no fp32 master,
                     // bf16 AdamW states and LoRA adapters), chunked cross-entropy
+  kTorchtitan,      // torchtitan: FSDP2 (fp32 sharded parameters, bf16 compute) with TP, PP and
+                    // CP; op-level selective checkpointing; an eager fp32 cross-entropy
 };
 const char* TrainFrameworkName(TrainFramework f);
 // "generic", "megatron", "megatron-core" (also "mcore", "nemo"), "deepspeed", "fsdp"
-// (also "fsdp2"), "ddp", "torchtune".
+// (also "fsdp2"), "ddp", "torchtune", "torchtitan".
 std::optional<TrainFramework> ParseTrainFramework(std::string_view s);
 // From a free-text description ("NVIDIA NeMo Framework Release 24.04", "Megatron-LM (2021)",
 // "DeepSpeed ZeRO-100B"); kGeneric when none is named.
@@ -154,6 +156,16 @@ struct TrainMemoryOptions {
   // Micro-batches per step per pipeline (gradient accumulation); bounds the in-flight count.
   int num_microbatches = 1;
   Recompute recompute = Recompute::kNone;
+  // Selective recompute as an operator policy instead of Megatron's attention-core recompute
+  // (torchtitan's "op" SAC, parallelize_llama.py `_save_list`: each block keeps its input, the
+  // attention kernel's output and every other matmul's output, and recomputes the rest).
+  bool op_level_sac = false;
+  // FSDP2 under torch.distributed.pipelining: the stage's parameters stay unsharded for the
+  // whole step (torchtitan: reshard_after_forward=False with PP, "to avoid per-microbatch
+  // all-gathers") and gradients accumulate unsharded in the fp32 reduce dtype until the last
+  // micro-batch's backward reduce-scatters them (PipelineStage: set_requires_gradient_sync
+  // (False) before it; FSDPParam.to_accumulated_grad_if_needed upcasts).
+  bool fsdp_unsharded_step = false;
   // With full recompute: how many of the most loaded stage's layers are recomputed (Megatron's
   // recompute_method=block, recompute_num_layers); the rest keep all their activations.
   // 0 = every layer.
@@ -299,6 +311,10 @@ Bytes ActivationBytesPerLayer(const ModelSpec& m, int micro_batch, int seq, int 
                               bool sequence_parallel, Recompute recompute, bool flash_attention,
                               bool dropout, double bytes_per_element, bool fused_kernels = false,
                               bool fp8_gemm_inputs = false, bool compiled = false);
+// The same under operator-level selective checkpointing (TrainMemoryOptions::op_level_sac):
+// the block's input, the attention output and half of the matmul outputs.
+Bytes OpSacBytesPerLayer(const ModelSpec& m, int micro_batch, int seq, int tp,
+                         bool sequence_parallel, double bytes_per_element);
 
 // LoRA adapter parameters for rank r over the chosen target modules (all layers).
 std::int64_t LoraParams(const ModelSpec& m, int rank, LoraTargets targets);

@@ -81,6 +81,13 @@ Result<std::vector<EmittedFile>> Emit(std::string_view plan_json, std::string_vi
                      "pick a plan without tp/cp under FSDP with --rank, or re-plan with "
                      "--framework megatron-core or deepspeed");
   }
+  if (p.kind == Kind::kTrain && t != "monitoring" && p.framework == "torchtitan") {
+    return MakeError(ErrorCode::kUnsupported, p.path + ".layout.framework",
+                     "not yet: gpuplan writes no torchtitan launch (a train_configs TOML) yet, "
+                     "and its Trainer/DeepSpeed launches do not run torchtitan's layouts",
+                     "run the layout with torchtitan's run_train.sh yourself, or re-plan with "
+                     "--framework fsdp, megatron-core or deepspeed to get launch files");
+  }
   if (p.kind == Kind::kTrain && t != "monitoring" && p.framework == "torchtune") {
     // A torchtune layout's memory is torchtune's (pure bf16, chunked loss): the Trainer and
     // DeepSpeed launches gpuplan writes would need more.

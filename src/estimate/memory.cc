@@ -80,6 +80,7 @@ constexpr internal::EnumName<TrainFramework> kTrainFrameworkNames[] = {
     {TrainFramework::kFsdp, "fsdp", "fsdp2"},
     {TrainFramework::kDdp, "ddp"},
     {TrainFramework::kTorchtune, "torchtune"},
+    {TrainFramework::kTorchtitan, "torchtitan"},
 };
 constexpr internal::EnumName<LoraTargets> kLoraTargetNames[] = {
     {LoraTargets::kQv, "qv", "q,v"},
@@ -109,6 +110,19 @@ void ApplyFrameworkMemory(TrainFramework f, const Parallelism& p, TrainMemoryOpt
       o.adapter_fp32 = false;
     }
     o.logits_bytes_per_element = o.compiled ? 2.0 : 2.0 + 4.0 / 8.0;
+  }
+  if (f == TrainFramework::kTorchtitan) {
+    // torchtitan (train.py, 2024-12): `cross_entropy(pred.flatten(0, 1).float(), labels)` runs
+    // eagerly outside the compiled blocks: the bf16 logits, their fp32 copy and log-softmax's
+    // fp32 output (kept for the backward) are alive together, 2 + 4 + 4 B per element.
+    o.logits_bytes_per_element = 10.0;
+    // Its "selective" mode is the operator policy (train_configs: selective_ac_option = 'op').
+    o.op_level_sac = true;
+    // FSDP2 under its pipeline schedules keeps the stage unsharded for the step.
+    o.fsdp_unsharded_step = p.pp > 1 && p.zero_stage >= 3;
+  } else {
+    o.op_level_sac = false;
+    o.fsdp_unsharded_step = false;
   }
 }
 
@@ -169,6 +183,7 @@ TrainFramework TrainFrameworkFromText(std::string_view text) {
   if (has("megatron")) return TrainFramework::kMegatronLegacy;
   if (has("deepspeed")) return TrainFramework::kDeepSpeed;
   if (has("torchtune")) return TrainFramework::kTorchtune;
+  if (has("torchtitan")) return TrainFramework::kTorchtitan;
   return TrainFramework::kGeneric;
 }
 double OptimizerStateBytes(Optimizer o, Precision state_dtype) {
@@ -288,6 +303,27 @@ Bytes ActivationBytesPerLayer(const ModelSpec& m, int micro_batch, int seq, int 
   return Bytes(total * e / 2.0);
 }
 
+Bytes OpSacBytesPerLayer(const ModelSpec& m, int micro_batch, int seq, int tp,
+                         bool sequence_parallel, double bytes_per_element) {
+  if (!m.is_transformer() || m.hidden <= 0) return Bytes(0);
+  const double sb = static_cast<double>(seq) * micro_batch, h = static_cast<double>(m.hidden);
+  const double t = std::max(1, tp);
+  const double kv = m.mla ? h : static_cast<double>(m.kv_heads) * m.head_dim;
+  const double q = m.mla ? h : static_cast<double>(m.heads) * m.head_dim;
+  double f = static_cast<double>(m.ffn_hidden);
+  if (m.moe) f = static_cast<double>(m.moe->expert_ffn) * (m.moe->top_k + m.moe->shared_experts);
+  // Column-parallel matmul outputs (q, k, v; gate and up, or fc1), split over tp; row-parallel
+  // ones (output and down projections), reduce-scattered under sequence parallelism.
+  const double column = q + 2 * kv + (m.gated_mlp ? 2 : 1) * f;
+  const double row = 2 * h;
+  // Every other matmul's output is saved (the policy counts mm calls), so half of each on
+  // average; plus the attention kernel's output and the block's input.
+  const double split = q + 0.5 * column;
+  const double replicated = h + 0.5 * row;
+  const double per_token = sequence_parallel ? (split + replicated) / t : split / t + replicated;
+  return Bytes(bytes_per_element * sb * per_token);
+}
+
 std::int64_t LoraParams(const ModelSpec& m, int rank, LoraTargets targets) {
   if (!m.is_transformer() || m.hidden <= 0) return 0;
   const std::int64_t h = m.hidden, r = rank;
@@ -405,7 +441,17 @@ MemoryBreakdown EstimateTrainingMemory(const ModelSpec& m, const Parallelism& pa
       out.weights = Bytes(0);
       if (opt.notes) out.notes.push_back("parameter offload: the 16-bit weight shard in host RAM");
     }
-    if (z >= 3 && shard > 1 && (opt.largest_layer_params || pc.largest_layer > 0)) {
+    if (z >= 3 && shard > 1 && opt.fsdp_unsharded_step) {
+      // The stage's parameters unsharded in the compute dtype, and its gradients accumulated
+      // unsharded in fp32 until the step's reduce-scatter (TrainMemoryOptions).
+      out.weights += Bytes(local * wbytes);
+      out.gradients += Bytes(local * 4.0);
+      if (opt.notes)
+        out.notes.push_back(
+            "FSDP under pipeline parallelism: the stage stays unsharded for the step (weights "
+            "in 16-bit, accumulated gradients in fp32) until the last micro-batch's "
+            "reduce-scatter");
+    } else if (z >= 3 && shard > 1 && (opt.largest_layer_params || pc.largest_layer > 0)) {
       // ZeRO-3/FSDP gathers one unit (a layer) at a time for compute: the largest layer in
       // full, double-buffered for prefetch.
       double largest = opt.largest_layer_params.value_or(static_cast<double>(pc.largest_layer));
@@ -456,16 +502,23 @@ MemoryBreakdown EstimateTrainingMemory(const ModelSpec& m, const Parallelism& pa
   const double act_bytes =
       BytesPerElement(opt.precision == Precision::kFp8 ? Precision::kBf16 : opt.precision);
   const bool fp8_inputs = opt.precision == Precision::kFp8;
-  Bytes per_layer = ActivationBytesPerLayer(
-      m, opt.micro_batch, seq_local, tp, par.sequence_parallel, opt.recompute, opt.flash_attention,
-      opt.dropout, act_bytes, opt.fused_kernels, fp8_inputs, opt.compiled);
+  const bool op_sac =
+      opt.op_level_sac && opt.recompute == Recompute::kSelective && m.is_transformer();
+  Bytes per_layer =
+      op_sac
+          ? OpSacBytesPerLayer(m, opt.micro_batch, seq_local, tp, par.sequence_parallel, act_bytes)
+          : ActivationBytesPerLayer(m, opt.micro_batch, seq_local, tp, par.sequence_parallel,
+                                    opt.recompute, opt.flash_attention, opt.dropout, act_bytes,
+                                    opt.fused_kernels, fp8_inputs, opt.compiled);
   const int layers_here = (m.layers + pp - 1) / pp;
   const int in_flight = pp > 1 ? std::min(pp, std::max(1, opt.num_microbatches)) : 1;
   double interleave = (pp > 1 && par.vpp > 1) ? 1.0 + (pp - 1.0) / (pp * par.vpp) : 1.0;
   out.activations = per_layer * (static_cast<double>(layers_here) * in_flight * interleave);
   // Under full recompute, one layer's complete activations (no recompute) matter twice: the
   // layers block recompute leaves alone, and the working set of the layer being recomputed.
-  const bool full_rc = opt.recompute == Recompute::kFull && m.is_transformer() && m.layers > 0;
+  // Operator-level checkpointing recomputes the rest of a layer in its backward as well.
+  const bool full_rc =
+      (opt.recompute == Recompute::kFull || op_sac) && m.is_transformer() && m.layers > 0;
   const Bytes whole_layer =
       full_rc ? ActivationBytesPerLayer(m, opt.micro_batch, seq_local, tp, par.sequence_parallel,
                                         Recompute::kNone, opt.flash_attention, opt.dropout,

@@ -376,13 +376,15 @@ StepTime EstimateTrainStep(const ModelSpec& m, const Parallelism& par,
       // FSDP/ZeRO-3: all-gather the weights for forward and again for backward of every
       // micro-batch (they are resharded in between), reduce-scatter gradients once per step.
       // LoRA/QLoRA shard and gather the frozen base too, at its storage width.
+      // Kept unsharded for the whole step (FSDP2 under pipeline schedules,
+      // TrainMemoryOptions::fsdp_unsharded_step): one all-gather per step.
+      const double gathers = opt.fsdp_unsharded_step ? 1.0 : mb * 2.0;
       if (peft) {
         const double base_local = static_cast<double>(pc.total) / (tp * pp);
-        dp_time = mb * 2 * AllGatherSeconds(base_local * opt.base_bits / 8.0, dp, dp_bw, dp_lat);
+        dp_time = gathers * AllGatherSeconds(base_local * opt.base_bits / 8.0, dp, dp_bw, dp_lat);
       } else {
-        dp_time = mb * 2 *
-                  (AllGatherSeconds(dense_params * 2.0, dp, dp_bw, dp_lat) +
-                   AllGatherSeconds(expert_params * 2.0, edp, edp_bw, edp_lat));
+        dp_time = gathers * (AllGatherSeconds(dense_params * 2.0, dp, dp_bw, dp_lat) +
+                             AllGatherSeconds(expert_params * 2.0, edp, edp_bw, edp_lat));
       }
       dp_time += AllGatherSeconds(dense_params * grad_bytes, dp, dp_bw, dp_lat) +
                  AllGatherSeconds(expert_params * grad_bytes, edp, edp_bw, edp_lat);

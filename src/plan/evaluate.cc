@@ -190,6 +190,11 @@ bool FrameworkSupports(TrainFramework f, const Parallelism& p, const TrainMemory
              o.optimizer_offload == o.param_offload;
     case TrainFramework::kDdp:
       return !model_parallel && p.zero_stage == 0 && !o.optimizer_offload && !o.param_offload;
+    case TrainFramework::kTorchtitan:
+      // FSDP2 (full shard) or replicated data parallelism, composed with TP, PP and CP; CPU
+      // offload is FSDP2's CPUOffloadPolicy (parameters, gradients and optimizer together).
+      return (p.zero_stage == 0 || p.zero_stage == 3) && o.optimizer_offload == o.param_offload &&
+             (!o.param_offload || p.zero_stage == 3);
     case TrainFramework::kTorchtune:
       // Single-device recipes (one GPU, no sharding) or the distributed ones (FSDP2 fully_shard,
       // fsdp_cpu_offload moving parameters, gradients and optimizer states together).
@@ -586,6 +591,7 @@ void ApplyFramework(TrainFramework f, Calibration& cal, LayoutConstraints& fixed
     case TrainFramework::kFsdp:
     case TrainFramework::kDdp:
     case TrainFramework::kTorchtune:
+    case TrainFramework::kTorchtitan:
       break;  // layout rules only (FrameworkSupports); memory: ApplyFrameworkMemory
   }
   fixed.framework = f;

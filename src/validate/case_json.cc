@@ -309,6 +309,9 @@ MemoryReport ReportOf(const std::string& framework, const std::string& source) {
   // torchao's optimizer benchmarks (benchmarks/benchmark_low_bit_adam.py, the README tables of
   // torchao/optim) print torch.cuda.max_memory_allocated(); a case whose framework is the
   // baseline it compares (plain PyTorch, DeepSpeed) names the script in its source.
+  // torchtitan logs the caching allocator's peak reservation (train.py: "memory: {max_reserved_gib}
+  // GiB", torchtitan/metrics.py reserved_bytes.all.peak).
+  if (Contains(framework, {"torchtitan"})) return MemoryReport::kReserved;
   if (Contains(framework, {"torchtune", "pipeline", "generate", "megatron", "max_memory_allocated",
                            "torchao"}) ||
       Contains(source, {"max_memory_allocated", "benchmark_low_bit_adam"})) {

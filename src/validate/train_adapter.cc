@@ -131,6 +131,17 @@ std::variant<TrainSetup, Unsupported> BuildTrain(const ModelSpec& m, const Json&
     s.opt.optimizer_state_dtype = Precision::kBf16;
     s.opt.adapter_fp32 = false;
   }
+  if (Contains(framework, {"torchtitan"})) {
+    // torchtitan's model configs train with selective (operator-policy) checkpointing
+    // (train_configs/llama3_*.toml: mode = 'selective', selective_ac_option = 'op'), and its
+    // pipeline schedules split the local batch into `pipeline_parallel_microbatches`, by
+    // default the pipeline degree (config_manager.py; pipelining_utils.py).
+    if (Str(w, "recompute").empty()) s.opt.recompute = Recompute::kSelective;
+    if (s.par.pp > 1 && s.opt.num_microbatches == 1 && s.opt.micro_batch % s.par.pp == 0) {
+      s.opt.micro_batch /= s.par.pp;
+      s.opt.num_microbatches = s.par.pp;
+    }
+  }
   if (Contains(framework, {"torchtune"})) {
     // What a torchtune recipe config leaves on when the case is silent: its single-device and
     // distributed full / LoRA configs set `enable_activation_checkpointing: True` and
@@ -417,6 +428,18 @@ Predicted PredictTrainingPerf(ModelSpec m, const Json& w, const Json& hwj,
   if (auto v = Int(w, "ep")) fixed.ep = *v;
   if (auto v = Int(w, "vpp")) fixed.vpp = *v;
   if (auto v = Int(w, "micro_batch")) fixed.micro_batch = *v;
+  // A local batch a pipeline schedule splits (BuildTrain's torchtitan rule): its micro-batch.
+  if (s.par.pp > 1 && TrainFrameworkFromText(Str(w, "framework")) == TrainFramework::kTorchtitan) {
+    if (fixed.micro_batch && s.opt.num_microbatches > 1) fixed.micro_batch = s.opt.micro_batch;
+    // Its default schedule is 1F1B, one stage per rank (config_manager.py); the looped ones
+    // (Interleaved1F1B, LoopedBFS, the zero-bubble schedules) put two stages on each rank
+    // (pipelining_utils.py generate_split_points).
+    if (!fixed.vpp)
+      fixed.vpp = Contains(Str(w, "framework"),
+                           {"interleaved", "looped", "zero bubble", "zero-bubble", "zbv"})
+                      ? 2
+                      : 1;
+  }
   if (Child(w, "zero") || !Str(w, "fsdp").empty()) fixed.zero_stage = s.par.zero_stage;
   const std::string fw = Str(w, "framework");
   Calibration cal = base_cal;

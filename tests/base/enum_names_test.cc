@@ -37,7 +37,7 @@ TEST(EnumNames, EveryTableRoundTrips) {
   ExpectRoundTrip<Optimizer>(OptimizerNames(), 13, OptimizerName, ParseOptimizer, "Optimizer");
   ExpectRoundTrip<Recompute>(RecomputeNames(), 3, RecomputeName, ParseRecompute, "Recompute");
   ExpectRoundTrip<Engine>(EngineNames(), 5, EngineName, ParseEngine, "Engine");
-  ExpectRoundTrip<TrainFramework>(TrainFrameworkNames(), 7, TrainFrameworkName, ParseTrainFramework,
+  ExpectRoundTrip<TrainFramework>(TrainFrameworkNames(), 8, TrainFrameworkName, ParseTrainFramework,
                                   "TrainFramework");
   ExpectRoundTrip<Precision>(PrecisionNames(), 7, PrecisionName, ParsePrecision, "Precision");
   ExpectRoundTrip<ModelArch>(ModelArchNames(), 8, ModelArchName, ParseModelArch, "ModelArch");

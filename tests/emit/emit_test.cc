@@ -643,18 +643,23 @@ TEST(Emit, TrainerLaunchKeepsThePlansOptimizer) {
   EXPECT_TRUE(noted);
 }
 
-// A torchtune layout was sized with torchtune's memory (pure bf16): gpuplan writes no `tune run`
-// launch yet, and its Trainer/DeepSpeed launches would need more memory. Exit 2 naming the field.
-TEST(Emit, TorchtuneLayoutsAreNotYetLaunched) {
-  json doc = json::parse(PlanText(Scenarios()[4]));
-  doc["plans"][0]["layout"]["framework"] = "torchtune";
-  for (const char* target : {"hf", "slurm", "k8s", "skypilot", "deepspeed"}) {
-    auto r = gpuplan::Emit(doc.dump(), target, {}, Cat());
-    ASSERT_FALSE(r) << target;
-    EXPECT_EQ(r.error().code, gpuplan::ErrorCode::kUnsupported) << target;
-    EXPECT_EQ(r.error().field, "plans[0].layout.framework") << target;
+// A torchtune layout was sized with torchtune's memory (pure bf16), a torchtitan one with
+// torchtitan's (FSDP2 under its pipeline schedules, operator-level checkpointing): gpuplan writes
+// neither's launch yet, and its Trainer/DeepSpeed launches would run something else. Exit 2
+// naming the field.
+TEST(Emit, TorchtuneAndTorchtitanLayoutsAreNotYetLaunched) {
+  for (const char* framework : {"torchtune", "torchtitan"}) {
+    json doc = json::parse(PlanText(Scenarios()[4]));
+    doc["plans"][0]["layout"]["framework"] = framework;
+    for (const char* target : {"hf", "slurm", "k8s", "skypilot", "deepspeed"}) {
+      auto r = gpuplan::Emit(doc.dump(), target, {}, Cat());
+      ASSERT_FALSE(r) << framework << " " << target;
+      EXPECT_EQ(r.error().code, gpuplan::ErrorCode::kUnsupported) << target;
+      EXPECT_EQ(r.error().field, "plans[0].layout.framework") << target;
+      EXPECT_TRUE(Has(r.error().message, framework)) << r.error().message;
+    }
+    EXPECT_TRUE(gpuplan::Emit(doc.dump(), "monitoring", {}, Cat())) << framework;
   }
-  EXPECT_TRUE(gpuplan::Emit(doc.dump(), "monitoring", {}, Cat()));
 }
 
 TEST(EmitCli, BadInputExitsTwoAndLeavesNoFiles) {

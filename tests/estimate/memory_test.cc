@@ -1344,3 +1344,88 @@ TEST(OptimizerStateBytes, FollowsEachOptimizersStateTensors) {
 
 }  // namespace
 }  // namespace gpuplan
+
+namespace gpuplan {
+namespace {
+
+// torchtitan's "selective" mode is an operator policy (parallelize_llama.py `_save_list`): each
+// block keeps its input, the attention output and every other matmul's output. Llama-3.1-8B
+// per token: 4096 (input) + 4096 (attention output) + half of q 4096, k 1024, v 1024, o 4096,
+// gate 14336, up 14336, down 4096 = 29696 values, 59392 bytes in bf16; sequence parallelism
+// splits all of it over tp.
+TEST(TorchtitanMemory, OperatorLevelSelectiveCheckpointing) {
+  const ModelSpec& m = Preset("Llama-3.1-8B");
+  EXPECT_DOUBLE_EQ(OpSacBytesPerLayer(m, 2, 8192, 1, false, 2.0).value(), 59392.0 * 2 * 8192);
+  EXPECT_DOUBLE_EQ(OpSacBytesPerLayer(m, 1, 8192, 8, true, 2.0).value(), 59392.0 * 8192 / 8);
+  // Between Megatron's full recompute (the input only) and its selective one, which with flash
+  // attention keeps the whole layer.
+  const Bytes op = OpSacBytesPerLayer(m, 1, 4096, 1, false, 2.0);
+  EXPECT_GT(op, ActivationBytesPerLayer(m, 1, 4096, 1, false, Recompute::kFull, true, false, 2));
+  EXPECT_LT(op,
+            ActivationBytesPerLayer(m, 1, 4096, 1, false, Recompute::kSelective, true, false, 2));
+
+  Parallelism par;
+  par.dp = 8;
+  par.zero_stage = 3;
+  TrainMemoryOptions opt;
+  opt.micro_batch = 2;
+  opt.seq_len = 8192;
+  opt.recompute = Recompute::kSelective;
+  ApplyFrameworkMemory(TrainFramework::kTorchtitan, par, opt);
+  EXPECT_TRUE(opt.op_level_sac);
+  EXPECT_FALSE(opt.fsdp_unsharded_step);  // no pipeline
+  // Its eager fp32 cross-entropy: bf16 logits, their fp32 copy and log-softmax's fp32 output.
+  EXPECT_DOUBLE_EQ(opt.logits_bytes_per_element, 10.0);
+  const MemoryBreakdown titan = EstimateTrainingMemory(m, par, opt);
+  EXPECT_DOUBLE_EQ(titan.logits.value(), 2.0 * 8192 * 128256 * 10.0);
+  // The saved layers, plus one layer recomputed in full during its backward.
+  const Bytes whole =
+      ActivationBytesPerLayer(m, 2, 8192, 1, false, Recompute::kNone, true, false, 2);
+  EXPECT_DOUBLE_EQ(titan.activations.value(),
+                   32 * OpSacBytesPerLayer(m, 2, 8192, 1, false, 2.0).value() + whole.value());
+  // The same options under another framework keep Megatron's meaning of "selective".
+  TrainMemoryOptions other = opt;
+  ApplyFrameworkMemory(TrainFramework::kFsdp, par, other);
+  EXPECT_FALSE(other.op_level_sac);
+  EXPECT_GT(EstimateTrainingMemory(m, par, other).activations, titan.activations);
+}
+
+// FSDP2 under torch.distributed.pipelining keeps the stage unsharded for the step: its 16-bit
+// weights instead of two gathered layers, and fp32 gradients accumulated until the last
+// micro-batch's reduce-scatter. The pipeline also gathers the weights once per step, not twice
+// per micro-batch.
+TEST(TorchtitanMemory, PipelinedFsdpStaysUnshardedForTheStep) {
+  const ModelSpec& m = Preset("Llama-3.1-405B");
+  Parallelism par;
+  par.tp = 8;
+  par.pp = 8;
+  par.dp = 8;
+  par.sequence_parallel = true;
+  par.zero_stage = 3;
+  TrainMemoryOptions opt;
+  opt.seq_len = 8192;
+  opt.micro_batch = 4;
+  opt.num_microbatches = 8;
+  opt.recompute = Recompute::kFull;
+  opt.include_runtime = false;
+  ApplyFrameworkMemory(TrainFramework::kTorchtitan, par, opt);
+  ASSERT_TRUE(opt.fsdp_unsharded_step);
+  TrainMemoryOptions resharded = opt;
+  resharded.fsdp_unsharded_step = false;
+  const MemoryBreakdown kept = EstimateTrainingMemory(m, par, opt);
+  const MemoryBreakdown usual = EstimateTrainingMemory(m, par, resharded);
+  // About 405.9e9 / 64 = 6.3e9 parameters per GPU: +11.8 GiB of bf16 weights and +23.6 GiB of
+  // fp32 gradients, less the two gathered layers the resharding layout holds.
+  const double local = (kept.gradients - usual.gradients).value() / 4.0;
+  EXPECT_NEAR(local, 405.9e9 / 64, 0.05 * 405.9e9 / 64);
+  EXPECT_NEAR((kept.weights - usual.weights).value(),
+              2.0 * local - 2.0 * static_cast<double>(CountParams(m).largest_layer) / 8 * 2.0, 1e6);
+  // Without a pipeline, FSDP reshards after each block's forward.
+  par.pp = 1;
+  TrainMemoryOptions flat = opt;
+  ApplyFrameworkMemory(TrainFramework::kTorchtitan, par, flat);
+  EXPECT_FALSE(flat.fsdp_unsharded_step);
+}
+
+}  // namespace
+}  // namespace gpuplan

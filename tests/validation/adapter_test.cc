@@ -667,6 +667,47 @@ TEST(TrainAdapter, TorchtuneSingleDeviceDefaults) {
   EXPECT_LT(silent, Predicted(mem(",\"optimizer\":\"adamw\"")));
 }
 
+// torchtitan's documented defaults where a case is silent: selective (operator-policy)
+// checkpointing, the allocator's peak reservation as the logged memory, a 1F1B schedule with one
+// stage per rank, and a local batch split into as many pipeline micro-batches as stages.
+TEST(TrainAdapter, TorchtitanDefaults) {
+  const std::string hw8 =
+      "\"gpu\":\"H100-SXM5-80GB\",\"gpus\":8,\"gpus_per_node\":8,\"intra_node\":\"nvlink4\"";
+  auto mem = [&](const std::string& extra) {
+    return CaseLine("memory", "Llama-3.1-8B", hw8, "train",
+                    "\"method\":\"pretrain\",\"precision\":\"bf16\",\"dp\":8,\"fsdp\":\"full\","
+                    "\"micro_batch\":2,\"global_batch\":16,\"seq_len\":8192,"
+                    "\"framework\":\"torchtitan (FSDP2)\"" +
+                        extra,
+                    "memory_gib");
+  };
+  const double silent = Predicted(mem(""));
+  EXPECT_DOUBLE_EQ(silent, Predicted(mem(",\"recompute\":\"selective\"")));
+  EXPECT_LT(silent, Predicted(mem(",\"recompute\":\"none\"")));
+  EXPECT_GT(silent, Predicted(mem(",\"recompute\":\"full\"")));
+
+  const std::string hw512 =
+      "\"gpu\":\"H100-SXM5-80GB\",\"gpus\":512,\"gpus_per_node\":8,\"intra_node\":"
+      "\"nvlink4\",\"inter_node\":\"8x ib-ndr\"";
+  auto tps = [&](const std::string& fw, const std::string& extra) {
+    return CaseLine("train_throughput", "Llama-3.1-405B", hw512, "train",
+                    "\"method\":\"pretrain\",\"precision\":\"bf16\",\"tp\":8,\"pp\":8,"
+                    "\"dp\":8,\"fsdp\":\"full\",\"sequence_parallel\":true,"
+                    "\"recompute\":\"full\",\"global_batch\":256,\"seq_len\":8192,"
+                    "\"framework\":\"" +
+                        fw + "\"" + extra,
+                    "tokens_per_s_per_gpu");
+  };
+  // "Local batch size 32" on 8 stages: 8 micro-batches of 4 under 1F1B.
+  const double local = Predicted(tps("torchtitan 1F1B", ",\"micro_batch\":32"));
+  EXPECT_DOUBLE_EQ(local, Predicted(tps("torchtitan 1F1B", ",\"micro_batch\":4,\"vpp\":1")));
+  // A looped schedule puts two stages on each rank: a smaller bubble.
+  const double looped = Predicted(tps("torchtitan Interleaved1F1B", ",\"micro_batch\":32"));
+  EXPECT_DOUBLE_EQ(looped,
+                   Predicted(tps("torchtitan Interleaved1F1B", ",\"micro_batch\":4,\"vpp\":2")));
+  EXPECT_GT(looped, local);
+}
+
 // A serving case that names a public benchmark and no model ran the benchmark's reference
 // model, as `plan infer --benchmark` serves it: MLPerf's RetinaNet (ResNeXt50-32x4d FPN at
 // 800x800, 402.4 GFLOP per image) from the results path alone.
