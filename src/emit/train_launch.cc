@@ -45,6 +45,35 @@ std::string HfFlags(const Plan& p) {
   return ShellJoin(words, " \\\n  ");
 }
 
+std::string PipelineLayout(int layers, int chunks) {
+  // Megatron-Core's layout grammar: E the embedding, t a transformer layer, L the loss and
+  // output layer, "|" ends a virtual stage, "t*N" repeats. The embedding and the loss count as
+  // a layer each (as --account-for-embedding/loss-in-pipeline-split count them); the extra
+  // units of an uneven split go to the middle chunks first, so no chunk holds more than
+  // ceil((layers + 2) / chunks) of them.
+  const int units = layers + 2;
+  chunks = std::clamp(chunks, 1, units);
+  std::vector<int> n(static_cast<std::size_t>(chunks), units / chunks);
+  int extra = units % chunks;
+  for (int i = 1; i + 1 < chunks && extra > 0; ++i, --extra) ++n[static_cast<std::size_t>(i)];
+  if (extra > 0) {
+    ++n.back();
+    --extra;
+  }
+  if (extra > 0) ++n.front();
+  std::string out;
+  for (int i = 0; i < chunks; ++i) {
+    const bool first = i == 0, last = i == chunks - 1;
+    const int t = n[static_cast<std::size_t>(i)] - (first ? 1 : 0) - (last ? 1 : 0);
+    if (!first) out.append("|");
+    if (first) out.append("E");
+    if (t == 1) out.append("t");
+    if (t > 1) out.append(fmt::format("t*{}", t));
+    if (last) out.append("L");
+  }
+  return out;
+}
+
 std::vector<std::string> MegatronArgs(const Plan& p, const ModelSpec& m) {
   auto n = [](auto v) { return std::to_string(v); };
   std::vector<std::string> a = {"--tensor-model-parallel-size",
@@ -74,8 +103,13 @@ std::vector<std::string> MegatronArgs(const Plan& p, const ModelSpec& m) {
   if (m.norm == NormKind::kRmsNorm) a.insert(a.end(), {"--normalization", "RMSNorm"});
   if (m.learned_positions == 0) a.insert(a.end(), {"--position-embedding-type", "rope"});
   if (!m.tied_embeddings) a.push_back("--untie-embeddings-and-output-weights");
-  if (p.vpp > 1 && p.pp > 1 && m.layers % (p.pp * p.vpp) == 0) {
-    a.insert(a.end(), {"--num-layers-per-virtual-pipeline-stage", n(m.layers / (p.pp * p.vpp))});
+  if (p.vpp > 1 && p.pp > 1) {
+    if (m.layers % (p.pp * p.vpp) == 0) {
+      a.insert(a.end(), {"--num-layers-per-virtual-pipeline-stage", n(m.layers / (p.pp * p.vpp))});
+    } else {
+      a.insert(a.end(),
+               {"--pipeline-model-parallel-layout", PipelineLayout(m.layers, p.pp * p.vpp)});
+    }
   }
   if (p.sequence_parallel) a.push_back("--sequence-parallel");
   if (p.cp > 1) a.insert(a.end(), {"--context-parallel-size", n(p.cp)});

@@ -51,13 +51,17 @@ std::string LayoutError(const ModelSpec& m, const Parallelism& par, const TrainM
                    : fmt::format("pp {} is more stages than the {} layers", pp, m.layers);
     }
     if (vpp > 1) {
+      // Megatron-Core splits layers over the pp x vpp virtual stages evenly
+      // (--num-layers-per-virtual-pipeline-stage) or as any pipeline layout string lists them
+      // (--pipeline-model-parallel-layout, e.g. DeepSeek-V3's 61 layers over 16 chunks): every
+      // virtual stage holds a layer, the embedding or the loss.
       const int chunks = pp * vpp;
-      if (pp == 1 || (m.layers % chunks != 0 && (m.layers + 2) % chunks != 0)) {
+      if (pp == 1 || chunks > m.layers + 2) {
         return terse ? "vpp"
                      : fmt::format(
-                           "interleaving vpp {} needs pp > 1 and pp x vpp = {} dividing the {} "
-                           "layers (or the layers + embedding + loss)",
-                           vpp, chunks, m.layers);
+                           "interleaving vpp {} needs pp > 1 and one of the {} layers, the "
+                           "embedding or the loss in each of the pp x vpp = {} virtual stages",
+                           vpp, m.layers, chunks);
       }
     }
     if (cp > 1 && opt.seq_len % (2 * cp) != 0) {

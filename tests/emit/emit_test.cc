@@ -662,6 +662,59 @@ TEST(Emit, TorchtuneAndTorchtitanLayoutsAreNotYetLaunched) {
   }
 }
 
+// Interleaving that does not divide the layers evenly (DeepSeek-V3's 61 layers over 16 virtual
+// stages; here Llama-2-70B's 80 over 4 x 7 = 28) launches with Megatron-Core's pipeline layout:
+// every layer placed once, the embedding first and the loss last, no chunk above
+// ceil((80 + 2) / 28) = 3 units. An even split keeps --num-layers-per-virtual-pipeline-stage.
+TEST(Emit, UnevenInterleavingLaunchesWithAPipelineLayout) {
+  json doc = json::parse(PlanText(Scenarios()[5]));
+  json& l = doc["plans"][0]["layout"];
+  auto launch_for = [&](int vpp) {
+    l["framework"] = "megatron-core";
+    l["tp"] = 2;
+    l["pp"] = 4;
+    l["dp"] = 4;
+    l["vpp"] = vpp;
+    l["zero_stage"] = 1;
+    l["micro_batch"] = 1;
+    l["num_microbatches"] = 32;
+    auto r = gpuplan::Emit(doc.dump(), "slurm", {}, Cat());
+    EXPECT_TRUE(r) << (r ? "" : r.error().ToString());
+    std::string launch;
+    if (r) {
+      for (const auto& f : *r) launch += f.contents;
+    }
+    return launch;
+  };
+  const std::string uneven = launch_for(7);
+  std::string layout = Flag(uneven, "--pipeline-model-parallel-layout");
+  // The launch quotes it for the shell, inside the job's quoted command.
+  std::erase_if(layout, [](char c) { return c == '\\' || c == '\''; });
+  ASSERT_FALSE(layout.empty()) << uneven;
+  EXPECT_EQ(layout.front(), 'E');
+  EXPECT_EQ(layout.back(), 'L');
+  int chunks = 0, layers = 0, heaviest = 0;
+  std::stringstream ss(layout);
+  for (std::string c; std::getline(ss, c, '|');) {
+    ++chunks;
+    int t = 0;
+    if (auto star = c.find("t*"); star != std::string::npos) {
+      t = std::stoi(c.substr(star + 2));
+    } else if (c.find('t') != std::string::npos) {
+      t = 1;
+    }
+    layers += t;
+    heaviest = std::max(heaviest, t + (c.front() == 'E' ? 1 : 0) + (c.back() == 'L' ? 1 : 0));
+  }
+  EXPECT_EQ(chunks, 28);
+  EXPECT_EQ(layers, 80);
+  EXPECT_LE(heaviest, 3);
+  EXPECT_EQ(uneven.find("--num-layers-per-virtual-pipeline-stage"), std::string::npos);
+  const std::string even = launch_for(2);
+  EXPECT_EQ(Flag(even, "--num-layers-per-virtual-pipeline-stage"), "10");
+  EXPECT_EQ(even.find("--pipeline-model-parallel-layout"), std::string::npos);
+}
+
 TEST(EmitCli, BadInputExitsTwoAndLeavesNoFiles) {
   TempDir dir;
   const std::string train = dir.Write("train.json", PlanText(Scenarios()[4]));

@@ -84,6 +84,9 @@ std::optional<Ref> BruteForce(const ModelSpec& m, const TrainMemoryOptions& base
       const int dp = gpus / (tp * pp);
       for (int ep = 1; ep <= (m.moe ? m.moe->experts : 1); ++ep) {
         for (int vpp = 1; vpp <= std::max(1, m.layers + 2); ++vpp) {
+          // The search offers interleaving that splits the layers (or the layers + embedding +
+          // loss) evenly; an uneven split runs only when a job states it (docs/model.md 7.2).
+          if (vpp > 1 && m.layers % (pp * vpp) != 0 && (m.layers + 2) % (pp * vpp) != 0) continue;
           {
             // (tp, pp, dp, ep, vpp) invalid for every other choice: skip them together (the
             // same rules decide below, per layout).
