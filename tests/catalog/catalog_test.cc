@@ -357,6 +357,12 @@ TEST(Datasheet, SpotChecks) {
       {"T4 fp16", "T4", fp16, 65, 0.5, "NVIDIA T4 datasheet: 65 TFLOPS mixed precision FP16"},
       {"MI300X memory", "MI300X", mem_gib, 192, 0, "AMD MI300X page: 192 GB HBM3"},
       {"MI300X bandwidth", "MI300X", bw_gbps, 5300, 1, "AMD MI300X page: 5.3 TB/s"},
+      {"GB300 fp8 dense", "GB300", fp8, 5000, 1,
+       "NVIDIA GB300 NVL72 page: FP8/FP6 720 PF with sparsity per 72 GPUs -> 5 PF dense"},
+      {"GB300 bandwidth", "GB300", bw_gbps, 8000, 1,
+       "NVIDIA GB300 NVL72 page: 576 TB/s HBM3e per 72 GPUs"},
+      {"B300 bf16 dense", "B300", bf16, 2250, 1,
+       "NVIDIA HGX page: HGX B300 BF16 36 PF with sparsity per 8 GPUs -> 2.25 PF dense"},
   };
   const Catalog& cat = Builtin();
   for (const auto& c : cases) {
