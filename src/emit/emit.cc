@@ -11,6 +11,7 @@
 #include <cmath>
 
 #include "emit/emit_internal.h"
+#include "gpuplan/model.h"
 #include "io/json_util.h"
 #include "io/plan_input.h"
 
@@ -80,6 +81,21 @@ Result<std::vector<EmittedFile>> Emit(std::string_view plan_json, std::string_vi
                                  p.tp, p.cp),
                      "pick a plan without tp/cp under FSDP with --rank, or re-plan with "
                      "--framework megatron-core or deepspeed");
+  }
+  if (p.kind == Kind::kTrain && t != "monitoring" && p.vpp > 1) {
+    // Interleaving needs a pipeline and, per virtual stage, a layer, the embedding or the loss
+    // (LayoutError's rule): a layout string for more stages than that would not launch.
+    auto model = ResolveModel(p.model_ref, "job.model");
+    const int units = model && model->layers > 0 ? model->layers + 2 : 0;
+    if (units > 0 && (p.pp < 2 || static_cast<long long>(p.pp) * p.vpp > units)) {
+      return MakeError(
+          ErrorCode::kInvalidArgument, p.path + ".layout.vpp",
+          fmt::format("vpp {} with pp {} is {} virtual stages for {} layers (at "
+                      "most {}: one layer, the embedding or the loss each)",
+                      p.vpp, p.pp, static_cast<long long>(p.pp) * p.vpp, units - 2, units),
+          "emit the plan gpuplan wrote, or set vpp to 1 or a value with pp x vpp "
+          "<= layers + 2 (pp > 1)");
+    }
   }
   if (p.kind == Kind::kTrain && t != "monitoring" && p.framework == "torchtitan") {
     return MakeError(ErrorCode::kUnsupported, p.path + ".layout.framework",

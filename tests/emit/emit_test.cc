@@ -713,6 +713,15 @@ TEST(Emit, UnevenInterleavingLaunchesWithAPipelineLayout) {
   const std::string even = launch_for(2);
   EXPECT_EQ(Flag(even, "--num-layers-per-virtual-pipeline-stage"), "10");
   EXPECT_EQ(even.find("--pipeline-model-parallel-layout"), std::string::npos);
+  // More virtual stages than layers + embedding + loss (an edited plan) launch nothing: exit 2
+  // naming the field.
+  l["vpp"] = 50;
+  for (const char* target : {"slurm", "k8s", "skypilot"}) {
+    auto r = gpuplan::Emit(doc.dump(), target, {}, Cat());
+    ASSERT_FALSE(r) << target;
+    EXPECT_EQ(r.error().code, gpuplan::ErrorCode::kInvalidArgument) << target;
+    EXPECT_EQ(r.error().field, "plans[0].layout.vpp") << target;
+  }
 }
 
 TEST(EmitCli, BadInputExitsTwoAndLeavesNoFiles) {
