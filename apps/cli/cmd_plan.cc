@@ -73,16 +73,14 @@ Result<TrainJobSpec> BuildJob(const PlanTrainArgs& a) {
     job.method = *v;
   }
   if (!a.precision.empty()) {
-    auto v = ParsePrecision(a.precision);
-    if (!v || *v == Precision::kInt8 || *v == Precision::kInt4) {
-      return MakeError(
-          ErrorCode::kInvalidArgument, "--precision",
-          "unknown training precision \"" + a.precision + "\"",
-          ChoiceHint(a.precision,
-                     {PrecisionName(Precision::kBf16), PrecisionName(Precision::kFp16),
-                      PrecisionName(Precision::kFp8), PrecisionName(Precision::kFp32)}));
+    auto v = ParseTrainPrecision(a.precision);
+    if (!v) {
+      return MakeError(ErrorCode::kInvalidArgument, "--precision",
+                       "unknown training precision \"" + a.precision + "\"",
+                       ChoiceHint(a.precision, TrainPrecisionNames()));
     }
-    job.precision = *v;
+    job.precision = v->precision;
+    job.fp4_gemms = v->fp4_gemms;
   }
   if (!a.framework.empty()) {
     auto v = ParseTrainFramework(a.framework);
@@ -265,7 +263,7 @@ Result<Output> RunPlanTrain(const GlobalOptions& g, const PlanTrainArgs& a) {
       "objective {}{}{}{}; prices as of {} in {}; searched {} shapes x node counts, {} "
       "layouts{}\n\n",
       job->model.name, Params(static_cast<double>(pc.total)), TrainMethodName(job->method),
-      PrecisionName(job->precision),
+      TrainPrecisionName(job->precision, job->fp4_gemms),
       job->model.is_transformer() && job->model.arch != ModelArch::kVit
           ? Params(job->TotalTokens()) + " tokens"
           : Params(job->samples * job->epochs) + " samples" +
@@ -461,7 +459,8 @@ void RegisterPlanCommand(CLI::App& app, GlobalOptions& g, Runner& run) {
   t->add_option("-f,--file", a->file, "YAML job file (docs/job-yaml.md)");
   t->add_option("--model,-m", a->model, "Preset, HF id, config.json or .safetensors");
   t->add_option("--method", a->method, "pretrain | full | lora | qlora");
-  t->add_option("--precision", a->precision, "bf16 | fp16 | fp8 | fp32");
+  t->add_option("--precision", a->precision,
+                "bf16 | fp16 | fp8 | fp4 (NVFP4 GEMMs, Blackwell) | fp32");
   t->add_option("--optimizer", a->optimizer, fmt::format("{}", fmt::join(OptimizerNames(), " | ")));
   t->add_option("--framework", a->framework,
                 "generic | megatron | megatron-core (nemo) | deepspeed | fsdp | ddp | torchtune | "

@@ -72,6 +72,18 @@ enum class TrainFramework : std::uint8_t {
                     // CP; op-level selective checkpointing; an eager fp32 cross-entropy
 };
 const char* TrainFrameworkName(TrainFramework f);
+// A training precision as jobs, the CLI and cases name it: bf16, fp16, fp8, fp32, or fp4
+// (NVFP4 GEMMs: kFp8 with TrainMemoryOptions::fp4_gemms). Mixed-precision spellings
+// ("bf16-mixed", "amp_bf16") are the 16-bit ones; int8/int4/tf32 are not training precisions.
+struct TrainPrecision {
+  Precision precision = Precision::kBf16;
+  bool fp4_gemms = false;
+};
+std::optional<TrainPrecision> ParseTrainPrecision(std::string_view s);
+// "bf16", "fp16", "fp8", "fp4", "fp32": the choices the parsers list.
+std::vector<std::string> TrainPrecisionNames();
+// The name a plan reports: "fp4" for NVFP4 training, else PrecisionName.
+const char* TrainPrecisionName(Precision p, bool fp4_gemms);
 // "generic", "megatron", "megatron-core" (also "mcore", "nemo"), "deepspeed", "fsdp"
 // (also "fsdp2"), "ddp", "torchtune", "torchtitan".
 std::optional<TrainFramework> ParseTrainFramework(std::string_view s);
@@ -156,6 +168,11 @@ struct TrainMemoryOptions {
   // Micro-batches per step per pipeline (gradient accumulation); bounds the in-flight count.
   int num_microbatches = 1;
   Recompute recompute = Recompute::kNone;
+  // NVFP4 training (Transformer Engine's NVFP4BlockScaling recipe; Megatron-Core
+  // `--fp4-format e2m1 --fp4-recipe nvfp4`): the linear layers' GEMMs run on the FP4 tensor
+  // cores; the rest is FP8 training (precision kFp8: bf16 weights, gradients, activations and
+  // attention). Set by the training precision "fp4" (ParseTrainPrecision).
+  bool fp4_gemms = false;
   // Selective recompute as an operator policy instead of Megatron's attention-core recompute
   // (torchtitan's "op" SAC, parallelize_llama.py `_save_list`: each block keeps its input, the
   // attention kernel's output and every other matmul's output, and recomputes the rest).

@@ -24,6 +24,7 @@ struct TrainJobSpec {
   ModelSpec model;
   TrainMethod method = TrainMethod::kFull;
   Precision precision = Precision::kBf16;
+  bool fp4_gemms = false;  // precision "fp4": NVFP4 GEMMs (TrainMemoryOptions::fp4_gemms)
   Optimizer optimizer = Optimizer::kAdamW;
   bool paged_optimizer = false;  // a paged variant ("paged_adamw_8bit"): TrainMemoryOptions
   TrainFramework framework = TrainFramework::kGeneric;  // its overlap and sharding capabilities

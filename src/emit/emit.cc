@@ -97,6 +97,15 @@ Result<std::vector<EmittedFile>> Emit(std::string_view plan_json, std::string_vi
           "<= layers + 2 (pp > 1)");
     }
   }
+  if (p.kind == Kind::kTrain && t != "monitoring" && p.precision == "fp4" &&
+      p.framework.rfind("megatron", 0) != 0) {
+    return MakeError(ErrorCode::kUnsupported, "job.precision",
+                     "not yet: the NVFP4 (fp4) plan runs under " +
+                         (p.framework.empty() ? std::string("its framework") : p.framework) +
+                         ", and gpuplan's Trainer/DeepSpeed launches have no FP4 recipe",
+                     "re-plan with --framework megatron-core (its launch passes --fp4-format "
+                     "e2m1 --fp4-recipe nvfp4), or with --precision fp8");
+  }
   if (p.kind == Kind::kTrain && t != "monitoring" && p.framework == "torchtitan") {
     return MakeError(ErrorCode::kUnsupported, p.path + ".layout.framework",
                      "not yet: gpuplan writes no torchtitan launch (a train_configs TOML) yet, "

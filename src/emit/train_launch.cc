@@ -158,6 +158,8 @@ std::vector<std::string> MegatronArgs(const Plan& p, const ModelSpec& m) {
     a.push_back("--bf16");
   }
   if (p.precision == "fp8") a.insert(a.end(), {"--fp8-format", "hybrid"});
+  // NVFP4 training (Transformer Engine's NVFP4 recipe through Megatron-Core).
+  if (p.precision == "fp4") a.insert(a.end(), {"--fp4-format", "e2m1", "--fp4-recipe", "nvfp4"});
   if (p.recompute == "full" && p.recompute_layers > 0) {
     a.insert(a.end(), {"--recompute-granularity", "full", "--recompute-method", "block",
                        "--recompute-num-layers", n(p.recompute_layers)});

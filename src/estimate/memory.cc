@@ -134,6 +134,24 @@ const char* TrainFrameworkName(TrainFramework f) {
   return internal::NameIn(kTrainFrameworkNames, f);
 }
 
+std::optional<TrainPrecision> ParseTrainPrecision(std::string_view s) {
+  const std::string n = internal::SquashName(s);
+  if (n == "fp4" || n == "nvfp4" || n == "float4") return TrainPrecision{Precision::kFp8, true};
+  auto p = ParsePrecision(s);
+  if (!p || *p == Precision::kInt8 || *p == Precision::kInt4 || *p == Precision::kTf32)
+    return std::nullopt;
+  return TrainPrecision{*p, false};
+}
+
+std::vector<std::string> TrainPrecisionNames() {
+  return {PrecisionName(Precision::kBf16), PrecisionName(Precision::kFp16),
+          PrecisionName(Precision::kFp8), "fp4", PrecisionName(Precision::kFp32)};
+}
+
+const char* TrainPrecisionName(Precision p, bool fp4_gemms) {
+  return fp4_gemms ? "fp4" : PrecisionName(p);
+}
+
 std::optional<TrainMethod> ParseTrainMethod(std::string_view s) {
   return internal::ParseIn(kTrainMethodNames, s);
 }

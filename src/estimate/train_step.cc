@@ -120,6 +120,15 @@ Flop FlopsPerToken(const ModelSpec& m, const ParamCounts& pc, int seq_len, Train
 }
 }  // namespace
 
+namespace {
+// The tensor rate the linear layers run at: the precision's (fp32 as TF32), or the FP4 rate
+// for NVFP4 training (none without FP4 tensor cores).
+std::optional<FlopPerSec> GemmPeak(const Accelerator& acc, const TrainMemoryOptions& opt) {
+  if (opt.fp4_gemms) return acc.fp4;
+  return acc.PeakFor(opt.precision == Precision::kFp32 ? Precision::kTf32 : opt.precision);
+}
+}  // namespace
+
 StepTime EstimateTrainStep(const ModelSpec& m, const Parallelism& par,
                            const TrainMemoryOptions& opt, int global_batch, const HardwareView& hw,
                            const Calibration& cal, Trace* trace, const StepConstants* kp) {
@@ -138,18 +147,23 @@ StepTime EstimateTrainStep(const ModelSpec& m, const Parallelism& par,
   const int mb = global_batch / (b * dp);
   st.num_microbatches = mb;
   const Precision math = opt.precision;
-  auto peak_opt = acc.PeakFor(math == Precision::kFp32 ? Precision::kTf32 : math);
+  auto peak_opt = GemmPeak(acc, opt);
   if (!peak_opt) {
-    st.reason = std::string("no ") + PrecisionName(math) + " peak for " + acc.id;
+    st.reason = opt.fp4_gemms ? acc.id +
+                                    " has no FP4 tensor cores (NVFP4 training needs "
+                                    "Blackwell: B200, GB200, B300, GB300)"
+                              : std::string("no ") + PrecisionName(math) + " peak for " + acc.id;
     return st;
   }
   // fp8 training keeps attention and element-wise work in bf16; GEMMs run at the fp8 rate.
   Ctx c{acc,        peak_opt->value(), K.gemm_eff, K.gemm_knee, acc.memory_bw.value() * K.hbm_eff,
         K.attn_eff, K.kernel_s,        K.power_cap};
   const double bf16_peak = acc.PeakFor(Precision::kBf16).value_or(*peak_opt).value();
-  if (math == Precision::kFp8 && acc.fp8) c.gemm_eff *= K.fp8_factor;
+  // NVFP4 GEMMs reach FP8's achievable fraction of their own (FP4) rate, as in serving
+  // (Fp4TensorMath); their operands are 4-bit.
+  if ((math == Precision::kFp8 && acc.fp8) || opt.fp4_gemms) c.gemm_eff *= K.fp8_factor;
   const double e = math == Precision::kFp32 ? 4.0 : 2.0;  // activation bytes
-  const double gemm_e = math == Precision::kFp8 ? 1.0 : e;
+  const double gemm_e = opt.fp4_gemms ? 0.5 : math == Precision::kFp8 ? 1.0 : e;
 
   const double s = std::max(1, opt.seq_len / cp);
   const double T = b * s;  // tokens per micro-batch on this GPU
@@ -531,12 +545,12 @@ Seconds TrainStepLowerBound(const ModelSpec& m, const Parallelism& par,
   if (!m.is_transformer() || m.layers <= 0 || m.hidden <= 0 || global_batch <= 0) return Seconds(0);
   const Accelerator& acc = *hw.acc;
   const Precision math = opt.precision;
-  auto peak = acc.PeakFor(math == Precision::kFp32 ? Precision::kTf32 : math);
+  auto peak = GemmPeak(acc, opt);
   if (!peak) return Seconds(0);
   const int tp = std::max(1, par.tp), pp = std::max(1, par.pp), dp = std::max(1, par.dp);
   const int cp = std::max(1, par.cp), ep = std::max(1, par.ep);
   double eff = k.gemm_eff;
-  if (math == Precision::kFp8 && acc.fp8) eff *= k.fp8_factor;
+  if ((math == Precision::kFp8 && acc.fp8) || opt.fp4_gemms) eff *= k.fp8_factor;
   const double e = math == Precision::kFp32 ? 4.0 : 2.0;
   const double h = static_cast<double>(m.hidden);
   const double tokens = static_cast<double>(global_batch / dp) * std::max(1, opt.seq_len / cp);

@@ -174,6 +174,9 @@ int LayoutSimplicity(const Parallelism& p, const TrainMemoryOptions& x) {
 
 bool FrameworkSupports(TrainFramework f, const Parallelism& p, const TrainMemoryOptions& o) {
   const bool model_parallel = p.tp > 1 || p.pp > 1 || p.cp > 1 || p.ep > 1 || p.vpp > 1;
+  // NVFP4 training is Transformer Engine's recipe, run through Megatron-Core (NeMo).
+  if (o.fp4_gemms && f != TrainFramework::kMegatronCore && f != TrainFramework::kGeneric)
+    return false;
   switch (f) {
     case TrainFramework::kGeneric:
       return FrameworkFor(f, p, o).has_value();
@@ -212,6 +215,11 @@ std::optional<TrainFramework> FrameworkFor(TrainFramework requested, const Paral
                                            const TrainMemoryOptions& o) {
   if (requested != TrainFramework::kGeneric) {
     if (FrameworkSupports(requested, p, o)) return requested;
+    return std::nullopt;
+  }
+  if (o.fp4_gemms) {
+    if (FrameworkSupports(TrainFramework::kMegatronCore, p, o))
+      return TrainFramework::kMegatronCore;
     return std::nullopt;
   }
   const bool model_parallel = p.tp > 1 || p.pp > 1 || p.cp > 1 || p.ep > 1 || p.vpp > 1;

@@ -107,6 +107,7 @@ TrainMemoryOptions TrainOptionsFor(const TrainJobSpec& job) {
   TrainMemoryOptions o;
   o.method = job.method;
   o.precision = job.precision;
+  o.fp4_gemms = job.fp4_gemms;
   o.optimizer = job.optimizer;
   o.paged_optimizer = job.paged_optimizer;
   o.lora_rank = job.lora_rank;

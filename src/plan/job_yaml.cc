@@ -60,11 +60,6 @@ const internal::YamlSchema& JobSchema() {
   return k;
 }
 
-// The precisions a training job may use (names from the Precision table).
-std::vector<std::string> TrainPrecisionNames() {
-  return {PrecisionName(Precision::kBf16), PrecisionName(Precision::kFp16),
-          PrecisionName(Precision::kFp8), PrecisionName(Precision::kFp32)};
-}
 const std::vector<std::string>& ObjectiveNames() {
   static const std::vector<std::string> k = {"cost", "time", "pareto"};
   return k;
@@ -161,18 +156,21 @@ Result<TrainJobSpec> ParseJob(const YAML::Node& root, const Reader& r) {
   if (const Entry* e = get_train("precision")) {
     auto s = r.Str(*e);
     if (!s) return s.error();
-    auto p = ParsePrecision(*s);
-    if (!p) {
-      return r.Fail(*e, "unknown precision " + Excerpt(*s), ChoiceHint(*s, TrainPrecisionNames()));
-    }
-    if (*p != Precision::kBf16 && *p != Precision::kFp16 && *p != Precision::kFp8 &&
-        *p != Precision::kFp32) {
-      return r.Fail(*e, "training precision must be bf16, fp16, fp8 or fp32, got " + Excerpt(*s),
+    auto tp = ParseTrainPrecision(*s);
+    if (!tp) {
+      auto p = ParsePrecision(*s);
+      if (!p) {
+        return r.Fail(*e, "unknown precision " + Excerpt(*s),
+                      ChoiceHint(*s, TrainPrecisionNames()));
+      }
+      return r.Fail(*e,
+                    "training precision must be bf16, fp16, fp8, fp4 or fp32, got " + Excerpt(*s),
                     *p == Precision::kTf32
                         ? "tf32 is fp32 training with TF32 math: use fp32"
                         : "for a 4-bit frozen base model use method: qlora with precision: bf16");
     }
-    job.precision = *p;
+    job.precision = tp->precision;
+    job.fp4_gemms = tp->fp4_gemms;
   }
   if (const Entry* e = get_train("framework")) {
     auto s = r.Str(*e);

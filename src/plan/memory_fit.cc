@@ -42,14 +42,14 @@ Result<TrainMemoryOptions> BuildTrainOptions(const MemoryRequest& a, const Model
   }
   o.method = *method;
   std::string prec = a.precision.empty() ? "bf16" : a.precision;
-  auto p = ParsePrecision(prec);
-  if (!p || *p == Precision::kInt8 || *p == Precision::kInt4 || *p == Precision::kTf32) {
-    return MakeError(
-        ErrorCode::kInvalidArgument, "--precision", "unknown training precision \"" + prec + "\"",
-        ChoiceHint(prec, {PrecisionName(Precision::kBf16), PrecisionName(Precision::kFp16),
-                          PrecisionName(Precision::kFp8), PrecisionName(Precision::kFp32)}));
+  auto p = ParseTrainPrecision(prec);
+  if (!p) {
+    return MakeError(ErrorCode::kInvalidArgument, "--precision",
+                     "unknown training precision \"" + prec + "\"",
+                     ChoiceHint(prec, TrainPrecisionNames()));
   }
-  o.precision = *p;
+  o.precision = p->precision;
+  o.fp4_gemms = p->fp4_gemms;
   auto opt = ParseOptimizer(a.optimizer);
   if (!opt) {
     return MakeError(ErrorCode::kInvalidArgument, "--optimizer",

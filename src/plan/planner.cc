@@ -197,7 +197,9 @@ Result<TrainPlanResult> PlanTrainingImpl(const TrainJobSpec& job, const Catalog&
     const Accelerator* acc = catalog.FindAccelerator(k.acc);
     if (!acc) continue;
     // The step model runs fp32 jobs on the TF32 tensor path: bound with the same peak.
-    auto peak = acc->PeakFor(job.precision == Precision::kFp32 ? Precision::kTf32 : job.precision);
+    auto peak = job.fp4_gemms ? acc->fp4
+                              : acc->PeakFor(job.precision == Precision::kFp32 ? Precision::kTf32
+                                                                               : job.precision);
     if (!peak) {
       if (no_precision.empty() || no_precision.back() != acc->id) no_precision.push_back(acc->id);
       continue;
@@ -414,10 +416,15 @@ Result<TrainPlanResult> PlanTrainingImpl(const TrainJobSpec& job, const Catalog&
     }
   }
   if (!no_precision.empty()) {
-    out.notes.push_back(fmt::format(
-        "{} {} no {} path (Volta/Turing have no bf16): not planned; use --precision fp16 there",
-        fmt::join(no_precision, ", "), no_precision.size() == 1 ? "has" : "have",
-        PrecisionName(job.precision)));
+    out.notes.push_back(
+        job.fp4_gemms
+            ? fmt::format("{} {} no FP4 tensor cores (NVFP4 training needs Blackwell: B200, "
+                          "GB200, B300, GB300): not planned; use --precision fp8 there",
+                          fmt::join(no_precision, ", "), no_precision.size() == 1 ? "has" : "have")
+            : fmt::format("{} {} no {} path (Volta/Turing have no bf16): not planned; use "
+                          "--precision fp16 there",
+                          fmt::join(no_precision, ", "), no_precision.size() == 1 ? "has" : "have",
+                          PrecisionName(job.precision)));
   }
   if (skipped_fixed)
     out.notes.push_back(
@@ -478,9 +485,12 @@ Trace ExplainTrainPlan(const TrainJobSpec& job, const TrainPlan& plan, const Cat
                                            : DefaultGlobalBatch(job, hw.gpus());
   tj.tokens = job.TotalTokens();
   tj.samples = job.samples * job.epochs;
-  t.Add("accelerator peak",
-        fmt::format("dense {} peak of {}", PrecisionName(job.precision), acc->id),
-        acc->PeakFor(job.precision).value_or(FlopPerSec(0)).value() / 1e12, "TFLOP/s");
+  t.Add(
+      "accelerator peak",
+      fmt::format("dense {} peak of {}", TrainPrecisionName(job.precision, job.fp4_gemms), acc->id),
+      (job.fp4_gemms ? acc->fp4 : acc->PeakFor(job.precision)).value_or(FlopPerSec(0)).value() /
+          1e12,
+      "TFLOP/s");
   t.Add("GEMM efficiency", "calibration gemm_efficiency for " + acc->arch, cal.GemmEfficiency(*acc),
         "");
   t.Add("intra-node bandwidth per GPU",

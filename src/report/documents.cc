@@ -37,7 +37,7 @@ json TrainSectionJson(const MemoryAnalysis& a, const TrainMemoryAnalysis& t) {
   const auto& par = t.reference;
   j["model"] = ModelJson(a);
   j["options"] = {{"method", TrainMethodName(o.method)},
-                  {"precision", PrecisionName(o.precision)},
+                  {"precision", TrainPrecisionName(o.precision, o.fp4_gemms)},
                   {"master_weights", o.master_weights},
                   {"optimizer", OptimizerName(o.optimizer)},
                   {"micro_batch", o.micro_batch},

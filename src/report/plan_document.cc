@@ -177,7 +177,7 @@ json TrainPlanDocument(const TrainJobSpec& job, const TrainPlanResult& res, cons
               {"model_ref", ModelReference(job.model_arg, job.model)},
               {"params", pc.total},
               {"method", TrainMethodName(job.method)},
-              {"precision", PrecisionName(job.precision)},
+              {"precision", TrainPrecisionName(job.precision, job.fp4_gemms)},
               {"optimizer", OptimizerName(job.optimizer)},
               {"tokens", job.TotalTokens()},
               {"seq_len", job.seq_len},

@@ -55,7 +55,10 @@ std::variant<TrainSetup, Unsupported> BuildTrain(const ModelSpec& m, const Json&
   if (!method) return Unsupported{"unknown method \"" + Str(w, "method") + "\""};
   s.opt.method = *method;
   std::string prec = Str(w, "precision");
-  if (!prec.empty()) {
+  if (auto fp4 = ParseTrainPrecision(prec); fp4 && fp4->fp4_gemms) {
+    s.opt.precision = fp4->precision;  // NVFP4 training: "fp4", "nvfp4"
+    s.opt.fp4_gemms = true;
+  } else if (!prec.empty()) {
     auto p = PrecisionInText(prec);  // "bf16", or a longer text naming it ("BF16 AMP")
     if (!p) return Unsupported{"unknown precision \"" + prec + "\""};
     s.opt.precision = *p;

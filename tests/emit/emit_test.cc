@@ -724,6 +724,31 @@ TEST(Emit, UnevenInterleavingLaunchesWithAPipelineLayout) {
   }
 }
 
+// An NVFP4 ("fp4") plan launches through Megatron-Core's FP4 recipe flags; the Trainer and
+// DeepSpeed launches have no FP4 recipe, so another framework's fp4 plan is not yet launched.
+TEST(Emit, Fp4PlansLaunchWithMegatronsNvfp4Recipe) {
+  json doc = json::parse(PlanText(Scenarios()[5]));
+  json& plan = doc["plans"][0];
+  doc["job"]["precision"] = "fp4";
+  plan["layout"]["framework"] = "megatron-core";
+  plan["layout"]["zero_stage"] = 1;
+  auto r = gpuplan::Emit(doc.dump(), "slurm", {}, Cat());
+  ASSERT_TRUE(r) << r.error().ToString();
+  std::string launch;
+  for (const auto& f : *r) launch += f.contents;
+  EXPECT_EQ(Flag(launch, "--fp4-format"), "e2m1");
+  EXPECT_EQ(Flag(launch, "--fp4-recipe"), "nvfp4");
+  EXPECT_EQ(launch.find("--fp8-format"), std::string::npos);
+  plan["layout"]["framework"] = "fsdp";
+  plan["layout"]["zero_stage"] = 3;
+  for (const char* target : {"hf", "slurm", "k8s"}) {
+    auto bad = gpuplan::Emit(doc.dump(), target, {}, Cat());
+    ASSERT_FALSE(bad) << target;
+    EXPECT_EQ(bad.error().code, gpuplan::ErrorCode::kUnsupported) << target;
+    EXPECT_EQ(bad.error().field, "job.precision") << target;
+  }
+}
+
 TEST(EmitCli, BadInputExitsTwoAndLeavesNoFiles) {
   TempDir dir;
   const std::string train = dir.Write("train.json", PlanText(Scenarios()[4]));

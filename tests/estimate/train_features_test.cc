@@ -895,5 +895,50 @@ TEST(AttentionKernels, Fa2OnHopperUnlessMegatronCore) {
   EXPECT_GT(generic.compute.value(), fused.compute.value());
 }
 
+// NVFP4 training ("fp4"): the linear layers' GEMMs on the FP4 tensor cores, everything else as
+// FP8 training. It needs FP4 tensor cores, so Hopper has no step; on B200 the GEMMs run at the
+// FP4 rate (9 PF dense against 4.5 PF FP8), so the step is faster but not 2x (attention and
+// the element-wise passes stay at their rates); the lower bound the search prunes with follows.
+TEST(Nvfp4Training, GemmsOnTheFp4TensorCores) {
+  auto fp4 = ParseTrainPrecision("NVFP4");
+  ASSERT_TRUE(fp4.has_value());
+  EXPECT_EQ(fp4->precision, Precision::kFp8);
+  EXPECT_TRUE(fp4->fp4_gemms);
+  EXPECT_TRUE(ParseTrainPrecision("fp4")->fp4_gemms);
+  EXPECT_FALSE(ParseTrainPrecision("fp8")->fp4_gemms);
+  EXPECT_EQ(ParseTrainPrecision("bf16-mixed")->precision, Precision::kBf16);
+  EXPECT_FALSE(ParseTrainPrecision("int8").has_value());
+  EXPECT_FALSE(ParseTrainPrecision("tf32").has_value());
+  EXPECT_STREQ(TrainPrecisionName(Precision::kFp8, true), "fp4");
+
+  const ModelSpec& m = Preset("Llama-3.1-8B");
+  Parallelism par;
+  par.dp = 8;
+  par.zero_stage = 1;
+  TrainMemoryOptions o8;
+  o8.precision = Precision::kFp8;
+  o8.seq_len = 4096;
+  o8.micro_batch = 2;
+  TrainMemoryOptions o4 = o8;
+  o4.fp4_gemms = true;
+  const Calibration& cal = DefaultCalibration();
+  const HardwareView b200 = Hw("B200-HGX");
+  const StepTime s8 = EstimateTrainStep(m, par, o8, 128, b200, cal);
+  const StepTime s4 = EstimateTrainStep(m, par, o4, 128, b200, cal);
+  ASSERT_TRUE(s8.valid && s4.valid) << s8.reason << s4.reason;
+  EXPECT_LT(s4.total.value(), s8.total.value());
+  EXPECT_GT(s4.total.value(), 0.5 * s8.total.value());
+  const StepConstants k = StepConstants::From(cal, b200);
+  EXPECT_LE(TrainStepLowerBound(m, par, o4, 128, b200, k).value(), s4.total.value());
+  EXPECT_LT(TrainStepLowerBound(m, par, o4, 128, b200, k).value(),
+            TrainStepLowerBound(m, par, o8, 128, b200, k).value());
+  // Memory is FP8 training's.
+  EXPECT_DOUBLE_EQ(EstimateTrainingMemory(m, par, o4).Total().value(),
+                   EstimateTrainingMemory(m, par, o8).Total().value());
+  const StepTime h100 = EstimateTrainStep(m, par, o4, 128, Hw("H100-SXM5-80GB"), cal);
+  EXPECT_FALSE(h100.valid);
+  EXPECT_NE(h100.reason.find("FP4 tensor cores"), std::string::npos) << h100.reason;
+}
+
 }  // namespace
 }  // namespace gpuplan

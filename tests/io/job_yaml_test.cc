@@ -443,7 +443,7 @@ const BadCase kBad[] = {
      ErrorCode::kInvalidArgument, "t.yaml:3:train.precision", "unknown precision", "bf16"},
     {"int4 precision", "model: llama-2-7b\ntrain:\n  precision: int4\n  data: {tokens: 1B}\n",
      ErrorCode::kInvalidArgument, "t.yaml:3:train.precision",
-     "must be bf16, fp16, fp8 or fp32, got \"int4\"", "qlora"},
+     "must be bf16, fp16, fp8, fp4 or fp32, got \"int4\"", "qlora"},
     {"unknown optimizer", "model: llama-2-7b\ntrain:\n  optimizer: adamx\n  data: {tokens: 1B}\n",
      ErrorCode::kInvalidArgument, "t.yaml:3:train.optimizer", "unknown optimizer", "adam"},
     {"unknown objective", "model: llama-2-7b\ntrain: {data: {tokens: 1B}}\nobjective: cheap\n",
