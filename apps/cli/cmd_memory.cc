@@ -66,13 +66,13 @@ std::string TrainText(const MemoryAnalysis& an, const TrainMemoryAnalysis& t,
   const ParamCounts& pc = an.params;
   const Currency cur = an.currency;
   std::string text;
-  std::string prec_desc =
-      a.guide_b4
-          ? fmt::format("pure {} (no fp32 master; guide B4 arithmetic)",
-                        PrecisionName(o->precision))
-          : (o->precision == Precision::kFp32
-                 ? std::string("fp32")
-                 : fmt::format("{} mixed precision (fp32 master)", PrecisionName(o->precision)));
+  std::string prec_desc = a.guide_b4
+                              ? fmt::format("pure {} (no fp32 master; guide B4 arithmetic)",
+                                            PrecisionName(o->precision))
+                              : (o->precision == Precision::kFp32
+                                     ? std::string("fp32")
+                                     : fmt::format("{} mixed precision (fp32 master)",
+                                                   TrainPrecisionName(o->precision, o->fp4_gemms)));
   // Quantized optimizers (8-bit, 4-bit) store their own codes; the state dtype applies to the
   // others.
   const bool quantized_states =

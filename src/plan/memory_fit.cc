@@ -112,7 +112,10 @@ Result<InferMemoryOptions> BuildInferOptions(const MemoryRequest& a, const Model
   }
   o.engine = *eng;
   o.weight_precision = m.dtype == Precision::kFp32 ? Precision::kBf16 : m.dtype;
-  if (!a.precision.empty()) {
+  // The training precision fp4 (NVFP4) serves as NVFP4 weights (the quantisation preset).
+  const auto train_p = ParseTrainPrecision(a.precision);
+  const bool nvfp4 = train_p && train_p->fp4_gemms;
+  if (!a.precision.empty() && !nvfp4) {
     auto p = ParsePrecision(a.precision);
     if (!p) {
       return MakeError(ErrorCode::kInvalidArgument, "--precision",
@@ -122,6 +125,10 @@ Result<InferMemoryOptions> BuildInferOptions(const MemoryRequest& a, const Model
     o.weight_precision = *p;
   }
   o.quant = m.quant;
+  if (nvfp4 && a.quant.empty()) {
+    if (auto st = ApplyQuantName("nvfp4", "--precision", o.weight_precision, o.quant); !st)
+      return st.error();
+  }
   if (!a.quant.empty()) {
     if (auto st = ApplyQuantName(a.quant, "--quant", o.weight_precision, o.quant); !st)
       return st.error();

@@ -105,6 +105,15 @@ Result<TrainPlanResult> PlanTrainingImpl(const TrainJobSpec& job, const Catalog&
                                          bool with_guide) {
   TrainPlanResult out;
   out.prices_as_of = catalog.PricesAsOf();
+  if (job.fp4_gemms && job.framework != TrainFramework::kGeneric &&
+      job.framework != TrainFramework::kMegatronCore) {
+    // FrameworkSupports' rule, said once instead of "no layout" for every shape.
+    return MakeError(ErrorCode::kInvalidArgument, "train.framework",
+                     fmt::format("NVFP4 training (precision fp4) runs under Megatron-Core's "
+                                 "Transformer Engine recipe; {} has none",
+                                 TrainFrameworkName(job.framework)),
+                     "use --framework megatron-core (or leave it unset), or --precision fp8");
+  }
   const double setup_hours = cal.Get("job_setup_hours", 0.15);
   // The framework's capabilities (what it overlaps, which ZeRO stages and pipelines it offers).
   Calibration fw_cal = cal;

@@ -640,3 +640,37 @@ TEST(Planner, GuideA2LoraRuleShownBesideThePlan) {
 
 }  // namespace
 }  // namespace gpuplan
+
+namespace gpuplan {
+namespace {
+
+// NVFP4 training is Transformer Engine's recipe under Megatron-Core: asking another framework
+// for it is an input error that names the field, not "no layout" for every shape; without FP4
+// tensor cores there is no plan, and the note says why.
+TEST(Nvfp4Planning, MegatronCoreOnBlackwellOnly) {
+  TrainJobSpec j = JobFor("llama-3.1-8b", 1e9, 4096);
+  j.precision = Precision::kFp8;
+  j.fp4_gemms = true;
+  j.gpus = {"B200"};
+  j.framework = TrainFramework::kDeepSpeed;
+  auto bad = PlanTraining(j, Cat(), DefaultCalibration());
+  ASSERT_FALSE(bad);
+  EXPECT_EQ(bad.error().code, ErrorCode::kInvalidArgument);
+  EXPECT_EQ(bad.error().field, "train.framework");
+  j.framework = TrainFramework::kGeneric;
+  auto good = PlanTraining(j, Cat(), DefaultCalibration());
+  ASSERT_TRUE(good) << good.error().ToString();
+  ASSERT_FALSE(good->plans.empty());
+  EXPECT_EQ(good->plans[0].framework, TrainFramework::kMegatronCore);
+  j.gpus = {"H100"};
+  auto hopper = PlanTraining(j, Cat(), DefaultCalibration());
+  ASSERT_TRUE(hopper) << hopper.error().ToString();
+  EXPECT_TRUE(hopper->plans.empty());
+  bool said = false;
+  for (const auto& n : hopper->notes)
+    said = said || n.find("no FP4 tensor cores") != std::string::npos;
+  EXPECT_TRUE(said);
+}
+
+}  // namespace
+}  // namespace gpuplan
