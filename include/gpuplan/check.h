@@ -56,6 +56,7 @@ struct SetupTraining {
   ModelSpec model;
   TrainMethod method = TrainMethod::kFull;
   Precision precision = Precision::kBf16;
+  bool fp4_gemms = false;  // precision "fp4": NVFP4 GEMMs (TrainMemoryOptions::fp4_gemms)
   int micro_batch = 1;
   int seq_len = 0;                           // 0 = the model family default (EffectiveSeqLen)
   std::optional<int> global_batch;           // sequences per step

@@ -77,6 +77,7 @@ class Rules {
     spec.model = t.model;
     spec.method = t.method;
     spec.precision = t.precision;
+    spec.fp4_gemms = t.fp4_gemms;
     spec.dataset = t.dataset;
     TrainFacts f;
     f.model = &t.model;

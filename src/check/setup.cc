@@ -116,6 +116,7 @@ Result<TrainShape> ShapeTraining(const SetupTraining& t, int gpus) {
   spec.global_batch = t.global_batch.value_or(0);
   s.opt.method = t.method;
   s.opt.precision = t.precision;
+  s.opt.fp4_gemms = t.fp4_gemms;
   s.opt.micro_batch = t.micro_batch;
   s.opt.seq_len = EffectiveSeqLen(spec);
   s.opt.recompute = t.recompute;

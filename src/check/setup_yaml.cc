@@ -227,11 +227,11 @@ Result<SetupTraining> ReadTraining(const Reader& r, const Section& sec) {
   GPUPLAN_ASSIGN_OR_RETURN(m,
                            n.Choice<TrainMethod>("method", ParseTrainMethod, TrainMethodNames()));
   t.method = m.value_or(TrainMethod::kFull);
-  std::optional<Precision> p;
-  GPUPLAN_ASSIGN_OR_RETURN(p, n.Choice<Precision>("precision", ParsePrecision,
-                                                  NamesOf({Precision::kFp32, Precision::kBf16,
-                                                           Precision::kFp16, Precision::kFp8})));
-  t.precision = p.value_or(Precision::kBf16);
+  std::optional<TrainPrecision> p;
+  GPUPLAN_ASSIGN_OR_RETURN(
+      p, n.Choice<TrainPrecision>("precision", ParseTrainPrecision, TrainPrecisionNames()));
+  t.precision = p ? p->precision : Precision::kBf16;
+  t.fp4_gemms = p && p->fp4_gemms;
   std::optional<int> i;
   // The job files' and flags' ranges (include/gpuplan/input.h): one validation layer.
   GPUPLAN_ASSIGN_OR_RETURN(i, n.Int("micro_batch", 1, kMaxGlobalBatch));

@@ -207,6 +207,22 @@ TEST(CheckTest, GoodSetupHasNoWarnings) {
   }
 }
 
+// A setup's training precision takes the planner's names, fp4 (NVFP4) included, and the same
+// step model: NVFP4 on H100s is a layout that cannot run, with the reason.
+TEST(CheckTest, Fp4SetupOnHopperCannotRun) {
+  std::string yaml = Example("good_8xh100_training");
+  const auto at = yaml.find("precision: bf16");
+  ASSERT_NE(at, std::string::npos);
+  yaml.replace(at, std::string("precision: bf16").size(), "precision: fp4");
+  const auto fs = Check(yaml);
+  const Finding* bad = Find(fs, "layout-invalid", Severity::kError);
+  ASSERT_NE(bad, nullptr);
+  EXPECT_NE(bad->message.find("no FP4 tensor cores"), std::string::npos) << bad->message;
+  yaml.replace(yaml.find("precision: fp4"), std::string("precision: fp4").size(),
+               "precision: int8");
+  EXPECT_FALSE(ParseSetupYaml(yaml, "t.yaml").ok());  // not a training precision
+}
+
 TEST(CheckTest, ErrorsComeFirst) {
   const auto fs = Check(Example("two_zones_spot_no_rdma"));
   ASSERT_FALSE(fs.empty());
