@@ -149,6 +149,10 @@ StepTime EstimateTrainStep(const ModelSpec& m, const Parallelism& par,
                            const Calibration& cal, Trace* trace = nullptr,
                            const StepConstants* k = nullptr);
 
+// The tensor rate a training step's linear layers run at: the precision's (fp32 as TF32), or
+// the FP4 rate for NVFP4 training; nullopt where the device has neither.
+std::optional<FlopPerSec> TrainGemmPeak(const Accelerator& acc, Precision p, bool fp4_gemms);
+
 // A lower bound on EstimateTrainStep(...).total for every micro-batch, recompute, ZeRO stage,
 // offload and interleaving choice of the layout `par` (tp, pp, dp, cp, ep) at `global_batch`:
 // GEMM work at the asymptotic GEMM efficiency, the byte part of TP and EP traffic, no

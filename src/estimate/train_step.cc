@@ -120,14 +120,10 @@ Flop FlopsPerToken(const ModelSpec& m, const ParamCounts& pc, int seq_len, Train
 }
 }  // namespace
 
-namespace {
-// The tensor rate the linear layers run at: the precision's (fp32 as TF32), or the FP4 rate
-// for NVFP4 training (none without FP4 tensor cores).
-std::optional<FlopPerSec> GemmPeak(const Accelerator& acc, const TrainMemoryOptions& opt) {
-  if (opt.fp4_gemms) return acc.fp4;
-  return acc.PeakFor(opt.precision == Precision::kFp32 ? Precision::kTf32 : opt.precision);
+std::optional<FlopPerSec> TrainGemmPeak(const Accelerator& acc, Precision p, bool fp4_gemms) {
+  if (fp4_gemms) return acc.fp4;
+  return acc.PeakFor(p == Precision::kFp32 ? Precision::kTf32 : p);
 }
-}  // namespace
 
 StepTime EstimateTrainStep(const ModelSpec& m, const Parallelism& par,
                            const TrainMemoryOptions& opt, int global_batch, const HardwareView& hw,
@@ -147,7 +143,7 @@ StepTime EstimateTrainStep(const ModelSpec& m, const Parallelism& par,
   const int mb = global_batch / (b * dp);
   st.num_microbatches = mb;
   const Precision math = opt.precision;
-  auto peak_opt = GemmPeak(acc, opt);
+  auto peak_opt = TrainGemmPeak(acc, opt.precision, opt.fp4_gemms);
   if (!peak_opt) {
     st.reason = opt.fp4_gemms ? acc.id +
                                     " has no FP4 tensor cores (NVFP4 training needs "
@@ -545,7 +541,7 @@ Seconds TrainStepLowerBound(const ModelSpec& m, const Parallelism& par,
   if (!m.is_transformer() || m.layers <= 0 || m.hidden <= 0 || global_batch <= 0) return Seconds(0);
   const Accelerator& acc = *hw.acc;
   const Precision math = opt.precision;
-  auto peak = GemmPeak(acc, opt);
+  auto peak = TrainGemmPeak(acc, opt.precision, opt.fp4_gemms);
   if (!peak) return Seconds(0);
   const int tp = std::max(1, par.tp), pp = std::max(1, par.pp), dp = std::max(1, par.dp);
   const int cp = std::max(1, par.cp), ep = std::max(1, par.ep);

@@ -206,9 +206,7 @@ Result<TrainPlanResult> PlanTrainingImpl(const TrainJobSpec& job, const Catalog&
     const Accelerator* acc = catalog.FindAccelerator(k.acc);
     if (!acc) continue;
     // The step model runs fp32 jobs on the TF32 tensor path: bound with the same peak.
-    auto peak = job.fp4_gemms ? acc->fp4
-                              : acc->PeakFor(job.precision == Precision::kFp32 ? Precision::kTf32
-                                                                               : job.precision);
+    auto peak = TrainGemmPeak(*acc, job.precision, job.fp4_gemms);
     if (!peak) {
       if (no_precision.empty() || no_precision.back() != acc->id) no_precision.push_back(acc->id);
       continue;
