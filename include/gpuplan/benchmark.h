@@ -22,8 +22,22 @@ struct TrainBenchmark {
   std::string target;
   double samples_to_target = 0;  // mean at ref_global_batch
   int ref_global_batch = 0;
-  double batch_exponent = 0;      // samples x (batch / ref)^exponent above the reference
-  double eval_every_samples = 0;  // 0 = no evaluation cost modelled
+  double batch_exponent = 0;  // samples x (batch / ref)^exponent above the reference (no RCPs)
+  // The benchmark's reference convergence points (MLCommons rcp_checker): global batch and the
+  // mean samples its reference runs took to the target (olympic mean: fastest and slowest run
+  // dropped), ascending in batch. A round's rules may publish new ones: each set applies from
+  // its round (MLPerf Training vX.Y as X.Y; 0 = every round) until the next set's. Empty = none
+  // published; batch_exponent is used instead.
+  struct ConvergencePoint {
+    int global_batch = 0;
+    double samples = 0;
+  };
+  struct ConvergenceSet {
+    double from_round = 0;
+    std::vector<ConvergencePoint> points;
+  };
+  std::vector<ConvergenceSet> rcp;  // ascending in from_round
+  double eval_every_samples = 0;    // 0 = no evaluation cost modelled
   double eval_samples = 0;
   std::optional<double> gflops_per_sample;  // the benchmark model's forward FLOPs per sample
   // Mean real (non-padding) tokens per sample where the reference implementations run the
@@ -31,8 +45,11 @@ struct TrainBenchmark {
   std::optional<double> mean_tokens_per_sample;
   std::string source, as_of, notes;
 
-  // Training samples to the target at `global_batch` (0 = the reference batch).
-  double SamplesToTarget(int global_batch) const;
+  // Training samples to the target at `global_batch` (0 = the reference batch) under the rules
+  // of MLPerf Training round `round` (4.1 for v4.1; 0 = the latest). With RCPs: the
+  // rcp_checker's linear interpolation between the two nearest reference batches, the smallest
+  // batch's mean below them and the last segment's slope beyond them; else the power law.
+  double SamplesToTarget(int global_batch, double round = 0) const;
   // Tokens a sample costs at sequence length `seq_len`: its mean real tokens where the
   // benchmark's samples run packed, else seq_len (every position computed).
   double TokensPerSample(int seq_len) const;

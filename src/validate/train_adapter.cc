@@ -5,6 +5,7 @@
 // answer.
 #include <algorithm>
 #include <cmath>
+#include <cctype>
 #include <fmt/format.h>
 
 #include "gpuplan/benchmark.h"
@@ -388,6 +389,21 @@ Predicted TimeAtAchievedRate(const ModelSpec& m, const TrainSetup& s, const Json
   return static_cast<double>(job.global_batch) * s.opt.seq_len * seconds_per_token;
 }
 
+// The MLPerf Training round a case's results come from ("training_results_v4.1" in its source:
+// 4.1), whose rules fix the reference convergence points; 0 when the source names none (the
+// latest rules apply).
+double MlperfTrainingRound(const std::string& source) {
+  static const std::string kTag = "training_results_v";
+  const auto at = source.find(kTag);
+  if (at == std::string::npos) return 0;
+  std::size_t end = at + kTag.size();
+  while (end < source.size() &&
+         (std::isdigit(static_cast<unsigned char>(source[end])) || source[end] == '.')) {
+    ++end;
+  }
+  return internal::ParseDouble(source.substr(at + kTag.size(), end - at - kTag.size())).value_or(0);
+}
+
 }  // namespace
 
 Predicted PredictTrainingPerf(ModelSpec m, const Json& w, const Json& hwj,
@@ -510,7 +526,7 @@ Predicted PredictTrainingPerf(ModelSpec m, const Json& w, const Json& hwj,
   // evaluation passes (forward only: a third of a training step's work, half for LoRA).
   double eval_overhead = 0;
   if (job.tokens <= 0 && bench && metric == "time_to_train_min") {
-    const double samples = bench->SamplesToTarget(job.global_batch);
+    const double samples = bench->SamplesToTarget(job.global_batch, MlperfTrainingRound(source));
     job.tokens = samples * (m.is_transformer() ? bench->TokensPerSample(s.opt.seq_len) : 1);
     const bool peft = s.opt.method == TrainMethod::kLora || s.opt.method == TrainMethod::kQlora;
     eval_overhead = bench->EvalOverhead(peft ? 0.5 : 1.0 / 3.0);
@@ -607,7 +623,8 @@ Predicted PredictTrainingPerf(ModelSpec m, const Json& w, const Json& hwj,
       return Unsupported{"time to train needs tokens (or samples) to the target"};
     if (g_trace && bench) {
       g_trace->Add("benchmark " + bench->id, "samples to target at this batch",
-                   bench->SamplesToTarget(job.global_batch), "samples");
+                   bench->SamplesToTarget(job.global_batch, MlperfTrainingRound(source)),
+                   "samples");
       g_trace->Add("evaluation overhead", "eval samples / eval interval x forward share",
                    eval_overhead, "");
     }

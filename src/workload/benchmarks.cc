@@ -8,7 +8,29 @@
 
 namespace gpuplan {
 
-double TrainBenchmark::SamplesToTarget(int global_batch) const {
+double TrainBenchmark::SamplesToTarget(int global_batch, double round) const {
+  if (!rcp.empty()) {
+    // The set of the case's round (the latest when none is given), then MLPerf's rcp_checker
+    // rule for a batch between two published ones: np.interp of their means. Flat below the
+    // smallest batch (smaller batches converge in no fewer samples); the last segment's slope
+    // above the largest.
+    const ConvergenceSet* set = &rcp.back();
+    if (round > 0) {
+      set = &rcp.front();
+      for (const auto& s : rcp) {
+        if (s.from_round <= round + 1e-9) set = &s;
+      }
+    }
+    const auto& pts = set->points;
+    const double b = global_batch > 0 ? global_batch : ref_global_batch;
+    if (pts.size() == 1 || b <= pts.front().global_batch) return pts.front().samples;
+    std::size_t hi = 1;
+    while (hi + 1 < pts.size() && pts[hi].global_batch < b) ++hi;
+    const ConvergencePoint& p = pts[hi - 1];
+    const ConvergencePoint& q = pts[hi];
+    return p.samples + (q.samples - p.samples) * (b - p.global_batch) /
+                           static_cast<double>(q.global_batch - p.global_batch);
+  }
   double n = samples_to_target;
   if (global_batch > ref_global_batch && ref_global_batch > 0 && batch_exponent > 0) {
     n *= std::pow(static_cast<double>(global_batch) / ref_global_batch, batch_exponent);
@@ -24,6 +46,54 @@ double TrainBenchmark::EvalOverhead(double forward_share) const {
   if (eval_every_samples <= 0 || eval_samples <= 0) return 0;
   return eval_samples / eval_every_samples * forward_share;
 }
+
+namespace {
+// "[vX.Y=]batch:samples|batch:samples|...[;vX.Y=...]": sets ascending in round, each with
+// batches strictly ascending and positive sample counts.
+Result<std::vector<TrainBenchmark::ConvergenceSet>> ParseConvergenceSets(
+    const internal::RowReader& r) {
+  std::vector<TrainBenchmark::ConvergenceSet> out;
+  const std::string cell = r.Str("rcp");
+  if (cell.empty()) return out;
+  auto bad = [&](const std::string& item) {
+    std::string what = "bad convergence point \"";
+    what.append(item).append("\"");
+    return MakeError(ErrorCode::kParse, r.Where("rcp"), what,
+                     "write batch:samples pairs joined by '|', batches ascending, and start a "
+                     "later round's set with ';vX.Y=' (v4.0=512:2560000|1024:2839273)");
+  };
+  for (std::string group : internal::Split(cell, ';')) {
+    TrainBenchmark::ConvergenceSet set;
+    if (const auto eq = group.find('='); eq != std::string::npos) {
+      const std::string tag = internal::Trim(group.substr(0, eq));
+      const auto round = tag.size() > 1 && (tag[0] == 'v' || tag[0] == 'V')
+                             ? internal::ParseDouble(tag.substr(1))
+                             : std::nullopt;
+      if (!round || *round <= 0 || (!out.empty() && *round <= out.back().from_round)) {
+        return bad(group);
+      }
+      set.from_round = *round;
+      group = group.substr(eq + 1);
+    } else if (!out.empty()) {
+      return bad(group);
+    }
+    for (const auto& item : internal::Split(group, '|')) {
+      const auto parts = internal::Split(item, ':');
+      const auto batch = parts.size() == 2 ? internal::ParseDouble(parts[0]) : std::nullopt;
+      const auto samples = parts.size() == 2 ? internal::ParseDouble(parts[1]) : std::nullopt;
+      if (!batch || !samples || *batch < 1 || *batch >= (1 << 30) || *batch != std::floor(*batch) ||
+          *samples <= 0) {
+        return bad(item);
+      }
+      TrainBenchmark::ConvergencePoint p{static_cast<int>(*batch), *samples};
+      if (!set.points.empty() && p.global_batch <= set.points.back().global_batch) return bad(item);
+      set.points.push_back(p);
+    }
+    out.push_back(std::move(set));
+  }
+  return out;
+}
+}  // namespace
 
 Result<std::vector<TrainBenchmark>> ParseTrainBenchmarks(std::string_view csv,
                                                          std::string_view label) {
@@ -45,6 +115,7 @@ Result<std::vector<TrainBenchmark>> ParseTrainBenchmarks(std::string_view csv,
     GPUPLAN_ASSIGN_OR_RETURN(b.samples_to_target, r.Number("samples_to_target", 1));
     GPUPLAN_ASSIGN_OR_RETURN(b.ref_global_batch, r.Int("ref_global_batch", 1));
     GPUPLAN_ASSIGN_OR_RETURN(b.batch_exponent, r.Number("batch_exponent", 0));
+    GPUPLAN_ASSIGN_OR_RETURN(b.rcp, ParseConvergenceSets(r));
     std::optional<double> v;
     GPUPLAN_ASSIGN_OR_RETURN(v, r.OptNumber("eval_every_samples"));
     b.eval_every_samples = v.value_or(0);

@@ -111,7 +111,7 @@ TEST(TrainBenchmarkTable, ResnetRowMatchesTheCsv) {
   const TrainBenchmark* b = FindTrainBenchmark("resnet");
   ASSERT_NE(b, nullptr);
   EXPECT_EQ(b->samples_per_epoch, 1281167);
-  EXPECT_EQ(b->samples_to_target, 46122012);
+  EXPECT_EQ(b->samples_to_target, 45037948);  // RCP olympic mean at 3264: 35.15 epochs
   EXPECT_EQ(b->ref_global_batch, 3264);
   EXPECT_DOUBLE_EQ(b->batch_exponent, 0.07);
   EXPECT_EQ(b->eval_every_samples, 5124668);
@@ -120,35 +120,71 @@ TEST(TrainBenchmarkTable, ResnetRowMatchesTheCsv) {
   EXPECT_FALSE(b->source.empty());
 }
 
-TEST(TrainBenchmarkTable, SamplesToTargetGrowsAboveTheReferenceBatchOnly) {
+// Samples to the target follow the benchmark's reference convergence points (MLCommons
+// rcp_checker): the olympic mean of the reference runs at each published batch, interpolated
+// linearly between the two nearest ones as the checker does, flat below the smallest batch and
+// along the last segment above the largest.
+TEST(TrainBenchmarkTable, SamplesToTargetInterpolatesTheRcps) {
   const TrainBenchmark* b = FindTrainBenchmark("mlperf/resnet");
   ASSERT_NE(b, nullptr);
-  const double n = 46122012, ref = 3264, x = 0.07;
-  // At or below the reference batch (and 0 = the reference batch): the mean itself.
-  EXPECT_EQ(b->SamplesToTarget(0), n);
-  EXPECT_EQ(b->SamplesToTarget(3264), n);
-  EXPECT_EQ(b->SamplesToTarget(1024), n);
-  EXPECT_EQ(b->SamplesToTarget(1), n);
-  // Above: n x (batch / ref)^exponent.
-  for (int batch : {3265, 4096, 16384, 65536}) {
-    const double want = n * std::pow(batch / ref, x);
-    ExpectRelNear(b->SamplesToTarget(batch), want, 1e-12, "batch " + std::to_string(batch));
-    EXPECT_GT(b->SamplesToTarget(batch), n) << batch;
+  const double epoch = 1281167;
+  // Every row's reference batch is one of its RCP batches, at the recorded mean.
+  for (const auto& t : TrainBenchmarks()) {
+    if (t.rcp.empty()) continue;
+    EXPECT_NEAR(t.SamplesToTarget(0), t.samples_to_target, 1) << t.id;
+    EXPECT_NEAR(t.SamplesToTarget(t.ref_global_batch), t.samples_to_target, 1) << t.id;
   }
-  // 65536 is ~20x the reference: 20^0.07 ~ 1.23, i.e. ~23% more samples.
-  EXPECT_GT(b->SamplesToTarget(65536) / n, 1.2);
-  EXPECT_LT(b->SamplesToTarget(65536) / n, 1.3);
-  // The Stable Diffusion and Llama-2-70B LoRA rows follow their reference convergence points
-  // (mlcommons/logging RCPs): SD 2.60M samples at batch 512 and 4.02M at 2048 (1.55x; the
-  // fitted 0.28 gives 1.47x), LoRA 3187 at batch 8 and 11290 at 128 (3.54x; 0.45 gives 3.48x).
+  EXPECT_NEAR(b->SamplesToTarget(3264) / epoch, 35.15, 0.01);
+  EXPECT_NEAR(b->SamplesToTarget(1) / epoch, 35.0, 0.01);  // the smallest RCP batch's mean
+  // Between 49152 (68 epochs) and 58880 (80): NVIDIA's 3584-GPU v3.1 run at 57344 stopped at
+  // the evaluation after epoch 77 (training_results_v3.1 coreweave_hgxh100_n448 result_0).
+  EXPECT_NEAR(b->SamplesToTarget(57344) / epoch, 68 + 12 * (57344 - 49152) / 9728.0, 1e-6);
+  // The power law it replaces (36 epochs x 17.6^0.07) gave 44 epochs there.
+  EXPECT_GT(b->SamplesToTarget(57344) / epoch, 77);
+  // Beyond the largest batch the last segment continues.
+  const double last = b->SamplesToTarget(67840), prev = b->SamplesToTarget(65536);
+  EXPECT_NEAR(b->SamplesToTarget(70144) - last, last - prev, 1);
+  // Non-decreasing over the published range except where the reference runs were not.
+  EXPECT_GT(b->SamplesToTarget(65536), b->SamplesToTarget(32768));
+
+  // A round's rules pick their own set: Stable Diffusion's v5.0 reference runs at batch 512
+  // converge in 2.10M samples, v4.0/v4.1's in 2.56M; the latest rules are the default.
   const TrainBenchmark* sd = FindTrainBenchmark("sd");
   ASSERT_NE(sd, nullptr);
-  EXPECT_EQ(sd->SamplesToTarget(256), sd->samples_to_target);
-  ExpectRelNear(sd->SamplesToTarget(2048) / sd->samples_to_target, 4.02 / 2.60, 0.06, "sd 2048");
+  EXPECT_NEAR(sd->SamplesToTarget(512, 4.0), 2560000, 1);
+  EXPECT_NEAR(sd->SamplesToTarget(512, 4.1), 2560000, 1);
+  EXPECT_NEAR(sd->SamplesToTarget(512, 5.0), 2104889, 1);
+  EXPECT_NEAR(sd->SamplesToTarget(512), 2104889, 1);
+  EXPECT_NEAR(sd->SamplesToTarget(512, 3.1), 2560000, 1);  // before the first set: the first
+  EXPECT_NEAR(sd->SamplesToTarget(256, 4.0), 2561280, 1);  // v4.0 starts at 384: flat below
+  EXPECT_NEAR(sd->SamplesToTarget(256, 4.1), 2048000, 1);
+  EXPECT_NEAR(sd->SamplesToTarget(1536, 5.0), (2839273 + 4002909) / 2.0, 1);
   const TrainBenchmark* lora = FindTrainBenchmark("llama2_70b_lora");
   ASSERT_NE(lora, nullptr);
-  ExpectRelNear(lora->SamplesToTarget(128) / lora->samples_to_target, 11290.0 / 3187.0, 0.03,
-                "lora 128");
+  EXPECT_NEAR(lora->SamplesToTarget(8), 3179, 1);
+  EXPECT_NEAR(lora->SamplesToTarget(64), 6037 + (11264 - 6037) * 32 / 96.0, 1);
+}
+
+TEST(TrainBenchmarkTable, ParsesRoundTaggedRcpSetsAndRejectsBadOnes) {
+  const std::string header =
+      "id,aliases,dataset,samples_per_epoch,target,samples_to_target,ref_global_batch,"
+      "batch_exponent,rcp,eval_every_samples,eval_samples,gflops_per_sample,source,as_of,notes\n";
+  auto ok = ParseTrainBenchmarks(
+      header + "a/x,,,10,,100,8,0,v4.0=8:100|16:300;v5.0=8:80,,,,src,,\n", "bench.csv");
+  ASSERT_TRUE(ok.ok()) << ok.error().ToString();
+  const TrainBenchmark& t = (*ok)[0];
+  ASSERT_EQ(t.rcp.size(), 2u);
+  EXPECT_DOUBLE_EQ(t.rcp[0].from_round, 4.0);
+  EXPECT_DOUBLE_EQ(t.SamplesToTarget(12, 4.1), 200);
+  EXPECT_DOUBLE_EQ(t.SamplesToTarget(12), 80);  // one point: that mean at any batch
+  for (const std::string bad : {"8:100|8:200", "8:-1", "eight:100", "8:100;16:200",
+                                "v5.0=8:1;v4.0=8:2", "8.5:100", "x=8:100"}) {
+    auto r = ParseTrainBenchmarks(header + "a/x,,,10,,100,8,0," + bad + ",,,,src,,\n", "bench.csv");
+    ASSERT_FALSE(r.ok()) << bad;
+    const std::string msg = r.error().ToString();
+    EXPECT_TRUE(Has(msg, "rcp")) << msg;
+    EXPECT_TRUE(Has(msg, "bench.csv:2")) << msg;
+  }
 }
 
 TEST(TrainBenchmarkTable, EvalOverheadIsEvalSamplesOverIntervalTimesForwardShare) {
@@ -174,10 +210,9 @@ TEST(TrainBenchmarkTable, BertSamplesRunPackedAndConvergePerItsRcps) {
   ASSERT_NE(b, nullptr);
   EXPECT_EQ(b->id, "mlperf/bert");
   EXPECT_NEAR(b->TokensPerSample(512), 254.2, 1e-9);
-  EXPECT_NEAR(b->SamplesToTarget(3072), 2768215, 1);
-  EXPECT_NEAR(b->SamplesToTarget(256), 2768215, 1);  // flat below the reference batch
-  // RCP mean at 16384 is 5504307: the fitted exponent lands within 7%.
-  EXPECT_NEAR(b->SamplesToTarget(16384) / 5504307.0, 1.0, 0.07);
+  EXPECT_NEAR(b->SamplesToTarget(3072), 2764499, 1);   // RCP olympic means
+  EXPECT_NEAR(b->SamplesToTarget(448), 2414421, 1);    // smaller batches: no fewer samples
+  EXPECT_NEAR(b->SamplesToTarget(16384), 5505422, 1);  // twice the reference batch's
   EXPECT_NEAR(b->EvalOverhead(1.0 / 3), 10000.0 / 175000.0 / 3.0, 1e-15);
   const TrainBenchmark* resnet = FindTrainBenchmark("resnet");
   ASSERT_NE(resnet, nullptr);
@@ -192,8 +227,9 @@ TEST(TrainBenchmarkTable, Llama31RowsFollowTheirRcps) {
   ASSERT_NE(big, nullptr);
   ASSERT_NE(small, nullptr);
   EXPECT_NEAR(big->SamplesToTarget(1152), 313344, 1);
-  EXPECT_NEAR(big->SamplesToTarget(4608) / 488448.0, 1.0, 0.05);   // RCP mean at 4608
-  EXPECT_NEAR(small->SamplesToTarget(128) / 345907.2, 1.0, 0.07);  // RCP mean at 128
+  EXPECT_NEAR(big->SamplesToTarget(4608), 493056, 1);       // v5.1 RCP olympic mean at 4608
+  EXPECT_NEAR(big->SamplesToTarget(1152, 5.0), 322560, 1);  // v5.0's reference runs
+  EXPECT_NEAR(small->SamplesToTarget(128), 344747, 1);      // RCP olympic mean at 128
   EXPECT_EQ(big->samples_per_epoch, 0);
   EXPECT_EQ(big->EvalOverhead(1.0 / 3), 0);
   EXPECT_EQ(big->TokensPerSample(8192), 8192.0);

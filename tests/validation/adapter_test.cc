@@ -332,6 +332,35 @@ TEST(TrainAdapter, MlperfBertIsCoveredAndNvidiaRunsFused) {
   EXPECT_GT(nvidia, 1.15 * Predicted(stated));
 }
 
+// A time-to-train case runs the reference convergence points of its own round's rules (the
+// round is read from the results path): Stable Diffusion at batch 512 converges in 2.56M
+// samples under v4.1's RCPs and in 2.10M under v5.0's; a case naming no round takes the latest.
+TEST(TrainAdapter, TimeToTrainUsesItsRoundsRcps) {
+  auto line = [](const std::string& round) {
+    // No round: the case names its benchmark and its source no results round.
+    const std::string source = round.empty()
+                                   ? "x"
+                                   : "github.com/mlcommons/training_results_v" + round +
+                                         " : NVIDIA/results/sys/stable_diffusion/result_0.txt";
+    const std::string named = round.empty() ? ",\"benchmark\":\"stable_diffusion\"" : "";
+    return "{\"id\":\"c\",\"kind\":\"train_time\",\"model\":{\"arch\":\"diffusion-unet\","
+           "\"params\":865000000},\"hardware\":{\"gpu\":\"H100-SXM5-80GB\",\"gpus\":8,"
+           "\"gpus_per_node\":8},\"workload\":{\"train\":{\"method\":\"pretrain\","
+           "\"global_batch\":512" +
+           named +
+           "}},\"metric\":\"time_to_train_min\",\"measured\":1,"
+           "\"source\":\"" +
+           source + "\"}\n";
+  };
+  const double v41 = Predicted(line("4.1"));
+  const double v50 = Predicted(line("5.0"));
+  ASSERT_GT(v50, 0);
+  EXPECT_NEAR(v41 / v50, 2560000 / 2104889.0, 1e-6);
+  EXPECT_DOUBLE_EQ(Predicted(line("4.0")), v41);
+  // A case whose source names no round: the latest rules.
+  EXPECT_DOUBLE_EQ(Predicted(line("")), v50);
+}
+
 // A TPU case that names no interconnect runs on the chips' ICI, and the slice's torus joins
 // all of its chips across hosts: GPT-3 on 1024 TPU v5p is not priced over PCIe and a
 // 25 GB/s data-centre network (MLPerf v4.0 Google: predicted 2x too slow before).
