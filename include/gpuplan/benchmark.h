@@ -40,6 +40,8 @@ struct TrainBenchmark {
   double eval_every_samples = 0;    // 0 = no evaluation cost modelled
   double eval_samples = 0;
   std::optional<double> gflops_per_sample;  // the benchmark model's forward FLOPs per sample
+  // Its forward feature-map elements per sample, millions (ModelSpec's field of that name).
+  std::optional<double> activation_melems_per_sample;
   // Mean real (non-padding) tokens per sample where the reference implementations run the
   // samples packed or unpadded (MLPerf BERT); unset = every sample is seq_len tokens.
   std::optional<double> mean_tokens_per_sample;

@@ -482,6 +482,19 @@ ServePerf FinishForward(ServePerf r, double t) {
   return r;
 }
 
+// The normalisation passes of a convolutional forward that no inference engine folds away.
+// Batch norm folds into the preceding convolution's weights and its ReLU into the epilogue, so
+// a ResNet's feature maps cost nothing beyond the convolutions; group norm (diffusion UNets) and
+// layer norm (their transformer blocks) take per-sample statistics, so each map is read and its
+// normalised, activated copy written: `unet_serving_norm_passes` (2) passes over the forward's
+// feature-map elements (`activation_melems_per_sample`), at memory bandwidth. docs/model.md 10.4.
+double NormPassSeconds(const ModelSpec& m, double images, double elem_bytes, double bw,
+                       const Calibration& cal) {
+  if (m.arch != ModelArch::kDiffusionUnet || !m.activation_melems_per_sample || bw <= 0) return 0;
+  return cal.Get("unet_serving_norm_passes", 2) * *m.activation_melems_per_sample * 1e6 * images *
+         elem_bytes / bw;
+}
+
 // One forward of `batch` requests on CPU sockets. CPU inference runtimes run concurrent
 // requests as streams (OpenVINO THROUGHPUT hint, IPEX/MLPerf instances), each on its own group
 // of cores; a single request (OpenVINO LATENCY hint) runs one stream on one socket's cores.
@@ -519,7 +532,8 @@ ServePerf ForwardOnCpu(const ModelSpec& m, Precision p, const ComputeDevice& dev
     // Convolutions: a stream's cores are filled by one image's layers (no batch knee).
     const double flops = (m.gflops_per_sample ? *m.gflops_per_sample : 0) * 1e9 * per_stream;
     t = std::max(flops / (peak * eff * dev.conv_factor), weights_read / bw);
-    t += cal.Get("cnn_layers_overhead", 50) * dev.kernel_s;
+    t += cal.Get("cnn_layers_overhead", 50) * dev.kernel_s +
+         NormPassSeconds(m, per_stream, e, dev.mem_bw * dev.mem_eff * share, cal);
   } else {
     const Shape s = ShapeOf(m);
     const double seq = std::max(1, seq_len);
@@ -560,7 +574,7 @@ ServePerf EstimateForward(const ModelSpec& m, Precision p, const ComputeDevice& 
                                       cal.Get("cnn_knee_reference_gflops", 8.18) * 1e9);
     t = std::max(flops / (peak * std::min(dev.GemmEff(p) * dev.conv_factor * fill, dev.power_cap)),
                  ParamsB / bw);
-    t += cal.Get("cnn_layers_overhead", 50) * dev.kernel_s;
+    t += cal.Get("cnn_layers_overhead", 50) * dev.kernel_s + NormPassSeconds(m, b, e, bw, cal);
   } else {
     const Shape s = ShapeOf(m);
     const double T = b * std::max(1, seq_len);

@@ -424,6 +424,7 @@ Predicted PredictTrainingPerf(ModelSpec m, const Json& w, const Json& hwj,
   HardwareView hw = std::get<HardwareView>(hwv);
   if (!m.is_transformer() && !m.gflops_per_sample && bench && bench->gflops_per_sample) {
     m.gflops_per_sample = bench->gflops_per_sample;  // the benchmark's model at its resolution
+    m.activation_melems_per_sample = bench->activation_melems_per_sample;
   }
   if (!m.is_transformer() && !m.gflops_per_sample) {
     return Unsupported{"non-transformer model without gflops_per_sample"};

@@ -122,6 +122,8 @@ Result<std::vector<TrainBenchmark>> ParseTrainBenchmarks(std::string_view csv,
     GPUPLAN_ASSIGN_OR_RETURN(v, r.OptNumber("eval_samples"));
     b.eval_samples = v.value_or(0);
     GPUPLAN_ASSIGN_OR_RETURN(b.gflops_per_sample, r.OptNumber("gflops_per_sample"));
+    GPUPLAN_ASSIGN_OR_RETURN(b.activation_melems_per_sample,
+                             r.OptNumber("activation_melems_per_sample"));
     GPUPLAN_ASSIGN_OR_RETURN(b.mean_tokens_per_sample, r.OptNumber("mean_tokens_per_sample"));
     GPUPLAN_ASSIGN_OR_RETURN(b.source, r.RequiredStr("source"));
     b.as_of = r.Str("as_of");

@@ -353,6 +353,35 @@ TEST(CnnTraining, ElementwiseTermIsPassesTimesFeatureMapsAtHbmBandwidth) {
   }
 }
 
+// The diffusion UNet presets carry the feature-map count tools/unet_feature_maps.py sums over
+// their convolutions and linear layers (the walk reproduces their published GFLOP), so their
+// training step prices the element-wise passes and their memory the activations, as a ResNet's.
+TEST(CnnTraining, UnetPresetsCountTheirFeatureMaps) {
+  const ModelSpec& sd = Preset("sd-1.5");
+  EXPECT_EQ(sd.arch, ModelArch::kDiffusionUnet);
+  ASSERT_TRUE(sd.activation_melems_per_sample.has_value());
+  EXPECT_NEAR(*sd.activation_melems_per_sample, 234.7, 1e-9);
+  ModelSpec bare = sd;
+  bare.activation_melems_per_sample = std::nullopt;
+  const Calibration& cal = DefaultCalibration();
+  const Accelerator& h100 = Acc("H100-SXM5-80GB");
+  const HardwareView hw = Hw(h100.id, 1);
+  TrainMemoryOptions opt;
+  opt.micro_batch = 64;
+  const StepTime with = EstimateTrainStep(sd, Layout(1, 1, 8), opt, 512, hw, cal);
+  const StepTime without = EstimateTrainStep(bare, Layout(1, 1, 8), opt, 512, hw, cal);
+  ASSERT_TRUE(with.valid) << with.reason;
+  ASSERT_TRUE(without.valid) << without.reason;
+  const double want = cal.Get("cnn_train_elementwise_passes", -1) * 234.7e6 * 64 * 2.0 /
+                      (h100.memory_bw.value() * cal.Get("hbm_efficiency", -1));
+  ExpectRelNear(with.compute.value() - without.compute.value(), want, 1e-6, "sd-1.5 maps");
+  // 2 tensors per feature map: 56 GiB at MLPerf's 64 images per H100, which fits its 80 GB.
+  opt.precision = Precision::kBf16;
+  const double act = EstimateTrainingMemory(sd, Parallelism{}, opt).activations.value();
+  EXPECT_NEAR(act, 2.0 * 234.7e6 * 64 * 2.0, 1.0);
+  EXPECT_LT(act, 60.0 * (1ull << 30));
+}
+
 // ---- 3. whole per-rank batch as the micro-batch ---------------------------------------------
 
 TEST(CnnTraining, BestLayoutUsesTheWholePerRankBatch) {

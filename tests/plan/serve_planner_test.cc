@@ -342,6 +342,33 @@ TEST(Forward, BertBaseT4VersusXeon8380) {
   EXPECT_NEAR(g1.samples_per_s, 1.0 / g1.e2e.value(), 1e-9 * g1.samples_per_s);
 }
 
+// A diffusion UNet's group and layer norms cannot fold into its convolutions at inference:
+// each forward reads every feature map and writes its normalised copy (2 passes over the
+// preset's activation_melems_per_sample, at memory bandwidth). A ResNet's batch norm folds into
+// the convolution before it, so its forward has no such term.
+TEST(Forward, UnetNormPassesAreTwoPassesOverTheFeatureMaps) {
+  const ComputeDevice l40s = Gpu("L40S", IntraNodeLink::kPcie);
+  const ModelSpec& sdxl = Preset("sdxl");
+  ASSERT_TRUE(sdxl.activation_melems_per_sample.has_value());
+  EXPECT_NEAR(*sdxl.activation_melems_per_sample, 1766.3, 1e-9);
+  ModelSpec bare = sdxl;
+  bare.activation_melems_per_sample = std::nullopt;
+  const double passes = Cal().Get("unet_serving_norm_passes", -1);
+  ASSERT_EQ(passes, 2);
+  for (int b : {1, 2, 4}) {
+    const double with = EstimateForward(sdxl, Precision::kFp16, l40s, b, 1, Cal()).e2e.value();
+    const double without = EstimateForward(bare, Precision::kFp16, l40s, b, 1, Cal()).e2e.value();
+    const double want = passes * 1766.3e6 * b * 2.0 / (l40s.mem_bw * l40s.mem_eff);
+    EXPECT_NEAR(with - without, want, want * 1e-9) << b;
+  }
+  const ModelSpec& resnet = Preset("resnet-50");
+  ASSERT_TRUE(resnet.activation_melems_per_sample.has_value());
+  ModelSpec resnet_bare = resnet;
+  resnet_bare.activation_melems_per_sample = std::nullopt;
+  EXPECT_EQ(EstimateForward(resnet, Precision::kFp16, l40s, 8, 1, Cal()).e2e.value(),
+            EstimateForward(resnet_bare, Precision::kFp16, l40s, 8, 1, Cal()).e2e.value());
+}
+
 // Guide B18: batching raises serving throughput 3-5x. From batch 1 to batch 32 on GPUs we
 // require at least 2x (the guide's low end with margin) and print the factor. The exception is
 // BERT-base on the 70 W T4: its batched GEMMs hit the board's power ceiling (docs/model.md 5.3),
