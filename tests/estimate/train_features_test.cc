@@ -165,6 +165,24 @@ TEST(TrainBenchmarkTable, SamplesToTargetInterpolatesTheRcps) {
   EXPECT_NEAR(lora->SamplesToTarget(64), 6037 + (11264 - 6037) * 32 / 96.0, 1);
 }
 
+// RetinaNet (MLPerf's single-stage detector): epochs from its RCPs, evaluation every epoch,
+// and the model figures of the retinanet-mlperf preset (tools/retinanet_feature_maps.py).
+TEST(TrainBenchmarkTable, RetinanetRowFollowsItsRcpsAndPreset) {
+  const TrainBenchmark* b = FindTrainBenchmark("ssd");
+  ASSERT_NE(b, nullptr);
+  EXPECT_EQ(b, FindTrainBenchmark("retinanet"));
+  const double epoch = 1170301;
+  EXPECT_NEAR(b->SamplesToTarget(256) / epoch, 4.0, 1e-6);
+  EXPECT_NEAR(b->SamplesToTarget(4096) / epoch, 15.15, 0.01);
+  EXPECT_NEAR(b->EvalOverhead(1.0 / 3), 24781.0 / epoch / 3, 1e-12);
+  const ModelSpec& m = Preset("retinanet");
+  ASSERT_TRUE(b->gflops_per_sample && m.gflops_per_sample);
+  EXPECT_DOUBLE_EQ(*b->gflops_per_sample, *m.gflops_per_sample);
+  ASSERT_TRUE(b->activation_melems_per_sample && m.activation_melems_per_sample);
+  EXPECT_DOUBLE_EQ(*b->activation_melems_per_sample, *m.activation_melems_per_sample);
+  EXPECT_NEAR(*m.activation_melems_per_sample, 252.5, 1e-9);
+}
+
 TEST(TrainBenchmarkTable, ParsesRoundTaggedRcpSetsAndRejectsBadOnes) {
   const std::string header =
       "id,aliases,dataset,samples_per_epoch,target,samples_to_target,ref_global_batch,"
