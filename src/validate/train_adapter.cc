@@ -526,8 +526,9 @@ Predicted PredictTrainingPerf(ModelSpec m, const Json& w, const Json& hwj,
   // Run to a quality target: the benchmark's samples to the target at this batch, plus its
   // evaluation passes (forward only: a third of a training step's work, half for LoRA).
   double eval_overhead = 0;
+  const double round = MlperfTrainingRound(source);  // the rules the case's results ran under
   if (job.tokens <= 0 && bench && metric == "time_to_train_min") {
-    const double samples = bench->SamplesToTarget(job.global_batch, MlperfTrainingRound(source));
+    const double samples = bench->SamplesToTarget(job.global_batch, round);
     job.tokens = samples * (m.is_transformer() ? bench->TokensPerSample(s.opt.seq_len) : 1);
     const bool peft = s.opt.method == TrainMethod::kLora || s.opt.method == TrainMethod::kQlora;
     eval_overhead = bench->EvalOverhead(peft ? 0.5 : 1.0 / 3.0);
@@ -624,8 +625,7 @@ Predicted PredictTrainingPerf(ModelSpec m, const Json& w, const Json& hwj,
       return Unsupported{"time to train needs tokens (or samples) to the target"};
     if (g_trace && bench) {
       g_trace->Add("benchmark " + bench->id, "samples to target at this batch",
-                   bench->SamplesToTarget(job.global_batch, MlperfTrainingRound(source)),
-                   "samples");
+                   bench->SamplesToTarget(job.global_batch, round), "samples");
       g_trace->Add("evaluation overhead", "eval samples / eval interval x forward share",
                    eval_overhead, "");
     }
