@@ -256,9 +256,8 @@ void AddMemoryOptions(CLI::App* c, MemoryArgs& args) {
   c->add_option("--cp", a.cp, "Context-parallel size")->capture_default_str();
   c->add_option("--ep", a.ep, "Expert-parallel size")->capture_default_str();
   c->add_flag("--sequence-parallel", a.sequence_parallel, "Megatron sequence parallelism");
-  c->add_option(
-      "--recompute", a.recompute,
-      "none | selective | full (default: none, and full for GPUs that hold the job only with it)");
+  c->add_option("--recompute", a.recompute,
+                "none | selective | full (default: none, or full where that needs fewer GPUs)");
   c->add_option("--lora-rank", a.lora_rank, "LoRA rank")->capture_default_str();
   c->add_option("--lora-targets", a.lora_targets, "qv | attention | all")->capture_default_str();
   c->add_option("--quant", a.quant, "Serving: awq|gptq|nf4|int8|int4|fp8; LoRA base: int8|int4");

@@ -49,6 +49,10 @@ struct Accelerator {
   // the device has (fp8 on an A100 runs at bf16 rate). Empty when the device has none, and for
   // bf16 on devices without bf16 (V100, T4: fp16 is not bf16).
   std::optional<FlopPerSec> PeakFor(Precision p) const;
+
+  // An inference-only device: AWS Inferentia (the Neuron SDK trains on Trainium; Inf2 instances
+  // are sold for inference). Training plans, fits and checks skip it.
+  bool InferenceOnly() const;
 };
 
 // One server CPU socket.

@@ -35,7 +35,7 @@ struct MemoryRequest {
   int tp = 1, pp = 1, cp = 1, ep = 1;
   bool tp_given = false;  // serving: pin tp instead of searching 1, 2, 4, 8
   bool sequence_parallel = false;
-  std::string recompute;  // empty: none, and full where nothing fits without it
+  std::string recompute;  // empty: none, or full where that needs fewer GPUs
   int lora_rank = 16;
   std::string lora_targets = "all";
   int grad_accum = 1;

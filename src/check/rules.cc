@@ -162,9 +162,9 @@ class Rules {
     std::map<Key, std::pair<const InstanceType*, double>> cheapest;
     for (const auto& i : cat_.instances) {
       if (i.is_cpu_only() || i.accelerator_count > r_.gpus() * s_.nodes) continue;
-      if (i.accelerator.rfind("Inferentia", 0) == 0) continue;
       const Accelerator* a = cat_.FindAccelerator(i.accelerator);
-      if (a == nullptr || a->memory.value() < kLargerCardMemoryRatio * r_.acc->memory.value()) {
+      if (a == nullptr || a->InferenceOnly() ||
+          a->memory.value() < kLargerCardMemoryRatio * r_.acc->memory.value()) {
         continue;
       }
       auto p = UsdPerHour(cat_, i, s_.spot);

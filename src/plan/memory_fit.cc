@@ -287,14 +287,20 @@ Result<TrainMemoryAnalysis> AnalyzeTraining(const Catalog& cat, const ModelSpec&
   s.headroom = a.headroom;
   for (const auto& acc : cat.accelerators) {
     if (pinned && &acc != pinned) continue;
+    if (acc.InferenceOnly()) continue;
     auto f = FitTraining(m, *o, a, acc);
-    if (!f && a.recompute.empty() && o->recompute == Recompute::kNone) {
-      // Recompute was not stated: where nothing fits without it, full recompute is what a
-      // user would turn on first (activations shrink to one layer input per layer).
+    if (a.recompute.empty() && o->recompute == Recompute::kNone) {
+      // Recompute was not stated: full recompute is what a user turns on before renting more
+      // GPUs (activations shrink to one layer input per layer, for a third more compute). It
+      // is the fit wherever it needs fewer GPUs than going without; activations do not shrink
+      // with data parallelism, so without it a large batch can need hundreds of GPUs.
       TrainMemoryOptions rc = *o;
       rc.recompute = Recompute::kFull;
-      f = FitTraining(m, rc, a, acc);
-      if (f) f->recompute = Recompute::kFull;
+      auto g = FitTraining(m, rc, a, acc);
+      if (g && (!f || g->gpus < f->gpus)) {
+        f = std::move(g);
+        f->recompute = Recompute::kFull;
+      }
     }
     if (f) {
       f->offers = CheapestOffers(cat, acc, f->gpus, true, cur, rate);

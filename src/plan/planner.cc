@@ -144,8 +144,6 @@ Result<TrainPlanResult> PlanTrainingImpl(const TrainJobSpec& job, const Catalog&
   int skipped_suspect = 0;
   for (const auto& i : catalog.instances) {
     if (i.is_cpu_only()) continue;
-    // Inferentia is an inference chip (AWS directs training to Trainium).
-    if (i.accelerator.rfind("Inferentia", 0) == 0) continue;
     if (!job.clouds.empty() && !Contains(job.clouds, i.cloud)) continue;
     if (!job.regions.empty() && !Contains(job.regions, i.region)) continue;
     if (!gpu_ids.empty() && !Contains(gpu_ids, i.accelerator)) continue;
@@ -204,7 +202,7 @@ Result<TrainPlanResult> PlanTrainingImpl(const TrainJobSpec& job, const Catalog&
   std::vector<Visit> visits;
   for (const auto& [k, insts] : shapes) {
     const Accelerator* acc = catalog.FindAccelerator(k.acc);
-    if (!acc) continue;
+    if (!acc || acc->InferenceOnly()) continue;
     // The step model runs fp32 jobs on the TF32 tensor path: bound with the same peak.
     auto peak = TrainGemmPeak(*acc, job.precision, job.fp4_gemms);
     if (!peak) {

@@ -12,6 +12,7 @@
 
 #include "gpuplan/catalog.h"
 #include "gpuplan/job.h"
+#include "gpuplan/memory_fit.h"
 #include "gpuplan/planner.h"
 #include "gpuplan/serve_planner.h"
 #include "gpuplan/sizing.h"
@@ -353,6 +354,42 @@ TEST(TrustGuide, ServingShowsTheGuidesChoice) {
   if (r->plans.front().instance->accelerator != "A10G") {
     EXPECT_GE(r->guide_plans.front().cost_per_month, r->plans.front().cost_per_month);
   }
+}
+
+// ---- `gpuplan memory` -----------------------------------------------------------------------
+
+// Llama-3-8B full fine-tuning at micro-batch 4 x 2048: 51.5 GiB of activations per GPU, which data
+// parallelism does not shrink. Without recompute an 80 GB card holds it only at hundreds of GPUs
+// (the rest sharded away); with full recompute, at 4. The fit with the fewest GPUs is the answer
+// a user acts on, and no inference-only chip is offered for training.
+TEST(TrustMemory, FewestGpusTakeRecomputeAndSkipInferenceChips) {
+  MemoryRequest req;
+  req.train = true;
+  req.batch = 4;
+  auto r = AnalyzeMemory(req, Preset("llama-3-8b"), Cat(), Currency::kUsd, std::nullopt);
+  ASSERT_TRUE(r.ok()) << r.error().ToString();
+  ASSERT_TRUE(r->train.has_value());
+  bool saw_h100 = false;
+  for (const MemoryFit& f : r->train->fits) {
+    SCOPED_TRACE(f.acc->id);
+    EXPECT_FALSE(f.acc->InferenceOnly());
+    if (f.acc->id == "H100-SXM5-80GB") {
+      saw_h100 = true;
+      EXPECT_LE(f.gpus, 8);
+      EXPECT_EQ(f.recompute, Recompute::kFull);
+    }
+    // No fit needs more GPUs than the recompute search would give it.
+    EXPECT_LE(f.gpus, 64);
+  }
+  EXPECT_TRUE(saw_h100);
+  // The serving side still offers Inferentia (it serves an 8B model).
+  MemoryRequest inf;
+  inf.infer = true;
+  auto s = AnalyzeMemory(inf, Preset("llama-3-8b"), Cat(), Currency::kUsd, std::nullopt);
+  ASSERT_TRUE(s.ok()) << s.error().ToString();
+  ASSERT_TRUE(s->infer.has_value());
+  EXPECT_TRUE(std::any_of(s->infer->fits.begin(), s->infer->fits.end(),
+                          [](const MemoryFit& f) { return f.acc->InferenceOnly(); }));
 }
 
 }  // namespace
