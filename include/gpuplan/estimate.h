@@ -90,6 +90,12 @@ std::optional<TrainFramework> ParseTrainFramework(std::string_view s);
 // From a free-text description ("NVIDIA NeMo Framework Release 24.04", "Megatron-LM (2021)",
 // "DeepSpeed ZeRO-100B"); kGeneric when none is named.
 TrainFramework TrainFrameworkFromText(std::string_view text);
+// The framework a run-to-target benchmark's reference implementation trains `m` with, where a
+// job or case names none: MLPerf Training's LLM benchmarks (gpt3, llama2_70b_lora, llama31_8b,
+// llama31_405b) run NVIDIA's NeMo on Megatron-Core, whose implementations directories in
+// mlcommons/training_results_v4.0+ every closed-division submitter on NVIDIA GPUs re-runs; the
+// others (ResNet, BERT, RetinaNet, Stable Diffusion) their own PyTorch code (kGeneric).
+TrainFramework BenchmarkReferenceFramework(const ModelSpec& m);
 // Whether framework `f` runs fused (FlashAttention-style) attention on `acc`: the flash-attn
 // kernels Megatron(-Core)/NeMo and DeepSpeed call need Ampere or newer (FlashAttention-2; the
 // first version also Turing), so on Volta they materialise the scores; PyTorch's SDPA (plain

@@ -204,6 +204,10 @@ TrainFramework TrainFrameworkFromText(std::string_view text) {
   if (has("torchtitan")) return TrainFramework::kTorchtitan;
   return TrainFramework::kGeneric;
 }
+TrainFramework BenchmarkReferenceFramework(const ModelSpec& m) {
+  return m.is_decoder_llm() ? TrainFramework::kMegatronCore : TrainFramework::kGeneric;
+}
+
 double OptimizerStateBytes(Optimizer o, Precision state_dtype) {
   const double b = BytesPerElement(state_dtype);
   // bitsandbytes' 8-bit states: int8 values with one fp32 absmax per 2048-value block.
@@ -487,6 +491,10 @@ MemoryBreakdown EstimateTrainingMemory(const ModelSpec& m, const Parallelism& pa
     // Frozen base (no grads, no optimizer states) + trained adapter.
     double base_bits =
         opt.method == TrainMethod::kQlora ? std::min(opt.base_bits, 4.0) : opt.base_bits;
+    // FP8 training keeps a frozen base in FP8: a weight that is never updated needs no 16-bit
+    // copy to cast from (Transformer Engine fp8_model_init; NeMo's `fp8_params` follows `fp8`,
+    // as in the MLPerf Llama-2-70B LoRA reference config).
+    if (opt.precision == Precision::kFp8 && !opt.fp4_gemms) base_bits = std::min(base_bits, 8.0);
     double linear = static_cast<double>(pc.linear);
     double rest = P - linear;
     double linear_bits = base_bits;

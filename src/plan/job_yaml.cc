@@ -276,6 +276,9 @@ Result<TrainJobSpec> ParseJob(const YAML::Node& root, const Reader& r) {
       job.epochs = 1;
     }
     job.benchmark = b->id;
+    // Its reference implementation's framework where the job names none
+    // (BenchmarkReferenceFramework: NeMo on Megatron-Core for the LLM benchmarks).
+    if (!get_train("framework")) job.framework = BenchmarkReferenceFramework(model);
   } else if (tokens == nullptr && samples == nullptr) {
     // Point at the deepest thing the user wrote: train.data, train, or the file.
     const Entry* at = train ? train->Raw("data") : nullptr;

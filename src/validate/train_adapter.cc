@@ -406,10 +406,25 @@ double MlperfTrainingRound(const std::string& source) {
 
 }  // namespace
 
-Predicted PredictTrainingPerf(ModelSpec m, const Json& w, const Json& hwj,
+Predicted PredictTrainingPerf(ModelSpec m, const Json& case_w, const Json& hwj,
                               const std::string& metric, const Catalog& cat,
                               const Calibration& base_cal, const TrainBenchmark* bench,
                               const std::string& source) {
+  // A benchmark run on NVIDIA GPUs whose framework text names only a container ("PyTorch NVIDIA
+  // Release 25.09", "NGC Pytorch 24.04") ran the benchmark's reference implementation
+  // (BenchmarkReferenceFramework, the planner's rule for a job naming a benchmark: NeMo for the
+  // LLM benchmarks), and reads as that framework everywhere below. Other vendors' submissions
+  // run their own stacks.
+  Json ref_w;
+  const Accelerator* case_gpu = cat.FindAccelerator(Str(hwj, "gpu"));
+  if (bench && case_gpu && case_gpu->vendor == "NVIDIA" &&
+      TrainFrameworkFromText(Str(case_w, "framework")) == TrainFramework::kGeneric &&
+      BenchmarkReferenceFramework(m) == TrainFramework::kMegatronCore) {
+    ref_w = case_w;
+    ref_w["framework"] =
+        Str(case_w, "framework") + " (NeMo: the benchmark's reference implementation)";
+  }
+  const Json& w = ref_w.is_null() ? case_w : ref_w;
   auto setup = BuildTrain(m, w, hwj, /*formula=*/false, cat);
   if (auto* u = std::get_if<Unsupported>(&setup)) return *u;
   TrainSetup& s = std::get<TrainSetup>(setup);

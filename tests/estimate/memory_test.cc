@@ -1096,6 +1096,23 @@ TEST(LoraMemory, AdapterIsFp32WeightsGradsAndAdam) {
   EXPECT_EQ(b.master_weights.value(), 0.0);
 }
 
+// FP8 training stores the frozen base in FP8 (NeMo fp8_params, Transformer Engine
+// fp8_model_init): the linear weights at 8 bits plus a fp32 row scale (8 + 32/h), the embeddings,
+// head and norms at 16. The adapter is unchanged.
+TEST(LoraMemory, Fp8TrainingKeepsTheFrozenBaseInFp8) {
+  const ModelSpec& m = Preset("Llama-2-7B");
+  TrainMemoryOptions opt = FormulaOptions();
+  opt.method = TrainMethod::kLora;
+  MemoryBreakdown bf16 = EstimateTrainingMemory(m, Parallelism{}, opt);
+  opt.precision = Precision::kFp8;
+  MemoryBreakdown fp8 = EstimateTrainingMemory(m, Parallelism{}, opt);
+  const double linear = static_cast<double>(CountParams(m).linear);
+  const double rest = 6738415616.0 - linear;
+  EXPECT_NEAR(fp8.weights.value(), linear * (8.0 + 32.0 / 4096) / 8.0 + rest * 2.0, 1.0);
+  EXPECT_LT(fp8.weights.value(), 0.55 * bf16.weights.value());
+  EXPECT_DOUBLE_EQ(fp8.adapter.value(), bf16.adapter.value());
+}
+
 // ------------------------------------------------------------------------------------------------
 // Properties over the preset library.
 

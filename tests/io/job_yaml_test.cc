@@ -891,6 +891,27 @@ TEST(JobYaml, BenchmarkWithoutBatchRunsItsReferenceBatch) {
   EXPECT_EQ(job->global_batch, b->ref_global_batch);
 }
 
+// A benchmark job that names no framework runs the benchmark's reference implementation: NeMo on
+// Megatron-Core for MLPerf's LLM benchmarks, generic for the others; a named framework is kept.
+TEST(JobYaml, BenchmarkRunsItsReferenceFramework) {
+  auto lora = ParseTrainJobYaml(
+      "model: llama-2-70b\ntrain:\n  method: lora\n  seq_len: 4096\n"
+      "  data: {benchmark: mlperf/llama2_70b_lora}\n",
+      "l.yaml");
+  ASSERT_TRUE(lora.ok()) << lora.error().ToString();
+  EXPECT_EQ(lora->framework, TrainFramework::kMegatronCore);
+  auto named = ParseTrainJobYaml(
+      "model: llama-2-70b\ntrain:\n  method: lora\n  seq_len: 4096\n  framework: fsdp\n"
+      "  data: {benchmark: mlperf/llama2_70b_lora}\n",
+      "l.yaml");
+  ASSERT_TRUE(named.ok()) << named.error().ToString();
+  EXPECT_EQ(named->framework, TrainFramework::kFsdp);
+  auto resnet =
+      ParseTrainJobYaml("model: resnet-50\ntrain:\n  data: {benchmark: mlperf/resnet}\n", "b.yaml");
+  ASSERT_TRUE(resnet.ok()) << resnet.error().ToString();
+  EXPECT_EQ(resnet->framework, TrainFramework::kGeneric);
+}
+
 TEST(JobYaml, BenchmarkErrorsNameTheFieldAndTheFix) {
   auto unknown =
       ParseTrainJobYaml("model: resnet-50\ntrain:\n  data: {benchmark: mlperf/nope}\n", "u.yaml");

@@ -332,6 +332,25 @@ TEST(TrainAdapter, MlperfBertIsCoveredAndNvidiaRunsFused) {
   EXPECT_GT(nvidia, 1.15 * Predicted(stated));
 }
 
+// An MLPerf LLM case on NVIDIA GPUs whose framework text names only a container ran the
+// benchmark's reference implementation, NeMo on Megatron-Core (BenchmarkReferenceFramework): it
+// predicts as the same case saying "NeMo". Another vendor's submission keeps its own stack.
+TEST(TrainAdapter, MlperfLlmOnNvidiaRunsTheReferenceImplementation) {
+  auto line = [](const std::string& gpu, const std::string& framework) {
+    return CaseLine("train_time", "Llama-2-70B",
+                    "\"gpu\":\"" + gpu + "\",\"gpus\":8,\"gpus_per_node\":8", "train",
+                    "\"method\":\"lora\",\"seq_len\":4096,\"global_batch\":8,"
+                    "\"lora_rank\":16,\"framework\":\"" +
+                        framework + "\"",
+                    "time_to_train_min",
+                    "training_results_v5.0 : Org/results/sys/llama2_70b_lora/result_0.txt");
+  };
+  const double nemo = Predicted(line("H100-SXM5-80GB", "NeMo 25.04"));
+  const double container = Predicted(line("H100-SXM5-80GB", "PyTorch NVIDIA Release 25.04"));
+  EXPECT_DOUBLE_EQ(container, nemo);
+  EXPECT_NE(Predicted(line("MI300X", "PyTorch ROCm 6.3")), Predicted(line("MI300X", "NeMo")));
+}
+
 // A time-to-train case runs the reference convergence points of its own round's rules (the
 // round is read from the results path): Stable Diffusion at batch 512 converges in 2.56M
 // samples under v4.1's RCPs and in 2.10M under v5.0's; a case naming no round takes the latest.
