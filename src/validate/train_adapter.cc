@@ -542,9 +542,13 @@ Predicted PredictTrainingPerf(ModelSpec m, const Json& case_w, const Json& hwj,
   // evaluation passes (forward only: a third of a training step's work, half for LoRA).
   double eval_overhead = 0;
   const double round = MlperfTrainingRound(source);  // the rules the case's results ran under
-  if (job.tokens <= 0 && bench && metric == "time_to_train_min") {
-    const double samples = bench->SamplesToTarget(job.global_batch, round);
-    job.tokens = samples * (m.is_transformer() ? bench->TokensPerSample(s.opt.seq_len) : 1);
+  if (bench && metric == "time_to_train_min") {
+    if (job.tokens <= 0) {
+      const double samples = bench->SamplesToTarget(job.global_batch, round);
+      job.tokens = samples * (m.is_transformer() ? bench->TokensPerSample(s.opt.seq_len) : 1);
+    }
+    // The run's time counts its evaluations, whether the case states what it trained on (the
+    // tokens of its log) or the benchmark's reference points give it.
     const bool peft = s.opt.method == TrainMethod::kLora || s.opt.method == TrainMethod::kQlora;
     eval_overhead = bench->EvalOverhead(peft ? 0.5 : 1.0 / 3.0);
   }

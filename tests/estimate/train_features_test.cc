@@ -253,6 +253,20 @@ TEST(TrainBenchmarkTable, Llama31RowsFollowTheirRcps) {
   EXPECT_EQ(big->TokensPerSample(8192), 8192.0);
 }
 
+// MLPerf GPT-3 175B (v3.0-v4.1): RCP olympic means in 2048-token sequences (the rcp files count
+// tokens), v4.1's re-measured set, and evaluation of 11590004 tokens every 50331648.
+TEST(TrainBenchmarkTable, Gpt3FollowsItsRcpsAndEvaluates) {
+  const TrainBenchmark* b = FindTrainBenchmark("gpt3");
+  ASSERT_NE(b, nullptr);
+  EXPECT_EQ(b->id, "mlperf/gpt3");
+  EXPECT_NEAR(b->SamplesToTarget(1536), 1195376640.0 / 2048, 1);
+  EXPECT_NEAR(b->SamplesToTarget(2048, 4.0), 1182793728.0 / 2048, 1);  // v3.0-v4.0 runs
+  EXPECT_NEAR(b->SamplesToTarget(2048), 575078, 1);                    // v4.1 re-measured
+  EXPECT_NEAR(b->SamplesToTarget(6144), 1409286144.0 / 2048, 1);       // v4.1 only
+  EXPECT_NEAR(b->EvalOverhead(1.0 / 3), 5659.0 / 24576.0 / 3.0, 1e-15);
+  EXPECT_EQ(b->TokensPerSample(2048), 2048.0);
+}
+
 constexpr std::string_view kHeader =
     "id,aliases,dataset,samples_per_epoch,target,samples_to_target,ref_global_batch,"
     "batch_exponent,eval_every_samples,eval_samples,gflops_per_sample,source,as_of,notes\n";
