@@ -309,8 +309,9 @@ TEST(ServeAdapter, IpexRunsCpuAttentionOnTheMatrixUnit) {
 }
 
 // MLPerf Training BERT (named by the results path): covered (it needed tokens), and a case from
-// NVIDIA's results runs fused element-wise kernels, faster than the same run from another
-// submitter's directory.
+// NVIDIA's implementation runs fused element-wise kernels, and so does another submitter's
+// run on NVIDIA GPUs (its implementations directory is a copy of NVIDIA's): the two predict
+// alike.
 TEST(TrainAdapter, MlperfBertIsCoveredAndNvidiaRunsFused) {
   auto line = [](const std::string& org) {
     return CaseLine("train_throughput", "BERT-large-uncased",
@@ -322,7 +323,7 @@ TEST(TrainAdapter, MlperfBertIsCoveredAndNvidiaRunsFused) {
   };
   const double nvidia = Predicted(line("NVIDIA"));
   const double other = Predicted(line("Other"));
-  EXPECT_GT(nvidia, 1.1 * other);
+  EXPECT_DOUBLE_EQ(nvidia, other);
   EXPECT_GT(nvidia, 30000);  // samples/s counts samples (254 real tokens), not 512-token packs
   // An unstated precision on FP8 hardware is FP8 (NVIDIA's BERT: --use_transformer_engine2);
   // a stated bf16 is kept, and runs slower.
