@@ -312,7 +312,8 @@ Result<Output> RunPlanTrain(const GlobalOptions& g, const PlanTrainArgs& a) {
          p.also_regions.empty() ? i.region : fmt::format("{} +{}", i.region, p.also_regions.size()),
          fmt::format("{}x{}{}", p.nodes, i.accelerator_count, " " + i.accelerator),
          fmt::format(
-             "tp{} pp{} dp{}{} z{}{} mb{} rc:{} {}", p.par.tp, p.par.pp, p.par.dp,
+             "tp{} pp{} dp{}{}{} z{}{} mb{} rc:{} {}", p.par.tp, p.par.pp, p.par.dp,
+             p.par.cp > 1 ? fmt::format(" cp{}", p.par.cp) : "",
              p.par.ep > 1 ? fmt::format(" ep{}", p.par.ep) : "", p.par.zero_stage,
              p.opt.optimizer_offload ? (p.opt.param_offload ? " off:opt+param" : " off:opt") : "",
              p.opt.micro_batch, RecomputeLabel(p.opt.recompute, p.opt.recompute_layers),
@@ -340,9 +341,10 @@ Result<Output> RunPlanTrain(const GlobalOptions& g, const PlanTrainArgs& a) {
         n_hi, hi, P - n_hi, hi - 1, hi);
   }
   s += fmt::format(
-      "  layout: tp {} x pp {} (vpp {}) x dp {}{}, ZeRO {}{}, sequence parallel {}, micro-batch {} "
-      "x {} micro-batches, recompute {}\n",
+      "  layout: tp {} x pp {} (vpp {}) x dp {}{}{}, ZeRO {}{}, sequence parallel {}, micro-batch "
+      "{} x {} micro-batches, recompute {}\n",
       top.par.tp, top.par.pp, top.par.vpp, top.par.dp,
+      top.par.cp > 1 ? fmt::format(" x cp {} (context parallel)", top.par.cp) : "",
       top.par.ep > 1 ? fmt::format(" (ep {} within dp)", top.par.ep) : "", top.par.zero_stage,
       top.opt.optimizer_offload
           ? (top.opt.param_offload ? ", optimizer and parameters offloaded to host RAM"

@@ -189,7 +189,9 @@ bool FrameworkSupports(TrainFramework f, const Parallelism& p, const TrainMemory
       // Pipelines only with ZeRO 0-1; tensor parallelism is AutoTP training, which the engine
       // allows with ZeRO 0-2 only (DeepSpeed 0.16.5 runtime/engine.py: "the compatibility between
       // 'autotp' and 'zero_stage = 3' has not been validated").
-      return !(p.pp > 1 && p.zero_stage >= 2) && !(p.tp > 1 && p.zero_stage >= 3);
+      // Its sequence parallelism (DeepSpeed-Ulysses) splits heads with all-to-alls, not the ring
+      // attention the step model times: context parallelism is left to the others.
+      return !(p.pp > 1 && p.zero_stage >= 2) && !(p.tp > 1 && p.zero_stage >= 3) && p.cp == 1;
     case TrainFramework::kFsdp:
       // FSDP shards (SHARD_GRAD_OP = 2, FULL_SHARD = 3) or replicates (NO_SHARD); CPUOffload
       // moves parameters, gradients and optimizer states together, under full sharding.
@@ -277,10 +279,26 @@ std::optional<LayoutChoice> BestTrainLayout(const ModelSpec& m, const TrainMemor
   const int gpus = hw.gpus();
   const StepConstants k = StepConstants::From(cal, hw);  // one lookup per shape, not per layout
   const bool transformer = m.is_transformer() && m.layers > 0 && m.heads > 0;
-  const int cp = fixed.cp.value_or(1);
-  // ---- enumerate (tp, pp, dp, ep) with their runnable batch and lower bound ----------------
+  // Context parallelism: a decoder's sequence split over cp ranks (ring attention), searched
+  // where each rank keeps a chunk of at least kMinCpChunk tokens: shorter chunks leave too little
+  // attention work to hide the K/V ring behind, and the recipes that use it split 8K and longer
+  // sequences (NeMo's Llama 3.1 405B at 8K: cp 2; its long-context recipes: 8-16K per rank).
+  constexpr int kMinCpChunk = 4096;
+  constexpr int kMaxCp = 32;
+  std::vector<int> cps;
+  if (fixed.cp) {
+    cps = {*fixed.cp};
+  } else {
+    cps = {1};
+    if (transformer && m.is_decoder_llm()) {
+      for (int c = 2; c <= kMaxCp && base.seq_len / c >= kMinCpChunk; c *= 2) {
+        if (base.seq_len % (2 * c) == 0) cps.push_back(c);
+      }
+    }
+  }
+  // ---- enumerate (cp, tp, pp, dp, ep) with their runnable batch and lower bound ------------
   struct Shape {
-    int tp, pp, dp, ep, gb;
+    int cp, tp, pp, dp, ep, gb;
     double bound;  // per sample
   };
   std::vector<Shape> shapes;
@@ -298,62 +316,63 @@ std::optional<LayoutChoice> BestTrainLayout(const ModelSpec& m, const TrainMemor
   } else {
     tps = {1};
   }
-  for (int tp : tps) {
-    if (gpus % (static_cast<std::int64_t>(tp) * cp) != 0) continue;
-    const int rest = gpus / (tp * cp);
-    std::vector<int> pps;
-    if (fixed.pp) {
-      pps = {*fixed.pp};
-    } else {
-      pps = Divisors(rest, transformer ? m.layers : 1);
-    }
-    for (int pp : pps) {
-      if (pp < 1 || rest % pp != 0) continue;
-      const int dp = rest / pp;
-      if (fixed.dp && *fixed.dp != dp) continue;
-      int gb = job.global_batch;
-      // A fixed micro-batch runs in whole steps of micro-batch x dp sequences.
-      const long long unit =
-          static_cast<long long>(dp) * std::max(1, fixed.micro_batch.value_or(1));
-      if (gb > 0 && gb % unit != 0) {
-        if (!fixed.round_global_batch || gb < unit) {
-          ++st.batch_unrunnable;
-          continue;
-        }
-        gb = static_cast<int>(gb / unit * unit);  // down to a batch this dp runs
-      }
-      std::vector<int> eps;
-      if (fixed.ep) {
-        eps = {*fixed.ep};
-      } else if (m.moe) {
-        eps = Divisors(std::gcd(m.moe->experts, dp * cp * tp), m.moe->experts);
+  for (int cp : cps)
+    for (int tp : tps) {
+      if (gpus % (static_cast<std::int64_t>(tp) * cp) != 0) continue;
+      const int rest = gpus / (tp * cp);
+      std::vector<int> pps;
+      if (fixed.pp) {
+        pps = {*fixed.pp};
       } else {
-        eps = {1};
+        pps = Divisors(rest, transformer ? m.layers : 1);
       }
-      for (int ep : eps) {
-        Parallelism par;
-        par.tp = tp;
-        par.pp = pp;
-        par.dp = dp;
-        par.cp = cp;
-        par.ep = ep;
-        TrainMemoryOptions o = base;
-        o.micro_batch = 1;
-        TrainJob lj = job;
-        lj.global_batch = gb;
-        const std::string why = LayoutError(m, par, o, lj, hw, /*terse=*/false);
-        if (!why.empty()) {
-          ++st.invalid;
-          if (st.first_invalid.empty()) st.first_invalid = why;
-          continue;
+      for (int pp : pps) {
+        if (pp < 1 || rest % pp != 0) continue;
+        const int dp = rest / pp;
+        if (fixed.dp && *fixed.dp != dp) continue;
+        int gb = job.global_batch;
+        // A fixed micro-batch runs in whole steps of micro-batch x dp sequences.
+        const long long unit =
+            static_cast<long long>(dp) * std::max(1, fixed.micro_batch.value_or(1));
+        if (gb > 0 && gb % unit != 0) {
+          if (!fixed.round_global_batch || gb < unit) {
+            ++st.batch_unrunnable;
+            continue;
+          }
+          gb = static_cast<int>(gb / unit * unit);  // down to a batch this dp runs
         }
-        const double lb = TrainStepLowerBound(m, par, o, gb, hw, k).value();
-        shapes.push_back({tp, pp, dp, ep, gb, gb > 0 ? lb / gb : lb});
+        std::vector<int> eps;
+        if (fixed.ep) {
+          eps = {*fixed.ep};
+        } else if (m.moe) {
+          eps = Divisors(std::gcd(m.moe->experts, dp * cp * tp), m.moe->experts);
+        } else {
+          eps = {1};
+        }
+        for (int ep : eps) {
+          Parallelism par;
+          par.tp = tp;
+          par.pp = pp;
+          par.dp = dp;
+          par.cp = cp;
+          par.ep = ep;
+          TrainMemoryOptions o = base;
+          o.micro_batch = 1;
+          TrainJob lj = job;
+          lj.global_batch = gb;
+          const std::string why = LayoutError(m, par, o, lj, hw, /*terse=*/false);
+          if (!why.empty()) {
+            ++st.invalid;
+            if (st.first_invalid.empty()) st.first_invalid = why;
+            continue;
+          }
+          const double lb = TrainStepLowerBound(m, par, o, gb, hw, k).value();
+          shapes.push_back({cp, tp, pp, dp, ep, gb, gb > 0 ? lb / gb : lb});
+        }
       }
     }
-  }
   std::sort(shapes.begin(), shapes.end(), [](const Shape& a, const Shape& b) {
-    return std::tie(a.bound, a.tp, a.pp, a.ep) < std::tie(b.bound, b.tp, b.pp, b.ep);
+    return std::tie(a.bound, a.cp, a.tp, a.pp, a.ep) < std::tie(b.bound, b.cp, b.tp, b.pp, b.ep);
   });
   // ---- evaluate, best bound first ----------------------------------------------------------
   std::vector<int> zeros;
@@ -391,7 +410,7 @@ std::optional<LayoutChoice> BestTrainLayout(const ModelSpec& m, const TrainMemor
       st.pruned += static_cast<long>(shapes.size() - si);
       break;
     }
-    const int tp = sh.tp, pp = sh.pp, dp = sh.dp, ep = sh.ep;
+    const int cp = sh.cp, tp = sh.tp, pp = sh.pp, dp = sh.dp, ep = sh.ep;
     TrainJob lj = job;
     lj.global_batch = sh.gb;
     // Micro-batches: every divisor of the per-rank batch, found in O(sqrt) (a loop over every
@@ -465,6 +484,14 @@ std::optional<LayoutChoice> BestTrainLayout(const ModelSpec& m, const TrainMemor
           // A ZeRO stage the caller fixed (a validation case's recorded run) is honoured.
           if (!fw && fixed.zero_stage) fw = fixed.framework;
           if (!fw) {
+            ++st.invalid;
+            continue;
+          }
+          // A searched context-parallel split runs where context parallelism is a documented
+          // launch option (Megatron-Core's --context-parallel-size, torchtitan's
+          // context_parallel_degree), not as FSDP with torch's experimental context_parallel.
+          if (cp > 1 && !fixed.cp && *fw != TrainFramework::kMegatronCore &&
+              *fw != TrainFramework::kTorchtitan) {
             ++st.invalid;
             continue;
           }

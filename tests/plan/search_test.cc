@@ -582,6 +582,43 @@ TEST(SearchTensorParallel, SpansTheRackScaleNvlinkDomain) {
                    .has_value());
 }
 
+// Context parallelism is searched for long sequences (each rank keeps at least 4096 tokens):
+// Llama 3.1 405B at 8K on 2048 H100s under Megatron-Core splits the sequence over 2 ranks, as
+// NeMo's 405B recipe does, and beats the best layout without it; 4K sequences and FSDP are
+// not split.
+TEST(SearchContextParallel, LongSequencesSplitUnderMegatronCore) {
+  const ModelSpec& m = Preset("Llama-3.1-405B");
+  TrainMemoryOptions base;
+  base.method = TrainMethod::kPretrain;
+  base.precision = Precision::kBf16;
+  base.seq_len = 8192;
+  base.notes = false;
+  TrainJob job;
+  job.global_batch = 1152;
+  job.tokens = 1e9;
+  const HardwareView hw = Hw(Acc("H100-SXM5-80GB"), 8, 256);
+  LayoutConstraints mcore;
+  mcore.framework = TrainFramework::kMegatronCore;
+  auto open = BestTrainLayout(m, base, job, hw, DefaultCalibration(), 0.95, mcore);
+  ASSERT_TRUE(open.has_value());
+  EXPECT_EQ(open->par.cp, 2);
+  LayoutConstraints no_cp = mcore;
+  no_cp.cp = 1;
+  auto without = BestTrainLayout(m, base, job, hw, DefaultCalibration(), 0.95, no_cp);
+  ASSERT_TRUE(without.has_value());
+  EXPECT_LT(open->eval.step.total.value(), without->eval.step.total.value());
+  TrainMemoryOptions short_seq = base;
+  short_seq.seq_len = 4096;
+  auto s = BestTrainLayout(m, short_seq, job, hw, DefaultCalibration(), 0.95, mcore);
+  ASSERT_TRUE(s.has_value());
+  EXPECT_EQ(s->par.cp, 1);
+  LayoutConstraints fsdp;
+  fsdp.framework = TrainFramework::kFsdp;
+  if (auto f = BestTrainLayout(m, base, job, hw, DefaultCalibration(), 0.95, fsdp)) {
+    EXPECT_EQ(f->par.cp, 1);
+  }
+}
+
 // Llama-2-13B full fine-tuning planned on exactly one A100-SXM4-80GB (issue #11's offload case).
 TrainJobSpec Llama13bFullOnOneA100() {
   TrainJobSpec spec;
