@@ -34,7 +34,8 @@ std::vector<EmittedFile> EmitSlurm(const Plan& p) {
       "#SBATCH --output=%x-%j.out\n"
       "#SBATCH --signal=USR1@300\n"
       "#SBATCH --requeue\n\n"
-      "# Planned layout: tp {} x pp {} x dp {}, ZeRO {}, micro-batch {} x {} accumulation steps;\n"
+      "# Planned layout: tp {} x pp {} x dp {}{}, ZeRO {}, micro-batch {} x {} accumulation "
+      "steps;\n"
       "# {:.2f} s per step, {:.1f} h for the job; {}.\n"
       "# Submit from the directory that holds the training script and the emitted config files.\n"
       "set -euo pipefail\n"
@@ -44,8 +45,8 @@ std::vector<EmittedFile> EmitSlurm(const Plan& p) {
       "export GPUPLAN_CONFIG=\"$SLURM_SUBMIT_DIR\"\n"
       "export NCCL_DEBUG=WARN\n",
       Slug(p.model), p.nodes, p.gpus_per_node, p.cpu_cores, SlurmTime(p.job_hours), p.tp, p.pp,
-      p.dp, p.zero_stage, p.micro_batch, p.grad_accum, p.step_time_s, p.job_hours,
-      launch.framework_note);
+      p.dp, p.cp > 1 ? fmt::format(" x cp {}", p.cp) : "", p.zero_stage, p.micro_batch,
+      p.grad_accum, p.step_time_s, p.job_hours, launch.framework_note);
   const std::string per_node = "export NODE_RANK=\"$SLURM_NODEID\"\n" + launch.command + "\n";
   s += "srun --kill-on-bad-exit=1 bash -c " + ShellQuote(per_node) + "\n";
   std::vector<EmittedFile> out = {{"train.sbatch", s}};
