@@ -3,6 +3,7 @@
 #include <numeric>
 #include <span>
 #include <tuple>
+#include <utility>
 #include <fmt/format.h>
 
 #include "gpuplan/plan.h"
@@ -316,61 +317,66 @@ std::optional<LayoutChoice> BestTrainLayout(const ModelSpec& m, const TrainMemor
   } else {
     tps = {1};
   }
-  for (int cp : cps)
+  // Every (cp, tp) split of the GPUs, then pp, dp and ep within it.
+  std::vector<std::pair<int, int>> splits;
+  for (int cp : cps) {
     for (int tp : tps) {
-      if (gpus % (static_cast<std::int64_t>(tp) * cp) != 0) continue;
-      const int rest = gpus / (tp * cp);
-      std::vector<int> pps;
-      if (fixed.pp) {
-        pps = {*fixed.pp};
-      } else {
-        pps = Divisors(rest, transformer ? m.layers : 1);
+      if (gpus % (static_cast<std::int64_t>(tp) * cp) == 0) splits.emplace_back(cp, tp);
+    }
+  }
+  for (auto [cp, tp] : splits) {
+    const int rest = gpus / (tp * cp);
+    std::vector<int> pps;
+    if (fixed.pp) {
+      pps = {*fixed.pp};
+    } else {
+      pps = Divisors(rest, transformer ? m.layers : 1);
+    }
+    for (int pp : pps) {
+      if (pp < 1 || rest % pp != 0) continue;
+      const int dp = rest / pp;
+      if (fixed.dp && *fixed.dp != dp) continue;
+      int gb = job.global_batch;
+      // A fixed micro-batch runs in whole steps of micro-batch x dp sequences.
+      const long long unit =
+          static_cast<long long>(dp) * std::max(1, fixed.micro_batch.value_or(1));
+      if (gb > 0 && gb % unit != 0) {
+        if (!fixed.round_global_batch || gb < unit) {
+          ++st.batch_unrunnable;
+          continue;
+        }
+        gb = static_cast<int>(gb / unit * unit);  // down to a batch this dp runs
       }
-      for (int pp : pps) {
-        if (pp < 1 || rest % pp != 0) continue;
-        const int dp = rest / pp;
-        if (fixed.dp && *fixed.dp != dp) continue;
-        int gb = job.global_batch;
-        // A fixed micro-batch runs in whole steps of micro-batch x dp sequences.
-        const long long unit =
-            static_cast<long long>(dp) * std::max(1, fixed.micro_batch.value_or(1));
-        if (gb > 0 && gb % unit != 0) {
-          if (!fixed.round_global_batch || gb < unit) {
-            ++st.batch_unrunnable;
-            continue;
-          }
-          gb = static_cast<int>(gb / unit * unit);  // down to a batch this dp runs
+      std::vector<int> eps;
+      if (fixed.ep) {
+        eps = {*fixed.ep};
+      } else if (m.moe) {
+        eps = Divisors(std::gcd(m.moe->experts, dp * cp * tp), m.moe->experts);
+      } else {
+        eps = {1};
+      }
+      for (int ep : eps) {
+        Parallelism par;
+        par.tp = tp;
+        par.pp = pp;
+        par.dp = dp;
+        par.cp = cp;
+        par.ep = ep;
+        TrainMemoryOptions o = base;
+        o.micro_batch = 1;
+        TrainJob lj = job;
+        lj.global_batch = gb;
+        const std::string why = LayoutError(m, par, o, lj, hw, /*terse=*/false);
+        if (!why.empty()) {
+          ++st.invalid;
+          if (st.first_invalid.empty()) st.first_invalid = why;
+          continue;
         }
-        std::vector<int> eps;
-        if (fixed.ep) {
-          eps = {*fixed.ep};
-        } else if (m.moe) {
-          eps = Divisors(std::gcd(m.moe->experts, dp * cp * tp), m.moe->experts);
-        } else {
-          eps = {1};
-        }
-        for (int ep : eps) {
-          Parallelism par;
-          par.tp = tp;
-          par.pp = pp;
-          par.dp = dp;
-          par.cp = cp;
-          par.ep = ep;
-          TrainMemoryOptions o = base;
-          o.micro_batch = 1;
-          TrainJob lj = job;
-          lj.global_batch = gb;
-          const std::string why = LayoutError(m, par, o, lj, hw, /*terse=*/false);
-          if (!why.empty()) {
-            ++st.invalid;
-            if (st.first_invalid.empty()) st.first_invalid = why;
-            continue;
-          }
-          const double lb = TrainStepLowerBound(m, par, o, gb, hw, k).value();
-          shapes.push_back({cp, tp, pp, dp, ep, gb, gb > 0 ? lb / gb : lb});
-        }
+        const double lb = TrainStepLowerBound(m, par, o, gb, hw, k).value();
+        shapes.push_back({cp, tp, pp, dp, ep, gb, gb > 0 ? lb / gb : lb});
       }
     }
+  }
   std::sort(shapes.begin(), shapes.end(), [](const Shape& a, const Shape& b) {
     return std::tie(a.bound, a.cp, a.tp, a.pp, a.ep) < std::tie(b.bound, b.cp, b.tp, b.pp, b.ep);
   });

@@ -417,7 +417,8 @@ Predicted PredictTrainingPerf(ModelSpec m, const Json& case_w, const Json& hwj,
   // run their own stacks.
   Json ref_w;
   const Accelerator* case_gpu = cat.FindAccelerator(Str(hwj, "gpu"));
-  if (bench && case_gpu && case_gpu->vendor == "NVIDIA" &&
+  const bool benchmark_on_nvidia = bench && case_gpu && case_gpu->vendor == "NVIDIA";
+  if (benchmark_on_nvidia &&
       TrainFrameworkFromText(Str(case_w, "framework")) == TrainFramework::kGeneric &&
       BenchmarkReferenceFramework(m) == TrainFramework::kMegatronCore) {
     ref_w = case_w;
@@ -453,8 +454,7 @@ Predicted PredictTrainingPerf(ModelSpec m, const Json& case_w, const Json& hwj,
   // and LAMB in BERT, Transformer Engine in NeMo, DALI and fused BN-ReLU in MXNet ResNet. Every
   // closed-division submitter on NVIDIA GPUs re-runs them (its implementations directory is a
   // copy, with its own system configs), so their results run fused too.
-  if (bench && (Contains(source, {"nvidia/results", "nvidia/benchmarks"}) ||
-                (case_gpu && case_gpu->vendor == "NVIDIA")))
+  if (benchmark_on_nvidia || (bench && Contains(source, {"nvidia/results", "nvidia/benchmarks"})))
     s.opt.fused_kernels = true;
   // Layout: what the case fixes is kept; the rest is chosen as the planner would (fastest
   // layout that fits memory on these GPUs).
