@@ -12,6 +12,8 @@ Prints, per image:
                   ResNets: the same walk over ResNet-50 at 224x224 gives its 11.31M)
   gmacs:          multiply-accumulates of those convolutions, a cross-check against the preset's
                   published 201.2 GMAC (its gflops_per_sample / 2)
+  and the same two for the stem and first stage, which training keeps frozen (torchvision's
+  trainable_backbone_layers=3, as MLPerf's reference): the preset's frozen_* figures
 
 Usage: tools/retinanet_feature_maps.py [side=800] [classes=264]
 """
@@ -53,6 +55,8 @@ def main():
                 conv(cin, cout, h_out, k=1)  # projection shortcut
             cin, h = cout, h_out
         feats[stage] = (cout, h)
+        if stage == 2:  # the stem and stage 1: frozen in training (trainable_backbone_layers 3)
+            frozen = (elems, macs)
     # FPN: lateral 1x1 and output 3x3 on C3-C5, then P6, P7 (stride-2 3x3 convolutions).
     levels = []
     for stage in (3, 4, 5):
@@ -74,6 +78,8 @@ def main():
             conv(256, out, hh, k=3)
     print(f"RetinaNet ResNeXt50-32x4d FPN at {side}x{side}, {classes} classes: "
           f"feature_melems {elems / 1e6:.1f}  gmacs {macs / 1e9:.1f}")
+    print(f"  frozen in training (stem and stage 1): feature_melems {frozen[0] / 1e6:.1f}  "
+          f"gmacs {frozen[1] / 1e9:.1f}")
 
 
 if __name__ == "__main__":

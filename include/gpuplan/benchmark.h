@@ -39,6 +39,9 @@ struct TrainBenchmark {
   std::vector<ConvergenceSet> rcp;  // ascending in from_round
   double eval_every_samples = 0;    // 0 = no evaluation cost modelled
   double eval_samples = 0;
+  // The built-in preset of the benchmark's network (empty: none; then gflops_per_sample and
+  // activation_melems_per_sample describe it): what a case that gives no network shape trains.
+  std::string model;
   std::optional<double> gflops_per_sample;  // the benchmark model's forward FLOPs per sample
   // Its forward feature-map elements per sample, millions (ModelSpec's field of that name).
   std::optional<double> activation_melems_per_sample;

@@ -116,6 +116,14 @@ struct ModelSpec {
   // convolution at the stated resolution). Training reads and writes them in its element-wise
   // passes (batch norm, ReLU, residual adds) at memory bandwidth.
   std::optional<double> activation_melems_per_sample;
+  // Non-transformers trained from a pretrained backbone: the forward FLOPs and feature-map
+  // elements per sample of the leading layers that stay frozen (they run forward only: no
+  // gradients, nothing kept for a backward), and whether the normalisation layers are frozen
+  // (fixed statistics folded into the convolution before them, as torchvision's detection
+  // models do with FrozenBatchNorm2d), which leaves training no batch-statistics passes.
+  std::optional<double> frozen_gflops_per_sample;
+  std::optional<double> frozen_activation_melems_per_sample;
+  bool frozen_norm = false;
   std::string sample;
   // Bytes per dtype from a safetensors header (exact on-disk weight bytes), when known.
   std::optional<std::int64_t> checkpoint_bytes;

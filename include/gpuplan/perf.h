@@ -135,6 +135,8 @@ struct StepConstants {
   double power_cap = 1;  // ArchEfficiency::power_cap: sustained fraction of peak (T4: 70 W board)
   double passes_fused = 0, passes_eager = 0, kernels_per_layer = 0, attn_bwd_factor = 0;
   double cnn_knee_flops = 0, cnn_factor = 0, cnn_train_passes = 0;
+  // Element-wise passes of a CNN whose norms are frozen (folded into the convolution).
+  double cnn_frozen_fwd_passes = 0, cnn_frozen_bwd_passes = 0;
   double intra_link_eff = 0, inter_link_eff = 0, lat_intra_s = 0, lat_inter_s = 0;
   double tp_overlap = 0, param_gather_overlap = 0, zero3_overlap = 0, dp_overlap = 0;
   double host_link_eff = 0, host_memory_bw = 0, nf4_dequant_bytes = 0;

@@ -130,6 +130,8 @@ StepConstants StepConstants::From(const Calibration& cal, const HardwareView& hw
       {"host_link_efficiency", 0.8},
       {"host_memory_gbps_per_gpu", 32},
       {"nf4_dequant_bytes_per_param", 2.5},
+      {"cnn_frozen_norm_forward_passes", 1},
+      {"cnn_frozen_norm_backward_passes", 3},
       {"cnn_knee_reference_gflops", 8.18},
   };
   double v[std::size(keys)];
@@ -163,6 +165,8 @@ StepConstants StepConstants::From(const Calibration& cal, const HardwareView& hw
   k.host_link_eff = v[20];
   k.host_memory_bw = v[21] * 1e9;
   k.nf4_dequant_bytes = v[22];
+  k.cnn_frozen_fwd_passes = v[23];
+  k.cnn_frozen_bwd_passes = v[24];
   return k;
 }
 

@@ -587,8 +587,12 @@ MemoryBreakdown EstimateTrainingMemory(const ModelSpec& m, const Parallelism& pa
       // A CNN keeps each convolution's output for batch norm's backward and the normalised,
       // activated map for the next convolution's weight gradient: 2 tensors per feature map
       // (NVIDIA's ResNet-50 trains 256 images per 16 GB V100 in mixed precision: ~11.6 GB).
-      out.activations = Bytes(2.0 * *m.activation_melems_per_sample * 1e6 * opt.micro_batch *
-                              act_bytes / (tp * pp));
+      // Frozen norms leave only the activated map (the ReLU's backward reads its output), and
+      // frozen leading layers keep nothing: no backward runs through them.
+      const double all = *m.activation_melems_per_sample;
+      const double kept = all - std::min(m.frozen_activation_melems_per_sample.value_or(0), all);
+      out.activations =
+          Bytes((m.frozen_norm ? 1.0 : 2.0) * kept * 1e6 * opt.micro_batch * act_bytes / (tp * pp));
     } else if (opt.notes) {
       out.notes.push_back(
           "activations of this non-transformer model are not modelled (no feature-map size)");

@@ -279,7 +279,10 @@ StepTime EstimateTrainStep(const ModelSpec& m, const Parallelism& par,
       st.reason = "model has neither a transformer shape nor FLOPs per sample";
       return st;
     }
-    double flops = 3.0 * *m.gflops_per_sample * 1e9 * b / (tp * pp);
+    // Frozen leading layers (a pretrained backbone's first stages) run forward only.
+    const double g = *m.gflops_per_sample;
+    const double g_frozen = std::min(m.frozen_gflops_per_sample.value_or(0), g);
+    double flops = (3.0 * g - 2.0 * g_frozen) * 1e9 * b / (tp * pp);
     // Convolutions (implicit GEMM) run below GEMM efficiency, and a small forward does not fill
     // the GPU (ConvFill: the knee is work, so ResNet-50 keeps b / (b + cnn_batch_knee) and a
     // UNet of ~100 ResNet-50s per sample is full at a few samples per GPU).
@@ -287,10 +290,17 @@ StepTime EstimateTrainStep(const ModelSpec& m, const Parallelism& par,
         internal::ConvFill(*m.gflops_per_sample * 1e9 * b / (tp * pp), K.cnn_knee_flops);
     micro = flops / (c.peak * std::min(c.gemm_eff * K.cnn_factor * fill, c.power_cap));
     // Batch norm, ReLU and residual adds read and write every feature map forward and
-    // backward (fused NHWC kernels: ~8 passes of 16-bit elements), at memory bandwidth.
+    // backward (fused NHWC kernels: ~8 passes of 16-bit elements), at memory bandwidth. Frozen
+    // norms fold into the convolution (its epilogue applies scale, bias and ReLU): the forward
+    // keeps the residual adds and the backward the ReLU gradient, and frozen layers take no
+    // backward.
     if (m.activation_melems_per_sample) {
-      micro +=
-          K.cnn_train_passes * *m.activation_melems_per_sample * 1e6 * b * e / (tp * pp) / c.hbm;
+      const double all = *m.activation_melems_per_sample;
+      const double frozen = std::min(m.frozen_activation_melems_per_sample.value_or(0), all);
+      const double passes =
+          m.frozen_norm ? K.cnn_frozen_fwd_passes * all + K.cnn_frozen_bwd_passes * (all - frozen)
+                        : K.cnn_train_passes * (all - frozen) + K.cnn_frozen_fwd_passes * frozen;
+      micro += passes * 1e6 * b * e / (tp * pp) / c.hbm;
     }
   }
   st.compute = Seconds(micro * mb);

@@ -438,9 +438,19 @@ Predicted PredictTrainingPerf(ModelSpec m, const Json& case_w, const Json& hwj,
   auto hwv = CaseHardware(hwj, cat);
   if (auto* u = std::get_if<Unsupported>(&hwv)) return *u;
   HardwareView hw = std::get<HardwareView>(hwv);
-  if (!m.is_transformer() && !m.gflops_per_sample && bench && bench->gflops_per_sample) {
-    m.gflops_per_sample = bench->gflops_per_sample;  // the benchmark's model at its resolution
-    m.activation_melems_per_sample = bench->activation_melems_per_sample;
+  if (!m.is_transformer() && !m.gflops_per_sample && bench) {
+    // The benchmark's network at its resolution: its preset (with the layers it trains
+    // frozen), else the table's figures.
+    if (const ModelSpec* net = bench->model.empty() ? nullptr : FindPreset(bench->model)) {
+      m.gflops_per_sample = net->gflops_per_sample;
+      m.activation_melems_per_sample = net->activation_melems_per_sample;
+      m.frozen_gflops_per_sample = net->frozen_gflops_per_sample;
+      m.frozen_activation_melems_per_sample = net->frozen_activation_melems_per_sample;
+      m.frozen_norm = net->frozen_norm;
+    } else if (bench->gflops_per_sample) {
+      m.gflops_per_sample = bench->gflops_per_sample;
+      m.activation_melems_per_sample = bench->activation_melems_per_sample;
+    }
   }
   if (!m.is_transformer() && !m.gflops_per_sample) {
     return Unsupported{"non-transformer model without gflops_per_sample"};

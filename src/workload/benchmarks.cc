@@ -121,6 +121,7 @@ Result<std::vector<TrainBenchmark>> ParseTrainBenchmarks(std::string_view csv,
     b.eval_every_samples = v.value_or(0);
     GPUPLAN_ASSIGN_OR_RETURN(v, r.OptNumber("eval_samples"));
     b.eval_samples = v.value_or(0);
+    b.model = r.Str("model");
     GPUPLAN_ASSIGN_OR_RETURN(b.gflops_per_sample, r.OptNumber("gflops_per_sample"));
     GPUPLAN_ASSIGN_OR_RETURN(b.activation_melems_per_sample,
                              r.OptNumber("activation_melems_per_sample"));

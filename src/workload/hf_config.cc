@@ -190,6 +190,13 @@ Result<ModelSpec> ParseHfConfig(std::string_view json_text, std::string_view lab
     m.gflops_per_sample = g;
     GPUPLAN_ASSIGN_OR_RETURN(g, GetNumber(*gp, "activation_melems_per_sample", gpath));
     m.activation_melems_per_sample = g;
+    GPUPLAN_ASSIGN_OR_RETURN(g, GetNumber(*gp, "frozen_gflops_per_sample", gpath));
+    m.frozen_gflops_per_sample = g;
+    GPUPLAN_ASSIGN_OR_RETURN(g, GetNumber(*gp, "frozen_activation_melems_per_sample", gpath));
+    m.frozen_activation_melems_per_sample = g;
+    std::optional<bool> fb;
+    GPUPLAN_ASSIGN_OR_RETURN(fb, GetBool(*gp, "frozen_norm", gpath));
+    m.frozen_norm = fb.value_or(false);
   }
 
   std::string model_type;

@@ -1,5 +1,6 @@
 #include <algorithm>
 #include <fmt/format.h>
+#include <tuple>
 #include <utility>
 #include <cmath>
 #include <string>
@@ -290,8 +291,23 @@ Status ValidateModel(const ModelSpec& m, std::string_view field) {
   }
   for (const auto& [name, v] :
        {std::pair<const char*, std::optional<double>>{"gflops_per_sample", m.gflops_per_sample},
-        {"activation_melems_per_sample", m.activation_melems_per_sample}}) {
+        {"activation_melems_per_sample", m.activation_melems_per_sample},
+        {"frozen_gflops_per_sample", m.frozen_gflops_per_sample},
+        {"frozen_activation_melems_per_sample", m.frozen_activation_melems_per_sample}}) {
     if (v && !(*v >= 0 && *v <= 1e12)) return err(name, "must be in [0, 1e12]");
+  }
+  for (const auto& [name, part, whole] :
+       {std::tuple<const char*, std::optional<double>, std::optional<double>>{
+            "frozen_gflops_per_sample", m.frozen_gflops_per_sample, m.gflops_per_sample},
+        {"frozen_activation_melems_per_sample", m.frozen_activation_melems_per_sample,
+         m.activation_melems_per_sample}}) {
+    if (part && (!whole || *part > *whole)) {
+      return err(name,
+                 fmt::format("the frozen layers' share ({:g}) must not exceed the whole "
+                             "model's figure ({})",
+                             *part, whole ? fmt::format("{:g}", *whole) : "not given"),
+                 "give the frozen layers' figure at most the whole forward's");
+    }
   }
   if (m.image_size < 0 || m.image_size > 65536 || m.patch_size < 0 || m.patch_size > 65536 ||
       m.channels < 0 || m.channels > 65536) {

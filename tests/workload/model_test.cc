@@ -881,6 +881,27 @@ TEST(ParseHfConfig, WrongTypeIsAnErrorNotAbsent) {
   }
 }
 
+// A CNN's frozen leading layers are a part of its forward: a larger share than the whole, or a
+// share of a whole not given, is an error naming the field; frozen_norm must be a boolean.
+TEST(ParseHfConfig, FrozenLayersMustBeAPartOfTheForward) {
+  const std::string head = R"({"model_type":"resnet","gpuplan":{"arch":"cnn","params":25557032,)"
+                           R"("gflops_per_sample":8.18,"activation_melems_per_sample":11.31,)";
+  auto ok = ParseHfConfig(head + R"("frozen_norm":true,"frozen_gflops_per_sample":1.5,)"
+                                 R"("frozen_activation_melems_per_sample":3}})",
+                          "cnn.json");
+  ASSERT_TRUE(ok.ok()) << ok.error().ToString();
+  EXPECT_TRUE(ok->frozen_norm);
+  EXPECT_DOUBLE_EQ(ok->frozen_gflops_per_sample.value_or(0), 1.5);
+  for (const std::string bad :
+       {R"("frozen_gflops_per_sample":9}})", R"("frozen_activation_melems_per_sample":12}})",
+        R"("frozen_norm":"yes"}})"}) {
+    SCOPED_TRACE(bad);
+    auto r = ParseHfConfig(head + bad, "cnn.json");
+    ASSERT_FALSE(r.ok());
+    EXPECT_TRUE(Has(r.error().ToString(), "frozen")) << r.error().ToString();
+  }
+}
+
 TEST(ParseHfConfig, ErrorToStringNamesFieldAndHint) {
   auto r = ParseHfConfig("{", "cfg.json");
   ASSERT_FALSE(r.ok());
