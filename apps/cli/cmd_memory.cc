@@ -83,12 +83,18 @@ std::string TrainText(const MemoryAnalysis& an, const TrainMemoryAnalysis& t,
                       quantized_states ? (o->optimizer == Optimizer::kAdamW8bit ? "8-bit blockwise"
                                                                                 : "4-bit blockwise")
                                        : PrecisionName(o->optimizer_state_dtype));
+  // A sequence and an attention kernel are a transformer's; a CNN or UNet counts samples.
+  const std::string per_sample =
+      m.is_transformer()
+          ? fmt::format("seq {}, recompute {}, flash attention {}", o->seq_len,
+                        RecomputeName(o->recompute), o->flash_attention ? "on" : "off")
+          : fmt::format("{}{}", m.sample.empty() ? "samples" : m.sample,
+                        m.frozen_norm ? ", frozen batch norms" : "");
   text += fmt::format(
-      "  layout: {} GPU(s) = tp {} x pp {} x cp {} x dp {}, ZeRO stage {}{}; micro-batch {}, seq "
-      "{}, recompute {}, flash attention on\n\n",
+      "  layout: {} GPU(s) = tp {} x pp {} x cp {} x dp {}, ZeRO stage {}{}; micro-batch {}, "
+      "{}\n\n",
       par.gpus(), par.tp, par.pp, par.cp, par.dp, par.zero_stage,
-      par.shard_group > 0 ? " (hybrid shard)" : "", o->micro_batch, o->seq_len,
-      RecomputeName(o->recompute));
+      par.shard_group > 0 ? " (hybrid shard)" : "", o->micro_batch, per_sample);
   text += BreakdownText(t.memory, "  ");
   if (a.guide_b4) {
     double P = static_cast<double>(pc.total);

@@ -245,6 +245,25 @@ TEST(CliGood, MemoryInferOfACnnHasNoKvCache) {
   EXPECT_TRUE(Has(llm.out, "KV budget")) << llm.Describe();
 }
 
+// Training a CNN: the layout line counts samples of the network's input, and names its frozen
+// batch norms where it has them; a sequence length and an attention kernel are a transformer's.
+TEST(CliGood, MemoryTrainOfACnnCountsSamplesNotTokens) {
+  RunResult r = RunCli({"memory", "--model", "retinanet", "--batch", "32"});
+  ASSERT_EQ(r.exit_code, kExitOk) << r.Describe();
+  EXPECT_TRUE(Has(r.out,
+                  "micro-batch 32, 800x800 image (264 OpenImages classes), frozen batch "
+                  "norms"))
+      << r.Describe();
+  EXPECT_FALSE(Has(r.out, "flash attention")) << r.Describe();
+  EXPECT_FALSE(Has(r.out, "seq 2048")) << r.Describe();
+  // One kept tensor per trained feature map: (252.5 - 84.5)M x 32 x 2 B = 10.01 GiB.
+  EXPECT_TRUE(Has(r.out, "10.01 GiB")) << r.Describe();
+  RunResult llm = RunCli({"memory", "--model", "llama-3.1-8b", "--batch", "2"});
+  ASSERT_EQ(llm.exit_code, kExitOk) << llm.Describe();
+  EXPECT_TRUE(Has(llm.out, "seq ")) << llm.Describe();
+  EXPECT_TRUE(Has(llm.out, "flash attention on")) << llm.Describe();
+}
+
 // Each training plan's warnings come with their rule ids (pitfalls.h), one finding per warning,
 // in the shape `check --json` writes them.
 TEST(CliGood, PlanTrainJsonFindingsCarryRuleIds) {
