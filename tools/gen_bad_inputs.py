@@ -282,6 +282,12 @@ cfg("null", "null", "m/config.json")
 cfg("empty object", "{}", "m/config.json")
 cfg("gpuplan params 1e60", llama(gpuplan={"params": 1e60}), "params")
 cfg("gpuplan params negative", llama(gpuplan={"params": -5}), "params")
+CNN = {"arch": "cnn", "params": 25557032, "gflops_per_sample": 8.18, "activation_melems_per_sample": 11.31}
+for cmd in ["memory", "train"]:
+    cfg("cnn frozen flops above the forward", json.dumps({"model_type": "resnet", "gpuplan": dict(CNN, frozen_gflops_per_sample=9)}), "frozen_gflops_per_sample", cmd=cmd)
+cfg("cnn frozen maps without the maps", json.dumps({"model_type": "resnet", "gpuplan": dict({k: v for k, v in CNN.items() if k != "activation_melems_per_sample"}, frozen_activation_melems_per_sample=1)}), "frozen_activation_melems_per_sample")
+cfg("cnn frozen flops negative", json.dumps({"model_type": "resnet", "gpuplan": dict(CNN, frozen_gflops_per_sample=-1)}), "frozen_gflops_per_sample")
+cfg("cnn frozen_norm a number", json.dumps({"model_type": "resnet", "gpuplan": dict(CNN, frozen_norm=1)}), "frozen_norm")
 case("config.json: invalid utf-8 string", ["memory", "--model", "m/config.json"], field="m/config.json",
      hex={"m/config.json": b'{"model_type": "ll\xffama"}'.hex()})
 case("config.json: 17 MiB", ["memory", "--model", "m/config.json"], field="m/config.json",

@@ -259,7 +259,7 @@ Result<Output> RunPlanTrain(const GlobalOptions& g, const PlanTrainArgs& a) {
     return out;
   }
   std::string s = fmt::format(
-      "gpuplan plan train: {} ({} params), {}, {}, {} ({} x seq {}), global batch {}\n"
+      "gpuplan plan train: {} ({} params), {}, {}, {} ({}{}), global batch {}\n"
       "objective {}{}{}{}; prices as of {} in {}; searched {} shapes x node counts, {} "
       "layouts{}\n\n",
       job->model.name, Params(static_cast<double>(pc.total)), TrainMethodName(job->method),
@@ -268,7 +268,11 @@ Result<Output> RunPlanTrain(const GlobalOptions& g, const PlanTrainArgs& a) {
           ? Params(job->TotalTokens()) + " tokens"
           : Params(job->samples * job->epochs) + " samples" +
                 (job->benchmark.empty() ? "" : " to the " + job->benchmark + " target"),
-      job->epochs > 1 ? fmt::format("{:.4g} epochs", job->epochs) : "1 epoch", job->seq_len,
+      job->epochs > 1 ? fmt::format("{:.4g} epochs", job->epochs) : "1 epoch",
+      // A sequence length is a transformer's; an image model's sample is its input.
+      job->model.is_transformer() ? fmt::format(" x seq {}", job->seq_len)
+      : job->model.sample.empty() ? std::string()
+                                  : "; a sample is one " + job->model.sample,
       job->global_batch > 0 ? fmt::format("{}", job->global_batch)
       : res->plans.empty() || DefaultGlobalBatch(*job, 0) == DefaultGlobalBatch(*job, 1 << 20)
           ? fmt::format("{} (default)",

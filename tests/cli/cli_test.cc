@@ -258,6 +258,12 @@ TEST(CliGood, MemoryTrainOfACnnCountsSamplesNotTokens) {
   EXPECT_FALSE(Has(r.out, "seq 2048")) << r.Describe();
   // One kept tensor per trained feature map: (252.5 - 84.5)M x 32 x 2 B = 10.01 GiB.
   EXPECT_TRUE(Has(r.out, "10.01 GiB")) << r.Describe();
+  // The plan's header likewise: the benchmark's epochs of images, no sequence length.
+  RunResult plan = RunCli({"plan", "train", "--model", "retinanet", "--samples", "1.17M",
+                           "--epochs", "4", "--gpus", "H100", "--top", "1"});
+  ASSERT_EQ(plan.exit_code, kExitOk) << plan.Describe();
+  EXPECT_TRUE(Has(plan.out, "(4 epochs; a sample is one 800x800 image")) << plan.Describe();
+  EXPECT_FALSE(Has(plan.out, "x seq")) << plan.Describe();
   RunResult llm = RunCli({"memory", "--model", "llama-3.1-8b", "--batch", "2"});
   ASSERT_EQ(llm.exit_code, kExitOk) << llm.Describe();
   EXPECT_TRUE(Has(llm.out, "seq ")) << llm.Describe();
