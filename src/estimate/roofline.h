@@ -21,6 +21,22 @@ inline double GemmSeconds(double M, double N, double K, double elem_bytes, doubl
   return std::max(flops / (peak * eff), bytes / mem_bw) + kernel_s;
 }
 
+// The factor an FP4 (NVFP4) GEMM's achievable rate takes at its own peak, given FP8's
+// (`fp8_factor`, fp8_gemm_efficiency_factor) and the two dense peaks (r = fp4 / fp8: 2 on B200
+// and GB200; 2 where no FP8 peak is given).
+// The quantisation around a low-precision GEMM (scaling casts of its inputs, amax and block-scale
+// reductions) is memory-bound work per element, the same for 8-bit and 4-bit operands; only the
+// GEMM itself runs r times faster. An FP8 GEMM of pure time t takes t / fp8_factor, so its casts
+// take t (1 / fp8_factor - 1); the FP4 GEMM takes t / r plus the same casts:
+// 1 / (1 + r (1 / fp8_factor - 1)) of its peak. With 0.8 and r = 2: 0.67, a GEMM rate 1.67x
+// FP8's, not 2x (NVIDIA reports 1.35-1.44x end to end for Llama 3 8B and 3.1 405B NVFP4 over
+// FP8 on GB200). docs/model.md 5.2.
+inline double Fp4GemmFactor(double fp8_factor, double fp4_peak, double fp8_peak) {
+  const double r = fp4_peak > 0 && fp8_peak > 0 ? fp4_peak / fp8_peak : 2.0;
+  if (fp8_factor <= 0) return fp8_factor;
+  return 1.0 / (1.0 + r * (1.0 / fp8_factor - 1.0));
+}
+
 // The share of its large-batch rate a convolutional forward of `fwd_flops` reaches: a small
 // forward leaves SMs idle, half the rate at `knee_flops` of work (cnn_batch_knee samples of the
 // reference network, ResNet-50 at 224x224), so a network whose one sample is hundreds of

@@ -221,7 +221,10 @@ ServePerf EstimateLlmServing(const ModelSpec& m, const ServeSetup& setup, const 
   const double bf16 = dev.Peak(Precision::kBf16);
   const double bw = dev.mem_bw * dev.mem_eff;
   const double knee = dev.GemmKnee(math);
-  const double geff = dev.GemmEff(math);
+  // NVFP4 GEMMs keep FP8's quantisation casts around a GEMM at the FP4 rate (Fp4GemmFactor).
+  const double geff =
+      fp4 ? dev.gemm_eff * internal::Fp4GemmFactor(dev.fp8_factor, dev.peak_fp4, dev.peak_fp8)
+          : dev.GemmEff(math);
   const double ks = dev.kernel_s;
   // Weight bytes per device, as stored (quantized linear layers read at their own width).
   const Bytes wbytes_dev = InferenceWeightBytes(m, setup.weight_precision, setup.quant, tp, 1);

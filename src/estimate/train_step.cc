@@ -120,6 +120,14 @@ Flop FlopsPerToken(const ModelSpec& m, const ParamCounts& pc, int seq_len, Train
 }
 }  // namespace
 
+namespace {
+// The NVFP4 GEMM factor of this accelerator (Fp4GemmFactor over its FP4 and FP8 peaks).
+double Fp4Factor(const Accelerator& acc, double fp8_factor) {
+  return internal::Fp4GemmFactor(fp8_factor, acc.fp4 ? acc.fp4->value() : 0.0,
+                                 acc.fp8 ? acc.fp8->value() : 0.0);
+}
+}  // namespace
+
 std::optional<FlopPerSec> TrainGemmPeak(const Accelerator& acc, Precision p, bool fp4_gemms) {
   if (fp4_gemms) return acc.fp4;
   return acc.PeakFor(p == Precision::kFp32 ? Precision::kTf32 : p);
@@ -155,9 +163,13 @@ StepTime EstimateTrainStep(const ModelSpec& m, const Parallelism& par,
   Ctx c{acc,        peak_opt->value(), K.gemm_eff, K.gemm_knee, acc.memory_bw.value() * K.hbm_eff,
         K.attn_eff, K.kernel_s,        K.power_cap};
   const double bf16_peak = acc.PeakFor(Precision::kBf16).value_or(*peak_opt).value();
-  // NVFP4 GEMMs reach FP8's achievable fraction of their own (FP4) rate, as in serving
-  // (Fp4TensorMath); their operands are 4-bit.
-  if ((math == Precision::kFp8 && acc.fp8) || opt.fp4_gemms) c.gemm_eff *= K.fp8_factor;
+  // NVFP4 GEMMs keep FP8's quantisation casts around a GEMM that runs at the FP4 rate
+  // (Fp4GemmFactor, as in serving); their operands are 4-bit.
+  if (opt.fp4_gemms) {
+    c.gemm_eff *= Fp4Factor(acc, K.fp8_factor);
+  } else if (math == Precision::kFp8 && acc.fp8) {
+    c.gemm_eff *= K.fp8_factor;
+  }
   const double e = math == Precision::kFp32 ? 4.0 : 2.0;  // activation bytes
   const double gemm_e = opt.fp4_gemms ? 0.5 : math == Precision::kFp8 ? 1.0 : e;
 
@@ -556,7 +568,11 @@ Seconds TrainStepLowerBound(const ModelSpec& m, const Parallelism& par,
   const int tp = std::max(1, par.tp), pp = std::max(1, par.pp), dp = std::max(1, par.dp);
   const int cp = std::max(1, par.cp), ep = std::max(1, par.ep);
   double eff = k.gemm_eff;
-  if ((math == Precision::kFp8 && acc.fp8) || opt.fp4_gemms) eff *= k.fp8_factor;
+  if (opt.fp4_gemms) {
+    eff *= Fp4Factor(acc, k.fp8_factor);
+  } else if (math == Precision::kFp8 && acc.fp8) {
+    eff *= k.fp8_factor;
+  }
   const double e = math == Precision::kFp32 ? 4.0 : 2.0;
   const double h = static_cast<double>(m.hidden);
   const double tokens = static_cast<double>(global_batch / dp) * std::max(1, opt.seq_len / cp);

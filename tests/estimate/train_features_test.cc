@@ -21,6 +21,7 @@
 #include <string_view>
 #include <vector>
 
+#include "estimate/roofline.h"
 #include "gpuplan/benchmark.h"
 #include "gpuplan/catalog.h"
 #include "gpuplan/estimate.h"
@@ -1115,6 +1116,31 @@ TEST(Nvfp4Training, GemmsOnTheFp4TensorCores) {
   const StepTime h100 = EstimateTrainStep(m, par, o4, 128, Hw("H100-SXM5-80GB"), cal);
   EXPECT_FALSE(h100.valid);
   EXPECT_NE(h100.reason.find("FP4 tensor cores"), std::string::npos) << h100.reason;
+}
+
+// An NVFP4 GEMM keeps FP8's quantisation casts (memory-bound work per element, the same for
+// 4-bit and 8-bit operands) around a GEMM that runs r = FP4 / FP8 peak times faster: an FP8 GEMM
+// of pure time t takes t / f, the FP4 one t / r + t (1 / f - 1). With f = 0.8 on B200 (r = 2)
+// that is 0.75 t against 1.25 t: 1.67x, where scaling the factor with the peak gave 2x.
+TEST(Nvfp4Training, GemmsKeepFp8sQuantisationCasts) {
+  const double f = 0.8, t = 1.0;
+  for (const double r : {2.0, 3.0}) {
+    const double fp4 = internal::Fp4GemmFactor(f, r * 4500e12, 4500e12);
+    const double fp8_time = t / f;
+    const double fp4_time = (t / r) / fp4;  // the FP4 GEMM at its factor of the FP4 peak
+    EXPECT_NEAR(fp4_time, t / r + (fp8_time - t), 1e-12) << r;
+  }
+  EXPECT_NEAR(internal::Fp4GemmFactor(0.8, 9000e12, 4500e12), 2.0 / 3.0, 1e-12);
+  EXPECT_NEAR(internal::Fp4GemmFactor(0.8, 9000e12, 0), 2.0 / 3.0, 1e-12);  // r = 2 by default
+  EXPECT_DOUBLE_EQ(internal::Fp4GemmFactor(1.0, 9000e12, 4500e12), 1.0);    // no casts: the peak
+
+  // End to end on B200: the FP4 step's GEMM part shrinks by t/2 + casts, not by half.
+  const Calibration& cal = DefaultCalibration();
+  const double f8 = cal.Get("fp8_gemm_efficiency_factor", -1);
+  ASSERT_GT(f8, 0);
+  const Accelerator& b200 = Acc("B200-HGX");
+  ASSERT_TRUE(b200.fp4 && b200.fp8);
+  EXPECT_LT(internal::Fp4GemmFactor(f8, b200.fp4->value(), b200.fp8->value()), f8);
 }
 
 }  // namespace
