@@ -333,6 +333,26 @@ TEST(TrainAdapter, MlperfBertIsCoveredAndNvidiaRunsFused) {
   EXPECT_GT(nvidia, 1.15 * Predicted(stated));
 }
 
+// An MLPerf RetinaNet case that gives only the network's parameter count trains the benchmark's
+// network preset (data/benchmarks.csv `model`), frozen batch norms and frozen stem included: it
+// predicts as the same case naming the preset.
+TEST(TrainAdapter, MlperfRetinanetTrainsTheBenchmarksPreset) {
+  const std::string rest =
+      "\"hardware\":{\"gpu\":\"H100-SXM5-80GB\",\"gpus\":8,\"gpus_per_node\":8},"
+      "\"workload\":{\"train\":{\"method\":\"pretrain\",\"global_batch\":256}},"
+      "\"metric\":\"time_to_train_min\",\"measured\":36,"
+      "\"source\":\"training_results_v4.1 : Org/results/sys/ssd/result_0.txt\"}\n";
+  const std::string bare =
+      "{\"id\":\"c\",\"kind\":\"train_time\",\"model\":{\"arch\":\"cnn\","
+      "\"params\":37060652}," +
+      rest;
+  const std::string named =
+      "{\"id\":\"c\",\"kind\":\"train_time\",\"model\":{\"preset\":\"retinanet\"}," + rest;
+  const double from_table = Predicted(bare);
+  EXPECT_GT(from_table, 0);
+  EXPECT_DOUBLE_EQ(from_table, Predicted(named));
+}
+
 // An MLPerf LLM case on NVIDIA GPUs whose framework text names only a container ran the
 // benchmark's reference implementation, NeMo on Megatron-Core (BenchmarkReferenceFramework): it
 // predicts as the same case saying "NeMo". Another vendor's submission keeps its own stack.
