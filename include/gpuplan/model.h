@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <algorithm>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -129,6 +130,15 @@ struct ModelSpec {
   std::optional<std::int64_t> checkpoint_bytes;
   std::string source;
 
+  // The frozen layers' forward FLOPs and feature-map elements per sample, at most the whole
+  // forward's (0 when none are frozen).
+  double FrozenGflops() const {
+    return std::min(frozen_gflops_per_sample.value_or(0), gflops_per_sample.value_or(0));
+  }
+  double FrozenMelems() const {
+    return std::min(frozen_activation_melems_per_sample.value_or(0),
+                    activation_melems_per_sample.value_or(0));
+  }
   bool is_transformer() const {
     return arch != ModelArch::kCnn && arch != ModelArch::kDiffusionUnet;
   }

@@ -590,7 +590,7 @@ MemoryBreakdown EstimateTrainingMemory(const ModelSpec& m, const Parallelism& pa
       // Frozen norms leave only the activated map (the ReLU's backward reads its output), and
       // frozen leading layers keep nothing: no backward runs through them.
       const double all = *m.activation_melems_per_sample;
-      const double kept = all - std::min(m.frozen_activation_melems_per_sample.value_or(0), all);
+      const double kept = all - m.FrozenMelems();
       out.activations =
           Bytes((m.frozen_norm ? 1.0 : 2.0) * kept * 1e6 * opt.micro_batch * act_bytes / (tp * pp));
     } else if (opt.notes) {

@@ -293,7 +293,7 @@ StepTime EstimateTrainStep(const ModelSpec& m, const Parallelism& par,
     }
     // Frozen leading layers (a pretrained backbone's first stages) run forward only.
     const double g = *m.gflops_per_sample;
-    const double g_frozen = std::min(m.frozen_gflops_per_sample.value_or(0), g);
+    const double g_frozen = m.FrozenGflops();
     double flops = (3.0 * g - 2.0 * g_frozen) * 1e9 * b / (tp * pp);
     // Convolutions (implicit GEMM) run below GEMM efficiency, and a small forward does not fill
     // the GPU (ConvFill: the knee is work, so ResNet-50 keeps b / (b + cnn_batch_knee) and a
@@ -308,7 +308,7 @@ StepTime EstimateTrainStep(const ModelSpec& m, const Parallelism& par,
     // backward.
     if (m.activation_melems_per_sample) {
       const double all = *m.activation_melems_per_sample;
-      const double frozen = std::min(m.frozen_activation_melems_per_sample.value_or(0), all);
+      const double frozen = m.FrozenMelems();
       const double passes =
           m.frozen_norm ? K.cnn_frozen_fwd_passes * all + K.cnn_frozen_bwd_passes * (all - frozen)
                         : K.cnn_train_passes * (all - frozen) + K.cnn_frozen_fwd_passes * frozen;

@@ -894,16 +894,16 @@ TEST(JobYaml, BenchmarkWithoutBatchRunsItsReferenceBatch) {
 // A benchmark job that names no framework runs the benchmark's reference implementation: NeMo on
 // Megatron-Core for MLPerf's LLM benchmarks, generic for the others; a named framework is kept.
 TEST(JobYaml, BenchmarkRunsItsReferenceFramework) {
-  auto lora = ParseTrainJobYaml(
-      "model: llama-2-70b\ntrain:\n  method: lora\n  seq_len: 4096\n"
-      "  data: {benchmark: mlperf/llama2_70b_lora}\n",
-      "l.yaml");
+  // The LoRA benchmark's job with `extra` lines under train:.
+  auto lora_job = [](const std::string& extra) {
+    return ParseTrainJobYaml("model: llama-2-70b\ntrain:\n  method: lora\n  seq_len: 4096\n" +
+                                 extra + "  data: {benchmark: mlperf/llama2_70b_lora}\n",
+                             "l.yaml");
+  };
+  auto lora = lora_job("");
   ASSERT_TRUE(lora.ok()) << lora.error().ToString();
   EXPECT_EQ(lora->framework, TrainFramework::kMegatronCore);
-  auto named = ParseTrainJobYaml(
-      "model: llama-2-70b\ntrain:\n  method: lora\n  seq_len: 4096\n  framework: fsdp\n"
-      "  data: {benchmark: mlperf/llama2_70b_lora}\n",
-      "l.yaml");
+  auto named = lora_job("  framework: fsdp\n");
   ASSERT_TRUE(named.ok()) << named.error().ToString();
   EXPECT_EQ(named->framework, TrainFramework::kFsdp);
   auto resnet =
