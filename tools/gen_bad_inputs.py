@@ -288,6 +288,19 @@ for cmd in ["memory", "train"]:
 cfg("cnn frozen maps without the maps", json.dumps({"model_type": "resnet", "gpuplan": dict({k: v for k, v in CNN.items() if k != "activation_melems_per_sample"}, frozen_activation_melems_per_sample=1)}), "frozen_activation_melems_per_sample")
 cfg("cnn frozen flops negative", json.dumps({"model_type": "resnet", "gpuplan": dict(CNN, frozen_gflops_per_sample=-1)}), "frozen_gflops_per_sample")
 cfg("cnn frozen_norm a number", json.dumps({"model_type": "resnet", "gpuplan": dict(CNN, frozen_norm=1)}), "frozen_norm")
+RESNET = {"model_type": "resnet", "embedding_size": 64, "hidden_sizes": [256, 512, 1024, 2048], "depths": [3, 4, 6, 3], "layer_type": "bottleneck"}
+for cmd in ["memory", "train"]:
+    cfg("resnet stages of unequal length", json.dumps(dict(RESNET, depths=[3, 4, 6])), "hidden_sizes", cmd=cmd)
+cfg("resnet depth zero", json.dumps(dict(RESNET, depths=[3, 0, 6, 3])), "depths[1]")
+cfg("resnet depth a string", json.dumps(dict(RESNET, depths=[3, "4", 6, 3])), "depths[1]")
+cfg("resnet depth huge", json.dumps(dict(RESNET, depths=[3, 4, 10**9, 3])), "depths[2]")
+cfg("resnet width too narrow for a bottleneck", json.dumps(dict(RESNET, hidden_sizes=[2, 512, 1024, 2048])), "hidden_sizes[0]")
+cfg("resnet no stages", json.dumps(dict(RESNET, depths=[], hidden_sizes=[])), "depths")
+cfg("resnet 17 stages", json.dumps(dict(RESNET, depths=[1] * 17, hidden_sizes=[64] * 17)), "depths")
+cfg("resnet unknown block", json.dumps(dict(RESNET, layer_type="inverted")), "layer_type")
+cfg("resnet stem width negative", json.dumps(dict(RESNET, embedding_size=-64)), "embedding_size")
+cfg("resnet channels zero", json.dumps(dict(RESNET, num_channels=0)), "num_channels")
+cfg("resnet hidden_sizes an object", json.dumps(dict(RESNET, hidden_sizes={"a": 1})), "hidden_sizes")
 case("config.json: invalid utf-8 string", ["memory", "--model", "m/config.json"], field="m/config.json",
      hex={"m/config.json": b'{"model_type": "ll\xffama"}'.hex()})
 case("config.json: 17 MiB", ["memory", "--model", "m/config.json"], field="m/config.json",

@@ -44,6 +44,32 @@ struct MoeSpec {
   bool router_bias = false;     // per-expert score correction bias (DeepSeek-V3)
 };
 
+// A residual convolutional network as a Hugging Face ResNet config describes it (model_type
+// "resnet": torchvision's ResNet v1.5, the 3x3 convolution carrying a bottleneck block's stride):
+// a stem (7x7 stride-2 convolution to `stem` channels, then a 3x3 stride-2 max pool), stages of
+// `depths[i]` blocks ending in `widths[i]` channels (bottleneck: 1x1, 3x3, 1x1 at a quarter of
+// the width; basic: two 3x3), a projection shortcut where a block changes width or resolution,
+// batch norm after every convolution, global pooling and a `classes`-way linear head.
+struct ResNetSpec {
+  int stem = 64;
+  std::vector<int> depths, widths;
+  bool bottleneck = true;
+  bool downsample_first_stage = false;  // the first stage also halves the resolution
+  int classes = 1000;                   // 0: no head
+};
+
+// What a forward of one image through a ResNet does, at `side` x `side` pixels: its parameters
+// (convolution weights, batch-norm scales and shifts, the head), multiply-accumulates, the output
+// elements of every convolution and of the stem's max pool (the feature maps training reads and
+// writes), and the largest single weight tensor (a layer-by-layer loader's unit).
+struct ResNetCounts {
+  std::int64_t params = 0;
+  double macs = 0;
+  double feature_elems = 0;
+  std::int64_t largest_layer = 0;
+};
+ResNetCounts CountResNet(const ResNetSpec& r, int channels, int side);
+
 struct MlaSpec {
   int kv_lora_rank = 0;
   int q_lora_rank = 0;  // 0 = no query compression
@@ -101,6 +127,7 @@ struct ModelSpec {
 
   std::optional<MoeSpec> moe;
   std::optional<MlaSpec> mla;
+  std::optional<ResNetSpec> resnet;  // CNNs read from a ResNet config (CountResNet)
   std::optional<QuantSpec> quant;
   Precision dtype = Precision::kBf16;  // the checkpoint's dtype (torch_dtype)
 

@@ -109,7 +109,7 @@ Predicted PredictInferenceMemory(const ModelSpec& m, const Json& w, const Json& 
   }
   if (metric == "largest_layer_bytes") {
     ParamCounts pc = CountParams(m);
-    if (!pc.exact || pc.per_layer == 0) {
+    if (!pc.exact || pc.largest_layer <= 0) {
       return Unsupported{"largest layer needs the layer-by-layer architecture"};
     }
     return static_cast<double>(pc.largest_layer) * BytesPerElement(prec);

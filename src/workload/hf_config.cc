@@ -1,6 +1,7 @@
 // Hugging Face config.json -> ModelSpec. Field names follow transformers' configuration classes;
 // the family defaults (tied embeddings, gated MLP, norms, biases) follow their modeling code.
 #include <algorithm>
+#include <fmt/format.h>
 #include <set>
 #include <string>
 
@@ -32,6 +33,88 @@ using internal::GetString;
 using internal::Json;
 
 namespace {
+
+// The input side a ResNet config's counts are taken at (its checkpoints' ImageNet resolution).
+constexpr int kResNetImageSide = 224;
+
+// A Hugging Face ResNet config's network (ResNetConfig: embedding_size, hidden_sizes, depths,
+// layer_type, downsample_in_first_stage; the head from num_labels or id2label, else
+// transformers' default of 2 labels).
+Result<std::optional<ResNetSpec>> ParseResNet(const Json& c, const std::string& path) {
+  // Without its stage lists the config describes no network (a preset's gpuplan block then
+  // gives the counts itself).
+  if (internal::FindMember(c, "depths") == nullptr &&
+      internal::FindMember(c, "hidden_sizes") == nullptr) {
+    return std::optional<ResNetSpec>();
+  }
+  ResNetSpec r;
+  std::optional<int> n;
+  GPUPLAN_ASSIGN_OR_RETURN(n, internal::GetIntIn(c, "embedding_size", path, 1, 65536));
+  r.stem = n.value_or(64);
+  auto ints = [&](const char* key, int lo, int hi, std::vector<int>& out) -> Status {
+    const Json* a = nullptr;
+    GPUPLAN_ASSIGN_OR_RETURN(a, internal::GetArray(c, key, path));
+    if (a == nullptr) {
+      return MakeError(ErrorCode::kParse, internal::JsonFieldPath(path, key),
+                       "missing field: a ResNet config lists both its stages' depths and widths",
+                       "give one entry per stage, as transformers' ResNetConfig writes it");
+    }
+    if (a->empty() || a->size() > 16) {
+      return MakeError(ErrorCode::kParse, internal::JsonFieldPath(path, key),
+                       fmt::format("must list 1 to 16 stages, got {}", a->size()));
+    }
+    for (std::size_t i = 0; i < a->size(); ++i) {
+      const Json& x = (*a)[i];
+      const std::string where = internal::JsonFieldPath(path, key) + "[" + std::to_string(i) + "]";
+      if (!x.is_number_integer() || x.get<std::int64_t>() < lo || x.get<std::int64_t>() > hi) {
+        return MakeError(
+            ErrorCode::kParse, where,
+            fmt::format("must be a whole number in [{}, {}], got {}", lo, hi, x.dump()));
+      }
+      out.push_back(x.get<int>());
+    }
+    return {};
+  };
+  if (auto st = ints("depths", 1, 1024, r.depths); !st) return st.error();
+  if (auto st = ints("hidden_sizes", 1, 65536, r.widths); !st) return st.error();
+  if (r.depths.size() != r.widths.size()) {
+    return MakeError(
+        ErrorCode::kParse, internal::JsonFieldPath(path, "hidden_sizes"),
+        fmt::format("lists {} stages but depths lists {}", r.widths.size(), r.depths.size()),
+        "give one width per stage");
+  }
+  std::optional<std::string> type;
+  GPUPLAN_ASSIGN_OR_RETURN(type, GetString(c, "layer_type", path));
+  const std::string t = type.value_or("bottleneck");
+  if (t != "bottleneck" && t != "basic") {
+    return MakeError(ErrorCode::kParse, internal::JsonFieldPath(path, "layer_type"),
+                     "unknown ResNet block \"" + t + "\"", "use \"bottleneck\" or \"basic\"");
+  }
+  r.bottleneck = t == "bottleneck";
+  if (r.bottleneck) {
+    for (std::size_t i = 0; i < r.widths.size(); ++i) {
+      if (r.widths[i] < 4) {
+        return MakeError(
+            ErrorCode::kParse,
+            internal::JsonFieldPath(path, "hidden_sizes") + "[" + std::to_string(i) + "]",
+            fmt::format("a bottleneck stage needs at least 4 channels (its 3x3 "
+                        "convolution runs at a quarter of them), got {}",
+                        r.widths[i]));
+      }
+    }
+  }
+  std::optional<bool> first;
+  GPUPLAN_ASSIGN_OR_RETURN(first, GetBool(c, "downsample_in_first_stage", path));
+  r.downsample_first_stage = first.value_or(false);
+  GPUPLAN_ASSIGN_OR_RETURN(n, internal::GetIntIn(c, "num_labels", path, 0, 1000000));
+  if (!n) {
+    const Json* labels = nullptr;
+    GPUPLAN_ASSIGN_OR_RETURN(labels, internal::GetObject(c, "id2label", path));
+    if (labels != nullptr) n = static_cast<int>(std::min<std::size_t>(labels->size(), 1000000));
+  }
+  r.classes = n.value_or(2);
+  return std::optional<ResNetSpec>(r);
+}
 
 bool In(const std::string& t, std::initializer_list<const char*> set) {
   for (const char* s : set) {
@@ -302,6 +385,15 @@ Result<ModelSpec> ParseHfConfig(std::string_view json_text, std::string_view lab
     m.channels = static_cast<int>(o.value_or(3));
   }
   if (In(model_type, {"t5", "whisper", "bart", "mt5"})) m.arch = ModelArch::kEncoderDecoder;
+  if (model_type == "resnet") {
+    auto r = ParseResNet(c, path);
+    if (!r) return r.error();
+    m.resnet = *r;
+    m.arch = ModelArch::kCnn;
+    std::optional<int> ch;
+    GPUPLAN_ASSIGN_OR_RETURN(ch, internal::GetIntIn(c, "num_channels", path, 1, 65536));
+    m.channels = ch.value_or(3);
+  }
 
   // Tied embeddings: the key wins; otherwise the family's default.
   GPUPLAN_ASSIGN_OR_RETURN(b, GetBool(root, "tie_word_embeddings", L));
@@ -393,6 +485,17 @@ Result<ModelSpec> ParseHfConfig(std::string_view json_text, std::string_view lab
     }
   }
   (void)v;
+  // A ResNet config gives the whole network: what a preset's gpuplan block does not state is
+  // counted from it, at the 224 x 224 input its ImageNet checkpoints take.
+  if (m.arch == ModelArch::kCnn && m.resnet) {
+    const ResNetCounts rc = CountResNet(*m.resnet, m.channels, kResNetImageSide);
+    if (!m.params_override) m.params_override = rc.params;
+    if (!m.gflops_per_sample) m.gflops_per_sample = 2.0 * rc.macs / 1e9;
+    if (!m.activation_melems_per_sample) m.activation_melems_per_sample = rc.feature_elems / 1e6;
+    if (m.sample.empty()) {
+      m.sample = fmt::format("{}x{} image", kResNetImageSide, kResNetImageSide);
+    }
+  }
   if (auto st = ValidateModel(m, L); !st) return st.error();
   return m;
 }

@@ -26,6 +26,54 @@ double RoutedExpertParams(const ModelSpec& m) {
          static_cast<double>(m.moe->expert_ffn);
 }
 
+ResNetCounts CountResNet(const ResNetSpec& r, int channels, int side) {
+  ResNetCounts c;
+  // A convolution (no bias) and its batch norm (scale and shift per channel), writing
+  // `cout` x h x h outputs.
+  auto conv = [&c](std::int64_t cin, std::int64_t cout, int k, double h) {
+    const std::int64_t w = cin * cout * k * k;
+    c.params += w + 2 * cout;
+    c.macs += static_cast<double>(w) * h * h;
+    c.feature_elems += static_cast<double>(cout) * h * h;
+    c.largest_layer = std::max(c.largest_layer, w);
+  };
+  // Padded convolutions and pools: a stride-s layer maps h to ceil(h / s).
+  auto down = [](double h, int s) { return std::ceil(h / s); };
+  double h = down(side, 2);
+  conv(std::max(1, channels), r.stem, 7, h);
+  h = down(h, 2);  // the stem's max pool
+  c.feature_elems += static_cast<double>(r.stem) * h * h;
+  std::int64_t cin = r.stem;
+  const std::size_t stages = std::min(r.depths.size(), r.widths.size());
+  for (std::size_t i = 0; i < stages; ++i) {
+    const std::int64_t cout = r.widths[i];
+    const int stride = i > 0 || r.downsample_first_stage ? 2 : 1;
+    for (int b = 0; b < r.depths[i]; ++b) {
+      const int s = b == 0 ? stride : 1;
+      const double h_out = down(h, s);
+      if (r.bottleneck) {
+        const std::int64_t w = cout / 4;
+        conv(cin, w, 1, h);  // at the input's resolution; the 3x3 carries the stride
+        conv(w, w, 3, h_out);
+        conv(w, cout, 1, h_out);
+      } else {
+        conv(cin, cout, 3, h_out);
+        conv(cout, cout, 3, h_out);
+      }
+      if (cin != cout || s != 1) conv(cin, cout, 1, h_out);  // projection shortcut
+      cin = cout;
+      h = h_out;
+    }
+  }
+  if (r.classes > 0) {
+    const std::int64_t head = cin * r.classes + r.classes;
+    c.params += head;
+    c.macs += static_cast<double>(cin) * r.classes;
+    c.largest_layer = std::max(c.largest_layer, head);
+  }
+  return c;
+}
+
 namespace {
 
 constexpr internal::EnumName<ModelArch> kModelArchNames[] = {
@@ -181,11 +229,17 @@ ParamCounts CountVit(const ModelSpec& m) {
 
 ParamCounts CountParams(const ModelSpec& m) {
   ParamCounts p;
-  bool derivable =
-      m.hidden > 0 && m.layers > 0 &&
-      (m.arch == ModelArch::kDense || m.arch == ModelArch::kMoe || m.arch == ModelArch::kMlaMoe ||
-       m.arch == ModelArch::kEncoder || m.arch == ModelArch::kVit);
-  if (derivable) {
+  const bool resnet = m.arch == ModelArch::kCnn && m.resnet && !m.resnet->depths.empty();
+  bool derivable = resnet || (m.hidden > 0 && m.layers > 0 &&
+                              (m.arch == ModelArch::kDense || m.arch == ModelArch::kMoe ||
+                               m.arch == ModelArch::kMlaMoe || m.arch == ModelArch::kEncoder ||
+                               m.arch == ModelArch::kVit));
+  if (resnet) {
+    // Every weight is a convolution's or the head's: all of them count as matrix weights.
+    const ResNetCounts c = CountResNet(*m.resnet, m.channels, 224);
+    p.total = p.active = p.linear = c.params;
+    p.largest_layer = c.largest_layer;
+  } else if (derivable) {
     p = m.arch == ModelArch::kVit ? CountVit(m) : CountTransformer(m);
   }
   if (m.params_override) {

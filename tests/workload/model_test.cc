@@ -902,6 +902,77 @@ TEST(ParseHfConfig, FrozenLayersMustBeAPartOfTheForward) {
   }
 }
 
+// A Hugging Face ResNet config is the whole network: its parameters, FLOPs and feature maps
+// follow from the stage lists, and match torchvision's published counts exactly (resnet18 ...
+// resnet152: 11,689,512 / 21,797,672 / 25,557,032 / 44,549,160 / 60,192,808 parameters; ResNet-50
+// 4.09 GMAC = 8.18 GFLOPs at 224 x 224). The largest single weight is layer4's 3x3 convolution
+// (512 x 512 x 9 = 2,359,296), which accelerate's estimate-memory reports for timm's resnet50.
+TEST(ResNet, CountsFollowTheStagesExactly) {
+  struct Row {
+    std::vector<int> depths;
+    bool bottleneck;
+    std::int64_t params;
+  };
+  const std::vector<int> wide = {256, 512, 1024, 2048}, narrow = {64, 128, 256, 512};
+  for (const Row& r : {Row{{2, 2, 2, 2}, false, 11689512}, Row{{3, 4, 6, 3}, false, 21797672},
+                       Row{{3, 4, 6, 3}, true, 25557032}, Row{{3, 4, 23, 3}, true, 44549160},
+                       Row{{3, 8, 36, 3}, true, 60192808}}) {
+    ResNetSpec s;
+    s.depths = r.depths;
+    s.widths = r.bottleneck ? wide : narrow;
+    s.bottleneck = r.bottleneck;
+    const ResNetCounts c = CountResNet(s, 3, 224);
+    EXPECT_EQ(c.params, r.params);
+    EXPECT_EQ(c.largest_layer, 2359296);
+  }
+  ResNetSpec r50;
+  r50.depths = {3, 4, 6, 3};
+  r50.widths = wide;
+  const ResNetCounts c = CountResNet(r50, 3, 224);
+  EXPECT_NEAR(2 * c.macs / 1e9, 8.18, 0.005);
+  EXPECT_NEAR(c.feature_elems / 1e6, 11.31, 0.005);
+  // The presets' own figures are these counts.
+  for (const char* name : {"ResNet-50", "ResNet-152"}) {
+    const ModelSpec& m = Preset(name);
+    ASSERT_TRUE(m.resnet.has_value()) << name;
+    const ResNetCounts pc = CountResNet(*m.resnet, m.channels, 224);
+    EXPECT_EQ(pc.params, m.params_override.value_or(0)) << name;
+    EXPECT_NEAR(2 * pc.macs / 1e9, m.gflops_per_sample.value_or(0), 0.01) << name;
+    EXPECT_NEAR(pc.feature_elems / 1e6, m.activation_melems_per_sample.value_or(0), 0.01) << name;
+    EXPECT_TRUE(CountParams(m).exact) << name;
+    EXPECT_EQ(CountParams(m).largest_layer, 2359296) << name;
+  }
+}
+
+// A plain ResNet config (no gpuplan block, as the Hub serves microsoft/resnet-101) loads as a
+// CNN with its counts; a malformed stage list is an error naming the field.
+TEST(ParseHfConfig, ResNetConfigWithoutAPresetBlock) {
+  const std::string body =
+      R"({"model_type":"resnet","num_channels":3,"embedding_size":64,)"
+      R"("hidden_sizes":[256,512,1024,2048],"layer_type":"bottleneck","num_labels":1000,)";
+  auto m = ParseHfConfig(body + R"("depths":[3,4,23,3]})", "resnet101.json");
+  ASSERT_TRUE(m.ok()) << m.error().ToString();
+  EXPECT_EQ(m->arch, ModelArch::kCnn);
+  EXPECT_EQ(CountParams(*m).total, 44549160);
+  EXPECT_NEAR(m->gflops_per_sample.value_or(0), 15.60, 0.01);  // torchvision: 7.80 GMAC
+  EXPECT_EQ(m->sample, "224x224 image");
+  for (const auto& [bad, field] :
+       std::vector<std::pair<std::string, std::string>>{{R"("depths":[3,4,23]})", "hidden_sizes"},
+                                                        {R"("depths":[3,4,"23",3]})", "depths[2]"},
+                                                        {R"("depths":[3,4,0,3]})", "depths[2]"},
+                                                        {R"("depths":[]})", "depths"}}) {
+    SCOPED_TRACE(bad);
+    auto r = ParseHfConfig(body + bad, "resnet.json");
+    ASSERT_FALSE(r.ok());
+    EXPECT_TRUE(Has(r.error().ToString(), "resnet.json." + field)) << r.error().ToString();
+  }
+  auto basic = ParseHfConfig(
+      R"({"model_type":"resnet","hidden_sizes":[64],"depths":[2],"layer_type":"dense"})",
+      "resnet.json");
+  ASSERT_FALSE(basic.ok());
+  EXPECT_TRUE(Has(basic.error().ToString(), "layer_type")) << basic.error().ToString();
+}
+
 TEST(ParseHfConfig, ErrorToStringNamesFieldAndHint) {
   auto r = ParseHfConfig("{", "cfg.json");
   ASSERT_FALSE(r.ok());
