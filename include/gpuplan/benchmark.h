@@ -58,6 +58,13 @@ struct TrainBenchmark {
   // Tokens a sample costs at sequence length `seq_len`: its mean real tokens where the
   // benchmark's samples run packed, else seq_len (every position computed).
   double TokensPerSample(int seq_len) const;
+  // The sequences of `seq_len` tokens one step of `global_batch` samples runs: the benchmark's
+  // global batch counts samples, and packed samples share sequences (MLPerf BERT: NVIDIA's
+  // reference runs 8 packs of 512 tokens per GPU for a logged global batch of 8192 samples on
+  // 512 GPUs, PACKING_FACTOR 2), so a step is global_batch x mean tokens / seq_len sequences
+  // whole samples per sequence, rounded (at least one sequence); unpacked benchmarks run one
+  // sequence per sample.
+  int SequencesPerStep(int global_batch, int seq_len) const;
   // Evaluation time as a fraction of training time: forward passes over the evaluation set
   // every eval_every_samples, a forward being `forward_share` of a training step's work
   // (1/3 for full training, 1/2 for LoRA's frozen weights).

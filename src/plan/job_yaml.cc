@@ -268,6 +268,12 @@ Result<TrainJobSpec> ParseJob(const YAML::Node& root, const Reader& r) {
     // samples per epoch x epochs, so that dataset_size / samples is the bytes of one sample.
     const double total =
         b->SamplesToTarget(job.global_batch) * (1 + b->EvalOverhead(peft ? 0.5 : 1.0 / 3.0));
+    // The benchmark's global batch counts samples; its packed samples share sequences, so a
+    // step runs fewer sequences than samples (SequencesPerStep: BERT's 3072 are 1536 packs of
+    // 512 tokens).
+    if (model.is_transformer()) {
+      job.global_batch = b->SequencesPerStep(job.global_batch, EffectiveSeqLen(job));
+    }
     if (b->samples_per_epoch > 0) {
       job.samples = b->samples_per_epoch;
       job.epochs = total / b->samples_per_epoch;

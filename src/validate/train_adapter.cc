@@ -568,6 +568,12 @@ Predicted PredictTrainingPerf(ModelSpec m, const Json& case_w, const Json& hwj,
   if (!m.is_transformer() && job.tokens <= 0 && metric == "time_to_train_min") {
     return Unsupported{"time to train needs the number of samples or epochs to the target"};
   }
+  // The benchmark's global batch counts samples; packed samples share sequences, so a step runs
+  // fewer sequences of seq_len than it has samples (SequencesPerStep, the planner's rule).
+  const int sample_batch = job.global_batch;
+  if (bench && m.is_transformer()) {
+    job.global_batch = bench->SequencesPerStep(job.global_batch, s.opt.seq_len);
+  }
   // The case's fixed fields are honoured; what it leaves open (recompute, ZeRO stage,
   // micro-batch, interleaving) is chosen as the planner would: the fastest layout that fits.
   TrainEval ev;
@@ -657,7 +663,7 @@ Predicted PredictTrainingPerf(ModelSpec m, const Json& case_w, const Json& hwj,
       return Unsupported{"time to train needs tokens (or samples) to the target"};
     if (g_trace && bench) {
       g_trace->Add("benchmark " + bench->id, "samples to target at this batch",
-                   bench->SamplesToTarget(job.global_batch, round), "samples");
+                   bench->SamplesToTarget(sample_batch, round), "samples");
       g_trace->Add("evaluation overhead", "eval samples / eval interval x forward share",
                    eval_overhead, "");
     }

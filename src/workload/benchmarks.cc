@@ -42,6 +42,16 @@ double TrainBenchmark::TokensPerSample(int seq_len) const {
   return mean_tokens_per_sample.value_or(static_cast<double>(seq_len));
 }
 
+int TrainBenchmark::SequencesPerStep(int global_batch, int seq_len) const {
+  if (!mean_tokens_per_sample || *mean_tokens_per_sample <= 0 || seq_len <= 0 ||
+      global_batch <= 0) {
+    return global_batch;
+  }
+  // Whole samples per sequence (NVIDIA's PACKING_FACTOR): 2 for BERT's 254 of 512.
+  const int factor = std::max(1, static_cast<int>(std::lround(seq_len / *mean_tokens_per_sample)));
+  return std::max(1, (global_batch + factor - 1) / factor);
+}
+
 double TrainBenchmark::EvalOverhead(double forward_share) const {
   if (eval_every_samples <= 0 || eval_samples <= 0) return 0;
   return eval_samples / eval_every_samples * forward_share;

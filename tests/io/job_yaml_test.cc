@@ -891,6 +891,28 @@ TEST(JobYaml, BenchmarkWithoutBatchRunsItsReferenceBatch) {
   EXPECT_EQ(job->global_batch, b->ref_global_batch);
 }
 
+// MLPerf BERT's global batch counts samples, two of which share each 512-token sequence (NVIDIA's
+// PACKING_FACTOR 2: 8 packs per GPU on 512 GPUs log a global batch of 8192): the step runs half
+// as many sequences, while the samples to the target follow the stated batch. Unpacked
+// benchmarks run one sequence per sample.
+TEST(JobYaml, PackedBenchmarkStepsRunSequencesOfSamples) {
+  const TrainBenchmark* b = FindTrainBenchmark("mlperf/bert");
+  ASSERT_NE(b, nullptr);
+  EXPECT_EQ(b->SequencesPerStep(8192, 512), 4096);
+  EXPECT_EQ(b->SequencesPerStep(768, 512), 384);
+  EXPECT_EQ(b->SequencesPerStep(4609, 512), 2305);  // a sample left over takes a sequence
+  EXPECT_EQ(b->SequencesPerStep(1, 512), 1);
+  EXPECT_EQ(FindTrainBenchmark("mlperf/resnet")->SequencesPerStep(3264, 1), 3264);
+  auto job = ParseTrainJobYaml(
+      "model: bert-large-uncased\ntrain:\n  seq_len: 512\n  global_batch: 8192\n"
+      "  data: {benchmark: mlperf/bert}\n",
+      "b.yaml");
+  ASSERT_TRUE(job.ok()) << job.error().ToString();
+  EXPECT_EQ(job->global_batch, 4096);
+  EXPECT_NEAR(job->samples * job->epochs,
+              b->SamplesToTarget(8192) * (1 + b->EvalOverhead(1.0 / 3.0)), 1e-6);
+}
+
 // A benchmark job that names no framework runs the benchmark's reference implementation: NeMo on
 // Megatron-Core for MLPerf's LLM benchmarks, generic for the others; a named framework is kept.
 TEST(JobYaml, BenchmarkRunsItsReferenceFramework) {

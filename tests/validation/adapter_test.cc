@@ -308,6 +308,20 @@ TEST(ServeAdapter, IpexRunsCpuAttentionOnTheMatrixUnit) {
   EXPECT_LT(Predicted(line("pytorch+ipex", 16)), 1.2 * Predicted(line("openvino 2024.3", 16)));
 }
 
+// An MLPerf BERT step of 8192 samples on 512 GPUs runs 4096 packed 512-token sequences, 8 per
+// GPU (NVIDIA's BATCHSIZE=8 with PACKING_FACTOR=2): stating that micro-batch changes nothing
+// (a step of 8192 sequences would run 16 per GPU, or accumulate two micro-batches of 8).
+TEST(TrainAdapter, MlperfBertStepRunsPackedSequences) {
+  auto line = [](const std::string& extra) {
+    return CaseLine("train_throughput", "BERT-large-uncased",
+                    "\"gpu\":\"H100-SXM5-80GB\",\"gpus\":512,\"gpus_per_node\":8", "train",
+                    "\"method\":\"pretrain\",\"seq_len\":512,\"global_batch\":8192" + extra,
+                    "iteration_s", "training_results_v4.1 : NVIDIA/results/sys/bert/result_0.txt");
+  };
+  const double open = Predicted(line(""));
+  EXPECT_NEAR(Predicted(line(",\"micro_batch\":8")), open, 1e-12 * open);
+}
+
 // MLPerf Training BERT (named by the results path): covered (it needed tokens), and a case from
 // NVIDIA's implementation runs fused element-wise kernels, and so does another submitter's
 // run on NVIDIA GPUs (its implementations directory is a copy of NVIDIA's): the two predict
