@@ -9,6 +9,7 @@
 #include <tuple>
 
 #include "commands.h"
+#include "gpuplan/benchmark.h"
 #include "gpuplan/input.h"
 #include "gpuplan/job_checks.h"
 #include "gpuplan/job_validate.h"
@@ -19,6 +20,17 @@
 namespace gpuplan::cli {
 
 namespace {
+
+// A packed benchmark's step (MLPerf BERT) runs sequences of several samples: the header says
+// so beside the batch, which counts sequences (TrainBenchmark::SequencesPerStep).
+std::string PackedBatchNote(const TrainJobSpec& job) {
+  const TrainBenchmark* b = job.benchmark.empty() ? nullptr : FindTrainBenchmark(job.benchmark);
+  if (b == nullptr || !job.model.is_transformer()) return "";
+  const int factor = b->PackingFactor(EffectiveSeqLen(job));
+  if (factor <= 1) return "";
+  return fmt::format(" sequences ({} samples packed {} per sequence)", job.global_batch * factor,
+                     factor);
+}
 
 using nlohmann::json;
 
@@ -273,7 +285,7 @@ Result<Output> RunPlanTrain(const GlobalOptions& g, const PlanTrainArgs& a) {
       job->model.is_transformer() ? fmt::format(" x seq {}", job->seq_len)
       : job->model.sample.empty() ? std::string()
                                   : "; a sample is one " + job->model.sample,
-      job->global_batch > 0 ? fmt::format("{}", job->global_batch)
+      job->global_batch > 0 ? fmt::format("{}", job->global_batch) + PackedBatchNote(*job)
       : res->plans.empty() || DefaultGlobalBatch(*job, 0) == DefaultGlobalBatch(*job, 1 << 20)
           ? fmt::format("{} (default)",
                         res->plans.empty() ? DefaultGlobalBatch(*job) : res->plans[0].global_batch)

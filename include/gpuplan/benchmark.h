@@ -65,6 +65,9 @@ struct TrainBenchmark {
   // whole samples per sequence, rounded (at least one sequence); unpacked benchmarks run one
   // sequence per sample.
   int SequencesPerStep(int global_batch, int seq_len) const;
+  // Whole samples per sequence of `seq_len` tokens (NVIDIA's PACKING_FACTOR): round(seq_len /
+  // mean tokens per sample), at least 1; 1 where samples run unpacked.
+  int PackingFactor(int seq_len) const;
   // Evaluation time as a fraction of training time: forward passes over the evaluation set
   // every eval_every_samples, a forward being `forward_share` of a training step's work
   // (1/3 for full training, 1/2 for LoRA's frozen weights).

@@ -42,14 +42,16 @@ double TrainBenchmark::TokensPerSample(int seq_len) const {
   return mean_tokens_per_sample.value_or(static_cast<double>(seq_len));
 }
 
+int TrainBenchmark::PackingFactor(int seq_len) const {
+  if (!mean_tokens_per_sample || *mean_tokens_per_sample <= 0 || seq_len <= 0) return 1;
+  // 2 for BERT's 254 real tokens in 512.
+  return std::max(1, static_cast<int>(std::lround(seq_len / *mean_tokens_per_sample)));
+}
+
 int TrainBenchmark::SequencesPerStep(int global_batch, int seq_len) const {
-  if (!mean_tokens_per_sample || *mean_tokens_per_sample <= 0 || seq_len <= 0 ||
-      global_batch <= 0) {
-    return global_batch;
-  }
-  // Whole samples per sequence (NVIDIA's PACKING_FACTOR): 2 for BERT's 254 of 512.
-  const int factor = std::max(1, static_cast<int>(std::lround(seq_len / *mean_tokens_per_sample)));
-  return std::max(1, (global_batch + factor - 1) / factor);
+  const int factor = PackingFactor(seq_len);
+  if (global_batch <= 0 || factor <= 1) return global_batch;
+  return (global_batch + factor - 1) / factor;
 }
 
 double TrainBenchmark::EvalOverhead(double forward_share) const {

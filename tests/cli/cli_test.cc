@@ -229,6 +229,28 @@ TEST(CliGood, Gpus) {
   EXPECT_TRUE(Has(r.out, "MI300X"));
 }
 
+// An MLPerf BERT job's batch counts samples, two per 512-token sequence: the header gives the
+// sequences a step runs and the samples they carry. A plain ResNet config (no gpuplan block)
+// plans as the CNN its stages describe.
+TEST(CliGood, PackedBenchmarkAndResNetConfigJobs) {
+  TempDir dir;
+  const std::string bert = dir.Write(
+      "bert.yaml",
+      "model: bert-large-uncased\ntrain:\n  seq_len: 512\n  data: {benchmark: mlperf/bert}\n");
+  RunResult r = RunCli({"plan", "train", "-f", bert, "--top", "1"});
+  ASSERT_EQ(r.exit_code, kExitOk) << r.Describe();
+  EXPECT_TRUE(Has(r.out, "global batch 1536 sequences (3072 samples packed 2 per sequence)"))
+      << r.Describe();
+  const std::string resnet =
+      dir.Write("resnet101/config.json",
+                R"({"model_type":"resnet","embedding_size":64,"hidden_sizes":[256,512,1024,2048],)"
+                R"("depths":[3,4,23,3],"layer_type":"bottleneck","num_labels":1000})");
+  RunResult m = RunCli({"memory", "--model", resnet, "--train"});
+  ASSERT_EQ(m.exit_code, kExitOk) << m.Describe();
+  EXPECT_TRUE(Has(m.out, "44.5M params")) << m.Describe();
+  EXPECT_TRUE(Has(m.out, "224x224 image")) << m.Describe();
+}
+
 // A model without a KV cache (a CNN) is served one forward pass per request: `memory --infer`
 // shows its weights and who holds them, not an LLM engine's sequences and token budget.
 TEST(CliGood, MemoryInferOfACnnHasNoKvCache) {
