@@ -241,6 +241,12 @@ TEST(CliGood, PackedBenchmarkAndResNetConfigJobs) {
   ASSERT_EQ(r.exit_code, kExitOk) << r.Describe();
   EXPECT_TRUE(Has(r.out, "global batch 1536 sequences (3072 samples packed 2 per sequence)"))
       << r.Describe();
+  RunResult j = RunCli({"--json", "plan", "train", "-f", bert, "--top", "1"});
+  ASSERT_EQ(j.exit_code, kExitOk) << j.Describe();
+  const auto doc = nlohmann::json::parse(j.out);
+  EXPECT_EQ(doc["job"]["global_batch"], 1536);
+  EXPECT_EQ(doc["job"]["benchmark"], "mlperf/bert");
+  EXPECT_EQ(doc["job"]["samples_per_sequence"], 2);
   const std::string resnet =
       dir.Write("resnet101/config.json",
                 R"({"model_type":"resnet","embedding_size":64,"hidden_sizes":[256,512,1024,2048],)"
