@@ -55,6 +55,7 @@ struct ResNetSpec {
   std::vector<int> depths, widths;
   bool bottleneck = true;
   bool downsample_first_stage = false;  // the first stage also halves the resolution
+  bool stride_in_first_1x1 = false;     // a bottleneck's stride on its first 1x1 (ResNet v1)
   int classes = 1000;                   // 0: no head
 };
 

@@ -38,7 +38,8 @@ namespace {
 constexpr int kResNetImageSide = 224;
 
 // A Hugging Face ResNet config's network (ResNetConfig: embedding_size, hidden_sizes, depths,
-// layer_type, downsample_in_first_stage; the head from num_labels or id2label, else
+// layer_type, downsample_in_first_stage, downsample_in_bottleneck; the head from num_labels or
+// id2label, else
 // transformers' default of 2 labels).
 Result<std::optional<ResNetSpec>> ParseResNet(const Json& c, const std::string& path) {
   // Without its stage lists the config describes no network (a preset's gpuplan block then
@@ -106,6 +107,8 @@ Result<std::optional<ResNetSpec>> ParseResNet(const Json& c, const std::string& 
   std::optional<bool> first;
   GPUPLAN_ASSIGN_OR_RETURN(first, GetBool(c, "downsample_in_first_stage", path));
   r.downsample_first_stage = first.value_or(false);
+  GPUPLAN_ASSIGN_OR_RETURN(first, GetBool(c, "downsample_in_bottleneck", path));
+  r.stride_in_first_1x1 = first.value_or(false);
   GPUPLAN_ASSIGN_OR_RETURN(n, internal::GetIntIn(c, "num_labels", path, 0, 1000000));
   if (!n) {
     const Json* labels = nullptr;

@@ -53,7 +53,8 @@ ResNetCounts CountResNet(const ResNetSpec& r, int channels, int side) {
       const double h_out = down(h, s);
       if (r.bottleneck) {
         const std::int64_t w = cout / 4;
-        conv(cin, w, 1, h);  // at the input's resolution; the 3x3 carries the stride
+        // At the input's resolution, the 3x3 carrying the stride (v1.5), or already strided.
+        conv(cin, w, 1, r.stride_in_first_1x1 ? h_out : h);
         conv(w, w, 3, h_out);
         conv(w, cout, 1, h_out);
       } else {

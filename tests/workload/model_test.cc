@@ -931,6 +931,13 @@ TEST(ResNet, CountsFollowTheStagesExactly) {
   const ResNetCounts c = CountResNet(r50, 3, 224);
   EXPECT_NEAR(2 * c.macs / 1e9, 8.18, 0.005);
   EXPECT_NEAR(c.feature_elems / 1e6, 11.31, 0.005);
+  // ResNet v1 strides a bottleneck's first 1x1 (transformers' downsample_in_bottleneck): the
+  // same weights, 3.86 GMAC (He et al. 2016, Table 1: 3.8 x 10^9 multiply-adds).
+  ResNetSpec v1 = r50;
+  v1.stride_in_first_1x1 = true;
+  const ResNetCounts c1 = CountResNet(v1, 3, 224);
+  EXPECT_EQ(c1.params, c.params);
+  EXPECT_NEAR(c1.macs / 1e9, 3.86, 0.005);
   // The presets' own figures are these counts.
   for (const char* name : {"ResNet-50", "ResNet-152"}) {
     const ModelSpec& m = Preset(name);
