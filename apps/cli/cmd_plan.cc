@@ -9,7 +9,6 @@
 #include <tuple>
 
 #include "commands.h"
-#include "gpuplan/benchmark.h"
 #include "gpuplan/input.h"
 #include "gpuplan/job_checks.h"
 #include "gpuplan/job_validate.h"
@@ -22,11 +21,9 @@ namespace gpuplan::cli {
 namespace {
 
 // A packed benchmark's step (MLPerf BERT) runs sequences of several samples: the header says
-// so beside the batch, which counts sequences (TrainBenchmark::SequencesPerStep).
+// so beside the batch, which counts sequences (SamplesPerSequence).
 std::string PackedBatchNote(const TrainJobSpec& job) {
-  const TrainBenchmark* b = job.benchmark.empty() ? nullptr : FindTrainBenchmark(job.benchmark);
-  if (b == nullptr || !job.model.is_transformer()) return "";
-  const int factor = b->PackingFactor(EffectiveSeqLen(job));
+  const int factor = SamplesPerSequence(job);
   if (factor <= 1) return "";
   return fmt::format(" sequences ({} samples packed {} per sequence)", job.global_batch * factor,
                      factor);

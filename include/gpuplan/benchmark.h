@@ -61,9 +61,8 @@ struct TrainBenchmark {
   // The sequences of `seq_len` tokens one step of `global_batch` samples runs: the benchmark's
   // global batch counts samples, and packed samples share sequences (MLPerf BERT: NVIDIA's
   // reference runs 8 packs of 512 tokens per GPU for a logged global batch of 8192 samples on
-  // 512 GPUs, PACKING_FACTOR 2), so a step is global_batch x mean tokens / seq_len sequences
-  // whole samples per sequence, rounded (at least one sequence); unpacked benchmarks run one
-  // sequence per sample.
+  // 512 GPUs, PACKING_FACTOR 2), so a step runs ceil(global_batch / PackingFactor) sequences;
+  // unpacked benchmarks run one sequence per sample.
   int SequencesPerStep(int global_batch, int seq_len) const;
   // Whole samples per sequence of `seq_len` tokens (NVIDIA's PACKING_FACTOR): round(seq_len /
   // mean tokens per sample), at least 1; 1 where samples run unpacked.

@@ -75,6 +75,9 @@ int DefaultGlobalBatch(const TrainJobSpec& job, int gpus = 0);
 // Tokens per sample the job trains on: seq_len when given, else the family default (LLMs 4096
 // capped by the model's context; ViT patches + 1; CNNs and UNets 1).
 int EffectiveSeqLen(const TrainJobSpec& job);
+// Samples a sequence of the job's run-to-target benchmark carries (MLPerf BERT: 2, its samples
+// packed; TrainBenchmark::PackingFactor); 1 for other jobs. Its global_batch counts sequences.
+int SamplesPerSequence(const TrainJobSpec& job);
 
 // The estimator inputs a job fixes before any layout is chosen: method, precision, optimizer,
 // LoRA rank, effective sequence length, QLoRA's 4-bit base, the model's dropout. The one

@@ -74,6 +74,11 @@ double TrainJobSpec::TotalTokens() const {
   return samples * (b ? b->TokensPerSample(seq) : seq) * epochs;
 }
 
+int SamplesPerSequence(const TrainJobSpec& job) {
+  const TrainBenchmark* b = job.benchmark.empty() ? nullptr : FindTrainBenchmark(job.benchmark);
+  return b && job.model.is_transformer() ? b->PackingFactor(EffectiveSeqLen(job)) : 1;
+}
+
 int DefaultGlobalBatch(const TrainJobSpec& job, int gpus) {
   if (job.model.is_image_model()) return kVisionBatch;
   switch (job.method) {

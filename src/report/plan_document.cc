@@ -1,6 +1,5 @@
 // The plan document (include/gpuplan/plan_document.h): typed plans -> JSON, one schema.
 #include "gpuplan/plan_document.h"
-#include "gpuplan/benchmark.h"
 
 #include <cmath>
 #include <filesystem>
@@ -210,12 +209,9 @@ json TrainPlanDocument(const TrainJobSpec& job, const TrainPlanResult& res, cons
   if (job.paged_optimizer) j["job"]["paged_optimizer"] = true;
   // A run-to-target benchmark is named; one whose samples run packed says how many share a
   // sequence (its global_batch counts sequences: TrainBenchmark::SequencesPerStep).
-  if (const TrainBenchmark* b =
-          job.benchmark.empty() ? nullptr : FindTrainBenchmark(job.benchmark)) {
-    j["job"]["benchmark"] = b->id;
-    const int factor = job.model.is_transformer() ? b->PackingFactor(EffectiveSeqLen(job)) : 1;
-    if (factor > 1) j["job"]["samples_per_sequence"] = factor;
-  }
+  if (!job.benchmark.empty()) j["job"]["benchmark"] = job.benchmark;
+  if (const int factor = SamplesPerSequence(job); factor > 1)
+    j["job"]["samples_per_sequence"] = factor;
   for (const auto& p : res.plans) j["plans"].push_back(TrainPlanJson(p, cur));
   for (const auto& p : res.pareto) {
     j["pareto"].push_back({{"cloud", p.instance->cloud},

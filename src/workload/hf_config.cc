@@ -39,8 +39,7 @@ constexpr int kResNetImageSide = 224;
 
 // A Hugging Face ResNet config's network (ResNetConfig: embedding_size, hidden_sizes, depths,
 // layer_type, downsample_in_first_stage, downsample_in_bottleneck; the head from num_labels or
-// id2label, else
-// transformers' default of 2 labels).
+// id2label, else transformers' default of 2 labels).
 Result<std::optional<ResNetSpec>> ParseResNet(const Json& c, const std::string& path) {
   // Without its stage lists the config describes no network (a preset's gpuplan block then
   // gives the counts itself).
