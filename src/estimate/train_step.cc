@@ -180,7 +180,7 @@ StepTime EstimateTrainStep(const ModelSpec& m, const Parallelism& par,
   const double bwd_factor = peft ? 1.0 : 2.0;  // frozen weights: dgrad only
 
   // ---- compute per micro-batch for the most loaded stage --------------------------------------
-  double layer_fwd = 0, attn_fwd = 0, attn_bwd = 0, elem_fwd = 0;
+  double layer_fwd = 0, attn_fwd = 0, attn_bwd = 0, elem_fwd = 0, permute_fwd = 0;
   const int layers_here = (m.layers + pp - 1) / pp;
   if (m.is_transformer() && m.layers > 0 && h > 0) {
     const double q =
@@ -258,9 +258,17 @@ StepTime EstimateTrainStep(const ModelSpec& m, const Parallelism& par,
         m.moe ? static_cast<double>(m.moe->expert_ffn) * (m.moe->top_k + m.moe->shared_experts) : f;
     elem_fwd = (passes * T * hidden_here + 5.0 * T * mlp_act / tp) * e / c.hbm +
                K.kernels_per_layer * c.kernel_s * 0.5;
+    // MoE token permutation (Megatron-Core moe_utils.permute/unpermute): each routed copy of a
+    // token is written grouped by expert and read back into the weighted sum, and with EP > 1
+    // the chunks from each peer are sorted by local expert and back (sort_chunks_by_idxs); the
+    // backward moves the gradients the same way once. Fused kernels save launches, not bytes.
+    if (m.moe) {
+      const double routed = (par.sequence_parallel ? T / tp : T) * m.moe->top_k * h;
+      permute_fwd = moe_frac * (ep > 1 ? 4.0 : 2.0) * routed * e / c.hbm;
+    }
   }
-  double per_layer_fwd = layer_fwd + attn_fwd + elem_fwd;
-  double per_layer_bwd = bwd_factor * layer_fwd + attn_bwd + 2.0 * elem_fwd;
+  double per_layer_fwd = layer_fwd + attn_fwd + elem_fwd + permute_fwd;
+  double per_layer_bwd = bwd_factor * layer_fwd + attn_bwd + 2.0 * elem_fwd + permute_fwd;
   double per_layer_recompute = 0;
   if (opt.recompute == Recompute::kFull) per_layer_recompute = per_layer_fwd;
   if (opt.recompute == Recompute::kSelective) per_layer_recompute = attn_fwd;

@@ -412,6 +412,42 @@ TEST(CnnTraining, ElementwiseTermIsPassesTimesFeatureMapsAtHbmBandwidth) {
   }
 }
 
+// MoE token permutation (docs/model.md 5.4): each MoE layer writes and reads T_r x top_k x h
+// elements to group tokens by expert and scatter them back, twice more with EP > 1 (the
+// per-peer chunks sorted by local expert), forward and again backward; T_r is the layer's input
+// rows, T / tp under sequence parallelism. Turning sequence parallelism on at TP 2 halves T_r
+// and h_here; the compute falls by exactly the element-wise and permutation bytes that saves.
+TEST(MoePermutation, ChargedPerRoutedRowAtHbmBandwidth) {
+  const ModelSpec& m = Preset("Qwen3-30B-A3B");
+  ASSERT_TRUE(m.moe.has_value());
+  ASSERT_EQ(m.moe->dense_layers, 0);
+  const Calibration& cal = DefaultCalibration();
+  const Accelerator& h100 = Acc("H100-SXM5-80GB");
+  const HardwareView hw = Hw(h100.id, 1);
+  const double hbm = h100.memory_bw.value() * cal.Get("hbm_efficiency", -1);
+  const double passes = cal.Get("elementwise_passes_eager", -1);
+  ASSERT_GT(passes, 0);
+  TrainMemoryOptions opt;
+  opt.seq_len = 4096;
+  opt.micro_batch = 1;
+  const int micro_batches = 4;
+  const double T = 4096, h = static_cast<double>(m.hidden), k = m.moe->top_k, e = 2.0;
+  for (int ep : {1, 2}) {
+    Parallelism par = Layout(2, 1, 2);
+    par.ep = ep;
+    par.sequence_parallel = false;
+    Parallelism sp = par;
+    sp.sequence_parallel = true;
+    const StepTime off = EstimateTrainStep(m, par, opt, 2 * micro_batches, hw, cal);
+    const StepTime on = EstimateTrainStep(m, sp, opt, 2 * micro_batches, hw, cal);
+    ASSERT_TRUE(off.valid && on.valid) << off.reason << on.reason;
+    const double elem = 3.0 * passes * T * (h - h / 2) * e / hbm;  // forward + 2 x backward
+    const double perm = 2.0 * (ep > 1 ? 4.0 : 2.0) * (T - T / 2) * k * h * e / hbm;
+    const double want = micro_batches * m.layers * (elem + perm);
+    ExpectRelNear(off.compute.value() - on.compute.value(), want, 1e-6, "ep " + std::to_string(ep));
+  }
+}
+
 // The diffusion UNet presets carry the feature-map count tools/unet_feature_maps.py sums over
 // their convolutions and linear layers (the walk reproduces their published GFLOP), so their
 // training step prices the element-wise passes and their memory the activations, as a ResNet's.
