@@ -199,7 +199,8 @@ struct TrainMemoryOptions {
   bool dropout = false;
   // Fused kernels (Transformer Engine, Megatron, Unsloth, torch.compile). Eager PyTorch
   // (HF Trainer, torchtune) also keeps RMSNorm's fp32 upcast (4sbh per norm) and the rotary
-  // embedding's rotated q and k (2sb(q+kv)) for backward.
+  // embedding's rotated q and k (2sb(q+kv)) for backward, and a gated MLP's SiLU output and
+  // product (a fused SwiGLU recomputes them from the gate and up outputs).
   bool fused_kernels = false;
   // torch.compile's training graphs (AOTAutograd's min-cut rematerialization partitioner, the
   // Inductor default) recompute fusible pointwise ops in the backward instead of saving their

@@ -12,6 +12,7 @@
 
 #include "gpuplan/input.h"
 #include "gpuplan/job.h"
+#include "gpuplan/plan.h"
 #include "io/csv.h"
 
 namespace gpuplan {
@@ -150,6 +151,11 @@ Result<TrainShape> ShapeTraining(const SetupTraining& t, int gpus) {
   }
   s.opt.num_microbatches = s.accumulation;
   s.job.global_batch = per_step * s.accumulation;
+  // The framework that runs this layout, as the planner picks it (Megatron-Core for model
+  // parallelism, DDP/FSDP/DeepSpeed for data parallelism), and what it does to memory: the
+  // same rule as `plan train`, so a plan checked as a setup gets the same findings.
+  if (auto fw = FrameworkFor(TrainFramework::kGeneric, s.par, s.opt))
+    ApplyFrameworkMemory(*fw, s.par, s.opt);
   return s;
 }
 

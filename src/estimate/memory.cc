@@ -284,14 +284,20 @@ Bytes ActivationBytesPerLayer(const ModelSpec& m, int micro_batch, int seq, int 
     scores = (dropout ? 5.0 : 2.0) * m.heads * s * s * b;
   }
   // MLP: input 2sbh; plain GELU: act input + output 4sbf; gated: gate, up, act, product 8sbf.
+  // A fused gated activation (Megatron-Core's bias_swiglu_impl, on by default with SwiGLU;
+  // Transformer Engine's fused SwiGLU) keeps only its input, the gate and up outputs (4sbf),
+  // and recomputes SiLU and the product in its backward: with the down projection's input
+  // that is 6sbf.
   const double f = m.moe && m.ffn_hidden <= 0 ? static_cast<double>(m.moe->expert_ffn)
                                               : static_cast<double>(m.ffn_hidden);
-  double mlp_f = (m.gated_mlp ? 8.0 : 4.0) * s * b * f;
+  // (torch.compile's partitioner keeps 4sbf of the eager 8sbf: below.)
+  const double gated_f = fused_kernels && !compiled ? 6.0 : 8.0;
+  double mlp_f = (m.gated_mlp ? gated_f : 4.0) * s * b * f;
   if (m.moe) {
     // Each token goes to top_k experts (+ shared ones) of expert_ffn each.
     const MoeSpec& x = *m.moe;
     double ef = static_cast<double>(x.expert_ffn);
-    mlp_f = 8.0 * s * b * ef * (x.top_k + x.shared_experts);
+    mlp_f = gated_f * s * b * ef * (x.top_k + x.shared_experts);
   }
   double mlp_rep = 2 * sbh;
   double mlp_mask = mask * sbh;

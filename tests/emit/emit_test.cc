@@ -741,6 +741,9 @@ TEST(Emit, Fp4PlansLaunchWithMegatronsNvfp4Recipe) {
   EXPECT_EQ(launch.find("--fp8-format"), std::string::npos);
   plan["layout"]["framework"] = "fsdp";
   plan["layout"]["zero_stage"] = 3;
+  for (const char* k : {"tp", "pp", "vpp", "cp", "ep"}) {
+    if (plan["layout"].contains(k)) plan["layout"][k] = 1;  // a layout FSDP runs
+  }
   for (const char* target : {"hf", "slurm", "k8s"}) {
     auto bad = gpuplan::Emit(doc.dump(), target, {}, Cat());
     ASSERT_FALSE(bad) << target;

@@ -345,7 +345,9 @@ TEST(ActivationBytesPerLayer, ScalesWithElementSize) {
 
 // torch.compile's min-cut partitioner recomputes the norms' outputs and the MLP activation:
 // GPT-3 (plain GELU, f = 4h) loses the two norm outputs (4sbh) and half of 4sbf (8sbh);
-// Llama-2-7B (SwiGLU) the norm outputs and half of 8sbf: 37.5 sbh -> 22.75 sbh.
+// Llama-2-7B (SwiGLU, f = 2.6875h) the norm outputs and half of the eager 8sbf: 22.75 sbh.
+// Fused kernels without compile keep the gate and up outputs and the down projection's input
+// (6sbf: Megatron-Core's bias-SwiGLU recomputes SiLU and the product): 37.5 - 2sbf = 32.125 sbh.
 TEST(ActivationBytesPerLayer, CompiledGraphsRecomputePointwiseOutputs) {
   const double s = 2048;
   ModelSpec gpt = Gpt3();
@@ -362,7 +364,7 @@ TEST(ActivationBytesPerLayer, CompiledGraphsRecomputePointwiseOutputs) {
                                         2.0, true, false, false);
   Bytes comp = ActivationBytesPerLayer(*llama, 1, 2048, 1, false, Recompute::kNone, true, false,
                                        2.0, true, false, true);
-  EXPECT_LT(RelErr(fused.value(), 37.5 * sbh), 1e-9);
+  EXPECT_LT(RelErr(fused.value(), 32.125 * sbh), 1e-9);
   EXPECT_LT(RelErr(comp.value(), 22.75 * sbh), 1e-9);
   // Full recompute keeps the layer input either way.
   EXPECT_DOUBLE_EQ(ActivationBytesPerLayer(*llama, 1, 2048, 1, false, Recompute::kFull, true, false,

@@ -705,9 +705,9 @@ TEST(PartialRecompute, MemoryAndTimeLieBetweenNoneAndFull) {
 
 TEST(PartialRecompute, SearchTakesTheLeastRecomputeThatFits) {
   // Llama 3.1 405B on 512 H100s, tp 8 pp 8 cp 2 vpp 8 (NVIDIA's MLPerf layout). With the
-  // distributed optimizer sharded over dp x cp it holds ~74 GiB without recompute; at 85% of
-  // 80 GiB (68 GiB) no recompute does not fit, block recompute of part of each stage does and
-  // beats full recompute.
+  // distributed optimizer sharded over dp x cp and fused SwiGLU it holds ~66.5 GiB without
+  // recompute; at the guides' 80% of 80 GiB (64 GiB) no recompute does not fit, block
+  // recompute of part of each stage does and beats full recompute.
   const ModelSpec& m = Preset("Llama-3.1-405B");
   const HardwareView hw = Hw("H100-SXM5-80GB", 64);
   TrainJob job;
@@ -725,14 +725,14 @@ TEST(PartialRecompute, SearchTakesTheLeastRecomputeThatFits) {
   c.micro_batch = 1;
   c.zero_stage = 1;
   c.optimizer_offload = false;  // the MLPerf run keeps its optimizer on the GPUs
-  auto best = BestTrainLayout(m, o, job, hw, DefaultCalibration(), 0.85, c);
+  auto best = BestTrainLayout(m, o, job, hw, DefaultCalibration(), 0.8, c);
   ASSERT_TRUE(best.has_value());
   EXPECT_EQ(best->opt.recompute, Recompute::kFull);
   EXPECT_GT(best->opt.recompute_layers, 0);
   EXPECT_LT(best->opt.recompute_layers, 16);
   LayoutConstraints all = c;
   all.recompute = Recompute::kFull;  // fixed full recompute: every layer
-  auto full = BestTrainLayout(m, o, job, hw, DefaultCalibration(), 0.85, all);
+  auto full = BestTrainLayout(m, o, job, hw, DefaultCalibration(), 0.8, all);
   ASSERT_TRUE(full.has_value());
   EXPECT_EQ(full->opt.recompute_layers, 0);
   EXPECT_LT(best->eval.step.total.value(), full->eval.step.total.value());

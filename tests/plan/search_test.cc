@@ -129,7 +129,9 @@ std::optional<Ref> BruteForce(const ModelSpec& m, const TrainMemoryOptions& base
                     o.optimizer_offload = off >= 1;
                     o.param_offload = off == 2;
                     if (!LayoutError(m, par, o, job, hw, true).empty()) continue;
-                    if (!FrameworkFor(TrainFramework::kGeneric, par, o)) continue;
+                    const auto fw = FrameworkFor(TrainFramework::kGeneric, par, o);
+                    if (!fw) continue;
+                    ApplyFrameworkMemory(*fw, par, o);  // as the search does
                     TrainEval ev = EvaluateTraining(m, par, o, job, hw, cal, headroom);
                     ++*evaluated;
                     if (!ev.fits) continue;
