@@ -373,6 +373,34 @@ TEST(ActivationBytesPerLayer, CompiledGraphsRecomputePointwiseOutputs) {
                    2.0 * sbh);
 }
 
+// A fused gated MLP (Megatron-Core's bias-SwiGLU) keeps the gate and up outputs and the down
+// projection's input, 6 s b f, where eager PyTorch also keeps SiLU's output and the product
+// (8 s b f); for an MoE layer per routed expert: 2 s b f_e (top_k + shared) less.
+TEST(ActivationBytesPerLayer, FusedGatedMlpKeepsSixOfEightSbf) {
+  const double s = 4096;
+  for (const char* name : {"llama-3.1-8b", "qwen3-30b-a3b"}) {
+    const ModelSpec* m = FindPreset(name);
+    ASSERT_NE(m, nullptr) << name;
+    const double f =
+        m->moe ? static_cast<double>(m->moe->expert_ffn) * (m->moe->top_k + m->moe->shared_experts)
+               : static_cast<double>(m->ffn_hidden);
+    for (int tp : {1, 4}) {
+      // Eager RMSNorm and RoPE extras aside (fused_kernels also drops them), the difference is
+      // the MLP's 2 s b f over tp, in 2-byte elements.
+      const Bytes eager = ActivationBytesPerLayer(*m, 1, 4096, tp, true, Recompute::kNone, true,
+                                                  false, 2.0, false, false, false);
+      const Bytes fused = ActivationBytesPerLayer(*m, 1, 4096, tp, true, Recompute::kNone, true,
+                                                  false, 2.0, true, false, false);
+      const double h = static_cast<double>(m->hidden);
+      const double q = static_cast<double>(m->heads) * m->head_dim;
+      const double kv = static_cast<double>(m->kv_heads) * m->head_dim;
+      const double eager_extras = (8 * s * h + 2 * s * (q + kv)) / tp;  // RMSNorm fp32, RoPE
+      EXPECT_LT(RelErr(eager.value() - fused.value(), eager_extras + 2 * s * f / tp), 1e-9)
+          << name << " tp " << tp;
+    }
+  }
+}
+
 TEST(ActivationBytesPerLayer, FlashAttentionDropsTheScores) {
   // FlashAttention keeps no s x s matrices: the 5as^2b term (2as^2b without dropout) goes.
   ModelSpec m = Gpt3();
