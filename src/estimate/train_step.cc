@@ -635,9 +635,9 @@ Seconds TrainStepLowerBound(const ModelSpec& m, const Parallelism& par,
          CausalShare(m) * cp / (bf16 * k.attn_eff);
   }
   {
-    // The fewer passes of the two: the framework a layout runs under (ApplyFrameworkMemory)
-    // may fuse what the caller's options leave eager.
-    const double ep_passes = std::min(k.passes_fused, k.passes_eager);
+    // The caller's kernels (ApplyFrameworkMemory leaves fused_kernels as it is, so each
+    // layout's step uses these passes too).
+    const double ep_passes = opt.fused_kernels ? k.passes_fused : k.passes_eager;
     const double mlp_act =
         m.moe ? static_cast<double>(m.moe->expert_ffn) * (m.moe->top_k + m.moe->shared_experts) : f;
     const double hbm = acc.memory_bw.value() * k.hbm_eff;
