@@ -70,6 +70,9 @@ struct ResNetCounts {
   std::int64_t largest_layer = 0;
 };
 ResNetCounts CountResNet(const ResNetSpec& r, int channels, int side);
+// The input side a ResNet config's counts are taken at: its ImageNet checkpoints' 224 x 224
+// (parameters and the largest layer do not depend on it).
+inline constexpr int kResNetImageSide = 224;
 
 struct MlaSpec {
   int kv_lora_rank = 0;

@@ -34,9 +34,6 @@ using internal::Json;
 
 namespace {
 
-// The input side a ResNet config's counts are taken at (its checkpoints' ImageNet resolution).
-constexpr int kResNetImageSide = 224;
-
 // A Hugging Face ResNet config's network (ResNetConfig: embedding_size, hidden_sizes, depths,
 // layer_type, downsample_in_first_stage, downsample_in_bottleneck; the head from num_labels or
 // id2label, else transformers' default of 2 labels).

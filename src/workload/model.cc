@@ -237,7 +237,7 @@ ParamCounts CountParams(const ModelSpec& m) {
                                m.arch == ModelArch::kVit));
   if (resnet) {
     // Every weight is a convolution's or the head's: all of them count as matrix weights.
-    const ResNetCounts c = CountResNet(*m.resnet, m.channels, 224);
+    const ResNetCounts c = CountResNet(*m.resnet, m.channels, kResNetImageSide);
     p.total = p.active = p.linear = c.params;
     p.largest_layer = c.largest_layer;
   } else if (derivable) {
