@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cctype>
 #include <chrono>
+#include <cmath>
 #include <ctime>
 #include <filesystem>
 #include <fstream>
@@ -214,6 +215,114 @@ std::vector<std::string> NameWords(std::string_view name) {
   return words;
 }
 
+// Lower-case alphanumeric runs of a name, in order ("AMD Instinct MI300X 192GB" ->
+// amd, instinct, mi300x, 192gb).
+std::vector<std::string> RawWords(std::string_view name) {
+  std::vector<std::string> words;
+  std::string w;
+  for (char c : name) {
+    if ((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9')) {
+      w += c;
+    } else if (c >= 'A' && c <= 'Z') {
+      w += static_cast<char>(c - 'A' + 'a');
+    } else if (!w.empty()) {
+      words.push_back(std::move(w));
+      w.clear();
+    }
+  }
+  if (!w.empty()) words.push_back(std::move(w));
+  return words;
+}
+
+bool AllDigits(std::string_view w) {
+  return !w.empty() && std::all_of(w.begin(), w.end(), [](char c) { return c >= '0' && c <= '9'; });
+}
+
+// A device name taken apart the way system descriptions write it (MLPerf's "H100-SXM-80GB",
+// "L4-PCIe-24GB", "AMD Instinct MI325X 256GB HBM3e"): the words that name the model, the
+// memory in GB, and the package: "sxm" (SXM, HGX and OAM modules), "pcie", or unstated; a
+// generation-specific SXM word (sxm5) is kept apart, because SXM6 is not SXM5.
+struct DeviceName {
+  std::vector<std::string> model;  // sorted
+  double memory_gb = 0;
+  std::string form;
+  std::vector<std::string> sxm_gen;
+};
+
+DeviceName ParseDeviceName(std::string_view name) {
+  static const std::set<std::string, std::less<>> kNoise = {
+      "nvidia",      "amd",   "intel",  "instinct",  "geforce", "tesla",
+      "virtualized", "grace", "hopper", "superchip", "gpu"};
+  DeviceName d;
+  const std::vector<std::string> raw = RawWords(name);
+  for (size_t i = 0; i < raw.size(); ++i) {
+    const std::string& w = raw[i];
+    if (kNoise.count(w) || w.rfind("hbm", 0) == 0 || w.rfind("gddr", 0) == 0) continue;
+    // "80GB", "40G", or "80 GB".
+    const size_t digits = static_cast<size_t>(
+        std::find_if(w.begin(), w.end(), [](char c) { return c < '0' || c > '9'; }) - w.begin());
+    const std::string_view unit = std::string_view(w).substr(digits);
+    if (digits > 0 && (unit == "gb" || unit == "g" || unit == "gib")) {
+      d.memory_gb = std::stod(w.substr(0, digits));
+      continue;
+    }
+    if ((w == "gb" || w == "gib") && i > 0 && AllDigits(raw[i - 1]) && !d.model.empty() &&
+        d.model.back() == raw[i - 1]) {
+      d.memory_gb = std::stod(raw[i - 1]);
+      d.model.pop_back();
+      continue;
+    }
+    if (w.rfind("sxm", 0) == 0 && (w.size() == 3 || AllDigits(w.substr(3)))) {
+      d.form = "sxm";
+      if (w.size() > 3) d.sxm_gen.push_back(w);
+      continue;
+    }
+    if (w == "hgx" || w == "oam") {
+      d.form = "sxm";
+      continue;
+    }
+    if (w.rfind("pcie", 0) == 0 && (w.size() == 4 || AllDigits(w.substr(4)))) {
+      d.form = "pcie";
+      continue;
+    }
+    d.model.push_back(w);
+  }
+  std::sort(d.model.begin(), d.model.end());
+  return d;
+}
+
+// The one accelerator whose model words equal the name's and whose memory and package agree
+// with what the name states; none when several do.
+const Accelerator* FindByParts(const std::vector<Accelerator>& accelerators,
+                               std::string_view name) {
+  const DeviceName want = ParseDeviceName(name);
+  if (want.model.empty()) return nullptr;
+  const Accelerator* found = nullptr;
+  for (const auto& a : accelerators) {
+    bool model = false, gen = want.sxm_gen.empty();
+    auto consider = [&](std::string_view n) {
+      const DeviceName have = ParseDeviceName(n);
+      model = model || have.model == want.model;
+      for (const auto& g : want.sxm_gen)
+        gen = gen || std::find(have.sxm_gen.begin(), have.sxm_gen.end(), g) != have.sxm_gen.end();
+    };
+    consider(a.id);
+    for (const auto& al : a.aliases) consider(al);
+    if (!model || !gen) continue;
+    if (want.memory_gb > 0) {
+      const double gb = a.memory.value() / kBytesPerGiB;
+      if (std::abs(gb - want.memory_gb) > std::max(1.5, 0.03 * want.memory_gb)) continue;
+    }
+    const bool module =
+        a.form_factor == "sxm" || a.form_factor == "oam" || a.form_factor == "superchip";
+    if (want.form == "sxm" && !module) continue;
+    if (want.form == "pcie" && a.form_factor != "pcie") continue;
+    if (found && found != &a) return nullptr;  // ambiguous
+    found = &a;
+  }
+  return found;
+}
+
 }  // namespace
 
 const Accelerator* Catalog::FindAccelerator(std::string_view name) const {
@@ -231,7 +340,8 @@ const Accelerator* Catalog::FindAccelerator(std::string_view name) const {
     if (found && found != &a) return nullptr;  // ambiguous
     found = &a;
   }
-  return found;
+  // The model, memory and package as a system description spells them.
+  return found ? found : FindByParts(accelerators, name);
 }
 
 const Cpu* Catalog::FindCpu(std::string_view name) const {
@@ -240,7 +350,41 @@ const Cpu* Catalog::FindCpu(std::string_view name) const {
   for (const auto& c : cpus) {
     if (NameMatches(n, c.id, c.aliases)) return &c;
   }
-  return nullptr;
+  // As /proc/cpuinfo and system descriptions write it ("INTEL(R) XEON(R) PLATINUM 8580", "AMD
+  // EPYC 9654 96-Core Processor", "13th Gen Intel(R) Core(TM) i9-13900K"): the same words
+  // without the vendor, trademarks, core count and generation, when one CPU has them.
+  auto words = [](std::string_view s) {
+    static const std::set<std::string, std::less<>> kNoise = {"intel",     "amd", "r",  "tm",
+                                                              "processor", "cpu", "gen"};
+    const std::vector<std::string> raw = RawWords(s);
+    std::vector<std::string> w;
+    for (size_t i = 0; i < raw.size(); ++i) {
+      const std::string& x = raw[i];
+      if (kNoise.count(x)) continue;
+      if (x == "core" && i > 0 && AllDigits(raw[i - 1])) continue;  // "96-Core"
+      if (AllDigits(x) && i + 1 < raw.size() && raw[i + 1] == "core") continue;
+      const size_t d = x.find_first_not_of("0123456789");
+      if (d > 0 && d != std::string::npos &&
+          (x.substr(d) == "st" || x.substr(d) == "nd" || x.substr(d) == "rd" ||
+           x.substr(d) == "th")) {
+        continue;  // "13th" (Gen)
+      }
+      w.push_back(x);
+    }
+    std::sort(w.begin(), w.end());
+    return w;
+  };
+  const std::vector<std::string> want = words(n);
+  if (want.empty()) return nullptr;
+  const Cpu* found = nullptr;
+  for (const auto& c : cpus) {
+    bool match = words(c.id) == want;
+    for (const auto& al : c.aliases) match = match || words(al) == want;
+    if (!match) continue;
+    if (found && found != &c) return nullptr;  // ambiguous
+    found = &c;
+  }
+  return found;
 }
 
 Result<const Accelerator*> Catalog::ResolveAccelerator(std::string_view name,

@@ -36,7 +36,8 @@ struct CaseWeights {
 std::variant<CaseWeights, Unsupported> ServeWeights(const ModelSpec& m, const Json& w,
                                                     Precision dtype_fallback) {
   CaseWeights cw{m.dtype == Precision::kFp32 ? dtype_fallback : m.dtype, m.quant};
-  if (const std::string v = Str(w, "precision"); !v.empty()) {
+  // "auto" is vLLM's --dtype default: the checkpoint's own dtype, as when the case is silent.
+  if (const std::string v = Str(w, "precision"); !v.empty() && internal::ToLower(v) != "auto") {
     if (!ApplyQuantName(v, "precision", cw.precision, cw.quant)) {
       // A method or format named inside a longer text ("AWQ 4-bit", "FP8 (E4M3)").
       const QuantPreset* q = nullptr;
@@ -74,7 +75,9 @@ std::optional<Precision> ServeKvPrecision(const Json& w, Precision weights) {
   if (r) return *r;
   // A format named inside a longer text ("FP8 (E4M3)", "int8 KV cache"); 16-bit KV is bf16.
   auto p = PrecisionInText(k);
+  // llama.cpp's --cache-type-k/-v q8_0, q4_0 and q4_1 (block formats of about 8 and 4 bits).
   if (!p && Contains(k, {"q8"})) p = Precision::kInt8;
+  if (!p && Contains(k, {"q4"})) p = Precision::kInt4;
   if (p && (*p == Precision::kFp16 || *p == Precision::kFp32 || *p == Precision::kTf32))
     p = Precision::kBf16;
   return p;

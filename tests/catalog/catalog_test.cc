@@ -410,6 +410,48 @@ TEST(Catalog, FindsAcceleratorsByTheirWords) {
   EXPECT_EQ(id(""), "none");
 }
 
+// Names as MLPerf system descriptions and cluster inventories write them: the package (SXM,
+// HGX, OAM or PCIe) and the memory stated separately from the model. The memory and package
+// must agree with the part: a GH200 with 144 GB is not the 96 GB part, an A100 PCIe not the
+// SXM4 module, and a stated generation (SXM6) must be the part's.
+TEST(Catalog, FindsAcceleratorsByModelMemoryAndPackage) {
+  const Catalog& cat = Builtin();
+  auto id = [&](const char* n) {
+    const Accelerator* a = cat.FindAccelerator(n);
+    return a ? a->id : std::string("none");
+  };
+  EXPECT_EQ(id("NVIDIA H100-SXM-80GB"), "H100-SXM5-80GB");
+  EXPECT_EQ(id("B200-SXM-180GB"), "B200-HGX");
+  EXPECT_EQ(id("NVIDIA L4-PCIe-24GB"), "L4");
+  EXPECT_EQ(id("L40S-PCIe-48GB"), "L40S");
+  EXPECT_EQ(id("AMD Instinct MI300X 192GB HBM3"), "MI300X");
+  EXPECT_EQ(id("MI325X-256GB"), "MI325X");
+  EXPECT_EQ(id("A100 40GB SXM"), "A100-SXM4-40GB");
+  EXPECT_EQ(id("A100 80 GB PCIe"), "A100-PCIe-80GB");
+  EXPECT_EQ(id("GeForce RTX 3090 24GB"), "RTX-3090");
+  EXPECT_EQ(id("Virtualized NVIDIA H200-SXM-141GB"), "H200-SXM-141GB");
+  EXPECT_EQ(id("H100-SXM6-80GB"), "none");
+  EXPECT_EQ(id("H20-141GB"), "none");    // the catalog's H20 has 96 GB
+  EXPECT_EQ(id("L4-SXM-24GB"), "none");  // L4 is a PCIe card
+  EXPECT_EQ(id("A100 SXM"), "none");     // 40 or 80 GB: ambiguous
+  EXPECT_EQ(id("PCIe 80GB"), "none");
+}
+
+// CPU names as /proc/cpuinfo and MLPerf system descriptions write them.
+TEST(Catalog, FindsCpusAsSystemsWriteThem) {
+  const Catalog& cat = Builtin();
+  auto id = [&](const char* n) {
+    const Cpu* c = cat.FindCpu(n);
+    return c ? c->id : std::string("none");
+  };
+  EXPECT_EQ(id("INTEL(R) XEON(R) PLATINUM 8580"), "Xeon-Platinum-8580");
+  EXPECT_EQ(id("Intel(R) Xeon(R) Platinum 8480+"), "Xeon-Platinum-8480+");
+  EXPECT_EQ(id("AMD EPYC 9654 96-Core Processor"), "EPYC-9654");
+  EXPECT_EQ(id("Intel(R) Xeon(R) 6980P"), "Xeon-6980P");
+  EXPECT_EQ(id("Intel Xeon Processor (SapphireRapids)"), "none");
+  EXPECT_EQ(id("96-Core Processor"), "none");
+}
+
 TEST(Datasheet, UnsupportedPrecisionsAreEmptyNotZero) {
   const Catalog& cat = Builtin();
   // T4 datasheet: no BF16/TF32/FP8 (gpu_specs.csv notes); V100: FP16 tensor only.

@@ -598,6 +598,13 @@ TEST(ServeAdapter, QuantizationAndKvSpellings) {
                    Predicted(line("\"precision\":\"awq\"")));
   EXPECT_DOUBLE_EQ(Predicted(line("\"precision\":\"bf16\",\"kv_precision\":\"FP8 (E4M3)\"")),
                    Predicted(line("\"precision\":\"bf16\",\"kv_precision\":\"fp8\"")));
+  // vLLM's --dtype auto is the checkpoint's dtype (bf16 for Llama 3.1), as when unstated.
+  EXPECT_DOUBLE_EQ(Predicted(line("\"precision\":\"auto\"")), bf16);
+  // llama.cpp's cache types: q8_0 is an 8-bit cache, q4_0 a 4-bit one.
+  EXPECT_DOUBLE_EQ(Predicted(line("\"precision\":\"bf16\",\"kv_precision\":\"q8_0\"")),
+                   Predicted(line("\"precision\":\"bf16\",\"kv_precision\":\"int8\"")));
+  EXPECT_DOUBLE_EQ(Predicted(line("\"precision\":\"bf16\",\"kv_precision\":\"q4_0\"")),
+                   Predicted(line("\"precision\":\"bf16\",\"kv_precision\":\"int4\"")));
   const CaseResult fp7 = Scored(line("\"precision\":\"bf16\",\"kv_precision\":\"fp7\""));
   EXPECT_FALSE(fp7.ok);
   EXPECT_NE(fp7.reason.find("kv_precision"), std::string::npos);
