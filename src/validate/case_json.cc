@@ -400,7 +400,7 @@ std::variant<HardwareView, Unsupported> CaseHardware(const Json& hw, const Catal
     // rail-optimised, one NIC per GPU (200 Gb/s HDR; 400 Gb/s NDR for Hopper and later: DGX
     // A100 / H100 SuperPOD). Volta-era clusters carried one 100 Gb/s EDR NIC per two GPUs
     // (DGX-1: 4 for 8 V100s; DGX-2: 8 for 16).
-    const bool fast = Contains(acc->arch, {"hopper", "blackwell", "cdna 3"});
+    const bool fast = Contains(acc->arch, {"hopper", "blackwell", "cdna 3", "cdna 4"});
     const bool volta = Contains(internal::ToLower(acc->arch), {"volta"});
     gbps =
         volta ? 100.0 * std::max(1, v.gpus_per_node / 2) : (fast ? 400.0 : 200.0) * v.gpus_per_node;

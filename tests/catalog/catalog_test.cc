@@ -430,6 +430,12 @@ TEST(Catalog, FindsAcceleratorsByModelMemoryAndPackage) {
   EXPECT_EQ(id("A100 80 GB PCIe"), "A100-PCIe-80GB");
   EXPECT_EQ(id("GeForce RTX 3090 24GB"), "RTX-3090");
   EXPECT_EQ(id("Virtualized NVIDIA H200-SXM-141GB"), "H200-SXM-141GB");
+  // MLPerf v5.1 system descriptions.
+  EXPECT_EQ(id("AMD Instinct MI355X 288GB HBM3e"), "MI355X");
+  EXPECT_EQ(id("NVIDIA GH200 Grace Hopper Superchip 144GB"), "GH200-144GB");
+  EXPECT_EQ(id("GH200-96GB"), "GH200-96GB");
+  EXPECT_EQ(id("NVIDIA RTX PRO 6000 Blackwell Server Edition"), "RTX-PRO-6000-Blackwell-Server");
+  EXPECT_EQ(id("NVIDIA RTX 4000 Ada-PCIe-20GB"), "RTX-4000-Ada");
   EXPECT_EQ(id("H100-SXM6-80GB"), "none");
   EXPECT_EQ(id("H20-141GB"), "none");    // the catalog's H20 has 96 GB
   EXPECT_EQ(id("L4-SXM-24GB"), "none");  // L4 is a PCIe card
@@ -448,6 +454,10 @@ TEST(Catalog, FindsCpusAsSystemsWriteThem) {
   EXPECT_EQ(id("Intel(R) Xeon(R) Platinum 8480+"), "Xeon-Platinum-8480+");
   EXPECT_EQ(id("AMD EPYC 9654 96-Core Processor"), "EPYC-9654");
   EXPECT_EQ(id("Intel(R) Xeon(R) 6980P"), "Xeon-6980P");
+  EXPECT_EQ(id("INTEL(R) XEON(R) 6787P"), "Xeon-6787P");
+  EXPECT_EQ(id("AMD EPYC 9575F 64-Core Processor"), "EPYC-9575F");
+  EXPECT_EQ(id("13th Gen Intel(R) Core(TM) i9-13900K"), "Core-i9-13900K");
+  EXPECT_EQ(id("AMD Ryzen 9 7950X 16-Core Processor"), "Ryzen-9-7950X");
   EXPECT_EQ(id("Intel Xeon Processor (SapphireRapids)"), "none");
   EXPECT_EQ(id("96-Core Processor"), "none");
 }
