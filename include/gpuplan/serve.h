@@ -125,6 +125,18 @@ VllmSchedulerDefaults VllmDefaults(const Accelerator& acc, std::string_view vers
 // (--max-concurrent-requests). Others 256. docs/model.md 12.6.
 int EngineDefaultMaxSeqs(Engine engine, const Accelerator& acc, std::string_view version);
 
+// Whether the engine batches continuously: a request joins the running batch at the next decode
+// step (vLLM, TensorRT-LLM, SGLang, TGI). Static-batch runtimes (Hugging Face generate and the
+// PyTorch/IPEX harnesses built on it, such as Intel's MLPerf GPT-J SUT with its per-worker
+// BATCH_SIZE) run a batch from its prompts to its longest answer; a request that arrives
+// meanwhile waits for that batch to finish before its own starts. docs/model.md 12.6.
+bool BatchesContinuously(Engine engine);
+
+// The p99 end-to-end latency of a request on a static-batch engine at the saturated point `r`:
+// its own batch, from the prompts to the `longest` answer's last token, after the batch in
+// progress when it arrived (at p99 nearly a whole one). docs/model.md 12.6.
+Seconds StaticBatchP99(const ServePerf& r, int output_len, int longest);
+
 // Whether the engine overlaps its per-step host work with the GPU's step (`version` as above).
 // TensorRT-LLM's PyTorch backend, the default since 1.0, does (its overlap scheduler:
 // `disable_overlap_scheduler` defaults to False), as does SGLang from 0.4 (its overlap

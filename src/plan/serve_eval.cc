@@ -86,6 +86,20 @@ LayoutEval EvaluateLayoutAt(const ServeJobSpec& job, const ComputeDevice& dev, S
       Point p;
       p.r = estimate(b);
       p.cap = p.r.samples_per_s * rho;
+      if (!BatchesContinuously(su.engine)) {
+        // Static batches of b (Hugging Face generate): a request waits for the batch in
+        // progress (at p99 nearly all of it), then runs its own from prompts to last token;
+        // within a batch every step decodes all b sequences. BatchedServeP99, the encoders' rule.
+        const double batch_s = b / std::max(1e-12, p.r.samples_per_s);
+        const double wait = batch_s + QueueP99(batch_s, rho, b);
+        p.ttft = (wait + p.r.ttft.value()) * 1e3;
+        p.tpot = p.r.decode_step.value() * 1e3;
+        p.e2e = BatchedServeP99(batch_s, rho, b, /*cpu=*/false) * 1e3;
+        p.ttft_ok = !job.ttft_p99_ms || p.ttft <= *job.ttft_p99_ms;
+        p.service_ok = (!job.tpot_p99_ms || p.tpot <= *job.tpot_p99_ms) &&
+                       (!job.e2e_p99_ms || p.e2e <= *job.e2e_p99_ms);
+        return p;
+      }
       // SLO checks at this concurrency, queueing included for TTFT.
       const double q = QueueP99(p.r.prefill.value(), rho, b);
       // b requests in flight on a continuous-batching engine: the prompts of the requests that

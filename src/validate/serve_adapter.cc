@@ -503,6 +503,8 @@ Predicted PredictInferencePerf(const ModelSpec& m, const Json& w, const Json& hw
       latency_target = *shape.e2e_p99_ms * cal.Get("server_tpot_utilization", 0.8);
       const double longest = std::max(out, shape.max_output_len.value_or(0));
       auto p99_ms = [&](const ServePerf& x) {
+        if (!BatchesContinuously(su.engine))
+          return StaticBatchP99(x, out, static_cast<int>(longest)).value() * 1e3;
         return (x.ttft.value() + (longest - 1) * x.tpot.value()) * 1e3;
       };
       if (p99_ms(r) > latency_target) {

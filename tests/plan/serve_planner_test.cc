@@ -499,6 +499,32 @@ TEST(PlanServing, A2SevenBAtLowQpsOnOneMidRangeGpu) {
   }
 }
 
+// A static-batch engine (Hugging Face generate) runs a batch from its prompts to its last token;
+// a request that arrives meanwhile waits for it. Its plan's p99 end to end is therefore at
+// least two batch times (BatchedServeP99), each step decodes the whole batch, and under the
+// same SLO it runs smaller batches than a continuous-batching engine on the same GPU.
+TEST(PlanServing, StaticBatchEngineWaitsForTheBatchInProgress) {
+  ServeJobSpec j = LlmJob("llama-2-7b", 2, 512, 256);
+  j.gpus = {"A100-SXM4-80GB"};
+  j.e2e_p99_ms = 20000;
+  j.engine = Engine::kTransformers;
+  auto r = PlanServing(j, Cat(), Cal());
+  ASSERT_TRUE(r.ok()) << r.error().ToString();
+  ASSERT_FALSE(r->plans.empty());
+  const ServePlan& top = r->plans.front();
+  const double batch_ms = top.batch / top.perf.samples_per_s * 1e3;
+  EXPECT_GE(top.e2e_p99_ms, 2 * batch_ms * (1 - 1e-9)) << Describe(top);
+  EXPECT_LE(top.e2e_p99_ms, 20000);
+  EXPECT_NEAR(top.tpot_p99_ms, top.perf.decode_step.value() * 1e3, 1e-9);
+  ServeJobSpec cont = j;
+  cont.engine = Engine::kVllm;
+  auto rc = PlanServing(cont, Cat(), Cal());
+  ASSERT_TRUE(rc.ok()) << rc.error().ToString();
+  ASSERT_FALSE(rc->plans.empty());
+  EXPECT_LT(top.batch, rc->plans.front().batch)
+      << Describe(top) << " vs " << Describe(rc->plans.front());
+}
+
 // Guide A2: "infer 70B high concurrency -> 2 x A100 + vLLM/PagedAttention". 20 req/s of
 // 1000 in / 300 out needs more than one GPU per replica.
 TEST(PlanServing, A2SeventyBHighConcurrencyNeedsMultiGpuReplica) {
