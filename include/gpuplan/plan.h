@@ -8,6 +8,7 @@
 #include <string>
 #include <string_view>
 
+#include "gpuplan/benchmark.h"
 #include "gpuplan/estimate.h"
 #include "gpuplan/perf.h"
 
@@ -67,6 +68,14 @@ struct LayoutConstraints {
 
 // Applies the framework's capabilities: search constraints and calibration overrides.
 void ApplyFramework(TrainFramework f, Calibration& cal, LayoutConstraints& fixed);
+
+// Applies what a run-to-target benchmark's reference implementation does differently from its
+// framework (data/benchmarks.csv ref_dp_overlap: MLPerf BERT and Stable Diffusion reduce their
+// gradients after the backward, with their own data parallelism: ZeRO <= 1). For runs of that
+// implementation: a job naming the benchmark with its reference framework, and NVIDIA-GPU
+// submissions to it.
+void ApplyBenchmarkImplementation(const TrainBenchmark& b, Calibration& cal,
+                                  LayoutConstraints& fixed);
 
 // Whether framework `f` runs the layout: Megatron(-Core)/NeMo: ZeRO <= 1 (distributed
 // optimizer), optimizer offload with it (Megatron-Core optimizer_cpu_offload); DeepSpeed:

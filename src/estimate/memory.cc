@@ -48,7 +48,7 @@ constexpr internal::EnumName<Optimizer> kOptimizerNames[] = {
     {Optimizer::kSgd, "sgd"},
     {Optimizer::kLion, "lion", "paged_lion"},
     {Optimizer::kAdamW8bit, "adamw-8bit",
-     "adamw8bit adam8bit adamw_bnb_8bit 8bit-adam paged_adamw_8bit pagedadamw8bit"},
+     "adamw8bit adam8bit adamw_bnb_8bit 8bit-adam 8bit-adamw paged_adamw_8bit pagedadamw8bit"},
     {Optimizer::kAdamW4bit, "adamw-4bit", "adamw4bit adam4bit"},
     {Optimizer::kAdafactor, "adafactor"},
     {Optimizer::kAdamMini, "adam-mini"},

@@ -605,15 +605,33 @@ std::optional<LayoutChoice> BestTrainLayout(const ModelSpec& m, const TrainMemor
 
 namespace gpuplan {
 
+namespace {
+
+// Sets a calibration entry (adds it where absent), with the source that sets it.
+void SetEntry(Calibration& cal, std::string_view key, double value, const char* source) {
+  for (auto& e : cal.entries) {
+    if (e.key == key) {
+      e.value = value;
+      return;
+    }
+  }
+  cal.entries.push_back({std::string(key), value, source});
+}
+
+}  // namespace
+
+void ApplyBenchmarkImplementation(const TrainBenchmark& b, Calibration& cal,
+                                  LayoutConstraints& fixed) {
+  if (!b.ref_dp_overlap) return;
+  SetEntry(cal, "dp_overlap", *b.ref_dp_overlap, "benchmark implementation");
+  // Its data parallelism is the implementation's own (DDP, or apex's DistributedFusedLAMB
+  // sharding the optimizer states): no ZeRO-3 / FSDP layout runs it.
+  fixed.max_zero_stage = std::min(fixed.max_zero_stage, 1);
+}
+
 void ApplyFramework(TrainFramework f, Calibration& cal, LayoutConstraints& fixed) {
   auto set = [&cal](std::string_view key, double value) {
-    for (auto& e : cal.entries) {
-      if (e.key == key) {
-        e.value = value;
-        return;
-      }
-    }
-    cal.entries.push_back({std::string(key), value, "framework capability"});
+    SetEntry(cal, key, value, "framework capability");
   };
   switch (f) {
     case TrainFramework::kGeneric:

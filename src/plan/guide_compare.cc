@@ -108,7 +108,7 @@ std::optional<LayoutChoice> BestOnBox(const TrainJobSpec& job, const Catalog& ca
   tj.samples = job.samples * job.epochs;
   Calibration fw_cal = cal;
   LayoutConstraints fixed;
-  ApplyFramework(job.framework, fw_cal, fixed);
+  ApplyJobFramework(job, fw_cal, fixed);
   return BestTrainLayout(job.model, TrainOptionsFor(job), tj, HardwareFromInstance(box, *acc, 1),
                          fw_cal, job.headroom, fixed);
 }

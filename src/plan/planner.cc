@@ -16,6 +16,13 @@
 
 namespace gpuplan {
 
+void ApplyJobFramework(const TrainJobSpec& job, Calibration& cal, LayoutConstraints& fixed) {
+  ApplyFramework(job.framework, cal, fixed);
+  const TrainBenchmark* b = job.benchmark.empty() ? nullptr : FindTrainBenchmark(job.benchmark);
+  if (b && job.framework == BenchmarkReferenceFramework(job.model))
+    ApplyBenchmarkImplementation(*b, cal, fixed);
+}
+
 double TrainPlan::RankCost() const {
   double best = 1e300;
   if (cost_on_demand) best = *cost_on_demand;
@@ -118,7 +125,7 @@ Result<TrainPlanResult> PlanTrainingImpl(const TrainJobSpec& job, const Catalog&
   // The framework's capabilities (what it overlaps, which ZeRO stages and pipelines it offers).
   Calibration fw_cal = cal;
   LayoutConstraints fw_fixed;
-  ApplyFramework(job.framework, fw_cal, fw_fixed);
+  ApplyJobFramework(job, fw_cal, fw_fixed);
   // ---- resolve filters ---------------------------------------------------------------------
   std::vector<std::string> gpu_ids;
   for (size_t k = 0; k < job.gpus.size(); ++k) {
@@ -515,7 +522,7 @@ Trace ExplainTrainPlan(const TrainJobSpec& job, const TrainPlan& plan, const Cat
   o.notes = true;
   Calibration fw_cal = cal;
   LayoutConstraints unused;
-  ApplyFramework(job.framework, fw_cal, unused);
+  ApplyJobFramework(job, fw_cal, unused);
   EvaluateTraining(job.model, plan.par, o, tj, hw, fw_cal, job.headroom, &t);
   t.Add("job hours", "total tokens / (tokens/s/GPU x GPUs) / 3600", plan.hours, "h");
   if (plan.price_per_hour)

@@ -10,6 +10,11 @@
 
 namespace gpuplan {
 
+// The job's framework capabilities (ApplyFramework) and, for a job naming a run-to-target
+// benchmark that runs its reference implementation (the framework BenchmarkReferenceFramework
+// gives it), what that implementation does differently (ApplyBenchmarkImplementation).
+void ApplyJobFramework(const TrainJobSpec& job, Calibration& cal, LayoutConstraints& fixed);
+
 // Whether `a` ranks above `b` under the objective (cost, time or Pareto: cost then time).
 bool Better(const TrainPlan& a, const TrainPlan& b, Objective obj);
 

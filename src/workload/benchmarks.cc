@@ -138,6 +138,11 @@ Result<std::vector<TrainBenchmark>> ParseTrainBenchmarks(std::string_view csv,
     GPUPLAN_ASSIGN_OR_RETURN(b.activation_melems_per_sample,
                              r.OptNumber("activation_melems_per_sample"));
     GPUPLAN_ASSIGN_OR_RETURN(b.mean_tokens_per_sample, r.OptNumber("mean_tokens_per_sample"));
+    GPUPLAN_ASSIGN_OR_RETURN(b.ref_dp_overlap, r.OptNumber("ref_dp_overlap"));
+    if (b.ref_dp_overlap && (*b.ref_dp_overlap < 0 || *b.ref_dp_overlap > 1)) {
+      return MakeError(ErrorCode::kParse, r.Where("ref_dp_overlap"),
+                       "must be in [0, 1], got " + r.Str("ref_dp_overlap"));
+    }
     GPUPLAN_ASSIGN_OR_RETURN(b.source, r.RequiredStr("source"));
     b.as_of = r.Str("as_of");
     b.notes = r.Str("notes");

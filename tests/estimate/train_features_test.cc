@@ -230,6 +230,41 @@ TEST(TrainBenchmarkTable, ParsesRoundTaggedRcpSetsAndRejectsBadOnes) {
   }
 }
 
+// NVIDIA's MLPerf BERT (DistributedFusedLAMB without --dwu-overlap-reductions) and Stable
+// Diffusion (NeMo ddp_overlap: False) reduce their gradients after the backward; the other
+// benchmarks keep their framework's overlap. Out-of-range shares are rejected with the column.
+TEST(TrainBenchmarkTable, ReferenceImplementationGradientOverlap) {
+  for (const char* id : {"mlperf/bert", "mlperf/stable_diffusion"}) {
+    const TrainBenchmark* b = FindTrainBenchmark(id);
+    ASSERT_NE(b, nullptr) << id;
+    ASSERT_TRUE(b->ref_dp_overlap.has_value()) << id;
+    EXPECT_DOUBLE_EQ(*b->ref_dp_overlap, 0.0) << id;
+  }
+  for (const char* id : {"mlperf/resnet", "mlperf/gpt3", "mlperf/llama31_405b"}) {
+    const TrainBenchmark* b = FindTrainBenchmark(id);
+    ASSERT_NE(b, nullptr) << id;
+    EXPECT_FALSE(b->ref_dp_overlap.has_value()) << id;
+  }
+  const std::string header =
+      "id,aliases,dataset,samples_per_epoch,target,samples_to_target,ref_global_batch,"
+      "batch_exponent,rcp,eval_every_samples,eval_samples,ref_dp_overlap,source,as_of,notes\n";
+  auto r = ParseTrainBenchmarks(header + "a/x,,,10,,100,8,0,,,,1.5,src,,\n", "bench.csv");
+  ASSERT_FALSE(r.ok());
+  EXPECT_TRUE(Has(r.error().ToString(), "ref_dp_overlap")) << r.error().ToString();
+  Calibration cal;
+  cal.entries.push_back({"dp_overlap", 0.8, "x"});
+  LayoutConstraints fixed;
+  ApplyBenchmarkImplementation(*FindTrainBenchmark("bert"), cal, fixed);
+  EXPECT_DOUBLE_EQ(cal.Get("dp_overlap", -1), 0.0);
+  EXPECT_LE(fixed.max_zero_stage, 1);
+  Calibration untouched = cal;
+  untouched.entries[0].value = 0.8;
+  LayoutConstraints free;
+  ApplyBenchmarkImplementation(*FindTrainBenchmark("resnet"), untouched, free);
+  EXPECT_DOUBLE_EQ(untouched.Get("dp_overlap", -1), 0.8);
+  EXPECT_EQ(free.max_zero_stage, LayoutConstraints().max_zero_stage);
+}
+
 TEST(TrainBenchmarkTable, EvalOverheadIsEvalSamplesOverIntervalTimesForwardShare) {
   const TrainBenchmark* b = FindTrainBenchmark("resnet");
   ASSERT_NE(b, nullptr);

@@ -516,6 +516,42 @@ TEST(SearchIssue11, NoPipelineWithZero2Or3UnderDeepSpeedOrTheDefault) {
   }
 }
 
+// A job naming MLPerf BERT with no framework of its own runs NVIDIA's reference implementation
+// (ApplyJobFramework): gradients reduced after the backward, its own data parallelism (ZeRO <= 1),
+// so every plan exposes its whole data-parallel reduction. Naming FSDP leaves FSDP's overlap.
+TEST(SearchBenchmark, ReferenceImplementationReducesGradientsAfterTheBackward) {
+  auto plan = [](const std::string& framework) {
+    auto job = ParseTrainJobYaml(
+        "model: bert-large-uncased\ntrain:\n  seq_len: 512\n"
+        "  global_batch: 4096\n" +
+            framework +
+            "  data: {benchmark: mlperf/bert}\nconstraints:\n"
+            "  gpus: [H100-SXM5-80GB]\n",
+        "b.yaml");
+    EXPECT_TRUE(job.ok()) << job.error().ToString();
+    auto r = PlanTraining(*job, Cat(), DefaultCalibration());
+    EXPECT_TRUE(r.ok());
+    // The first data-parallel plan (the cheapest runs on one GPU).
+    const auto it = std::find_if(r->plans.begin(), r->plans.end(),
+                                 [](const TrainPlan& p) { return p.par.dp > 1; });
+    EXPECT_NE(it, r->plans.end());
+    return std::make_pair(*job, *it);
+  };
+  auto dp = [](const Trace& t, const std::string& which) {
+    for (const auto& term : t.terms)
+      if (term.name == "DP communication (" + which + ")") return term.value;
+    return -1.0;
+  };
+  const auto [job, top] = plan("");
+  EXPECT_LE(top.par.zero_stage, 1);
+  const Trace t = ExplainTrainPlan(job, top, Cat(), DefaultCalibration());
+  EXPECT_GT(dp(t, "total"), 0);
+  EXPECT_DOUBLE_EQ(dp(t, "exposed"), dp(t, "total"));
+  const auto [fjob, ftop] = plan("  framework: fsdp\n");
+  const Trace ft = ExplainTrainPlan(fjob, ftop, Cat(), DefaultCalibration());
+  EXPECT_LT(dp(ft, "exposed"), dp(ft, "total"));
+}
+
 TEST(SearchIssue11, NoBf16OnVoltaOrTuring) {
   for (const char* id : {"V100-SXM2-16GB", "V100-SXM2-32GB", "T4"}) {
     SCOPED_TRACE(id);
