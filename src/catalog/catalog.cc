@@ -291,13 +291,13 @@ DeviceName ParseDeviceName(std::string_view name) {
   return d;
 }
 
-// The one accelerator whose model words equal the name's and whose memory and package agree
-// with what the name states; none when several do.
-const Accelerator* FindByParts(const std::vector<Accelerator>& accelerators,
-                               std::string_view name) {
+// The accelerators whose model words equal the name's and whose memory and package agree with
+// what the name states.
+std::vector<const Accelerator*> MatchByParts(const std::vector<Accelerator>& accelerators,
+                                             std::string_view name) {
   const DeviceName want = ParseDeviceName(name);
-  if (want.model.empty()) return nullptr;
-  const Accelerator* found = nullptr;
+  std::vector<const Accelerator*> found;
+  if (want.model.empty()) return found;
   for (const auto& a : accelerators) {
     bool model = false, gen = want.sxm_gen.empty();
     auto consider = [&](std::string_view n) {
@@ -317,10 +317,16 @@ const Accelerator* FindByParts(const std::vector<Accelerator>& accelerators,
         a.form_factor == "sxm" || a.form_factor == "oam" || a.form_factor == "superchip";
     if (want.form == "sxm" && !module) continue;
     if (want.form == "pcie" && a.form_factor != "pcie") continue;
-    if (found && found != &a) return nullptr;  // ambiguous
-    found = &a;
+    found.push_back(&a);
   }
   return found;
+}
+
+// The one accelerator MatchByParts finds; none when several match (ambiguous).
+const Accelerator* FindByParts(const std::vector<Accelerator>& accelerators,
+                               std::string_view name) {
+  const auto found = MatchByParts(accelerators, name);
+  return found.size() == 1 ? found.front() : nullptr;
 }
 
 }  // namespace
@@ -394,6 +400,15 @@ Result<const Accelerator*> Catalog::ResolveAccelerator(std::string_view name,
   for (const auto& a : accelerators) {
     names.push_back(a.id);
     for (const auto& al : a.aliases) names.push_back(al);
+  }
+  // A model several parts share ("A100 SXM": 40 and 80 GB): name them.
+  if (const auto parts = MatchByParts(accelerators, name); parts.size() > 1) {
+    std::string ids;
+    for (const Accelerator* a : parts) ids += (ids.empty() ? "" : ", ") + a->id;
+    return MakeError(ErrorCode::kInvalidArgument, std::string(field),
+                     "accelerator " + Excerpt(name) + " names " + std::to_string(parts.size()) +
+                         " parts: " + ids,
+                     "name one of them, e.g. \"" + parts.back()->id + "\"");
   }
   std::string best = ClosestMatch(name, names);
   return MakeError(ErrorCode::kNotFound, std::string(field), "unknown accelerator " + Excerpt(name),

@@ -440,6 +440,13 @@ TEST(Catalog, FindsAcceleratorsByModelMemoryAndPackage) {
   EXPECT_EQ(id("H20-141GB"), "none");    // the catalog's H20 has 96 GB
   EXPECT_EQ(id("L4-SXM-24GB"), "none");  // L4 is a PCIe card
   EXPECT_EQ(id("A100 SXM"), "none");     // 40 or 80 GB: ambiguous
+  // Resolving it says which parts it names.
+  auto amb = cat.ResolveAccelerator("A100 SXM", "gpus[0]");
+  ASSERT_FALSE(amb.ok());
+  const std::string msg = amb.error().ToString();
+  EXPECT_NE(msg.find("gpus[0]"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("A100-SXM4-40GB"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("A100-SXM4-80GB"), std::string::npos) << msg;
   EXPECT_EQ(id("PCIe 80GB"), "none");
 }
 
