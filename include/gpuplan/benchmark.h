@@ -110,6 +110,11 @@ struct InferBenchmark {
   // FP4 tensor cores (Blackwell); empty = `precision` there too, or not checked.
   std::string fp4_quant;
   std::optional<double> server_ttft_p99_ms, server_tpot_p99_ms, server_latency_p99_ms;
+  // How NVIDIA's harness hands a Server run's queries to the system's GPUs: "shared" = one
+  // queue every GPU's worker takes from (the next free GPU serves the next query: SDXL's
+  // SDXLServer sample_queue); empty = per GPU (LWIS deals queries round-robin to the devices,
+  // each with its own batcher), the planner's model of independent replicas.
+  std::string server_dispatch;
   // Text-to-image benchmarks: the reference pipeline's denoising steps and guidance scale.
   std::optional<int> denoise_steps;
   std::optional<double> guidance_scale;

@@ -156,15 +156,18 @@ double ServeQueueP99(double service_s, double rho, int servers);
 double BatchedServeP99(double service_s, double rho, int batch, bool cpu);
 
 // The highest utilisation (up to 0.99) at which BatchedServeP99 stays within `bound_s`; 0 when
-// an idle replica already misses it.
-double MaxUtilizationWithin(double bound_s, double service_s, int batch, bool cpu);
+// an idle replica already misses it. `pooled` replicas draw from one queue (a dispatcher that
+// hands each request to the next free replica): the wait is that of batch x pooled servers.
+// The planner's replicas each keep their own queue behind a load balancer (pooled = 1).
+double MaxUtilizationWithin(double bound_s, double service_s, int batch, bool cpu, int pooled = 1);
 
 // The most requests/s one non-LLM replica sustains with p99 latency within `bound_s` (an MLPerf
 // Server run's latency bound): over batches 1, 2, 4, ... up to `max_batch`, the batch's
-// throughput times the highest utilisation that keeps BatchedServeP99 within the bound.
+// throughput times the highest utilisation that keeps BatchedServeP99 within the bound, with
+// `pooled` replicas fed by one queue (MaxUtilizationWithin).
 ServePerf BatchedServerCapacity(const ModelSpec& m, Precision p, const ComputeDevice& dev,
                                 int seq_len, double bound_s, int max_batch, const Calibration& cal,
-                                bool fused, const DiffusionSampling& sampling);
+                                bool fused, const DiffusionSampling& sampling, int pooled = 1);
 
 // Achievable fraction of a node fabric's line rate (the calibration's link_efficiency.*): what
 // pipeline stages of a multi-node serving replica send their activations over.

@@ -257,23 +257,25 @@ double BatchedServeP99(double service_s, double rho, int batch, bool cpu) {
   return service_s + in_flight + QueueP99(service_s, rho, batch);
 }
 
-double MaxUtilizationWithin(double bound_s, double service_s, int batch, bool cpu) {
+double MaxUtilizationWithin(double bound_s, double service_s, int batch, bool cpu, int pooled) {
   if (service_s <= 0) return 0.99;
   const double slack = bound_s - BatchedServeP99(service_s, 0, batch, cpu);
   if (slack <= 0) return 0;
-  // QueueP99 = -ln(0.01) S rho / (c (1 - rho)) <= slack  <=>  rho <= x / (1 + x).
-  const double x = slack * std::max(1, batch) / (-std::log(0.01) * service_s);
+  // QueueP99 = -ln(0.01) S rho / (c (1 - rho)) <= slack  <=>  rho <= x / (1 + x), with c the
+  // batch slots of every replica that one queue feeds.
+  const double c = static_cast<double>(std::max(1, batch)) * std::max(1, pooled);
+  const double x = slack * c / (-std::log(0.01) * service_s);
   return std::min(0.99, x / (1 + x));
 }
 
 ServePerf BatchedServerCapacity(const ModelSpec& m, Precision p, const ComputeDevice& dev,
                                 int seq_len, double bound_s, int max_batch, const Calibration& cal,
-                                bool fused, const DiffusionSampling& sampling) {
+                                bool fused, const DiffusionSampling& sampling, int pooled) {
   ServePerf best;
   best.samples_per_s = 0;
   for (int b = 1; b <= std::max(1, max_batch); b *= 2) {
     ServePerf r = EstimateRequest(m, p, dev, b, seq_len, cal, fused, sampling);
-    const double rho = MaxUtilizationWithin(bound_s, r.e2e.value(), b, dev.cpu);
+    const double rho = MaxUtilizationWithin(bound_s, r.e2e.value(), b, dev.cpu, pooled);
     if (rho <= 0) break;  // larger batches take longer still
     if (r.samples_per_s * rho > best.samples_per_s) {
       r.samples_per_s *= rho;

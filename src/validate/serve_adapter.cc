@@ -580,8 +580,12 @@ Predicted PredictInferencePerf(const ModelSpec& m, const Json& w, const Json& hw
         // split the stream model (one request per stream up to the core count) does not make,
         // so the bound search there stops at one request per stream (BERT-large on 2 x 8480+:
         // 68% of offline, where the run sustains 80%).
+        // NVIDIA's harness feeds all the system's GPUs from one queue where the benchmark's says
+        // so (server_dispatch "shared": SDXL), else each GPU from its own.
+        const bool shared =
+            bench && bench->server_dispatch == "shared" && dev_acc && dev_acc->vendor == "NVIDIA";
         thr = BatchedServerCapacity(m, prec, dev, seq, *shape.e2e_p99_ms / 1e3, max_b, cal, fused,
-                                    sampling)
+                                    sampling, shared ? units : 1)
                   .samples_per_s;
       } else {
         thr =

@@ -218,6 +218,11 @@ Result<std::vector<InferBenchmark>> ParseInferBenchmarks(std::string_view csv,
     GPUPLAN_ASSIGN_OR_RETURN(b.server_ttft_p99_ms, r.OptNumber("server_ttft_p99_ms"));
     GPUPLAN_ASSIGN_OR_RETURN(b.server_tpot_p99_ms, r.OptNumber("server_tpot_p99_ms"));
     GPUPLAN_ASSIGN_OR_RETURN(b.server_latency_p99_ms, r.OptNumber("server_latency_p99_ms"));
+    b.server_dispatch = internal::ToLower(internal::Trim(r.Str("server_dispatch")));
+    if (!b.server_dispatch.empty() && b.server_dispatch != "shared") {
+      return MakeError(ErrorCode::kParse, r.Where("server_dispatch"),
+                       "must be \"shared\" or empty, got \"" + r.Str("server_dispatch") + "\"");
+    }
     GPUPLAN_ASSIGN_OR_RETURN(b.guidance_scale, r.OptNumber("guidance_scale"));
     if (const std::string st = r.Str("denoise_steps"); !st.empty()) {
       GPUPLAN_ASSIGN_OR_RETURN(b.denoise_steps, r.Int("denoise_steps", 1));

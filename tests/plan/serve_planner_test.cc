@@ -857,6 +857,12 @@ TEST(BatchedServer, HighestLoadWithinTheBound) {
   EXPECT_NEAR(BatchedServeP99(s, rho, 32, false), 0.130, 1e-9);
   // A CPU's streams run their requests side by side: no batch in flight.
   EXPECT_GT(MaxUtilizationWithin(0.079, s, 32, true), 0);
+  // Four replicas fed by one queue wait as 4 x 32 servers: a higher load within the bound, the
+  // p99 wait of that pooled queue on it; the default is one queue per replica.
+  const double pooled = MaxUtilizationWithin(0.130, s, 32, false, 4);
+  EXPECT_GT(pooled, rho);
+  EXPECT_NEAR(s + s + ServeQueueP99(s, pooled, 4 * 32), 0.130, 1e-9);
+  EXPECT_DOUBLE_EQ(MaxUtilizationWithin(0.130, s, 32, false, 1), rho);
   // BERT-large on one L4 (MLPerf bound 130 ms) and with no practical bound.
   const ModelSpec& bert = Preset("bert-large");
   const ComputeDevice l4 = Gpu("L4", IntraNodeLink::kPcie);

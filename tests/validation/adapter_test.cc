@@ -486,6 +486,31 @@ CaseResult Explained(const std::string& line, const std::string& id) {
   return r->cases[0];
 }
 
+// NVIDIA's SDXL Server harness feeds every GPU from one queue (inference_benchmarks.csv
+// server_dispatch "shared"): with four GPUs a query waits for the first free one, so the run
+// sustains a larger share of Offline than one GPU alone does. ResNet's LWIS harness deals
+// queries round-robin: each GPU queues its own.
+TEST(ServeAdapter, SdxlServerPoolsTheGpusQueue) {
+  EXPECT_EQ(FindInferBenchmark("stable-diffusion-xl")->server_dispatch, "shared");
+  EXPECT_EQ(FindInferBenchmark("resnet50")->server_dispatch, "");
+  auto line = [](int gpus, const std::string& scenario) {
+    const std::string dir = scenario == "server" ? "Server" : "Offline";
+    return "{\"id\":\"s\",\"kind\":\"infer_throughput\",\"model\":{\"preset\":"
+           "\"Stable-Diffusion-XL-base-1.0 UNet\"},\"hardware\":{\"gpu\":\"L4\",\"gpus\":" +
+           std::to_string(gpus) +
+           "},\"workload\":{\"infer\":{\"precision\":\"fp8\",\"scenario\":\"" + scenario +
+           "\",\"engine\":\"tensorrt\"}},\"metric\":\"samples_per_s\",\"measured\":1,"
+           "\"source\":\"mlcommons/inference_results_v5.1 closed/X/results/S/"
+           "stable-diffusion-xl/" +
+           dir + "/performance/run_1/mlperf_log_summary.txt\"}\n";
+  };
+  const double one = Predicted(line(1, "server")) / Predicted(line(1, "offline"));
+  const double four = Predicted(line(4, "server")) / Predicted(line(4, "offline"));
+  EXPECT_LT(one, 0.9);
+  EXPECT_GT(four, one + 0.1);
+  EXPECT_LE(four, 1.0);
+}
+
 // A submission to MLPerf BERT on NVIDIA GPUs runs NVIDIA's implementation, which reduces the
 // gradients after the backward (data/benchmarks.csv ref_dp_overlap 0) with its own data
 // parallelism (ZeRO <= 1): its step exposes the whole data-parallel reduction. The same network
