@@ -67,6 +67,9 @@ for v in ["0", "nan", "-1"]:
     case(f"global --usd-per-cny {v}", ["--usd-per-cny", v, "gpus"], field="--usd-per-cny")
 case("global --currency XYZ", ["--currency", "XYZ", "plan", "train", "--tokens", "1B"], field="--currency")
 case("train --gpus unknown", T + ["--gpus", "H999"], rc=2, field="--gpus")
+# Names read as model + memory + package: a memory too long for a number, and a name two parts share.
+case("train --gpus 400-digit memory", T + ["--gpus", "H100 " + "9" * 400 + "GB"], field="--gpus")
+case("train --gpus ambiguous A100 SXM", T + ["--gpus", "A100 SXM"], field="--gpus")
 case("train unknown flag", T + ["--bogus"], field="--bogus")
 
 # --- plan infer / tco flags -------------------------------------------------------------------

@@ -13,6 +13,7 @@
 #include <sstream>
 
 #include "base/enum_names.h"
+#include "base/strings.h"
 #include "io/embedded.h"
 #include "io/csv.h"
 
@@ -258,17 +259,18 @@ DeviceName ParseDeviceName(std::string_view name) {
   for (size_t i = 0; i < raw.size(); ++i) {
     const std::string& w = raw[i];
     if (kNoise.count(w) || w.rfind("hbm", 0) == 0 || w.rfind("gddr", 0) == 0) continue;
-    // "80GB", "40G", or "80 GB".
+    // "80GB", "40G", or "80 GB" (at most 7 digits: no device has 10 TB; longer runs of digits
+    // are words of the name).
     const size_t digits = static_cast<size_t>(
         std::find_if(w.begin(), w.end(), [](char c) { return c < '0' || c > '9'; }) - w.begin());
     const std::string_view unit = std::string_view(w).substr(digits);
-    if (digits > 0 && (unit == "gb" || unit == "g" || unit == "gib")) {
-      d.memory_gb = std::stod(w.substr(0, digits));
+    if (digits > 0 && digits <= 7 && (unit == "gb" || unit == "g" || unit == "gib")) {
+      d.memory_gb = internal::ParseDouble(w.substr(0, digits)).value_or(0);
       continue;
     }
-    if ((w == "gb" || w == "gib") && i > 0 && AllDigits(raw[i - 1]) && !d.model.empty() &&
-        d.model.back() == raw[i - 1]) {
-      d.memory_gb = std::stod(raw[i - 1]);
+    if ((w == "gb" || w == "gib") && i > 0 && AllDigits(raw[i - 1]) && raw[i - 1].size() <= 7 &&
+        !d.model.empty() && d.model.back() == raw[i - 1]) {
+      d.memory_gb = internal::ParseDouble(raw[i - 1]).value_or(0);
       d.model.pop_back();
       continue;
     }
