@@ -48,8 +48,9 @@ struct TrainBenchmark {
   // Mean real (non-padding) tokens per sample where the reference implementations run the
   // samples packed or unpadded (MLPerf BERT); unset = every sample is seq_len tokens.
   std::optional<double> mean_tokens_per_sample;
-  // The share of the gradient synchronisation NVIDIA's reference implementation hides behind
-  // the backward pass, where it differs from its framework's (unset = the framework's):
+  // The share of the gradient synchronisation (and of the sharded optimizer's parameter
+  // all-gather) NVIDIA's reference implementation hides behind the backward and forward passes,
+  // where it differs from its framework's (unset = the framework's):
   // 0 where it reduces the gradients after the backward (MLPerf BERT's DistributedFusedLAMB
   // without --dwu-overlap-reductions; Stable Diffusion's NeMo config ddp_overlap: False, for
   // its whole-iteration CUDA graph). ApplyBenchmarkImplementation.

@@ -256,6 +256,7 @@ TEST(TrainBenchmarkTable, ReferenceImplementationGradientOverlap) {
   LayoutConstraints fixed;
   ApplyBenchmarkImplementation(*FindTrainBenchmark("bert"), cal, fixed);
   EXPECT_DOUBLE_EQ(cal.Get("dp_overlap", -1), 0.0);
+  EXPECT_DOUBLE_EQ(cal.Get("param_gather_overlap", -1), 0.0);
   EXPECT_LE(fixed.max_zero_stage, 1);
   Calibration untouched = cal;
   untouched.entries[0].value = 0.8;
