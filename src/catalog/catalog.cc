@@ -293,6 +293,23 @@ DeviceName ParseDeviceName(std::string_view name) {
   return d;
 }
 
+// The one entry (an accelerator or a CPU) whose id or an alias has the words `want` (as `words`
+// takes a name apart); none when no entry or several do.
+template <typename T, typename Words>
+const T* UniqueByWords(const std::vector<T>& entries, const std::vector<std::string>& want,
+                       const Words& words) {
+  if (want.empty()) return nullptr;
+  const T* found = nullptr;
+  for (const auto& e : entries) {
+    bool match = words(e.id) == want;
+    for (const auto& al : e.aliases) match = match || words(al) == want;
+    if (!match) continue;
+    if (found && found != &e) return nullptr;  // ambiguous
+    found = &e;
+  }
+  return found;
+}
+
 // The accelerators whose model words equal the name's and whose memory and package agree with
 // what the name states.
 std::vector<const Accelerator*> MatchByParts(const std::vector<Accelerator>& accelerators,
@@ -338,18 +355,9 @@ const Accelerator* Catalog::FindAccelerator(std::string_view name) const {
     if (NameMatches(name, a.id, a.aliases)) return &a;
   }
   // The same words in another order or spelling, when exactly one accelerator has them.
-  const std::vector<std::string> want = NameWords(name);
-  if (want.empty()) return nullptr;
-  const Accelerator* found = nullptr;
-  for (const auto& a : accelerators) {
-    bool match = NameWords(a.id) == want;
-    for (const auto& al : a.aliases) match = match || NameWords(al) == want;
-    if (!match) continue;
-    if (found && found != &a) return nullptr;  // ambiguous
-    found = &a;
-  }
+  if (const Accelerator* a = UniqueByWords(accelerators, NameWords(name), NameWords)) return a;
   // The model, memory and package as a system description spells them.
-  return found ? found : FindByParts(accelerators, name);
+  return FindByParts(accelerators, name);
 }
 
 const Cpu* Catalog::FindCpu(std::string_view name) const {
@@ -382,17 +390,7 @@ const Cpu* Catalog::FindCpu(std::string_view name) const {
     std::sort(w.begin(), w.end());
     return w;
   };
-  const std::vector<std::string> want = words(n);
-  if (want.empty()) return nullptr;
-  const Cpu* found = nullptr;
-  for (const auto& c : cpus) {
-    bool match = words(c.id) == want;
-    for (const auto& al : c.aliases) match = match || words(al) == want;
-    if (!match) continue;
-    if (found && found != &c) return nullptr;  // ambiguous
-    found = &c;
-  }
-  return found;
+  return UniqueByWords(cpus, words(n), words);
 }
 
 Result<const Accelerator*> Catalog::ResolveAccelerator(std::string_view name,
