@@ -132,10 +132,11 @@ int EngineDefaultMaxSeqs(Engine engine, const Accelerator& acc, std::string_view
 // meanwhile waits for that batch to finish before its own starts. docs/model.md 12.6.
 bool BatchesContinuously(Engine engine);
 
-// The p99 end-to-end latency of a request on a static-batch engine at the saturated point `r`:
-// its own batch, from the prompts to the `longest` answer's last token, after the batch in
-// progress when it arrived (at p99 nearly a whole one). docs/model.md 12.6.
-Seconds StaticBatchP99(const ServePerf& r, int output_len, int longest);
+// How long a static batch at the saturated point `r` runs, from its prompts to the `longest`
+// answer's last token (`output_len` is the mean answer `r` was estimated for). A request's p99
+// on such an engine is this batch after the one in progress (BatchedServeP99). docs/model.md
+// 12.6.
+Seconds StaticBatchSeconds(const ServePerf& r, int output_len, int longest);
 
 // Whether the engine overlaps its per-step host work with the GPU's step (`version` as above).
 // TensorRT-LLM's PyTorch backend, the default since 1.0, does (its overlap scheduler:

@@ -194,28 +194,6 @@ bool NameMatches(std::string_view name, const std::string& id,
 // A device name as a set of words: lower-case alphanumeric runs, the vendor and memory-type
 // words dropped ("NVIDIA H100 SXM5 80GB HBM3" and "H100-SXM5-80GB" are {80gb, h100, sxm5};
 // "A100 80GB PCIe" is "A100-PCIE-80GB"). Generations stay words of their own: SXM6 is not SXM5.
-std::vector<std::string> NameWords(std::string_view name) {
-  std::vector<std::string> words;
-  std::string w;
-  auto flush = [&] {
-    if (w.empty()) return;
-    if (w != "nvidia" && w != "amd" && w != "intel" && w.rfind("hbm", 0) != 0) words.push_back(w);
-    w.clear();
-  };
-  for (char c : name) {
-    if ((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9')) {
-      w += c;
-    } else if (c >= 'A' && c <= 'Z') {
-      w += static_cast<char>(c - 'A' + 'a');
-    } else {
-      flush();
-    }
-  }
-  flush();
-  std::sort(words.begin(), words.end());
-  return words;
-}
-
 // Lower-case alphanumeric runs of a name, in order ("AMD Instinct MI300X 192GB" ->
 // amd, instinct, mi300x, 192gb).
 std::vector<std::string> RawWords(std::string_view name) {
@@ -232,6 +210,16 @@ std::vector<std::string> RawWords(std::string_view name) {
     }
   }
   if (!w.empty()) words.push_back(std::move(w));
+  return words;
+}
+
+std::vector<std::string> NameWords(std::string_view name) {
+  std::vector<std::string> words;
+  for (auto& w : RawWords(name)) {
+    if (w != "nvidia" && w != "amd" && w != "intel" && w.rfind("hbm", 0) != 0)
+      words.push_back(std::move(w));
+  }
+  std::sort(words.begin(), words.end());
   return words;
 }
 

@@ -701,11 +701,10 @@ VllmSchedulerDefaults VllmDefaults(const Accelerator& acc, std::string_view vers
 
 bool BatchesContinuously(Engine engine) { return engine != Engine::kTransformers; }
 
-Seconds StaticBatchP99(const ServePerf& r, int output_len, int longest) {
+Seconds StaticBatchSeconds(const ServePerf& r, int output_len, int longest) {
   if (r.samples_per_s <= 0) return Seconds(0);
-  const double batch =
-      r.batch / r.samples_per_s + std::max(0, longest - output_len) * r.decode_step.value();
-  return Seconds(2 * batch);
+  return Seconds(r.batch / r.samples_per_s +
+                 std::max(0, longest - output_len) * r.decode_step.value());
 }
 
 bool EngineOverlapsHostWork(Engine engine, std::string_view version) {

@@ -90,29 +90,25 @@ LayoutEval EvaluateLayoutAt(const ServeJobSpec& job, const ComputeDevice& dev, S
         // Static batches of b (Hugging Face generate): a request waits for the batch in
         // progress (at p99 nearly all of it), then runs its own from prompts to last token;
         // within a batch every step decodes all b sequences. BatchedServeP99, the encoders' rule.
-        const double batch_s = b / std::max(1e-12, p.r.samples_per_s);
-        const double wait = batch_s + QueueP99(batch_s, rho, b);
-        p.ttft = (wait + p.r.ttft.value()) * 1e3;
+        const double batch_s = StaticBatchSeconds(p.r, job.output_len, job.output_len).value();
+        p.ttft = (batch_s + QueueP99(batch_s, rho, b) + p.r.ttft.value()) * 1e3;
         p.tpot = p.r.decode_step.value() * 1e3;
         p.e2e = BatchedServeP99(batch_s, rho, b, /*cpu=*/false) * 1e3;
-        p.ttft_ok = !job.ttft_p99_ms || p.ttft <= *job.ttft_p99_ms;
-        p.service_ok = (!job.tpot_p99_ms || p.tpot <= *job.tpot_p99_ms) &&
-                       (!job.e2e_p99_ms || p.e2e <= *job.e2e_p99_ms);
-        return p;
+      } else {
+        // SLO checks at this concurrency, queueing included for TTFT.
+        const double q = QueueP99(p.r.prefill.value(), rho, b);
+        // b requests in flight on a continuous-batching engine: the prompts of the requests
+        // that replace finished ones share the steps (InFlightTpot), as at the saturated point.
+        // The SLO is a p99 over requests: the in-flight mean times its spread (TpotP99).
+        const Seconds step = InFlightTpot(p.r.ttft, p.r.decode_step, job.output_len);
+        p.tpot = TpotP99(step, cal).value() * 1e3;
+        // With others in flight a new request waits for the running step (p99: all of it) and
+        // for the step that carries its prompt.
+        const double first =
+            b > 1 ? FirstTokenLatency(p.r.prefill, step, 1.0).value() : p.r.prefill.value();
+        p.ttft = (first + q) * 1e3;
+        p.e2e = p.ttft + p.tpot * std::max(0, job.output_len - 1);
       }
-      // SLO checks at this concurrency, queueing included for TTFT.
-      const double q = QueueP99(p.r.prefill.value(), rho, b);
-      // b requests in flight on a continuous-batching engine: the prompts of the requests that
-      // replace finished ones share the steps (InFlightTpot), as at the saturated point.
-      // The SLO is a p99 over requests: the in-flight mean times its spread (TpotP99).
-      const Seconds step = InFlightTpot(p.r.ttft, p.r.decode_step, job.output_len);
-      p.tpot = TpotP99(step, cal).value() * 1e3;
-      // With others in flight a new request waits for the running step (p99: all of it) and
-      // for the step that carries its prompt.
-      const double first =
-          b > 1 ? FirstTokenLatency(p.r.prefill, step, 1.0).value() : p.r.prefill.value();
-      p.ttft = (first + q) * 1e3;
-      p.e2e = p.ttft + p.tpot * std::max(0, job.output_len - 1);
       p.ttft_ok = !job.ttft_p99_ms || p.ttft <= *job.ttft_p99_ms;
       p.service_ok = (!job.tpot_p99_ms || p.tpot <= *job.tpot_p99_ms) &&
                      (!job.e2e_p99_ms || p.e2e <= *job.e2e_p99_ms);
