@@ -347,6 +347,20 @@ std::int64_t LoraParams(const ModelSpec& m, int rank, LoraTargets targets);
 MemoryBreakdown EstimateTrainingMemory(const ModelSpec& m, const Parallelism& par,
                                        const TrainMemoryOptions& opt);
 
+// How TGI sizes its KV cache after its warm-up (server/.../flash_causal_lm.py `warmup`). The
+// router's warm-up batch fills --max-batch-prefill-tokens with requests of --max-input-tokens
+// that ask for prefill logprobs (backends/client warmup: `prefill_logprobs: true`), so the
+// reserved peak holds the prefill's full logits. Then, with that memory still reserved:
+// releases before 1.4.1 take all the free memory; 1.4.1-2.4 keep `wiggle` of it (0.95; 0.90 in
+// the 2.4 series, TGI_WIGGLE_ROOM); 3.0 and later take the free memory down to
+// (1 - wiggle x cuda_memory_fraction) of the total (`of_total`). The warm-up batch's own blocks
+// are added back. docs/model.md 4.3.
+struct TgiStartupRule {
+  double wiggle = 0.90;
+  bool of_total = true;
+  int max_input_tokens = 0;  // the warm-up requests' prompt (0 = context - 1)
+};
+
 struct InferMemoryOptions {
   Precision weight_precision = Precision::kBf16;
   std::optional<QuantSpec> quant;  // overrides weight_precision for the linear layers
@@ -370,6 +384,7 @@ struct InferMemoryOptions {
   // RuntimeReserve::nvls_buffers (vLLM, where its profiling measures them; SGLang turns NVLS
   // off, and the other engines keep the generic nccl_buffers reserve).
   bool nvls = false;
+  TgiStartupRule tgi;  // Engine::kTgi: the release's KV rule (TgiDefaults in serve.h)
   RuntimeReserve reserve;
 };
 
@@ -417,7 +432,8 @@ double SglangDefaultMemFraction(int world_size);
 // memory that is not KV cache (weights + workspace + runtime) and the weights alone.
 // `fraction` empty = the engine's default (vLLM 0.9 of total; TRT-LLM 0.9 of free; SGLang
 // 0.88 of total for weights + KV on one GPU, SglangDefaultMemFraction for a TP/PP group, which
-// EstimateInferenceMemory applies; TGI and transformers: all that is left).
+// EstimateInferenceMemory applies; TGI: TgiStartupRule's, with the current release's margin;
+// transformers: all that is left).
 Bytes KvBudget(Engine engine, Bytes total, Bytes non_kv, Bytes weights,
                std::optional<double> fraction);
 

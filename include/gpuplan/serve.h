@@ -86,6 +86,9 @@ struct ServeSetup {
   // while the GPU executes the previous step, so it adds no time per sequence
   // (EngineOverlapsHostWork).
   bool host_overlap = false;
+  // The engine release as a case or user states it ("" = the current one): TGI's launch defaults
+  // and start-up KV rule follow it (TgiDefaults).
+  std::string engine_version;
 };
 
 struct ServePerf {
@@ -116,6 +119,22 @@ struct VllmSchedulerDefaults {
 };
 VllmSchedulerDefaults VllmDefaults(const Accelerator& acc, std::string_view version,
                                    int max_model_len, bool chunked_prefill_ok = true);
+
+// TGI's launcher defaults where the user sets none (`version` as stated, "" = current;
+// launcher/src/main.rs and docs/source/reference/launcher.md of each release):
+// before 2.0, --max-input-length 1024, --max-total-tokens 2048 and --max-batch-prefill-tokens
+// 4096; from 2.0, max_total_tokens = min(max_position_embeddings, 4096), max_input_tokens one
+// less and the prefill budget max_input_tokens + 50. With its start-up KV rule
+// (TgiStartupRule). docs/model.md 4.3.
+struct TgiLaunchDefaults {
+  int max_total_tokens = 4096;
+  int max_input_tokens = 4095;
+  int max_batch_prefill_tokens = 4145;
+  TgiStartupRule rule;
+};
+// `max_total_tokens` / `max_input_tokens` > 0: the user's (the prefill default follows them).
+TgiLaunchDefaults TgiDefaults(std::string_view version, int max_position_embeddings,
+                              int max_total_tokens = 0, int max_input_tokens = 0);
 
 // The engine's own limit on concurrent sequences when the user sets none (`version`: the engine
 // release as a case or user states it, "" = current). TensorRT-LLM's benchmark engines

@@ -8,6 +8,7 @@
 
 #include "emit/emit_internal.h"
 #include "gpuplan/model.h"
+#include "gpuplan/serve.h"
 
 namespace gpuplan::emit {
 
@@ -76,23 +77,18 @@ Result<ServeRuntime> ResolveServeRuntime(const Plan& p, const Catalog& catalog) 
     if (p.engine == "tgi") {
       r.engine = "tgi";
       r.image = kTgiImage;
-      r.command = {"text-generation-launcher",
-                   "--model-id",
-                   served_model,
-                   "--num-shard",
-                   std::to_string(p.gpus_per_replica),
-                   "--max-concurrent-requests",
-                   std::to_string(std::max(128, 2 * p.batch)),
-                   "--max-batch-size",
-                   std::to_string(p.batch),
-                   "--max-input-tokens",
-                   std::to_string(std::max(1, p.input_len)),
-                   "--max-total-tokens",
-                   std::to_string(p.input_len + p.output_len),
-                   "--hostname",
-                   "0.0.0.0",
-                   "--port",
-                   std::to_string(kServePort)};
+      r.command = {
+          "text-generation-launcher", "--model-id", served_model, "--num-shard",
+          std::to_string(p.gpus_per_replica), "--max-concurrent-requests",
+          std::to_string(std::max(128, 2 * p.batch)), "--max-batch-size", std::to_string(p.batch),
+          "--max-input-tokens", std::to_string(std::max(1, p.input_len)), "--max-total-tokens",
+          std::to_string(p.input_len + p.output_len),
+          // The warm-up prefill the planner sized the KV cache after (TgiDefaults:
+          // 3.x would otherwise pick its own from the card's FLOP/s).
+          "--max-batch-prefill-tokens",
+          std::to_string(TgiDefaults("", 0, p.input_len + p.output_len, std::max(1, p.input_len))
+                             .max_batch_prefill_tokens),
+          "--hostname", "0.0.0.0", "--port", std::to_string(kServePort)};
       if (p.serve_quant == "awq" || p.serve_quant == "gptq") {
         r.command.push_back("--quantize");
         r.command.push_back(p.serve_quant);

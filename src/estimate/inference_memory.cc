@@ -70,6 +70,22 @@ double SglangDefaultMemFraction(int world_size) {
   return 0.88;
 }
 
+namespace {
+
+// TGI's warm-up rule (TgiStartupRule): `used` is what the warm-up leaves reserved besides the
+// warm-up batch's own KV blocks (`warm`), which are counted back in.
+Bytes TgiKvBudget(Bytes total, Bytes used, Bytes warm, std::optional<double> fraction,
+                  const TgiStartupRule& rule) {
+  const double f = fraction.value_or(1.0);
+  const double budget =
+      rule.of_total ? rule.wiggle * f * total.value() - used.value()
+                    : rule.wiggle * std::max(0.0, f * total.value() - used.value() - warm.value()) +
+                          warm.value();
+  return Bytes(std::max(0.0, budget));
+}
+
+}  // namespace
+
 Bytes KvBudget(Engine engine, Bytes total, Bytes non_kv, Bytes weights,
                std::optional<double> fraction) {
   double budget = 0;
@@ -87,6 +103,7 @@ Bytes KvBudget(Engine engine, Bytes total, Bytes non_kv, Bytes weights,
       budget = (total.value() - non_kv.value()) * fraction.value_or(0.9);
       break;
     case Engine::kTgi:
+      return TgiKvBudget(total, non_kv, Bytes(0), fraction, TgiStartupRule{});
     case Engine::kTransformers:
       budget = (total.value() - non_kv.value()) * fraction.value_or(1.0);
       break;
@@ -162,6 +179,12 @@ InferMemory EstimateInferenceMemory(const ModelSpec& m, const InferMemoryOptions
         // re-scattered logits (4): ~44 B. It runs after the forward, so the larger one counts;
         // `logits` holds what the sampler adds above the forward's peak.
         b.logits = Bytes(std::max(0.0, entries * 44.0 - b.activations.value()));
+      } else if (opt.engine == Engine::kTgi) {
+        // TGI's warm-up prefill asks for prefill logprobs: the LM head's output for every
+        // prefill token in the model's dtype, gathered over TP (the local shard, 1/tp, is
+        // live while it gathers), then its log_softmax beside it (TgiStartupRule).
+        const double full = tokens * static_cast<double>(m.vocab) * e;
+        b.logits = Bytes(full * (2.0 + (tp > 1 ? 1.0 / tp : 0.0)));
       } else {
         b.logits = Bytes(entries * 4.0 * 2.0);
       }
@@ -214,7 +237,17 @@ InferMemory EstimateInferenceMemory(const ModelSpec& m, const InferMemoryOptions
 
   std::optional<double> fraction = opt.memory_fraction;
   if (!fraction && opt.engine == Engine::kSglang) fraction = SglangDefaultMemFraction(tp * pp);
-  r.kv_budget = KvBudget(opt.engine, engine_total, r.engine_non_kv, b.weights, fraction);
+  if (opt.engine == Engine::kTgi) {
+    // The warm-up batch: requests of max_input_tokens filling the prefill budget, each holding
+    // blocks for the whole context (prompt + max_new_tokens).
+    const double max_input =
+        opt.tgi.max_input_tokens > 0 ? opt.tgi.max_input_tokens : std::max(1, opt.context - 1);
+    const double requests = std::ceil(std::max(1, opt.max_num_batched_tokens) / max_input);
+    const Bytes warm = per_token * (requests * opt.context);
+    r.kv_budget = TgiKvBudget(engine_total, r.engine_non_kv, warm, fraction, opt.tgi);
+  } else {
+    r.kv_budget = KvBudget(opt.engine, engine_total, r.engine_non_kv, b.weights, fraction);
+  }
   const double budget = r.kv_budget.value();
 
   if (per_token.value() > 0) {

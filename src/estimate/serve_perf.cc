@@ -246,6 +246,15 @@ ServePerf EstimateLlmServing(const ModelSpec& m, const ServeSetup& setup, const 
   mo.context = std::max(1, input_len + output_len);
   mo.concurrency = 1;
   mo.nvls = dev.nvls;
+  if (setup.engine == Engine::kTgi) {
+    // Launched with --max-input-tokens and --max-total-tokens for these requests (the emitted
+    // command); the warm-up and KV rule of its release.
+    const TgiLaunchDefaults d =
+        TgiDefaults(setup.engine_version, m.max_positions, mo.context, std::max(1, input_len));
+    mo.max_num_batched_tokens = d.max_batch_prefill_tokens;
+    mo.tgi = d.rule;
+    mo.tgi.max_input_tokens = d.max_input_tokens;
+  }
   // Beam search: every beam decodes as a sequence. Paged engines keep the prompt's KV blocks once
   // per request, shared by its beams (TensorRT-LLM's KV cache manager, vLLM's copy-on-write
   // blocks); each beam holds its own generated tokens. Transformers tiles the prompt's cache.
@@ -650,7 +659,7 @@ namespace {
 // 2024-12 (~0.6.5)", "0.x"): the first run of digits followed by a dot (and, when
 // `minor_required`, more digits; a date's "2024-12" is skipped). minor is -1 when absent.
 struct Release {
-  int major = 0, minor = -1;
+  int major = 0, minor = -1, patch = -1;
 };
 std::optional<Release> ReleaseNumber(std::string_view v, bool minor_required) {
   auto digit = [](char c) { return c >= '0' && c <= '9'; };
@@ -663,6 +672,10 @@ std::optional<Release> ReleaseNumber(std::string_view v, bool minor_required) {
     if (j + 1 < v.size() && digit(v[j + 1])) {
       r.minor = 0;
       for (++j; j < v.size() && digit(v[j]); ++j) r.minor = r.minor * 10 + (v[j] - '0');
+      if (j + 1 < v.size() && v[j] == '.' && digit(v[j + 1])) {
+        r.patch = 0;
+        for (++j; j < v.size() && digit(v[j]); ++j) r.patch = r.patch * 10 + (v[j] - '0');
+      }
     } else if (minor_required) {
       continue;
     }
@@ -696,6 +709,56 @@ VllmSchedulerDefaults VllmDefaults(const Accelerator& acc, std::string_view vers
   const bool big = acc.Usable().value() >= 70.0 * kBytesPerGiB && !a100;
   d.max_num_seqs = big ? 1024 : 256;
   d.max_num_batched_tokens = big ? 8192 : 2048;
+  return d;
+}
+
+TgiLaunchDefaults TgiDefaults(std::string_view version, int max_position_embeddings,
+                              int max_total_tokens, int max_input_tokens) {
+  const auto r = ReleaseNumber(internal::ToLower(version), /*minor_required=*/true);
+  TgiLaunchDefaults d;
+  const int pos = max_position_embeddings > 0 ? max_position_embeddings : 4096;
+  if (r && r->major < 2) {
+    d.max_total_tokens = 2048;
+    d.max_input_tokens = 1024;
+    d.max_batch_prefill_tokens = 4096;
+  } else {
+    d.max_total_tokens = std::min(pos, 4096);
+    d.max_input_tokens = d.max_total_tokens - 1;
+  }
+  if (max_total_tokens > 0) {
+    d.max_total_tokens = max_total_tokens;
+    if (max_input_tokens <= 0) d.max_input_tokens = std::max(1, max_total_tokens - 1);
+  }
+  if (max_input_tokens > 0) d.max_input_tokens = max_input_tokens;
+  // 2.0 and later default the prefill budget to max_input_tokens + 50. From 3.0 the launcher
+  // first tries a compute-optimal size from its own table of card FLOP/s, not modelled here:
+  // its fallback (4096) stands for it.
+  if (!r || r->major >= 3)
+    d.max_batch_prefill_tokens = std::min(4096, pos);
+  else if (r->major == 2)
+    d.max_batch_prefill_tokens = d.max_input_tokens + 50;
+  // The launcher refuses a prefill budget below max_input_tokens.
+  d.max_batch_prefill_tokens = std::max(d.max_batch_prefill_tokens, d.max_input_tokens);
+  // The KV rule by release (globals.py TGI_WIGGLE_ROOM; flash_causal_lm.py warmup).
+  const auto at_least = [&](int major, int minor, int patch) {
+    if (!r) return true;  // "" = current
+    if (r->major != major) return r->major > major;
+    if (r->minor != minor) return r->minor > minor;
+    return std::max(0, r->patch) >= patch;
+  };
+  if (at_least(3, 3, 0)) {
+    d.rule = {0.90, true};
+  } else if (at_least(3, 1, 0)) {
+    d.rule = {0.93, true};
+  } else if (at_least(3, 0, 0)) {
+    d.rule = {0.95, true};
+  } else if (at_least(2, 4, 0)) {
+    d.rule = {0.90, false};
+  } else if (at_least(1, 4, 1)) {
+    d.rule = {0.95, false};
+  } else {
+    d.rule = {1.0, false};
+  }
   return d;
 }
 

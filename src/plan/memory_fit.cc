@@ -9,6 +9,7 @@
 #include "gpuplan/quant_preset.h"
 #include "gpuplan/input.h"
 #include "gpuplan/memory_fit.h"
+#include "gpuplan/serve.h"
 
 namespace gpuplan {
 
@@ -142,6 +143,13 @@ Result<InferMemoryOptions> BuildInferOptions(const MemoryRequest& a, const Model
   if (auto s = CheckPositive(a.concurrency, "--concurrency"); !s) return s.error();
   o.context = a.context;
   o.concurrency = a.concurrency;
+  if (o.engine == Engine::kTgi) {
+    // Launched with --max-total-tokens = the context; its warm-up and KV rule (TgiDefaults).
+    const TgiLaunchDefaults d = TgiDefaults("", m.max_positions, a.context);
+    o.max_num_batched_tokens = d.max_batch_prefill_tokens;
+    o.tgi = d.rule;
+    o.tgi.max_input_tokens = d.max_input_tokens;
+  }
   if (a.gpu_memory_utilization != 0) {
     if (a.gpu_memory_utilization <= 0 || a.gpu_memory_utilization > 1) {
       return MakeError(ErrorCode::kInvalidArgument, "--gpu-memory-utilization",

@@ -157,6 +157,21 @@ Predicted PredictInferenceMemory(const ModelSpec& m, const Json& w, const Json& 
     o.max_num_seqs = d.max_num_seqs;
     o.sort_sampler_profile = d.v0;
   }
+  std::optional<int> tgi_context;
+  if (o.engine == Engine::kTgi) {
+    // TGI's launcher limits (--max-total-tokens, --max-input-tokens, formerly
+    // --max-input-length, --max-batch-prefill-tokens, --cuda-memory-fraction) and its
+    // release's defaults where the case is silent (TgiDefaults).
+    const TgiLaunchDefaults d =
+        TgiDefaults(Str(w, "version"), m.max_positions, Int(w, "max_total_tokens").value_or(0),
+                    Int(w, "max_input_tokens").value_or(Int(w, "max_input_length").value_or(0)));
+    o.max_num_batched_tokens =
+        Int(w, "max_batch_prefill_tokens").value_or(d.max_batch_prefill_tokens);
+    o.tgi = d.rule;
+    o.tgi.max_input_tokens = d.max_input_tokens;
+    tgi_context = d.max_total_tokens;
+    if (auto f = Num(w, "cuda_memory_fraction")) o.memory_fraction = *f;
+  }
   if (auto v = Int(w, "max_num_batched_tokens")) o.max_num_batched_tokens = *v;
   if (auto v = Int(w, "max_num_seqs")) o.max_num_seqs = *v;
   if (auto v = Int(w, "block_size")) o.block_size = *v;
@@ -164,7 +179,7 @@ Predicted PredictInferenceMemory(const ModelSpec& m, const Json& w, const Json& 
   o.concurrency = Int(w, "batch").value_or(Int(w, "concurrency").value_or(1));
   o.context = std::max(1, in + out);
   if (o.engine != Engine::kTransformers) {
-    o.context = Int(w, "max_model_len").value_or(o.context);
+    o.context = Int(w, "max_model_len").value_or(tgi_context.value_or(o.context));
     o.concurrency = 1;
   }
   Bytes total = Num(w, "total_gpu_memory_gib") ? GiB(*Num(w, "total_gpu_memory_gib"))
@@ -337,6 +352,7 @@ Predicted PredictInferencePerf(const ModelSpec& m, const Json& w, const Json& hw
     std::string version = Str(w, "version");
     if (version.empty() && su.engine == Engine::kTrtLlm) version = TrtLlmVersionFromSource(source);
     su.host_overlap = EngineOverlapsHostWork(su.engine, version);
+    su.engine_version = version;
     // The engine's own concurrency limit where the case sets none (EngineDefaultMaxSeqs).
     su.max_batch = dev_acc ? EngineDefaultMaxSeqs(su.engine, *dev_acc, Str(w, "version"))
                            : (su.engine == Engine::kTrtLlm ? 2048 : 256);

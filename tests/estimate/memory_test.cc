@@ -30,6 +30,7 @@
 #include <nlohmann/json.hpp>
 
 #include "gpuplan/estimate.h"
+#include "gpuplan/serve.h"
 #include "gpuplan/model.h"
 #include "gpuplan/quant_preset.h"
 #include "testing/fixtures.h"
@@ -1472,6 +1473,72 @@ TEST(TorchtitanMemory, PipelinedFsdpStaysUnshardedForTheStep) {
   TrainMemoryOptions flat = opt;
   ApplyFrameworkMemory(TrainFramework::kTorchtitan, par, flat);
   EXPECT_FALSE(flat.fsdp_unsharded_step);
+}
+
+}  // namespace
+}  // namespace gpuplan
+
+namespace gpuplan {
+namespace {
+
+// TGI's launcher defaults and start-up KV rule follow the release (launcher docs and
+// flash_causal_lm.py `warmup` of each tag).
+TEST(TgiStartup, DefaultsFollowTheRelease) {
+  const TgiLaunchDefaults v09 = TgiDefaults("~0.9.3", 8192);
+  EXPECT_EQ(v09.max_total_tokens, 2048);
+  EXPECT_EQ(v09.max_input_tokens, 1024);
+  EXPECT_EQ(v09.max_batch_prefill_tokens, 4096);
+  EXPECT_DOUBLE_EQ(v09.rule.wiggle, 1.0);  // all the free memory before 1.4.1
+  EXPECT_FALSE(v09.rule.of_total);
+  EXPECT_DOUBLE_EQ(TgiDefaults("1.4.0", 8192).rule.wiggle, 1.0);
+  EXPECT_DOUBLE_EQ(TgiDefaults("1.4.1", 8192).rule.wiggle, 0.95);
+  const TgiLaunchDefaults v20 = TgiDefaults("2.0.2", 8192);
+  EXPECT_EQ(v20.max_total_tokens, 4096);  // min(max_position_embeddings, 4096)
+  EXPECT_EQ(v20.max_input_tokens, 4095);
+  EXPECT_EQ(v20.max_batch_prefill_tokens, 4145);  // max_input_tokens + 50
+  EXPECT_DOUBLE_EQ(v20.rule.wiggle, 0.95);
+  EXPECT_EQ(TgiDefaults("2.0.2", 2048).max_total_tokens, 2048);
+  EXPECT_DOUBLE_EQ(TgiDefaults("v2.4.1", 8192).rule.wiggle, 0.90);
+  EXPECT_FALSE(TgiDefaults("v2.4.1", 8192).rule.of_total);
+  EXPECT_DOUBLE_EQ(TgiDefaults("3.0.1", 8192).rule.wiggle, 0.95);
+  EXPECT_TRUE(TgiDefaults("3.0.1", 8192).rule.of_total);
+  EXPECT_DOUBLE_EQ(TgiDefaults("3.1.0", 8192).rule.wiggle, 0.93);
+  EXPECT_DOUBLE_EQ(TgiDefaults("", 8192).rule.wiggle, 0.90);  // the current release
+  EXPECT_TRUE(TgiDefaults("", 8192).rule.of_total);
+  // The user's limits: the prefill budget never falls below the longest prompt.
+  const TgiLaunchDefaults user = TgiDefaults("2.4.0", 131072, 10000, 9999);
+  EXPECT_EQ(user.max_batch_prefill_tokens, 10049);
+  EXPECT_EQ(TgiDefaults("", 131072, 9000, 8000).max_batch_prefill_tokens, 8000);
+}
+
+// The warm-up prefill asks for logprobs of every prompt token: the full logits and their
+// log_softmax in the model's dtype (plus the local shard while TP gathers), and the KV cache is
+// what the release's rule leaves after that peak, with the warm-up batch's blocks added back.
+TEST(TgiStartup, WarmupLogitsAndKvRule) {
+  const ModelSpec* m = FindPreset("llama-3-8b");
+  ASSERT_NE(m, nullptr);
+  InferMemoryOptions o;
+  o.engine = Engine::kTgi;
+  o.max_num_batched_tokens = 4096;
+  o.context = 2048;
+  o.tgi = {0.95, false, 1024};
+  const Bytes total = GiB(23.6);
+  const InferMemory r = EstimateInferenceMemory(*m, o, total);
+  const double logits = 4096.0 * 128256 * 2 * 2;
+  EXPECT_DOUBLE_EQ(r.breakdown.logits.value(), logits);
+  const double per_token = KvBytesPerToken(*m, 2.0, 1).value();
+  const double warm = 4 * 2048 * per_token;  // ceil(4096 / 1024) requests of 2048 tokens
+  const double used = r.engine_non_kv.value();
+  EXPECT_GT(used, r.breakdown.weights.value() + logits);
+  EXPECT_NEAR(r.kv_budget.value(), 0.95 * (total.value() - used - warm) + warm, 1.0);
+  // 3.x: the margin is a share of the total.
+  o.tgi = {0.95, true, 1024};
+  EXPECT_NEAR(EstimateInferenceMemory(*m, o, total).kv_budget.value(), 0.95 * total.value() - used,
+              1.0);
+  // TP 2: the gathered logits, their log_softmax and the local half.
+  o.tp = 2;
+  EXPECT_DOUBLE_EQ(EstimateInferenceMemory(*m, o, total).breakdown.logits.value(),
+                   4096.0 * 128256 * 2 * 2.5);
 }
 
 }  // namespace
