@@ -443,6 +443,10 @@ val("hidden 1e12", vcase(model={"layers": 2, "hidden": 1e12, "heads": 2, "vocab"
 val("layers -5", vcase(model={"layers": -5, "hidden": 64, "heads": 2, "vocab": 10}), "layers")
 val("workload batch 1e300", vcase(workload={"mode": "train", "batch": 1e300}), "workload.batch")
 val("hardware count 1e300", vcase(hardware={"gpu": "H100-SXM5-80GB", "count": 1e300}), "hardware.count")
+for key, v in [("gpu_memory_utilization", 7), ("cuda_memory_fraction", -1),
+               ("max_batch_prefill_tokens", -5), ("max_input_tokens", 1e12), ("max_num_seqs", 0)]:
+    val(f"infer {key} {v}", vcase(kind="memory", metric="kv_cache_tokens",
+                                 workload={"infer": {"engine": "tgi", key: v}}), key)
 val("not an object", "[1]\n", "cases.jsonl:1")
 val("missing id", json.dumps({"kind": "memory"}) + "\n", "id")
 val("measured 0", vcase(measured=0), "measured")

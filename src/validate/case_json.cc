@@ -549,6 +549,29 @@ Status CheckCase(const Json& c, const std::string& where) {
       return e;
     }
   }
+  // Engine settings: memory fractions in (0, 1]; token and sequence limits whole counts an int
+  // holds.
+  if (const Json* inf = Child(c["workload"], "infer")) {
+    for (const char* k :
+         {"gpu_memory_utilization", "mem_fraction_static", "cuda_memory_fraction"}) {
+      const Json* x = Child(*inf, k);
+      if (!x || !x->is_number()) continue;
+      const double d = x->get<double>();
+      if (!(d > 0 && d <= 1))
+        return bad(std::string("workload.infer.") + k,
+                   fmt::format("must be a fraction of GPU memory in (0, 1], got {:g}", d));
+    }
+    for (const char* k :
+         {"max_num_batched_tokens", "max_batch_prefill_tokens", "max_total_tokens",
+          "max_input_tokens", "max_input_length", "max_model_len", "max_num_seqs", "block_size"}) {
+      const Json* x = Child(*inf, k);
+      if (!x || !x->is_number()) continue;
+      const double d = x->get<double>();
+      if (!(d >= 1 && d <= 1e8))
+        return bad(std::string("workload.infer.") + k,
+                   fmt::format("must be a count in [1, 1e8], got {:g}", d));
+    }
+  }
   // Every other number of the case: finite and within +-1e15 (counts, sizes, rates).
   for (const char* section : {"workload", "hardware", "model"}) {
     const Json* sec = Child(c, section);
