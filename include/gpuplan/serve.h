@@ -124,7 +124,8 @@ VllmSchedulerDefaults VllmDefaults(const Accelerator& acc, std::string_view vers
 // launcher/src/main.rs and docs/source/reference/launcher.md of each release):
 // before 2.0, --max-input-length 1024, --max-total-tokens 2048 and --max-batch-prefill-tokens
 // 4096; from 2.0, max_total_tokens = min(max_position_embeddings, 4096), max_input_tokens one
-// less and the prefill budget max_input_tokens + 50. With its start-up KV rule
+// less and the prefill budget max_input_tokens + 50 (never below max_input_tokens before 3.0,
+// which chunks longer prompts). With its start-up KV rule
 // (TgiStartupRule). docs/model.md 4.3.
 struct TgiLaunchDefaults {
   int max_total_tokens = 4096;

@@ -737,8 +737,10 @@ TgiLaunchDefaults TgiDefaults(std::string_view version, int max_position_embeddi
     d.max_batch_prefill_tokens = std::min(4096, pos);
   else if (r->major == 2)
     d.max_batch_prefill_tokens = d.max_input_tokens + 50;
-  // The launcher refuses a prefill budget below max_input_tokens.
-  d.max_batch_prefill_tokens = std::max(d.max_batch_prefill_tokens, d.max_input_tokens);
+  // Before 3.0 the router refuses a prefill budget below max_input_tokens; from 3.0 it chunks
+  // longer prompts (backends/v3/src/main.rs: the check applies only `!support_chunking`).
+  if (r && r->major < 3)
+    d.max_batch_prefill_tokens = std::max(d.max_batch_prefill_tokens, d.max_input_tokens);
   // The KV rule by release (globals.py TGI_WIGGLE_ROOM; flash_causal_lm.py warmup).
   const auto at_least = [&](int major, int minor, int patch) {
     if (!r) return true;  // "" = current

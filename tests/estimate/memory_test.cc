@@ -1508,7 +1508,9 @@ TEST(TgiStartup, DefaultsFollowTheRelease) {
   // The user's limits: the prefill budget never falls below the longest prompt.
   const TgiLaunchDefaults user = TgiDefaults("2.4.0", 131072, 10000, 9999);
   EXPECT_EQ(user.max_batch_prefill_tokens, 10049);
-  EXPECT_EQ(TgiDefaults("", 131072, 9000, 8000).max_batch_prefill_tokens, 8000);
+  EXPECT_EQ(TgiDefaults("2.0.0", 131072, 9000, 8000).max_batch_prefill_tokens, 8050);
+  // From 3.0 longer prompts are chunked: the budget stays at the launcher's default.
+  EXPECT_EQ(TgiDefaults("", 131072, 9000, 8000).max_batch_prefill_tokens, 4096);
 }
 
 // The warm-up prefill asks for logprobs of every prompt token: the full logits and their

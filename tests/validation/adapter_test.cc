@@ -275,25 +275,33 @@ TEST(ServeAdapter, SingleRequestTtftNeedsNoOutputLength) {
 }
 
 // A stated layout that cannot hold the model is reported unsupported, never priced: Llama-3.1-405B
-// in bf16 on one node of 8 x H100 (810 GB of weights on 640 GB), or a zero sequence limit.
+// in bf16 on one node of 8 x H100 (810 GB of weights on 640 GB). A zero sequence limit is bad
+// input: the file is refused naming the field (exit 2), as are other engine limits out of range.
 TEST(ServeAdapter, AStatedLayoutThatDoesNotFitIsNotPriced) {
   auto cat = LoadBuiltinCatalog();
   ASSERT_TRUE(cat.ok());
-  auto reason = [&](const std::string& extra) {
+  auto run = [&](const std::string& extra) {
     const std::string line = CaseLine(
         "infer_throughput", "Llama-3.1-405B", "\"gpu\":\"H100-SXM5-80GB\",\"gpus\":8", "infer",
         "\"precision\":\"bf16\",\"tp\":8,\"input_len\":1000,\"output_len\":1000,"
         "\"engine\":\"vllm\"" +
             extra,
         "output_tokens_per_s");
-    auto r = RunValidation(line, "t.jsonl", *cat);
-    EXPECT_TRUE(r.ok());
-    if (!r.ok() || r->cases.size() != 1u) return std::string("?");
-    EXPECT_FALSE(r->cases[0].ok);
-    return r->cases[0].reason;
+    return RunValidation(line, "t.jsonl", *cat);
   };
-  EXPECT_NE(reason("").find("does not fit"), std::string::npos);
-  EXPECT_NE(reason(",\"max_num_seqs\":0").find("max_num_seqs"), std::string::npos);
+  auto r = run("");
+  ASSERT_TRUE(r.ok());
+  ASSERT_EQ(r->cases.size(), 1u);
+  EXPECT_FALSE(r->cases[0].ok);
+  EXPECT_NE(r->cases[0].reason.find("does not fit"), std::string::npos);
+  for (const char* bad : {",\"max_num_seqs\":0", ",\"gpu_memory_utilization\":1.5",
+                          ",\"max_num_batched_tokens\":-1"}) {
+    auto e = run(bad);
+    ASSERT_FALSE(e.ok()) << bad;
+    const std::string field = std::string(bad).substr(2, std::string(bad).find('"', 2) - 2);
+    EXPECT_NE(e.error().field.find("workload.infer." + field), std::string::npos)
+        << e.error().ToString();
+  }
 }
 
 // CPU attention: OpenVINO and plain PyTorch run it on the vector units in fp32, Intel Extension
