@@ -95,6 +95,12 @@ struct QuantSpec {
   // Only a MoE model's routed experts are quantized; attention, router, shared experts,
   // embeddings and head stay 16-bit (gpt-oss's MXFP4 checkpoints).
   bool experts_only = false;
+  // Only the MLP (feed-forward) weights are quantized, and not in the first and last
+  // `dense_blocks` / 2 blocks: attention, those blocks, embeddings and head stay 16-bit (Meta's
+  // Llama 3.1 FP8 checkpoints, Llama 3 paper section 6.2; their config's
+  // modules_to_not_convert).
+  bool mlp_only = false;
+  int dense_blocks = 0;
   // Bits per weight including scales (16-bit per group) and zero points.
   double EffectiveBits() const;
 };

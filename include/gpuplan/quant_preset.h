@@ -28,6 +28,7 @@ enum class QuantPresetId {
   kGgufQ4KM,           // llama.cpp GGUF Q4_K_M (the common GGUF download)
   kNvfp4,              // NVIDIA NVFP4: FP4 E2M1 in blocks of 16 with an FP8 E4M3 scale
   kMxfp4,              // OCP MXFP4: FP4 E2M1 in blocks of 32 with an E8M0 scale
+  kFbgemmFp8,          // Meta's Llama 3.1 FP8 (fbgemm): row-wise FP8 FFNs of the inner blocks
 };
 
 // One preset: the QuantSpec it stands for and where its numbers come from.
@@ -45,6 +46,9 @@ struct QuantPreset {
   std::string_view source;  // paper, documentation or code the figures come from
   // Only the routed experts' weights are in this format (QuantSpec::experts_only).
   bool experts_only = false;
+  // Only the MLPs, not in `dense_blocks` edge blocks (QuantSpec::mlp_only, dense_blocks).
+  bool mlp_only = false;
+  int dense_blocks = 0;
 
   // The QuantSpec of this preset.
   QuantSpec Spec() const;

@@ -23,6 +23,10 @@ void ApplyQuant(const VllmFlags& f, InferMemoryOptions& mo) {
     mo.quant = FindQuantPreset(f.quantization)->Spec();
   } else if (f.quantization == "bitsandbytes") {
     mo.quant = GetQuantPreset(QuantPresetId::kBnbNf4DoubleQuant).Spec();
+  } else if (f.quantization == "fbgemm_fp8") {
+    // Meta's FP8 checkpoints (vLLM's fbgemm_fp8 method, read from the checkpoint's config).
+    mo.weight_precision = Precision::kFp8;
+    mo.quant = GetQuantPreset(QuantPresetId::kFbgemmFp8).Spec();
   }
   mo.kv_precision = f.kv_cache_dtype == "fp8" ? Precision::kFp8 : Precision::kBf16;
 }
@@ -42,10 +46,11 @@ Result<VllmMemory> EstimateVllmMemory(const VllmFlags& f, const Catalog& catalog
                      "the plan and the catalog must come from the same gpuplan version");
   }
   if (f.quantization != "" && f.quantization != "fp8" && f.quantization != "awq" &&
-      f.quantization != "gptq" && f.quantization != "bitsandbytes") {
+      f.quantization != "gptq" && f.quantization != "bitsandbytes" &&
+      f.quantization != "fbgemm_fp8") {
     return MakeError(ErrorCode::kInvalidArgument, "--quantization",
                      "unsupported \"" + f.quantization + "\"",
-                     "use fp8, awq, gptq or bitsandbytes");
+                     "use fp8, awq, gptq, bitsandbytes or fbgemm_fp8");
   }
   InferMemoryOptions mo;
   ApplyQuant(f, mo);
@@ -115,8 +120,8 @@ Result<VllmConfig> ResolveVllm(const Plan& p, const Catalog& catalog) {
   f.gpu_memory_utilization = kVllmDefaultUtilization;
   f.max_model_len = p.input_len + p.output_len;
   const std::pair<const char*, const char*> kCandidates[] = {
-      {"", "auto"},    {"fp8", "fp8"},           {"", "fp8"},   {"fp8", "auto"},
-      {"awq", "auto"}, {"bitsandbytes", "auto"}, {"awq", "fp8"}};
+      {"", "auto"},    {"fp8", "fp8"},           {"", "fp8"},    {"fp8", "auto"},
+      {"awq", "auto"}, {"bitsandbytes", "auto"}, {"awq", "fp8"}, {"fbgemm_fp8", "auto"}};
   bool found = false;
   for (const auto& [q, kv] : kCandidates) {
     f.quantization = q;

@@ -38,9 +38,17 @@ Bytes InferenceWeightBytes(const ModelSpec& m, Precision p, const std::optional<
   const double total = static_cast<double>(pc.total);
   const double linear = static_cast<double>(pc.linear);
   // A format for the routed experts only (gpt-oss MXFP4): the other linear layers stay 16-bit.
-  const double quantized = quant && quant->experts_only && m.moe && pc.per_layer > 0
-                               ? std::min(linear, RoutedExpertParams(m))
-                               : linear;
+  double quantized = quant && quant->experts_only && m.moe && pc.per_layer > 0
+                         ? std::min(linear, RoutedExpertParams(m))
+                         : linear;
+  // A format for the feed-forward layers of the inner blocks only (Meta's FP8): attention and
+  // the edge blocks stay 16-bit.
+  const bool mlp_only = quant && quant->mlp_only && !m.moe && pc.per_layer > 0 && m.hidden > 0;
+  if (mlp_only) {
+    const double mlp_per_layer = (m.gated_mlp ? 3.0 : 2.0) * static_cast<double>(m.hidden) *
+                                 static_cast<double>(m.ffn_hidden);
+    quantized = std::min(linear, mlp_per_layer * std::max(0, m.layers - quant->dense_blocks));
+  }
   if (pc.per_layer == 0) {
     // No breakdown (params only): everything counts as quantizable matrices.
     return Bytes(total * linear_bytes / (tp * pp));
@@ -55,8 +63,8 @@ Bytes InferenceWeightBytes(const ModelSpec& m, Precision p, const std::optional<
     // (formats.md 6.2), instead of the 1/tp share counted above.
     const double h = static_cast<double>(m.hidden), hd = m.head_dim;
     const double per_layer = 2.0 * h * hd * (1.0 - static_cast<double>(m.kv_heads) / tp);
-    kv_replication =
-        per_layer * m.layers / pp * (quant && quant->experts_only ? dense_bytes : linear_bytes);
+    kv_replication = per_layer * m.layers / pp *
+                     (quant && (quant->experts_only || mlp_only) ? dense_bytes : linear_bytes);
   }
   return Bytes((quantized * linear_bytes + (linear - quantized) * dense_bytes) / (tp * pp) +
                other_blocks * dense_bytes / pp + edge * dense_bytes / tp + kv_replication);

@@ -182,10 +182,33 @@ Result<std::optional<QuantSpec>> ParseQuant(const Json& root, std::string_view l
       return MakeError(ErrorCode::kUnsupported, path,
                        "bitsandbytes config without load_in_4bit or load_in_8bit");
     }
-  } else if (s.method == "fp8" || s.method == "fbgemm_fp8") {
-    const std::string given = s.method;  // "fp8" or "fbgemm_fp8", kept as named
+  } else if (s.method == "fp8") {
     s = GetQuantPreset(QuantPresetId::kFp8).Spec();
-    s.method = given;
+  } else if (s.method == "fbgemm_fp8") {
+    // Row-wise FP8 linear layers except modules_to_not_convert. Meta's Llama 3.1 FP8 lists every
+    // attention projection, the first and last blocks' MLPs and the head (Llama 3 paper 6.2).
+    s = GetQuantPreset(QuantPresetId::kFp8).Spec();
+    s.method = "fbgemm_fp8";
+    auto skip = q.find("modules_to_not_convert");
+    if (skip != q.end() && !skip->is_null()) {
+      if (!skip->is_array()) {
+        return MakeError(ErrorCode::kParse, path + ".modules_to_not_convert",
+                         "expected a list of module names, got " + internal::JsonTypeName(*skip));
+      }
+      std::set<std::string> dense_mlp_blocks;
+      for (const Json& name : *skip) {
+        if (!name.is_string()) continue;
+        const std::string n = name.get<std::string>();
+        if (n.find("self_attn") != std::string::npos) s.mlp_only = true;
+        // "model.layers.<i>.mlp.<proj>": block i keeps its feed-forward layers 16-bit.
+        const auto at = n.find("layers.");
+        const auto mlp = n.find(".mlp");
+        if (at != std::string::npos && mlp != std::string::npos && mlp > at + 7) {
+          dense_mlp_blocks.insert(n.substr(at + 7, mlp - at - 7));
+        }
+      }
+      if (s.mlp_only) s.dense_blocks = static_cast<int>(dense_mlp_blocks.size());
+    }
   } else if (s.method == "mxfp4") {
     // gpt-oss: the MoE experts in MXFP4, what modules_to_not_convert lists (attention, router,
     // embeddings, LM head) in bf16.

@@ -17,6 +17,8 @@ QuantSpec QuantPreset::Spec() const {
   q.double_quant = double_quant;
   q.scale_bits = scale_bits;
   q.experts_only = experts_only;
+  q.mlp_only = mlp_only;
+  q.dense_blocks = dense_blocks;
   return q;
 }
 
@@ -148,6 +150,21 @@ const std::vector<QuantPreset>& QuantPresets() {
        "experts' weights (its config's modules_to_not_convert: attention, router, embeddings, "
        "LM head stay bf16)",
        true},
+      {QuantPresetId::kFbgemmFp8,
+       "fbgemm-fp8",
+       {"fbgemm_fp8", "fbgemm-fp8"},
+       8,
+       0,
+       false,
+       false,
+       32,
+       "Meta's Llama 3.1 FP8 checkpoints (quant_method fbgemm_fp8; Llama 3 paper section 6.2): "
+       "FP8 E4M3 feed-forward weights with one fp32 scale per row; the attention layers and the "
+       "first and last Transformer blocks are not quantized (modules_to_not_convert), nor are "
+       "embeddings and head",
+       false,
+       true,
+       2},
   };
   return k;
 }

@@ -401,6 +401,23 @@ TEST(Emit, VllmFlagsImplyThePlannersKvCapacity) {
   EXPECT_GE(checked, 8);
 }
 
+// Meta's FP8 checkpoint (--quant fbgemm-fp8: FP8 feed-forward layers only) launches with vLLM's
+// fbgemm_fp8 method.
+TEST(Emit, MetaFp8PlanLaunchesVllmFbgemm) {
+  const Scenario s{"serve_llama31_405b_fbgemm",
+                   {"infer", "--model", "Llama-3.1-405B", "--qps", "1", "--quant", "fbgemm-fp8"},
+                   false};
+  const std::string& text = PlanText(s);
+  const json doc = json::parse(text);
+  ASSERT_FALSE(doc["plans"].empty());
+  ASSERT_FALSE(doc["plans"][0]["accelerator"].is_null());
+  auto r = gpuplan::Emit(text, "vllm", {}, Cat());
+  ASSERT_TRUE(r) << r.error().ToString();
+  const std::string& script = r->front().contents;
+  const std::string cmd = script.substr(script.find("\nexec vllm serve "));
+  EXPECT_EQ(Flag(cmd, "--quantization"), "fbgemm_fp8");
+}
+
 // The autoscaling target is the capacity at the plan's planned utilisation: the job's target, or
 // lower where the planner ran more replicas to meet a latency SLO (docs/emit.md). Plans written
 // before the field existed fall back to the job's target.

@@ -25,9 +25,11 @@
 #include <utility>
 #include <vector>
 
+#include <fmt/format.h>
 #include <nlohmann/json.hpp>
 #include <unistd.h>
 
+#include "gpuplan/estimate.h"
 #include "gpuplan/model.h"
 #include "testing/fixtures.h"
 
@@ -682,6 +684,49 @@ TEST(ParseHfConfig, GptOssMxfp4QuantizesTheExpertsOnly) {
   EXPECT_TRUE(m.quant->experts_only);
   EXPECT_NEAR(static_cast<double>(CountParams(m).total) / 1e9, 20.9, 0.1);
   EXPECT_NEAR(RoutedExpertParams(m) / 1e9, 24 * 32 * 3 * 2880.0 * 2880 / 1e9, 1e-9);
+}
+
+// Meta's Llama 3.1 FP8 checkpoints (quant_method fbgemm_fp8) leave every attention projection,
+// the first and last blocks' MLPs and the head in bf16 (modules_to_not_convert; Llama 3 paper
+// section 6.2): Llama-3.1-405B then loads 57.75 GiB per GPU at TP 8 in vLLM (issue 6746's log),
+// not the 47.7 GiB of an all-FP8 model.
+TEST(ParseHfConfig, MetaFp8QuantizesTheInnerFeedForwardOnly) {
+  std::string skip = R"("lm_head")";
+  for (int i = 0; i < 126; ++i) {
+    for (const char* p : {"q_proj", "k_proj", "v_proj", "o_proj"})
+      skip += fmt::format(R"(,"model.layers.{}.self_attn.{}")", i, p);
+  }
+  for (int i : {0, 125}) {
+    for (const char* p : {"gate_proj", "up_proj", "down_proj"})
+      skip += fmt::format(R"(,"model.layers.{}.mlp.{}")", i, p);
+  }
+  const std::string cfg =
+      R"({"model_type":"llama","hidden_size":16384,"intermediate_size":53248,
+    "num_hidden_layers":126,"num_attention_heads":128,"num_key_value_heads":8,
+    "vocab_size":128256,"tie_word_embeddings":false,"quantization_config":{
+    "quant_method":"fbgemm_fp8","activation_scale_ub":1200.0,"modules_to_not_convert":[)" +
+      skip + "]}}";
+  ModelSpec m = Parse(cfg.c_str());
+  ASSERT_TRUE(m.quant.has_value());
+  EXPECT_EQ(m.quant->method, "fbgemm_fp8");
+  EXPECT_TRUE(m.quant->mlp_only);
+  EXPECT_EQ(m.quant->dense_blocks, 2);
+  // Per GPU at TP 8: attention (q, o 16384^2; k, v 16384 x 1024) and the 2 edge MLPs at 2 B, the
+  // 124 inner MLPs (3 x 16384 x 53248) at 1 B, embeddings and head at 2 B, all / 8 (norms add
+  // ~4 MB).
+  const double attn = 2.0 * 16384 * 16384 + 2.0 * 16384 * 1024, mlp = 3.0 * 16384 * 53248;
+  const double expect =
+      (126 * attn * 2 + 2 * mlp * 2 + 124 * mlp * 1 + 2.0 * 128256 * 16384 * 2) / 8;
+  const double got = InferenceWeightBytes(m, Precision::kFp8, m.quant, 8, 1).value();
+  EXPECT_NEAR(got / expect, 1.0, 1e-3);
+  EXPECT_NEAR(got / kBytesPerGiB, 57.75, 0.03 * 57.75);
+  // Without the list every linear layer is FP8.
+  ModelSpec all = Parse(R"({"model_type":"llama","hidden_size":16384,"intermediate_size":53248,
+    "num_hidden_layers":126,"num_attention_heads":128,"num_key_value_heads":8,
+    "vocab_size":128256,"quantization_config":{"quant_method":"fbgemm_fp8"}})");
+  ASSERT_TRUE(all.quant.has_value());
+  EXPECT_FALSE(all.quant->mlp_only);
+  EXPECT_LT(InferenceWeightBytes(all, Precision::kFp8, all.quant, 8, 1).value(), 0.85 * got);
 }
 
 struct QuantRow {

@@ -9,7 +9,7 @@ namespace {
 
 TEST(QuantPreset, TableIsInIdOrderWithASourcePerRow) {
   const auto& table = QuantPresets();
-  ASSERT_EQ(table.size(), static_cast<std::size_t>(QuantPresetId::kMxfp4) + 1);
+  ASSERT_EQ(table.size(), static_cast<std::size_t>(QuantPresetId::kFbgemmFp8) + 1);
   for (std::size_t i = 0; i < table.size(); ++i) {
     EXPECT_EQ(static_cast<std::size_t>(table[i].id), i) << table[i].method;
     EXPECT_FALSE(table[i].source.empty()) << table[i].method;
@@ -59,10 +59,11 @@ TEST(QuantPreset, UserNamesSelectTheWeightOnlyMethods) {
   EXPECT_EQ(FindQuantPreset("fp8"), nullptr);
   EXPECT_EQ(FindQuantPreset("int4"), nullptr);
   EXPECT_EQ(QuantPresetNames(),
-            (std::vector<std::string>{"awq", "awq-marlin", "int4-awq", "gptq", "gptq-marlin",
-                                      "int4-gptq", "nf4", "bnb-nf4", "bitsandbytes", "bnb-4bit",
-                                      "q4_0", "gguf-q4_0", "q4_k_m", "gguf-q4_k_m", "nvfp4", "fp4",
-                                      "modelopt-fp4", "modelopt_fp4", "mxfp4"}));
+            (std::vector<std::string>{
+                "awq",    "awq-marlin",  "int4-awq",     "gptq",     "gptq-marlin",  "int4-gptq",
+                "nf4",    "bnb-nf4",     "bitsandbytes", "bnb-4bit", "q4_0",         "gguf-q4_0",
+                "q4_k_m", "gguf-q4_k_m", "nvfp4",        "fp4",      "modelopt-fp4", "modelopt_fp4",
+                "mxfp4",  "fbgemm_fp8",  "fbgemm-fp8"}));
 }
 
 }  // namespace
