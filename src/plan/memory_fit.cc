@@ -337,9 +337,19 @@ Result<InferMemoryAnalysis> AnalyzeServing(const Catalog& cat, const ModelSpec& 
   s.reference_tp = a.tp;
   ro.nvls = NvlsAllReduce(*ref_acc);
   s.reference = EstimateInferenceMemory(m, ro, Bytes(ServingMemoryLimit(*o, a.headroom, *ref_acc)));
-  s.weights = o->quant ? fmt::format("{} ({:.2f} bits/weight incl. scales)", o->quant->method,
-                                     o->quant->EffectiveBits())
-                       : PrecisionName(o->weight_precision);
+  if (o->quant) {
+    // What the format covers when it is not every linear layer.
+    const std::string scope =
+        o->quant->mlp_only
+            ? fmt::format("; feed-forward layers only, attention and {} edge blocks 16-bit",
+                          o->quant->dense_blocks)
+        : o->quant->experts_only ? "; routed experts only, the rest 16-bit"
+                                 : "";
+    s.weights = fmt::format("{} ({:.2f} bits/weight incl. scales{})", o->quant->method,
+                            o->quant->EffectiveBits(), scope);
+  } else {
+    s.weights = PrecisionName(o->weight_precision);
+  }
   s.memory_fraction = o->memory_fraction.value_or(
       o->engine == Engine::kSglang ? kSglangEngineFraction : kDefaultEngineFraction);
   for (const auto& acc : cat.accelerators) {
