@@ -380,6 +380,10 @@ struct InferMemoryOptions {
   // params top_k = vocab - 1, top_p = 0.99): a sort of every sequence's fp32 logits, after the
   // forward's tensors are freed. Its peak then replaces the forward's (docs/model.md 4).
   bool sort_sampler_profile = false;
+  // vLLM's V1 engine before 0.18 profiles the same sampler on PyTorch's native top-k/top-p path
+  // (a full sort of every sequence's fp32 logits); later releases run Triton top-k/top-p
+  // kernels or FlashInfer's sampler, which sort nothing (VllmSchedulerDefaults::v1_sort_sampler).
+  bool v1_sort_sampler = false;
   // The GPUs sit on an NVSwitch with NVLink SHARP (NvlsAllReduce): tensor-parallel groups pay
   // RuntimeReserve::nvls_buffers (vLLM, where its profiling measures them; SGLang turns NVLS
   // off, and the other engines keep the generic nccl_buffers reserve).

@@ -116,6 +116,11 @@ struct VllmSchedulerDefaults {
   int max_num_seqs = 256;
   int max_num_batched_tokens = 2048;
   bool v0 = false;
+  // A V1 release before 0.18: its start-up profile samples on PyTorch's native top-k/top-p path,
+  // which sorts the logits (InferMemoryOptions::v1_sort_sampler). From 0.18 the native path runs
+  // Triton top-k/top-p kernels (vLLM PR 33538; absent from 0.15's API docs, present in 0.18's)
+  // and FlashInfer's sampler is on by default (PR 40376). docs/model.md 4.3.
+  bool v1_sort_sampler = false;
 };
 VllmSchedulerDefaults VllmDefaults(const Accelerator& acc, std::string_view version,
                                    int max_model_len, bool chunked_prefill_ok = true);

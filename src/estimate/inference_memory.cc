@@ -179,7 +179,13 @@ InferMemory EstimateInferenceMemory(const ModelSpec& m, const InferMemoryOptions
         // values (4) and int64 indices (8), 16 B. The forward's tensors are freed by then, so
         // the larger peak counts (vLLM 0.19 on H100 reports 0.75-3.99 GiB over vocabularies of
         // 49K-262K at 1024 sequences: 14.8-16.2 B per entry; docs/model.md 4.3).
-        b.logits = Bytes(std::max(0.0, entries * 16.0 + moe_workspace - b.activations.value()));
+        // Before 0.18 the native path sorted them: logs from 0.10.2 to January 2026 builds show
+        // 38.4-39.6 B per entry (Qwen3-0.6B/8B/32B, Llama-3.1-8B, gpt-oss-20b at 256-1024
+        // sequences, independent of TP), the sort's values, indices and scratch, the softmax,
+        // its cumulative sum, the masks and the re-scattered logits (docs/model.md 4.3).
+        const double per_entry = opt.v1_sort_sampler ? 39.0 : 16.0;
+        b.logits =
+            Bytes(std::max(0.0, entries * per_entry + moe_workspace - b.activations.value()));
       } else if (opt.sort_sampler_profile) {
         // vLLM V0 Sampler._apply_top_k_top_p, per vocabulary entry per sequence: bf16 logits
         // (2) and their fp32 copy (4), sorted values (4) and int64 indices (8), the sort's

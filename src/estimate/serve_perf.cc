@@ -705,6 +705,8 @@ VllmSchedulerDefaults VllmDefaults(const Accelerator& acc, std::string_view vers
         max_model_len > 32768 && chunked_prefill_ok ? 2048 : std::max(max_model_len, 2048);
     return d;
   }
+  if (const auto r = ReleaseNumber(v, /*minor_required=*/true); r && r->major == 0 && r->minor < 18)
+    d.v1_sort_sampler = true;
   const bool a100 = internal::ToLower(acc.id).find("a100") != std::string::npos;
   const bool big = acc.Usable().value() >= 70.0 * kBytesPerGiB && !a100;
   d.max_num_seqs = big ? 1024 : 256;

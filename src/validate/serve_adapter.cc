@@ -156,6 +156,7 @@ Predicted PredictInferenceMemory(const ModelSpec& m, const Json& w, const Json& 
     o.max_num_batched_tokens = d.max_num_batched_tokens;
     o.max_num_seqs = d.max_num_seqs;
     o.sort_sampler_profile = d.v0;
+    o.v1_sort_sampler = d.v1_sort_sampler;
   }
   std::optional<int> tgi_context;
   if (o.engine == Engine::kTgi) {

@@ -790,6 +790,35 @@ TEST(VllmDefaults, V0ChunksPrefillAboveThirtyTwoK) {
   EXPECT_FALSE(VllmDefaults(*a100, "0.10.0", 131072).v0);
 }
 
+// V1 before 0.18 samples its profile on the native, sorting top-k/top-p path: ~39 B per
+// vocabulary entry per sequence (logs from 0.10.2 to January 2026: 38.4-39.6), where later
+// releases (Triton kernels, FlashInfer on by default) and the planner's current release take
+// 16. Llama-3.1-8B at V1's 1024 sequences on an H100: 4.76 GiB logged by llm-d's January 2026
+// runs, 1.89 by vLLM 0.19.
+TEST(VllmDefaults, V1BeforeEighteenSortsInItsSamplerProfile) {
+  const Accelerator* h100 = Cat().FindAccelerator("H100-SXM5-80GB");
+  ASSERT_NE(h100, nullptr);
+  EXPECT_TRUE(VllmDefaults(*h100, "0.10.2", 8192).v1_sort_sampler);
+  EXPECT_TRUE(VllmDefaults(*h100, "v0.14.1", 8192).v1_sort_sampler);
+  EXPECT_FALSE(VllmDefaults(*h100, "0.19.0", 8192).v1_sort_sampler);
+  EXPECT_FALSE(VllmDefaults(*h100, "", 8192).v1_sort_sampler);
+  EXPECT_FALSE(VllmDefaults(*h100, "0.6.6 (V0)", 8192).v1_sort_sampler);  // V0's own sampler
+  const ModelSpec* m = FindPreset("llama-3.1-8b");
+  ASSERT_NE(m, nullptr);
+  auto peak = [&](const char* version) {
+    const VllmSchedulerDefaults d = VllmDefaults(*h100, version, 8192);
+    InferMemoryOptions o;
+    o.engine = Engine::kVllm;
+    o.max_num_seqs = d.max_num_seqs;
+    o.max_num_batched_tokens = d.max_num_batched_tokens;
+    o.v1_sort_sampler = d.v1_sort_sampler;
+    return EstimateInferenceMemory(*m, o, GiB(79.2)).reported_activation_peak.value() /
+           kBytesPerGiB;
+  };
+  EXPECT_NEAR(peak("0.14.0"), 4.76, 0.05 * 4.76);
+  EXPECT_NEAR(peak("0.19.0"), 1.89, 0.05 * 1.89);
+}
+
 // A few threads stream far more than their share of the sockets' bandwidth: each core reaches
 // up to cpu_core_memory_gbps, and the sockets' sustained bandwidth caps the sum.
 TEST(CpuDevice, ThreadsStreamUpToTheirCoresBandwidthCappedByTheSockets) {
