@@ -137,6 +137,12 @@ struct TgiLaunchDefaults {
   int max_input_tokens = 4095;
   int max_batch_prefill_tokens = 4145;
   TgiStartupRule rule;
+  // Sets the warm-up these limits imply on `o` (prefill budget, KV rule, warm-up prompts).
+  void ApplyTo(InferMemoryOptions& o) const {
+    o.max_num_batched_tokens = max_batch_prefill_tokens;
+    o.tgi = rule;
+    o.tgi.max_input_tokens = max_input_tokens;
+  }
 };
 // `max_total_tokens` / `max_input_tokens` > 0: the user's (the prefill default follows them).
 TgiLaunchDefaults TgiDefaults(std::string_view version, int max_position_embeddings,

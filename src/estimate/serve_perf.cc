@@ -249,11 +249,8 @@ ServePerf EstimateLlmServing(const ModelSpec& m, const ServeSetup& setup, const 
   if (setup.engine == Engine::kTgi) {
     // Launched with --max-input-tokens and --max-total-tokens for these requests (the emitted
     // command); the warm-up and KV rule of its release.
-    const TgiLaunchDefaults d =
-        TgiDefaults(setup.engine_version, m.max_positions, mo.context, std::max(1, input_len));
-    mo.max_num_batched_tokens = d.max_batch_prefill_tokens;
-    mo.tgi = d.rule;
-    mo.tgi.max_input_tokens = d.max_input_tokens;
+    TgiDefaults(setup.engine_version, m.max_positions, mo.context, std::max(1, input_len))
+        .ApplyTo(mo);
   }
   // Beam search: every beam decodes as a sequence. Paged engines keep the prompt's KV blocks once
   // per request, shared by its beams (TensorRT-LLM's KV cache manager, vLLM's copy-on-write

@@ -145,10 +145,7 @@ Result<InferMemoryOptions> BuildInferOptions(const MemoryRequest& a, const Model
   o.concurrency = a.concurrency;
   if (o.engine == Engine::kTgi) {
     // Launched with --max-total-tokens = the context; its warm-up and KV rule (TgiDefaults).
-    const TgiLaunchDefaults d = TgiDefaults("", m.max_positions, a.context);
-    o.max_num_batched_tokens = d.max_batch_prefill_tokens;
-    o.tgi = d.rule;
-    o.tgi.max_input_tokens = d.max_input_tokens;
+    TgiDefaults("", m.max_positions, a.context).ApplyTo(o);
   }
   if (a.gpu_memory_utilization != 0) {
     if (a.gpu_memory_utilization <= 0 || a.gpu_memory_utilization > 1) {

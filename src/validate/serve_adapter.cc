@@ -166,10 +166,8 @@ Predicted PredictInferenceMemory(const ModelSpec& m, const Json& w, const Json& 
     const TgiLaunchDefaults d =
         TgiDefaults(Str(w, "version"), m.max_positions, Int(w, "max_total_tokens").value_or(0),
                     Int(w, "max_input_tokens").value_or(Int(w, "max_input_length").value_or(0)));
-    o.max_num_batched_tokens =
-        Int(w, "max_batch_prefill_tokens").value_or(d.max_batch_prefill_tokens);
-    o.tgi = d.rule;
-    o.tgi.max_input_tokens = d.max_input_tokens;
+    d.ApplyTo(o);
+    if (auto v = Int(w, "max_batch_prefill_tokens")) o.max_num_batched_tokens = *v;
     tgi_context = d.max_total_tokens;
     if (auto f = Num(w, "cuda_memory_fraction")) o.memory_fraction = *f;
   }
