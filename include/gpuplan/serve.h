@@ -29,7 +29,10 @@ struct ComputeDevice {
   double mem_eff = 0.8;
   double kernel_s = 4e-6;
   double gemm_knee = 160;    // FLOP/byte where a GEMM reaches half its asymptotic efficiency
-  double decode_knee = 128;  // sequences where a decode GEMM reaches half its efficiency
+  double decode_knee = 128;  // CPU: sequences where a decode GEMM reaches half its efficiency
+  // GPU decode GEMMs: the share of the weight stream that the math does not overlap (docs/model.md
+  // 10.1); 0 = a pure roofline
+  double decode_weight_share = 0.86;
   double conv_factor = 0.6;  // convolution efficiency relative to GEMM efficiency
   BytesPerSec link_bw;       // per-direction bandwidth to TP peers
   bool nvls = false;         // TP peers on an NVSwitch with NVLink SHARP (NvlsAllReduce)

@@ -80,7 +80,7 @@ ComputeDevice DeviceFromAccelerator(const Accelerator& acc, const Calibration& c
       {"hbm_efficiency", 0.8},
       {"kernel_overhead_us", 4},
       {"gemm_knee_flops_per_byte", 160},
-      {"decode_batch_knee", 128},
+      {"decode_unoverlapped_weight_share", 0.86},
       {"cnn_efficiency_factor", 0.6},
       {"fp8_gemm_efficiency_factor", 0.7},
       {link == IntraNodeLink::kPcie || link == IntraNodeLink::kNone ? "link_efficiency.pcie"
@@ -92,7 +92,7 @@ ComputeDevice DeviceFromAccelerator(const Accelerator& acc, const Calibration& c
   d.mem_eff = c[0];
   d.kernel_s = c[1] * 1e-6;
   d.gemm_knee = c[2];
-  d.decode_knee = c[3];
+  d.decode_weight_share = c[3];
   d.conv_factor = c[4];
   d.fp8_factor = c[5];
   InstanceType shape;
@@ -317,9 +317,14 @@ ServePerf EstimateLlmServing(const ModelSpec& m, const ServeSetup& setup, const 
     const double rows = std::max(1.0, B * k_over_e);  // per routed expert
     const double hit = routed_share > 0 ? 1.0 - std::pow(1.0 - k_over_e, B) : 1.0;
     d.weights = wbytes_dev.value() * (1.0 - routed_share + routed_share * hit) / bw;
-    d.gemm =
-        dense_flops / (peak * std::min(geff * B / (B + dev.decode_knee), dev.power_cap)) +
-        routed_flops / (peak * std::min(geff * rows / (rows + dev.decode_knee), dev.power_cap));
+    if (dev.cpu) {
+      d.gemm =
+          dense_flops / (peak * std::min(geff * B / (B + dev.decode_knee), dev.power_cap)) +
+          routed_flops / (peak * std::min(geff * rows / (rows + dev.decode_knee), dev.power_cap));
+    } else {
+      d.gemm = (dense_flops + routed_flops) / (peak * std::min(geff, dev.power_cap)) +
+               dev.decode_weight_share * d.weights;
+    }
     // Attention runs as its own kernels after the projections: it reads every sequence's KV.
     d.attention = std::max(B * c * kv_tok / bw, B * 4.0 * L * c * s.q / tp /
                                                     (bf16 * cal.Get("attention_efficiency", 0.45)));

@@ -43,7 +43,7 @@ constexpr const char* kFitted[] = {
     "cnn_efficiency_factor",
     "decode_overhead_us_per_layer",
     "decode_overhead_us_per_seq",
-    "decode_batch_knee",
+    "decode_unoverlapped_weight_share",
     "cpu_matrix_efficiency",
     "cpu_vector_efficiency",
     "cpu_memory_efficiency",

@@ -264,6 +264,7 @@ Predicted PredictInferencePerf(const ModelSpec& m, const Json& w, const Json& hw
     dev.kernel_s = 0;
     dev.gemm_knee = 1e-12;
     dev.decode_knee = 0;
+    dev.decode_weight_share = 0;
     if (auto l = Num(w, "link_gbps")) dev.link_bw = BytesPerSec(*l * 1e9);
     dev.memory = GiB(1e6);  // memory capacity is not part of these formulas
     roof_cal.entries = {{"attention_efficiency", dev.gemm_eff, "case"},
