@@ -121,6 +121,12 @@ for flag, v in [("--tp", "2147483647"), ("--tp", "0"), ("--tp", "-1"), ("--pp", 
                 ("--recompute", "x"), ("--method", "x"), ("--gpu", "H999")]:
     case(f"memory {flag} {v}", M + [flag, v], field=flag)
 case("memory tp*pp overflow", M + ["--tp", "65536", "--pp", "65536"], field="--tp")
+# Sequences longer than the model's context (Llama-2: 4096; GPT-2-XL: 1024).
+case("memory --infer --context beyond the context", M + ["--infer", "--context", "8192"], field="--context")
+case("memory --context beyond GPT-2's context", ["memory", "--model", "gpt-2-xl", "--infer", "--context", "2048"], field="--context")
+case("memory --seq-len beyond the context", M + ["--seq-len", "8192"], field="--seq-len")
+case("train --seq-len beyond the context", ["plan", "train", "--model", "Llama-2-7B", "--tokens", "1B", "--seq-len", "8192"], field="--seq-len")
+case("infer input+output beyond the context", I + ["--qps", "1", "--input-len", "4000", "--output-len", "200"], field="--input-len")
 case("memory --model 100k", ["memory", "--model", "z" * 100000], field="--model", timeout_s=5)
 
 # --- job YAML ----------------------------------------------------------------------------------
@@ -224,6 +230,7 @@ serve("util 1", SERVE + "  target_utilization: 1\n", "util")
 serve("model missing", "serve:\n  qps: 1\n", "model")
 serve("empty", "", "s.yaml")
 serve("model empty", "model: ''\nserve:\n  qps: 1\n", "model")
+serve("input_len beyond the context", SERVE + "  input_len: 4096\n", "--input-len")
 
 # --- check YAML --------------------------------------------------------------------------------
 CHECK = "hardware:\n  instance: p5.48xlarge\n  region: us-east-1\nnodes: 1\ntrain:\n  model: llama-2-7b\n  method: full\n"
@@ -245,15 +252,18 @@ check("nodes -1", CHECK.replace("nodes: 1", "nodes: -1"), "nodes")
 check("nodes 1e12", CHECK.replace("nodes: 1", "nodes: 1000000000000"), "nodes")
 check("unknown key", CHECK + "bogus: 1\n", "bogus")
 check("binary", "\x00\x01\x02", "c.yaml")
+check("seq_len beyond the context", CHECK + "  seq_len: 8192\n", "train.seq_len")
+check("serve beyond the context", "hardware:\n  instance: p4d.24xlarge\n  region: us-east-1\nserve:\n  model: llama-2-7b\n  qps: 2\n  input_len: 4000\n  output_len: 128\n", "serve.input_len")
 case("check: missing file", ["check", "-f", "none.yaml"], field="-f")
 
 # --- config.json -------------------------------------------------------------------------------
 LL = {"model_type": "llama", "hidden_size": 4096, "num_hidden_layers": 32, "num_attention_heads": 32,
       "num_key_value_heads": 32, "intermediate_size": 11008, "vocab_size": 32000, "max_position_embeddings": 4096}
-def cfg(name, text, field, cmd="memory", **kw):
+def cfg(name, text, field, cmd="memory", extra=(), **kw):
     args = ["memory", "--model", "m/config.json"] if cmd == "memory" else (
         ["plan", "train", "--model", "m/config.json", "--tokens", "1B"] if cmd == "train" else
         ["plan", "infer", "--model", "m/config.json", "--qps", "1"])
+    args = args + list(extra)
     case(f"config.json ({cmd}): {name}", args, field=field, files={"m/config.json": text}, **kw)
 def llama(**over):
     d = dict(LL)
@@ -285,6 +295,12 @@ cfg("null", "null", "m/config.json")
 cfg("empty object", "{}", "m/config.json")
 cfg("gpuplan params 1e60", llama(gpuplan={"params": 1e60}), "params")
 cfg("gpuplan params negative", llama(gpuplan={"params": -5}), "params")
+cfg("rope_scaling factor negative", llama(rope_scaling={"type": "linear", "factor": -2}), "rope_scaling.factor")
+cfg("rope_scaling factor a string", llama(rope_scaling={"rope_type": "yarn", "factor": "4"}), "rope_scaling.factor")
+cfg("rope_scaling factor 1e9", llama(rope_scaling={"rope_type": "dynamic", "factor": 1e9}), "rope_scaling.factor")
+cfg("rope_scaling type a number", llama(rope_scaling={"type": 7, "factor": 2}), "rope_scaling.type")
+cfg("yarn original length huge", llama(rope_scaling={"rope_type": "yarn", "factor": 1000, "original_max_position_embeddings": 2**31 - 1}), "rope_scaling.factor", cmd="infer")
+cfg("context beyond a rope-scaled config", llama(rope_scaling={"type": "linear", "factor": 2}), "--context", cmd="memory", extra=["--infer", "--context", "9000"])
 CNN = {"arch": "cnn", "params": 25557032, "gflops_per_sample": 8.18, "activation_melems_per_sample": 11.31}
 for cmd in ["memory", "train"]:
     cfg("cnn frozen flops above the forward", json.dumps({"model_type": "resnet", "gpuplan": dict(CNN, frozen_gflops_per_sample=9)}), "frozen_gflops_per_sample", cmd=cmd)

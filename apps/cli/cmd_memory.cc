@@ -268,7 +268,9 @@ void AddMemoryOptions(CLI::App* c, MemoryArgs& args) {
   c->add_option("--lora-targets", a.lora_targets, "qv | attention | all")->capture_default_str();
   c->add_option("--quant", a.quant, "Serving: awq|gptq|nf4|int8|int4|fp8; LoRA base: int8|int4");
   c->add_option("--kv-precision", a.kv_precision, "KV cache: bf16 | fp16 | fp8 | int8");
-  c->add_option("--context", a.context, "Tokens per sequence (serving)")->capture_default_str();
+  c->add_option("--context", a.context,
+                "Tokens per sequence (serving; a model with a shorter context takes its own)")
+      ->capture_default_str();
   c->add_option("--concurrency", a.concurrency, "Sequences served at once")->capture_default_str();
   c->add_option("--engine", a.engine, "vllm | trt-llm | sglang | tgi | transformers")
       ->capture_default_str();
@@ -288,6 +290,7 @@ void RegisterMemoryCommand(CLI::App& app, GlobalOptions& g, Runner& run) {
   AddMemoryOptions(c, *a);
   c->callback([&g, &run, a, c] {
     a->r.tp_given = c->count("--tp") > 0;
+    a->r.context_given = c->count("--context") > 0;
     if (c->count("--gpus") > 0 && a->r.gpus < 1) {
       MemoryArgs bad = *a;
       run = [bad] {

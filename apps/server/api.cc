@@ -308,6 +308,7 @@ ApiResponse Memory(const ApiContext& ctx, std::string_view, std::string_view bod
     if (!st) return Bad(st.error());
   }
   r.tp_given = j->contains("tp");
+  r.context_given = j->contains("context");
   auto cur = ParseCurrency(ctx.currency);
   if (!cur)
     return Bad(

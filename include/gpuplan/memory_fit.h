@@ -42,7 +42,9 @@ struct MemoryRequest {
   // Serving.
   std::string quant;         // awq, gptq, nf4, int8, int4, fp8 (LoRA base: int8 | int4)
   std::string kv_precision;  // default: 16-bit
-  int context = 4096;
+  int context = 4096;        // tokens per sequence
+  // Whether the caller gave `context`; if not, a model with a shorter context takes its own.
+  bool context_given = false;
   int concurrency = 16;
   std::string engine = "vllm";
   double gpu_memory_utilization = 0;  // 0 = the engine's default

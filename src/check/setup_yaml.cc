@@ -12,6 +12,7 @@
 #include "check/check_internal.h"
 #include "gpuplan/check.h"
 #include "gpuplan/input.h"
+#include "gpuplan/job_validate.h"
 #include "gpuplan/job.h"
 #include "io/csv.h"
 #include "io/yaml_reader.h"
@@ -238,6 +239,10 @@ Result<SetupTraining> ReadTraining(const Reader& r, const Section& sec) {
   t.micro_batch = i.value_or(1);
   GPUPLAN_ASSIGN_OR_RETURN(i, n.Int("seq_len", 1, kMaxSeqLen));
   t.seq_len = i.value_or(0);
+  if (auto x = ExceedsContext(t.model, t.seq_len, fmt::format("a sequence of {} tokens", t.seq_len),
+                              "seq_len")) {
+    return r.Fail(*n.Get("seq_len"), x->message, x->fix);
+  }
   GPUPLAN_ASSIGN_OR_RETURN(t.global_batch, n.Int("global_batch", 1, kMaxGlobalBatch));
   GPUPLAN_ASSIGN_OR_RETURN(t.gradient_accumulation,
                            n.Int("gradient_accumulation", 1, kMaxGlobalBatch));
@@ -289,6 +294,14 @@ Result<SetupServing> ReadServing(const Reader& r, const Section& sec) {
   s.input_len = i.value_or(s.input_len);
   GPUPLAN_ASSIGN_OR_RETURN(i, n.Int("output_len", 0));
   s.output_len = i.value_or(s.model.is_decoder_llm() ? s.output_len : 0);
+  const long long total = static_cast<long long>(s.input_len) + s.output_len;
+  if (auto x = ExceedsContext(
+          s.model, total,
+          fmt::format("a request of {} input + {} output tokens", s.input_len, s.output_len),
+          "input_len + output_len")) {
+    const auto* e = n.Get("input_len") ? n.Get("input_len") : n.Get("output_len");
+    return e ? r.Fail(*e, x->message, x->fix) : r.Fail(sec.node, "serve", x->message, x->fix);
+  }
   std::optional<bool> b;
   GPUPLAN_ASSIGN_OR_RETURN(b, n.Bool("autoscaling"));
   s.autoscaling = b.value_or(false);

@@ -37,6 +37,20 @@ Status IntRange(long long v, const std::string& field, long long lo, long long h
 
 }  // namespace
 
+std::optional<ContextExcess> ExceedsContext(const ModelSpec& m, long long tokens,
+                                            std::string_view what, std::string_view flag) {
+  if (m.max_positions <= 0 || tokens <= m.max_positions ||
+      !(m.is_decoder_llm() || m.arch == ModelArch::kEncoder)) {
+    return std::nullopt;
+  }
+  return ContextExcess{
+      fmt::format("{} exceeds {}'s context of {} tokens (config.json's max_position_embeddings, "
+                  "with any RoPE scaling)",
+                  what, m.name, m.max_positions),
+      fmt::format("keep {} <= {}, or give a config.json with a longer context", flag,
+                  m.max_positions)};
+}
+
 Status ValidateTrainJob(const TrainJobSpec& job, InputSource source, std::string_view label) {
   Namer n(source, label);
   if (job.model.name.size() > kMaxNameBytes) {
@@ -48,6 +62,11 @@ Status ValidateTrainJob(const TrainJobSpec& job, InputSource source, std::string
     return st;
   if (auto st = IntRange(job.seq_len, n("--seq-len", "train.seq_len"), 0, kMaxSeqLen); !st)
     return st;
+  if (auto x = ExceedsContext(job.model, job.seq_len,
+                              fmt::format("a sequence of {} tokens", job.seq_len), "--seq-len")) {
+    return MakeError(ErrorCode::kInvalidArgument, n("--seq-len", "train.seq_len"), x->message,
+                     x->fix);
+  }
   if (auto st =
           IntRange(job.global_batch, n("--global-batch", "train.global_batch"), 0, kMaxGlobalBatch);
       !st)
@@ -133,6 +152,17 @@ Status ValidateServeJob(const ServeJobSpec& job, InputSource source, std::string
   if (static_cast<long long>(job.input_len) + job.output_len > 2LL * kMaxSeqLen) {
     return MakeError(ErrorCode::kInvalidArgument, n("--input-len", "serve.input_len"),
                      "input plus output tokens out of range");
+  }
+  // A request must fit the model's context (the prompt and every generated token).
+  const ModelSpec& m = job.model;
+  const long long out =
+      m.is_decoder_llm() ? std::max(job.output_len, job.max_output_len.value_or(0)) : 0;
+  if (auto x = ExceedsContext(
+          m, job.input_len + out,
+          fmt::format("a request of {} input + {} output tokens", job.input_len, out),
+          "--input-len + --output-len")) {
+    return MakeError(ErrorCode::kInvalidArgument, n("--input-len", "serve.input_len"), x->message,
+                     x->fix);
   }
   return {};
 }

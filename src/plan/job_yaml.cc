@@ -212,15 +212,9 @@ Result<TrainJobSpec> ParseJob(const YAML::Node& root, const Reader& r) {
     }
     auto v = r.Int(*e, 1);
     if (!v) return v.error();
-    if (model.is_decoder_llm() || model.arch == ModelArch::kEncoder) {
-      if (model.max_positions > 0 && *v > model.max_positions) {
-        return r.Fail(*e,
-                      "must be <= the model's context length " +
-                          std::to_string(model.max_positions) + " (max_position_embeddings), got " +
-                          std::to_string(*v),
-                      "use seq_len <= " + std::to_string(model.max_positions) +
-                          ", or a config.json with a longer context (RoPE scaling)");
-      }
+    if (auto x = ExceedsContext(model, *v, "a sequence of " + std::to_string(*v) + " tokens",
+                                "seq_len")) {
+      return r.Fail(*e, x->message, x->fix);
     }
     job.seq_len = *v;
   }

@@ -8,6 +8,7 @@
 
 #include "gpuplan/quant_preset.h"
 #include "gpuplan/input.h"
+#include "gpuplan/job_validate.h"
 #include "gpuplan/memory_fit.h"
 #include "gpuplan/serve.h"
 
@@ -91,6 +92,10 @@ Result<TrainMemoryOptions> BuildTrainOptions(const MemoryRequest& a, const Model
   if (m.ImageTokens() > 0) def_seq = m.ImageTokens();
   if (m.max_positions > 0) def_seq = std::min(def_seq, m.max_positions);
   o.seq_len = a.seq_len > 0 ? a.seq_len : def_seq;
+  if (auto x = ExceedsContext(m, a.seq_len, fmt::format("a sequence of {} tokens", a.seq_len),
+                              "--seq-len")) {
+    return MakeError(ErrorCode::kInvalidArgument, "--seq-len", x->message, x->fix);
+  }
   if (o.method == TrainMethod::kQlora) o.base_bits = 4;
   if (o.method == TrainMethod::kLora && !a.quant.empty()) {
     auto q = ParsePrecision(a.quant);
@@ -141,11 +146,19 @@ Result<InferMemoryOptions> BuildInferOptions(const MemoryRequest& a, const Model
   }
   if (auto s = CheckPositive(a.context, "--context"); !s) return s.error();
   if (auto s = CheckPositive(a.concurrency, "--concurrency"); !s) return s.error();
-  o.context = a.context;
+  // Not given: the default, or the model's context where that is shorter.
+  const bool context_limited =
+      m.max_positions > 0 && (m.is_decoder_llm() || m.arch == ModelArch::kEncoder);
+  o.context =
+      context_limited && !a.context_given ? std::min(a.context, m.max_positions) : a.context;
+  if (auto x = ExceedsContext(m, o.context, fmt::format("a sequence of {} tokens", o.context),
+                              "--context")) {
+    return MakeError(ErrorCode::kInvalidArgument, "--context", x->message, x->fix);
+  }
   o.concurrency = a.concurrency;
   if (o.engine == Engine::kTgi) {
     // Launched with --max-total-tokens = the context; its warm-up and KV rule (TgiDefaults).
-    TgiDefaults("", m.max_positions, a.context).ApplyTo(o);
+    TgiDefaults("", m.max_positions, o.context).ApplyTo(o);
   }
   if (a.gpu_memory_utilization != 0) {
     if (a.gpu_memory_utilization <= 0 || a.gpu_memory_utilization > 1) {

@@ -1,6 +1,7 @@
 // Hugging Face config.json -> ModelSpec. Field names follow transformers' configuration classes;
 // the family defaults (tied embeddings, gated MLP, norms, biases) follow their modeling code.
 #include <algorithm>
+#include <cmath>
 #include <fmt/format.h>
 #include <set>
 #include <string>
@@ -123,6 +124,46 @@ bool In(const std::string& t, std::initializer_list<const char*> set) {
 }
 
 // First present integer among `keys`.
+// The context a serving engine derives from config.json (vLLM's _get_and_verify_max_len; TGI
+// and SGLang follow it): RoPE scaling of a type other than "llama3", "longrope"/"su" (whose
+// max_position_embeddings is already the scaled length) multiplies it by `factor`, from
+// `original_max_position_embeddings` for YaRN; Gemma 3's 128K is already scaled. Reads
+// `rope_scaling`, or Transformers v5's `rope_parameters`.
+Result<int> RopeScaledContext(const Json& c, const std::string& model_type, int max_positions,
+                              const std::string& path) {
+  const Json* rope = internal::FindMember(c, "rope_scaling");
+  std::string key = "rope_scaling";
+  if (rope == nullptr) {
+    rope = internal::FindMember(c, "rope_parameters");
+    key = "rope_parameters";
+  }
+  if (rope == nullptr || !rope->is_object() || max_positions <= 0 ||
+      model_type.find("gemma3") != std::string::npos) {
+    return max_positions;
+  }
+  const std::string rp = internal::JsonFieldPath(path, key);
+  std::optional<std::string> type;
+  GPUPLAN_ASSIGN_OR_RETURN(type, GetString(*rope, "rope_type", rp));
+  if (!type) GPUPLAN_ASSIGN_OR_RETURN(type, GetString(*rope, "type", rp));
+  const std::string t = internal::ToLower(type.value_or("default"));
+  if (t == "llama3" || t == "longrope" || t == "su") return max_positions;
+  std::optional<double> factor;
+  GPUPLAN_ASSIGN_OR_RETURN(factor, internal::GetNumberIn(*rope, "factor", rp, 1e-3, 1e3));
+  double base = max_positions;
+  if (t == "yarn") {
+    std::optional<std::int64_t> orig;
+    GPUPLAN_ASSIGN_OR_RETURN(orig, GetInt(*rope, "original_max_position_embeddings", rp));
+    if (orig && *orig > 0) base = static_cast<double>(*orig);
+  }
+  const double scaled = std::floor(base * factor.value_or(1.0));
+  if (!(scaled >= 1 && scaled <= 2147483647.0)) {
+    return MakeError(ErrorCode::kInvalidArgument, rp + ".factor",
+                     "gives a context of " + std::to_string(scaled) + " tokens, out of range",
+                     "check rope_scaling.factor and original_max_position_embeddings");
+  }
+  return static_cast<int>(scaled);
+}
+
 Result<std::optional<std::int64_t>> FirstInt(const Json& j, std::initializer_list<const char*> keys,
                                              std::string_view path) {
   for (const char* k : keys) {
@@ -372,6 +413,8 @@ Result<ModelSpec> ParseHfConfig(std::string_view json_text, std::string_view lab
       o,
       FirstInt(c, {"max_position_embeddings", "n_positions", "max_seq_len", "seq_length"}, path));
   m.max_positions = static_cast<int>(o.value_or(0));
+  GPUPLAN_ASSIGN_OR_RETURN(m.max_positions,
+                           RopeScaledContext(c, model_type, m.max_positions, path));
 
   // Family conventions.
   const bool layer_norm_family =

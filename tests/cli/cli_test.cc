@@ -273,6 +273,27 @@ TEST(CliGood, MemoryInferOfACnnHasNoKvCache) {
   EXPECT_TRUE(Has(llm.out, "KV budget")) << llm.Describe();
 }
 
+// Sequences longer than the model's context are refused with the flag, the limit and the fix
+// (every engine refuses such a max_model_len); left to its default, --context takes a shorter
+// model's own context (GPT-2: 1024) instead of 4096.
+TEST(CliBad, SequencesBeyondTheModelsContext) {
+  for (const std::vector<std::string>& args :
+       {std::vector<std::string>{"memory", "--model", "gpt-2-xl", "--infer", "--context", "2048"},
+        std::vector<std::string>{"memory", "--model", "llama-2-7b", "--seq-len", "8192"},
+        std::vector<std::string>{"plan", "infer", "--model", "llama-2-7b", "--qps", "1",
+                                 "--input-len", "8000"},
+        std::vector<std::string>{"plan", "train", "--model", "llama-2-7b", "--seq-len", "8192",
+                                 "--tokens", "1B"}}) {
+    RunResult r = RunCli(args);
+    EXPECT_EQ(r.exit_code, kExitBadInput) << r.Describe();
+    EXPECT_TRUE(Has(r.err, "context of")) << r.Describe();
+    EXPECT_TRUE(Has(r.err, "keep --")) << r.Describe();
+  }
+  RunResult def = RunCli({"memory", "--model", "gpt-2-xl", "--infer"});
+  ASSERT_EQ(def.exit_code, kExitOk) << def.Describe();
+  EXPECT_TRUE(Has(def.out, "16 sequences x 1024 tokens")) << def.Describe();
+}
+
 // Training a CNN: the layout line counts samples of the network's input, and names its frozen
 // batch norms where it has them; a sequence length and an attention kernel are a transformer's.
 TEST(CliGood, MemoryTrainOfACnnCountsSamplesNotTokens) {

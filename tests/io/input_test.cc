@@ -153,6 +153,7 @@ TEST(ValidateTrainJob, RangesAndCombinations) {
       {[](TrainJobSpec& j) { j.max_nodes = 10000000; }, "--max-nodes"},
       {[](TrainJobSpec& j) { j.max_nodes = 0; }, "--max-nodes"},
       {[](TrainJobSpec& j) { j.seq_len = INT_MAX; }, "--seq-len"},
+      {[](TrainJobSpec& j) { j.seq_len = 8192; }, "--seq-len"},  // Llama-2's context: 4096
       {[](TrainJobSpec& j) { j.global_batch = -1; }, "--global-batch"},
       {[](TrainJobSpec& j) { j.top = 0; }, "--top"},
       {[](TrainJobSpec& j) { j.epochs = std::nan(""); }, "--epochs"},
@@ -195,6 +196,21 @@ TEST(ValidateServeJob, Ranges) {
   s.tpot_p99_ms.reset();
   s.qps = std::nan("");
   EXPECT_EQ(ValidateServeJob(s, InputSource::kFlags).error().field, "--qps");
+  s.qps = 1;
+  // A request longer than the model's context (Llama-2: 4096 tokens) is refused by every engine;
+  // the prompt and the output together count, up to the benchmark's maximum output.
+  s.input_len = 3840;
+  s.output_len = 256;
+  EXPECT_TRUE(ValidateServeJob(s, InputSource::kFlags));
+  s.output_len = 257;
+  Status over = ValidateServeJob(s, InputSource::kFlags);
+  ASSERT_FALSE(over);
+  EXPECT_EQ(over.error().field, "--input-len");
+  EXPECT_NE(over.error().message.find("context of 4096"), std::string::npos)
+      << over.error().message;
+  s.output_len = 128;
+  s.max_output_len = 1024;
+  EXPECT_FALSE(ValidateServeJob(s, InputSource::kFlags));
 }
 
 TEST(PlanDocument, InjectionIsRejectedAtInput) {

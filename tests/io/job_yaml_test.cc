@@ -418,7 +418,7 @@ const BadCase kBad[] = {
      ErrorCode::kInvalidArgument, "t.yaml:3:train.seq_len", "expected a whole number", ""},
     {"seq_len beyond context", "model: llama-2-7b\ntrain:\n  seq_len: 8192\n  data: {tokens: 1B}\n",
      ErrorCode::kInvalidArgument, "t.yaml:3:train.seq_len",
-     "must be <= the model's context length 4096", ""},
+     "exceeds Llama-2-7B's context of 4096 tokens", ""},
     {"huge seq_len", "model: llama-2-7b\ntrain:\n  seq_len: 1e12\n  data: {tokens: 1B}\n",
      ErrorCode::kInvalidArgument, "t.yaml:3:train.seq_len", "must be <= 2147483647", ""},
     {"zero global batch", "model: llama-2-7b\ntrain:\n  global_batch: 0\n  data: {tokens: 1B}\n",

@@ -507,6 +507,33 @@ TEST(ParseHfConfig, Llama2ReproducesPublishedCount) {
   EXPECT_EQ(CountParams(m).total, 6738415616);  // models.json Llama-2-7B
 }
 
+// The context a serving engine derives (vLLM's _get_and_verify_max_len): linear, dynamic and
+// YaRN RoPE scaling multiply max_position_embeddings (YaRN: its original_max_position_embeddings)
+// by `factor`; "llama3" and "longrope" configs already state the scaled length; Gemma 3's 128K
+// is already scaled too.
+TEST(ParseHfConfig, RopeScalingSetsTheContext) {
+  EXPECT_EQ(Parse(Llama2With(R"("rope_scaling":{"type":"linear","factor":2.0})")).max_positions,
+            8192);
+  EXPECT_EQ(Parse(Llama2With(R"("rope_scaling":{"rope_type":"dynamic","factor":4})")).max_positions,
+            16384);
+  EXPECT_EQ(Parse(Llama2With(R"("rope_scaling":{"rope_type":"yarn","factor":4.0,)"
+                             R"("original_max_position_embeddings":2048})"))
+                .max_positions,
+            8192);
+  EXPECT_EQ(
+      Parse(Llama2With(R"("rope_scaling":{"rope_type":"llama3","factor":8.0})")).max_positions,
+      4096);
+  EXPECT_EQ(Parse(Llama2With(R"("rope_scaling":null)")).max_positions, 4096);
+  // Transformers v5 spells it rope_parameters.
+  EXPECT_EQ(
+      Parse(Llama2With(R"("rope_parameters":{"rope_type":"linear","factor":2})")).max_positions,
+      8192);
+  // A factor out of range is an error naming the field, not a silent context.
+  auto bad = ParseHfConfig(Llama2With(R"("rope_scaling":{"type":"linear","factor":-2})"), "c.json");
+  ASSERT_FALSE(bad.ok());
+  EXPECT_TRUE(Has(bad.error().field, "rope_scaling.factor")) << bad.error().field;
+}
+
 TEST(ParseHfConfig, NestedTextConfig) {
   // LLaVA-1.5-style wrapper: the language model lives under text_config (models.json
   // field_notes.config_path); vision_config must be ignored.
