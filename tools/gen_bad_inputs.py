@@ -109,6 +109,11 @@ case("tco --qps nan", ["tco", "--model", "bert-base", "--qps", "nan"], field="--
 case("tco --years 0", ["tco", "--model", "bert-base", "--qps", "10", "--years", "0"], field="--years")
 case("tco --years nan", ["tco", "--model", "bert-base", "--qps", "10", "--years", "nan"], field="--years")
 case("tco --profile junk", ["tco", "--model", "bert-base", "--qps", "10", "--profile", "1,2,x"], field="--profile")
+# An unknown cloud is bad input everywhere (it was "no deployment meets the SLOs" for serving).
+case("infer --clouds unknown", I + ["--qps", "1", "--clouds", "nosuchcloud"], field="--clouds")
+case("infer --clouds typo", I + ["--qps", "1", "--clouds", "awss"], field="--clouds")
+case("tco --clouds unknown", ["tco", "--model", "bert-base", "--qps", "10", "--clouds", "nosuchcloud"], field="--clouds")
+case("tco --gpus unknown", ["tco", "--model", "bert-base", "--qps", "10", "--gpus", "H999"], field="--gpus")
 
 # --- memory flags ------------------------------------------------------------------------------
 M = ["memory", "--model", "Llama-2-7B"]

@@ -184,6 +184,8 @@ struct Catalog {
   Result<const Accelerator*> ResolveAccelerator(std::string_view name,
                                                 std::string_view field) const;
   Result<const Cpu*> ResolveCpu(std::string_view name, std::string_view field) const;
+  // A cloud some instance row names, else an Error for `field` with a did-you-mean hint.
+  Status CheckCloud(std::string_view name, std::string_view field) const;
   // Converts `amount` from one currency to another with the catalog's rate (or `override_rate`,
   // given as CNY per USD, when set). Same currency: unchanged.
   double Convert(double amount, Currency from, Currency to,

@@ -414,6 +414,20 @@ Result<const Cpu*> Catalog::ResolveCpu(std::string_view name, std::string_view f
       best.empty() ? "see data/cpus.csv for the list" : "did you mean \"" + best + "\"?");
 }
 
+Status Catalog::CheckCloud(std::string_view name, std::string_view field) const {
+  std::vector<std::string> clouds;
+  for (const auto& i : instances) {
+    if (i.cloud == name) return {};
+    if (std::find(clouds.begin(), clouds.end(), i.cloud) == clouds.end()) clouds.push_back(i.cloud);
+  }
+  std::sort(clouds.begin(), clouds.end());
+  std::string best = ClosestMatch(name, clouds);
+  std::string known;
+  for (const auto& c : clouds) known += (known.empty() ? "" : ", ") + c;
+  return MakeError(ErrorCode::kNotFound, std::string(field), "unknown cloud " + Excerpt(name),
+                   best.empty() ? "known: " + known : "did you mean \"" + best + "\"?");
+}
+
 double Catalog::CnyPerUsd() const {
   for (const auto& r : rates) {
     if (r.from == Currency::kUsd && r.to == Currency::kCny) return r.rate;

@@ -133,18 +133,9 @@ Result<TrainPlanResult> PlanTrainingImpl(const TrainJobSpec& job, const Catalog&
     if (!a) return a.error();
     gpu_ids.push_back((*a)->id);
   }
-  std::vector<std::string> clouds;
-  for (const auto& i : catalog.instances) {
-    if (!Contains(clouds, i.cloud)) clouds.push_back(i.cloud);
-  }
   for (size_t k = 0; k < job.clouds.size(); ++k) {
-    if (!Contains(clouds, job.clouds[k])) {
-      std::string best = ClosestMatch(job.clouds[k], clouds);
-      return MakeError(ErrorCode::kNotFound, fmt::format("constraints.clouds[{}]", k),
-                       "unknown cloud \"" + job.clouds[k] + "\"",
-                       best.empty() ? "known: " + fmt::format("{}", fmt::join(clouds, ", "))
-                                    : "did you mean \"" + best + "\"?");
-    }
+    if (auto st = catalog.CheckCloud(job.clouds[k], fmt::format("constraints.clouds[{}]", k)); !st)
+      return st.error();
   }
   // ---- group instances into shapes ---------------------------------------------------------
   std::map<ShapeKey, std::vector<const InstanceType*>> shapes;

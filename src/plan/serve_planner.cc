@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cmath>
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "gpuplan/serve_planner.h"
 #include "gpuplan/sizing.h"
@@ -298,6 +299,10 @@ Result<ServePlanResult> PlanServingImpl(const ServeJobSpec& job, const Catalog& 
     if (!a) return a.error();
     gpu_ids.push_back((*a)->id);
   }
+  for (size_t c = 0; c < job.clouds.size(); ++c) {
+    if (auto st = catalog.CheckCloud(job.clouds[c], fmt::format("--clouds[{}]", c)); !st)
+      return st.error();
+  }
   const ModelSpec& m = job.model;
   const bool llm = m.is_decoder_llm();
   const ServeConstants k(cal);
@@ -306,6 +311,7 @@ Result<ServePlanResult> PlanServingImpl(const ServeJobSpec& job, const Catalog& 
   HostNeedsCache host_needs;
   std::vector<ServePlan> all;
   int skipped_suspect = 0;
+  int offers = 0, llm_cpu_offers = 0;  // priced rows the filters keep (why nothing is planned)
   for (const auto& inst : catalog.instances) {
     if (!job.clouds.empty() && !In(job.clouds, inst.cloud)) continue;
     if (!job.regions.empty() && !In(job.regions, inst.region)) continue;
@@ -319,6 +325,8 @@ Result<ServePlanResult> PlanServingImpl(const ServeJobSpec& job, const Catalog& 
       ++skipped_suspect;
       continue;
     }
+    ++offers;
+    if (cpu_inst && llm) ++llm_cpu_offers;
     ShapeKey key;
     const Cpu* cpu = nullptr;
     const Accelerator* acc = nullptr;
@@ -414,7 +422,36 @@ Result<ServePlanResult> PlanServingImpl(const ServeJobSpec& job, const Catalog& 
     if (a.tp != b.tp) return a.tp < b.tp;
     return a.pp < b.pp;
   });
-  if (all.empty()) {
+  if (all.empty() && offers == 0) {
+    // Nothing was evaluated: say which filter left no offer, not that the SLOs failed.
+    std::string where;
+    if (!job.clouds.empty()) where += fmt::format(" on {}", fmt::join(job.clouds, "/"));
+    if (!job.regions.empty()) where += fmt::format(" in {}", fmt::join(job.regions, "/"));
+    if (!gpu_ids.empty()) {
+      std::vector<std::string> rented;  // accelerators the same clouds and regions do price
+      for (const auto& inst : catalog.instances) {
+        if ((!job.clouds.empty() && !In(job.clouds, inst.cloud)) ||
+            (!job.regions.empty() && !In(job.regions, inst.region)) || inst.is_cpu_only() ||
+            !inst.price_on_demand || In(rented, inst.accelerator) ||
+            inst.accelerator.rfind("Trainium", 0) == 0 || inst.accelerator.rfind("TPU", 0) == 0) {
+          continue;
+        }
+        rented.push_back(inst.accelerator);
+      }
+      std::sort(rented.begin(), rented.end());
+      out.notes.push_back(fmt::format(
+          "no priced catalog offer{} has {}: nothing was evaluated; drop --gpus, or choose one "
+          "the catalog rents{}: {}",
+          where, fmt::join(gpu_ids, ", "), where, fmt::join(rented, ", ")));
+    } else {
+      out.notes.push_back(fmt::format(
+          "no priced catalog offer{}: nothing was evaluated; widen --clouds / --regions", where));
+    }
+  } else if (all.empty() && offers == llm_cpu_offers) {
+    out.notes.push_back(
+        "LLM serving on CPUs is not planned (llama.cpp-class speeds): allow GPUs (drop "
+        "--cpu-only), or serve an encoder, a ViT or a CNN on CPUs");
+  } else if (all.empty()) {
     out.notes.push_back(
         "no deployment meets the SLOs with the allowed hardware (or the load needs "
         "more than 100,000 replicas); relax the SLOs, allow more GPUs per replica, "

@@ -15,8 +15,9 @@ constexpr double kScanStep = 1.25;
 constexpr double kScanEndQps = 100000;
 
 // Cheapest monthly deployment serving `qps` with only GPUs or only CPUs.
-std::optional<ServePlan> Cheapest(const ServeJobSpec& base, const Catalog& cat, double qps,
-                                  bool cpu, std::optional<double> rate) {
+// A job the planner refuses (an unknown cloud or GPU) is an error, not "no deployment".
+Result<std::optional<ServePlan>> Cheapest(const ServeJobSpec& base, const Catalog& cat, double qps,
+                                          bool cpu, std::optional<double> rate) {
   ServeJobSpec j = base;
   j.qps = qps;
   j.allow_cpu = cpu;
@@ -24,8 +25,9 @@ std::optional<ServePlan> Cheapest(const ServeJobSpec& base, const Catalog& cat, 
   j.top = 1;
   j.with_guide = false;
   auto r = PlanServing(j, cat, DefaultCalibration(), rate);
-  if (!r || r->plans.empty()) return std::nullopt;
-  return r->plans.front();
+  if (!r) return r.error();
+  if (r->plans.empty()) return std::optional<ServePlan>();
+  return std::optional<ServePlan>(r->plans.front());
 }
 
 }  // namespace
@@ -69,12 +71,13 @@ Result<TcoResult> PlanTco(const ServeJobSpec& job, const Catalog& catalog, const
   }
   TcoResult r;
   r.months = req.years * 12;
-  r.gpu = Cheapest(job, catalog, job.qps, false, rate);
-  r.cpu = Cheapest(job, catalog, job.qps, true, rate);
+  GPUPLAN_ASSIGN_OR_RETURN(r.gpu, Cheapest(job, catalog, job.qps, false, rate));
+  GPUPLAN_ASSIGN_OR_RETURN(r.cpu, Cheapest(job, catalog, job.qps, true, rate));
   // Break-even: the load below which the CPU deployment is cheaper.
   for (double q = kScanStartQps; q <= kScanEndQps; q *= kScanStep) {
-    auto gq = Cheapest(job, catalog, q, false, rate);
-    auto cq = Cheapest(job, catalog, q, true, rate);
+    std::optional<ServePlan> gq, cq;
+    GPUPLAN_ASSIGN_OR_RETURN(gq, Cheapest(job, catalog, q, false, rate));
+    GPUPLAN_ASSIGN_OR_RETURN(cq, Cheapest(job, catalog, q, true, rate));
     if (!cq) break;
     if (gq && cq->cost_per_month > gq->cost_per_month) break;
     r.break_even_qps = q;

@@ -473,6 +473,39 @@ ServeJobSpec LlmJob(std::string_view model, double qps, int in, int out) {
   return j;
 }
 
+// When nothing is planned, the note names the cause: a GPU no priced offer rents (the RTX 3090
+// Ti is in the accelerator table, not in any cloud's catalog), with the ones that are; an LLM
+// on CPUs only; or the SLOs. An unknown cloud is an error naming --clouds.
+TEST(PlanServing, SaysWhyNothingWasPlanned) {
+  auto notes = [](const ServeJobSpec& j) {
+    auto r = PlanServing(j, Cat(), Cal());
+    EXPECT_TRUE(r.ok()) << r.error().ToString();
+    EXPECT_TRUE(r->plans.empty());
+    std::string all;
+    for (const auto& n : r->notes) all += n + "\n";
+    return all;
+  };
+  ServeJobSpec gpu = LlmJob("llama-3.1-8b", 1, 512, 128);
+  gpu.gpus = {"RTX-3090-Ti"};
+  const std::string g = notes(gpu);
+  EXPECT_TRUE(Has(g, "no priced catalog offer has RTX-3090-Ti")) << g;
+  EXPECT_TRUE(Has(g, "RTX-4090")) << g;  // rented, so listed
+  EXPECT_FALSE(Has(g, "SLOs")) << g;
+  ServeJobSpec cpu = LlmJob("llama-3.1-8b", 1, 512, 128);
+  cpu.allow_cpu = true;
+  cpu.allow_gpu = false;
+  EXPECT_TRUE(Has(notes(cpu), "LLM serving on CPUs is not planned")) << notes(cpu);
+  ServeJobSpec slo = LlmJob("llama-3.1-8b", 1, 512, 128);
+  slo.tpot_p99_ms = 0.01;
+  EXPECT_TRUE(Has(notes(slo), "no deployment meets the SLOs")) << notes(slo);
+  ServeJobSpec cloud = LlmJob("llama-3.1-8b", 1, 512, 128);
+  cloud.clouds = {"awss"};
+  auto bad = PlanServing(cloud, Cat(), Cal());
+  ASSERT_FALSE(bad.ok());
+  EXPECT_TRUE(Has(bad.error().field, "--clouds")) << bad.error().field;
+  EXPECT_TRUE(Has(bad.error().hint, "did you mean \"aws\"")) << bad.error().hint;
+}
+
 ServeJobSpec BertJob(double qps) {
   ServeJobSpec j;
   j.model = Preset("bert-base-uncased");
