@@ -110,6 +110,9 @@ case("tco --years 0", ["tco", "--model", "bert-base", "--qps", "10", "--years", 
 case("tco --years nan", ["tco", "--model", "bert-base", "--qps", "10", "--years", "nan"], field="--years")
 case("tco --profile junk", ["tco", "--model", "bert-base", "--qps", "10", "--profile", "1,2,x"], field="--profile")
 # An unknown cloud is bad input everywhere (it was "no deployment meets the SLOs" for serving).
+case("infer --output-len on an encoder", ["plan", "infer", "--model", "bert-base", "--qps", "1", "--output-len", "100"], field="--output-len")
+case("infer --input-len on a CNN", ["plan", "infer", "--model", "resnet-50", "--qps", "1", "--input-len", "100"], field="--input-len")
+case("tco --output-len on an encoder", ["tco", "--model", "bert-base", "--qps", "10", "--output-len", "5"], field="--output-len")
 case("infer --clouds unknown", I + ["--qps", "1", "--clouds", "nosuchcloud"], field="--clouds")
 case("infer --clouds typo", I + ["--qps", "1", "--clouds", "awss"], field="--clouds")
 case("tco --clouds unknown", ["tco", "--model", "bert-base", "--qps", "10", "--clouds", "nosuchcloud"], field="--clouds")

@@ -181,6 +181,20 @@ Result<ServeJobSpec> BuildServeJob(const ServeRequest& a, std::string_view defau
                      m->name + " is not a diffusion UNet: it has no denoising steps",
                      "drop --denoise-steps, or serve a diffusion UNet (sdxl-unet, sd-1.5-unet)");
   }
+  // Lengths a model does not have: an encoder generates no tokens; an image model's request is
+  // one image (its size is the model's).
+  if (!llm && a.output_len && *a.output_len > 0) {
+    return MakeError(ErrorCode::kInvalidArgument, "--output-len",
+                     fmt::format("{} ({}) generates no tokens: each request is one forward "
+                                 "pass, got {}",
+                                 m->name, ModelArchName(m->arch), *a.output_len),
+                     "drop --output-len");
+  }
+  if (m->is_image_model() && a.input_len) {
+    return MakeError(ErrorCode::kInvalidArgument, "--input-len",
+                     m->name + " takes one image per request, not tokens",
+                     "drop --input-len (the image size is the model's)");
+  }
   // A named benchmark fills the lengths and SLOs the request leaves unset (one rule with the
   // validation adapter: FillServingShape). Encoders process the real (unpadded) lengths: the
   // benchmark's harness batches by length on GPUs and CPUs alike.

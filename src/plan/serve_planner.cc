@@ -375,7 +375,8 @@ Result<ServePlanResult> PlanServingImpl(const ServeJobSpec& job, const Catalog& 
       p.batch = le.best_b;
       p.capacity_qps = best_cap;
       p.planned_utilization = le.utilization;
-      const double replicas = std::ceil(job.qps / best_cap - 1e-9);
+      // At least one replica serves any load, however light.
+      const double replicas = std::max(1.0, std::ceil(job.qps / best_cap - 1e-9));
       if (replicas > 100000) continue;  // beyond any single deployment; reported in the notes
       p.replicas = static_cast<int>(replicas);
       p.instances = pp > 1 ? p.replicas * pp

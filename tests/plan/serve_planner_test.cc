@@ -506,6 +506,22 @@ TEST(PlanServing, SaysWhyNothingWasPlanned) {
   EXPECT_TRUE(Has(bad.error().hint, "did you mean \"aws\"")) << bad.error().hint;
 }
 
+// However light the load, a deployment runs at least one replica (1e-9 req/s gave "0 on 0"
+// replicas at $0 and an infinite utilisation).
+TEST(PlanServing, AnyLoadRunsAtLeastOneReplica) {
+  ServeJobSpec j = LlmJob("llama-3.1-8b", 1e-9, 512, 128);
+  auto r = PlanServing(j, Cat(), Cal());
+  ASSERT_TRUE(r.ok()) << r.error().ToString();
+  ASSERT_FALSE(r->plans.empty());
+  for (const ServePlan& p : r->plans) {
+    EXPECT_GE(p.replicas, 1) << p.instance->instance_type;
+    EXPECT_GE(p.instances, 1) << p.instance->instance_type;
+    EXPECT_TRUE(std::isfinite(p.utilization)) << p.instance->instance_type;
+    ASSERT_TRUE(p.cost_per_hour.has_value());
+    EXPECT_GT(*p.cost_per_hour, 0) << p.instance->instance_type;
+  }
+}
+
 ServeJobSpec BertJob(double qps) {
   ServeJobSpec j;
   j.model = Preset("bert-base-uncased");
