@@ -81,11 +81,21 @@ void ApplyBenchmarkImplementation(const TrainBenchmark& b, Calibration& cal,
 // optimizer), optimizer offload with it (Megatron-Core optimizer_cpu_offload); DeepSpeed:
 // pipelines only with ZeRO 0-1, offload with ZeRO >= 1 (parameters: ZeRO-3); FSDP/torchtune:
 // no pipeline, no expert parallelism, ZeRO 0/2/3, offload of parameters and optimizer
-// together (CPUOffload) under full sharding; DDP: replicated data parallelism only.
+// together (CPUOffload) under full sharding; DDP: replicated data parallelism only. Recompute
+// as FrameworkRecomputes says.
 bool FrameworkSupports(TrainFramework f, const Parallelism& par, const TrainMemoryOptions& opt);
 
+// Whether framework `f` can recompute activations this way. The HF Trainer / Accelerate stack
+// (DDP, FSDP, DeepSpeed: `gradient_checkpointing`) and torchtune
+// (`enable_activation_checkpointing`) checkpoint every decoder layer: no attention-only (selective)
+// recompute and no subset of layers
+// (`layers` > 0). Megatron(-Core)/NeMo (--recompute-granularity selective, --recompute-method
+// block) and torchtitan (op-level or every-Nth-layer SAC) have both.
+bool FrameworkRecomputes(TrainFramework f, Recompute rc, int layers);
+
 // The framework that runs the layout: `requested` when it supports it; for kGeneric the first
-// that does of Megatron-Core (model parallel layouts), DDP, FSDP, DeepSpeed. Empty when none.
+// that does of Megatron-Core (model parallel layouts), DDP, FSDP, DeepSpeed, then Megatron-Core
+// (data parallel layouts that recompute selectively or a subset of layers). Empty when none.
 std::optional<TrainFramework> FrameworkFor(TrainFramework requested, const Parallelism& par,
                                            const TrainMemoryOptions& opt);
 

@@ -173,8 +173,21 @@ int LayoutSimplicity(const Parallelism& p, const TrainMemoryOptions& x) {
          static_cast<int>(x.recompute) * 10 + (p.vpp > 1 ? 1 : 0);
 }
 
+bool FrameworkRecomputes(TrainFramework f, Recompute rc, int layers) {
+  switch (f) {
+    case TrainFramework::kDeepSpeed:
+    case TrainFramework::kFsdp:
+    case TrainFramework::kDdp:
+    case TrainFramework::kTorchtune:
+      return rc == Recompute::kNone || (rc == Recompute::kFull && layers <= 0);
+    default:
+      return true;
+  }
+}
+
 bool FrameworkSupports(TrainFramework f, const Parallelism& p, const TrainMemoryOptions& o) {
   const bool model_parallel = p.tp > 1 || p.pp > 1 || p.cp > 1 || p.ep > 1 || p.vpp > 1;
+  if (!FrameworkRecomputes(f, o.recompute, o.recompute_layers)) return false;
   // NVFP4 training is Transformer Engine's recipe, run through Megatron-Core (NeMo).
   if (o.fp4_gemms && f != TrainFramework::kMegatronCore && f != TrainFramework::kGeneric)
     return false;
@@ -229,7 +242,8 @@ std::optional<TrainFramework> FrameworkFor(TrainFramework requested, const Paral
   static constexpr TrainFramework kModelParallel[] = {
       TrainFramework::kMegatronCore, TrainFramework::kDeepSpeed, TrainFramework::kFsdp};
   static constexpr TrainFramework kDataParallel[] = {TrainFramework::kDdp, TrainFramework::kFsdp,
-                                                     TrainFramework::kDeepSpeed};
+                                                     TrainFramework::kDeepSpeed,
+                                                     TrainFramework::kMegatronCore};
   for (TrainFramework f : model_parallel ? std::span<const TrainFramework>(kModelParallel)
                                          : std::span<const TrainFramework>(kDataParallel)) {
     if (FrameworkSupports(f, p, o)) return f;
@@ -311,7 +325,13 @@ std::optional<LayoutChoice> BestTrainLayout(const ModelSpec& m, const TrainMemor
     // domain / TPU slice beyond it (GB200 NVL72: 72 GPUs over 4-GPU trays), where frameworks
     // still cap it at 8 (NVIDIA's GB200 recipes run tp <= 8).
     const int tp_cap = std::max(hw.gpus_per_node, std::min(hw.ScaleUpGpus(), 8));
+    // A group must not straddle two machines: tp divides the GPUs of a node (of the scale-up
+    // domain beyond it). Ranks are laid out node by node, so tp 5 on 8-GPU nodes would put
+    // every other group's all-reduces on the inter-node fabric.
+    const int domain = std::max(1, hw.gpus_per_node);
     for (int t : Divisors(m.heads, tp_cap)) {
+      const int within = t <= domain ? domain : std::max(domain, hw.ScaleUpGpus());
+      if (within % t != 0) continue;
       if (m.mla || m.kv_heads <= 0 || m.kv_heads % t == 0) tps.push_back(t);
     }
   } else {
@@ -551,6 +571,8 @@ std::optional<LayoutChoice> BestTrainLayout(const ModelSpec& m, const TrainMemor
           int none_fit_b = 0, full_fit_b = 0;
           for (int ri = 0; ri < n_rc; ++ri) {
             const Recompute rc = rc_opts[ri].rc;
+            // Only the recompute the framework can run (HF/DeepSpeed/torchtune: every layer).
+            if (!FrameworkRecomputes(*fw, rc, rc_opts[ri].layers)) continue;
             const int dominated_upto = rc == Recompute::kSelective ? none_fit_b
                                        : rc == Recompute::kFull ? std::max(none_fit_b, full_fit_b)
                                                                 : 0;

@@ -320,6 +320,7 @@ Predicted PredictTrainingMemory(const ModelSpec& m, const Json& w, const Json& h
     if (Str(w, "recompute").empty() && s.opt.recompute == Recompute::kNone) {
       for (Recompute rc : {Recompute::kSelective, Recompute::kFull}) {
         if (!over()) break;
+        if (!FrameworkRecomputes(fk, rc, 0)) continue;  // HF/DeepSpeed/torchtune: every layer
         s.opt.recompute = rc;
         b = EstimateTrainingMemory(m, s.par, s.opt);
       }

@@ -13,6 +13,7 @@
 #include "gpuplan/catalog.h"
 #include "gpuplan/job.h"
 #include "gpuplan/memory_fit.h"
+#include "gpuplan/plan.h"
 #include "gpuplan/planner.h"
 #include "gpuplan/serve_planner.h"
 #include "gpuplan/sizing.h"
@@ -41,6 +42,39 @@ TrainJobSpec B16Job() {
 
 bool AnyHas(const std::vector<std::string>& v, std::string_view part) {
   return std::any_of(v.begin(), v.end(), [&](const std::string& s) { return Has(s, part); });
+}
+
+// ---- layouts a framework runs ----------------------------------------------------------------
+
+// The HF Trainer stack (DDP, FSDP, DeepSpeed) and torchtune checkpoint every layer or none:
+// no plan of theirs recomputes selectively or a block of layers (what their emitted Trainer
+// arguments, gradient_checkpointing, cannot express); and no tensor-parallel group straddles
+// two machines.
+TEST(TrustLayout, RecomputeAndTensorParallelAsTheFrameworksRunThem) {
+  EXPECT_FALSE(FrameworkRecomputes(TrainFramework::kFsdp, Recompute::kSelective, 0));
+  EXPECT_FALSE(FrameworkRecomputes(TrainFramework::kDeepSpeed, Recompute::kFull, 20));
+  EXPECT_TRUE(FrameworkRecomputes(TrainFramework::kDdp, Recompute::kFull, 0));
+  EXPECT_TRUE(FrameworkRecomputes(TrainFramework::kMegatronCore, Recompute::kSelective, 0));
+  EXPECT_TRUE(FrameworkRecomputes(TrainFramework::kTorchtitan, Recompute::kFull, 8));
+  for (const char* model : {"llama-2-13b", "llama-3-70b"}) {
+    TrainJobSpec j = B16Job();
+    j.model = Preset(model);
+    j.model_arg = model;
+    j.method = TrainMethod::kPretrain;
+    j.tokens = 50e9;
+    j.top = 40;
+    auto r = PlanTraining(j, Cat(), Cal());
+    ASSERT_TRUE(r.ok()) << r.error().ToString();
+    ASSERT_FALSE(r->plans.empty());
+    for (const TrainPlan& p : r->plans) {
+      SCOPED_TRACE(std::string(model) + " " + p.instance->instance_type);
+      EXPECT_TRUE(FrameworkRecomputes(p.framework, p.opt.recompute, p.opt.recompute_layers))
+          << TrainFrameworkName(p.framework) << " "
+          << RecomputeLabel(p.opt.recompute, p.opt.recompute_layers);
+      const int per_node = p.instance->accelerator_count;
+      if (p.par.tp <= per_node) EXPECT_EQ(per_node % p.par.tp, 0) << "tp " << p.par.tp;
+    }
+  }
 }
 
 // ---- storage --------------------------------------------------------------------------------
