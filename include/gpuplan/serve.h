@@ -159,6 +159,21 @@ TgiLaunchDefaults TgiDefaults(std::string_view version, int max_position_embeddi
 // (--max-concurrent-requests). Others 256. docs/model.md 12.6.
 int EngineDefaultMaxSeqs(Engine engine, const Accelerator& acc, std::string_view version);
 
+// The engine limits `trtllm-bench` builds for a model, mapping and dataset (TensorRT-LLM
+// tensorrt_llm/bench/build/tuning.py, calc_engine_setting and finetune_setting, 0.12-1.x):
+// requests the KV cache holds at 0.95 of (tp x pp x device GiB - the weights' GiB), with one KV
+// head per TP rank at least, capped at 4096 and divided over pp, rounded up (to 32 from a floor
+// of 64, to 128 from 256, to 256 from 1024); tokens per step that batch x (1 + ISL/OSL), capped
+// at 32768 and rounded up (floor 2048). NVIDIA's performance tables (perf-overview.md) are
+// measured with it.
+struct TrtllmBenchLimits {
+  int max_batch_size = 0;
+  int max_num_tokens = 0;
+};
+TrtllmBenchLimits TrtllmBenchSettings(const ModelSpec& m, Precision weights, bool nvfp4,
+                                      Precision kv, int tp, int pp, int input_len, int output_len,
+                                      double device_gib);
+
 // Whether the engine batches continuously: a request joins the running batch at the next decode
 // step (vLLM, TensorRT-LLM, SGLang, TGI). Static-batch runtimes (Hugging Face generate and the
 // PyTorch/IPEX harnesses built on it, such as Intel's MLPerf GPT-J SUT with its per-worker

@@ -792,4 +792,35 @@ int EngineDefaultMaxSeqs(Engine engine, const Accelerator& acc, std::string_view
   return VllmDefaults(acc, version, 0).max_num_seqs;
 }
 
+TrtllmBenchLimits TrtllmBenchSettings(const ModelSpec& m, Precision weights, bool nvfp4,
+                                      Precision kv, int tp, int pp, int input_len, int output_len,
+                                      double device_gib) {
+  TrtllmBenchLimits r;
+  tp = std::max(1, tp);
+  pp = std::max(1, pp);
+  // BYTES_PER_ELEM: FP8 1, NVFP4 0.5, else 2; the KV cache 1 byte in FP8, else 2.
+  const double wb = nvfp4 ? 0.5 : weights == Precision::kFp8 ? 1.0 : 2.0;
+  const double kvb = kv == Precision::kFp8 ? 1.0 : 2.0;
+  const double params_g = static_cast<double>(CountParams(m).total) / 1e9;
+  const double kv_heads = std::max(tp, m.kv_heads > 0 ? m.kv_heads : m.heads);
+  const double head = m.head_dim > 0 ? static_cast<double>(m.head_dim)
+                      : m.heads > 0  ? static_cast<double>(m.hidden) / m.heads
+                                     : 0.0;
+  const double per_token_gib = 2.0 * m.layers * kv_heads * head * kvb / (1024.0 * 1024 * 1024);
+  const double avail = device_gib * tp * pp - params_g * wb;
+  const double seq = std::max(1, input_len + std::max(1, output_len));
+  const double requests = per_token_gib > 0 ? avail * 0.95 / per_token_gib / seq : 0;
+  const double raw_bs = std::min(std::max(requests, 0.0), 4096.0) / pp;
+  const double raw_tokens =
+      std::min(raw_bs * (1.0 + static_cast<double>(input_len) / std::max(1, output_len)), 32768.0);
+  auto up = [](double v, double step) { return step * std::ceil(v / step); };
+  r.max_batch_size = static_cast<int>(raw_bs < 256    ? std::max(64.0, up(raw_bs, 32))
+                                      : raw_bs < 1024 ? up(raw_bs, 128)
+                                                      : up(raw_bs, 256));
+  r.max_num_tokens = static_cast<int>(raw_tokens < 4096   ? std::max(2048.0, up(raw_tokens, 256))
+                                      : raw_tokens < 8192 ? up(raw_tokens, 512)
+                                                          : up(raw_tokens, 1024));
+  return r;
+}
+
 }  // namespace gpuplan

@@ -356,6 +356,18 @@ Predicted PredictInferencePerf(const ModelSpec& m, const Json& w, const Json& hw
     // The engine's own concurrency limit where the case sets none (EngineDefaultMaxSeqs).
     su.max_batch = dev_acc ? EngineDefaultMaxSeqs(su.engine, *dev_acc, Str(w, "version"))
                            : (su.engine == Engine::kTrtLlm ? 2048 : 256);
+    // NVIDIA's TensorRT-LLM performance tables (perf-overview.md) are measured with
+    // trtllm-bench, which builds each engine for the dataset's lengths (TrtllmBenchSettings):
+    // its max_batch_size, not trtllm-build's 2048, caps the batch.
+    if (su.engine == Engine::kTrtLlm && dev_acc && in > 0 &&
+        Contains(internal::ToLower(source), {"perf-overview", "trtllm-bench"})) {
+      const bool nvfp4 = su.quant && su.quant->method == "nvfp4";
+      su.max_batch =
+          TrtllmBenchSettings(m, su.weight_precision, nvfp4, su.kv_precision, su.tp,
+                              std::max(1, Int(w, "pp").value_or(1)), in, out,
+                              VisibleMemory(dev_acc->Usable()).value() / (1024.0 * 1024 * 1024))
+              .max_batch_size;
+    }
     if (auto mb = Int(w, "max_num_seqs")) {
       if (*mb < 1) return Unsupported{"max_num_seqs must be >= 1"};
       su.max_batch = *mb;

@@ -855,6 +855,26 @@ TEST(ServingMemory, UsesTheDriversMemoryWhereTheCatalogHasIt) {
   EXPECT_EQ(Gpu("H100-SXM5-80GB").memory.value(), h100->memory.value());
 }
 
+// trtllm-bench's engine limits (tensorrt_llm/bench/build/tuning.py), as NVIDIA's performance
+// tables ran them. Llama-3.1-8B FP8 (FP8 KV) at 128/128 on an 80 GB H100: 0.95 x (79.6 - 8.0)
+// GiB / 61 KiB per token / 256 tokens = 4351 requests, capped at 4096; 4096 x 2 = 8192 tokens.
+// Llama-3.1-70B FP16 on 8 A100s at 128/2048: 0.95 x (8 x 79.15 - 141.1) GiB / 305 KiB / 2176 =
+// 704 requests, rounded up to 768; 748 tokens per step, raised to the 2048 floor.
+TEST(TrtllmBench, EngineLimitsFollowItsTuningRule) {
+  const TrtllmBenchLimits a = TrtllmBenchSettings(Preset("llama-3.1-8b"), Precision::kFp8, false,
+                                                  Precision::kFp8, 1, 1, 128, 128, 79.6);
+  EXPECT_EQ(a.max_batch_size, 4096);
+  EXPECT_EQ(a.max_num_tokens, 8192);
+  const TrtllmBenchLimits b = TrtllmBenchSettings(Preset("llama-3.1-70b"), Precision::kFp16, false,
+                                                  Precision::kFp16, 8, 1, 128, 2048, 79.15);
+  EXPECT_EQ(b.max_batch_size, 768);
+  EXPECT_EQ(b.max_num_tokens, 2048);
+  // A small cache keeps the floor of 64.
+  const TrtllmBenchLimits c = TrtllmBenchSettings(Preset("llama-3.1-70b"), Precision::kFp16, false,
+                                                  Precision::kFp16, 2, 1, 20000, 2000, 79.15);
+  EXPECT_EQ(c.max_batch_size, 64);
+}
+
 // vLLM V0 profiles one whole max_model_len prompt, except above a 32K context, where it turns
 // chunked prefill on and schedules 2048 tokens per step (not for MLA models); V1 keeps its own.
 TEST(VllmDefaults, V0ChunksPrefillAboveThirtyTwoK) {
