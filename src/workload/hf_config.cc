@@ -123,7 +123,6 @@ bool In(const std::string& t, std::initializer_list<const char*> set) {
   return false;
 }
 
-// First present integer among `keys`.
 // The context a serving engine derives from config.json (vLLM's _get_and_verify_max_len; TGI
 // and SGLang follow it): RoPE scaling of a type other than "llama3", "longrope"/"su" (whose
 // max_position_embeddings is already the scaled length) multiplies it by `factor`, from
@@ -158,12 +157,13 @@ Result<int> RopeScaledContext(const Json& c, const std::string& model_type, int 
   const double scaled = std::floor(base * factor.value_or(1.0));
   if (!(scaled >= 1 && scaled <= 2147483647.0)) {
     return MakeError(ErrorCode::kInvalidArgument, rp + ".factor",
-                     "gives a context of " + std::to_string(scaled) + " tokens, out of range",
+                     fmt::format("gives a context of {:.0f} tokens, out of range", scaled),
                      "check rope_scaling.factor and original_max_position_embeddings");
   }
   return static_cast<int>(scaled);
 }
 
+// First present integer among `keys`.
 Result<std::optional<std::int64_t>> FirstInt(const Json& j, std::initializer_list<const char*> keys,
                                              std::string_view path) {
   for (const char* k : keys) {
