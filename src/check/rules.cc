@@ -121,6 +121,27 @@ class Rules {
           "change tp/pp/micro_batch (`gpuplan plan train` finds a layout)");
       return;
     }
+    // A layout no framework runs as written (FrameworkSupports): the step time and memory
+    // above are for a run nobody can launch.
+    bool runnable = false;
+    for (TrainFramework fw :
+         {TrainFramework::kMegatronCore, TrainFramework::kMegatronLegacy,
+          TrainFramework::kDeepSpeed, TrainFramework::kFsdp, TrainFramework::kDdp,
+          TrainFramework::kTorchtune, TrainFramework::kTorchtitan}) {
+      runnable = runnable || FrameworkSupports(fw, sh.par, sh.opt);
+    }
+    if (!runnable) {
+      Add(Severity::kWarning, "layout-no-framework",
+          fmt::format("no framework runs this layout as written (tp {} pp {} ZeRO-{}, recompute "
+                      "{}): Megatron-Core shards at most the optimizer (ZeRO-1); FSDP, DeepSpeed "
+                      "and the HF Trainer checkpoint whole layers (no selective recompute) and "
+                      "DeepSpeed pipelines only with ZeRO 0-1; torchtitan shards fully (ZeRO-3) "
+                      "or not at all",
+                      sh.par.tp, sh.par.pp, sh.par.zero_stage, RecomputeName(sh.opt.recompute)),
+          "e.g. full recompute with ZeRO-2/3 (FSDP, DeepSpeed), ZeRO <= 1 with selective "
+          "recompute (Megatron-Core) or ZeRO-3 with it (torchtitan); `gpuplan plan train` "
+          "finds a layout a framework runs");
+    }
     SmallCard(t, sh, ev, f);
     SmallBatch(t, sh, ev);
     Storage(in);

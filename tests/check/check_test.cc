@@ -223,6 +223,24 @@ TEST(CheckTest, Fp4SetupOnHopperCannotRun) {
   EXPECT_FALSE(ParseSetupYaml(yaml, "t.yaml").ok());  // not a training precision
 }
 
+// A layout no framework runs as written is said: selective recompute with ZeRO-2 (Megatron-Core
+// shards at most the optimizer; FSDP and DeepSpeed checkpoint whole layers; torchtitan shards
+// fully or not at all). ZeRO-3 with selective recompute is torchtitan's, so it is not flagged.
+TEST(CheckTest, LayoutNoFrameworkRuns) {
+  const std::string base =
+      "hardware: {instance: p5.48xlarge, region: us-east-1, storage: nvme, storage_gbps: 50}\n"
+      "train: {model: llama-2-7b, micro_batch: 1, seq_len: 4096, global_batch: 512, ";
+  EXPECT_NE(Find(Check(base + "zero: 2, recompute: selective}\n"), "layout-no-framework",
+                 Severity::kWarning),
+            nullptr);
+  EXPECT_EQ(Find(Check(base + "zero: 3, recompute: selective}\n"), "layout-no-framework",
+                 Severity::kInfo),
+            nullptr);
+  EXPECT_EQ(
+      Find(Check(base + "zero: 2, recompute: full}\n"), "layout-no-framework", Severity::kInfo),
+      nullptr);
+}
+
 TEST(CheckTest, ErrorsComeFirst) {
   const auto fs = Check(Example("two_zones_spot_no_rdma"));
   ASSERT_FALSE(fs.empty());
