@@ -93,6 +93,9 @@ bool FrameworkSupports(TrainFramework f, const Parallelism& par, const TrainMemo
 // block) and torchtitan (op-level or every-Nth-layer SAC) have both.
 bool FrameworkRecomputes(TrainFramework f, Recompute rc, int layers);
 
+// Whether any framework (Megatron, DeepSpeed, FSDP, DDP, torchtune, torchtitan) runs the layout.
+bool AnyFrameworkSupports(const Parallelism& par, const TrainMemoryOptions& opt);
+
 // The framework that runs the layout: `requested` when it supports it; for kGeneric the first
 // that does of Megatron-Core (model parallel layouts), DDP, FSDP, DeepSpeed, then Megatron-Core
 // (data parallel layouts that recompute selectively or a subset of layers). Empty when none.

@@ -123,14 +123,7 @@ class Rules {
     }
     // A layout no framework runs as written (FrameworkSupports): the step time and memory
     // above are for a run nobody can launch.
-    bool runnable = false;
-    for (TrainFramework fw :
-         {TrainFramework::kMegatronCore, TrainFramework::kMegatronLegacy,
-          TrainFramework::kDeepSpeed, TrainFramework::kFsdp, TrainFramework::kDdp,
-          TrainFramework::kTorchtune, TrainFramework::kTorchtitan}) {
-      runnable = runnable || FrameworkSupports(fw, sh.par, sh.opt);
-    }
-    if (!runnable) {
+    if (!AnyFrameworkSupports(sh.par, sh.opt)) {
       Add(Severity::kWarning, "layout-no-framework",
           fmt::format("no framework runs this layout as written (tp {} pp {} ZeRO-{}, recompute "
                       "{}): Megatron-Core shards at most the optimizer (ZeRO-1); FSDP, DeepSpeed "

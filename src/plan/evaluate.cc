@@ -227,6 +227,15 @@ bool FrameworkSupports(TrainFramework f, const Parallelism& p, const TrainMemory
   return false;
 }
 
+bool AnyFrameworkSupports(const Parallelism& p, const TrainMemoryOptions& o) {
+  for (TrainFramework f : {TrainFramework::kMegatronCore, TrainFramework::kMegatronLegacy,
+                           TrainFramework::kDeepSpeed, TrainFramework::kFsdp, TrainFramework::kDdp,
+                           TrainFramework::kTorchtune, TrainFramework::kTorchtitan}) {
+    if (FrameworkSupports(f, p, o)) return true;
+  }
+  return false;
+}
+
 std::optional<TrainFramework> FrameworkFor(TrainFramework requested, const Parallelism& p,
                                            const TrainMemoryOptions& o) {
   if (requested != TrainFramework::kGeneric) {

@@ -33,6 +33,11 @@ bool IsNeuron(const std::string& acc) {
   return acc.rfind("Inferentia", 0) == 0 || acc.rfind("Trainium", 0) == 0;
 }
 
+// Training chips the serving planner does not place: Trainium (Inferentia serves) and TPUs.
+bool NotServedOn(const std::string& acc) {
+  return acc.rfind("Trainium", 0) == 0 || acc.rfind("TPU", 0) == 0;
+}
+
 // Keeps the cheapest of the plans that differ only by region; lists the others' regions.
 void CollapseRegions(std::vector<ServePlan>& plans) {
   std::vector<ServePlan> kept;
@@ -339,7 +344,7 @@ Result<ServePlanResult> PlanServingImpl(const ServeJobSpec& job, const Catalog& 
     } else {
       acc = catalog.FindAccelerator(inst.accelerator);
       if (!acc) continue;
-      if (acc->id.rfind("Trainium", 0) == 0 || acc->id.rfind("TPU", 0) == 0) continue;
+      if (NotServedOn(acc->id)) continue;
       key.hw = acc;
       key.count = inst.accelerator_count;
       key.intra = inst.intra_node_link;
@@ -434,7 +439,7 @@ Result<ServePlanResult> PlanServingImpl(const ServeJobSpec& job, const Catalog& 
         if ((!job.clouds.empty() && !In(job.clouds, inst.cloud)) ||
             (!job.regions.empty() && !In(job.regions, inst.region)) || inst.is_cpu_only() ||
             !inst.price_on_demand || In(rented, inst.accelerator) ||
-            inst.accelerator.rfind("Trainium", 0) == 0 || inst.accelerator.rfind("TPU", 0) == 0) {
+            NotServedOn(inst.accelerator)) {
           continue;
         }
         rented.push_back(inst.accelerator);
