@@ -575,6 +575,23 @@ case("endless: --catalog /dev/zero", ["--catalog", "/dev/zero", "gpus"], field="
 case("endless: emit --plan /dev/zero", ["emit", "slurm", "--plan", "/dev/zero"], field="--plan", timeout_s=10)
 case("endless: memory --model /dev/zero", ["memory", "--model", "/dev/zero"], field="--model", timeout_s=10)
 
+# --- a flag the requested analysis would ignore (twentieth session) --------------------------
+case("memory --infer --seq-len (serving reads --context)", ["memory", "-m", "llama-3-8b", "--infer", "--seq-len", "8192"], field="--seq-len")
+case("memory --infer --batch", ["memory", "-m", "llama-3-8b", "--infer", "--batch", "4"], field="--batch")
+case("memory --infer --zero", ["memory", "-m", "llama-3-8b", "--infer", "--zero", "3"], field="--zero")
+case("memory --infer --ep", ["memory", "-m", "mixtral-8x7b", "--infer", "--ep", "2"], field="--ep")
+case("memory --train --context", ["memory", "-m", "llama-3-8b", "--train", "--context", "8192"], field="--context")
+case("memory --train --engine", ["memory", "-m", "llama-3-8b", "--train", "--engine", "tgi"], field="--engine")
+case("memory --train --gpu-memory-utilization", ["memory", "-m", "llama-3-8b", "--train", "--gpu-memory-utilization", "0.5"], field="--gpu-memory-utilization")
+case("memory --train --quant awq on full training", ["memory", "-m", "llama-3-8b", "--train", "--quant", "awq"], field="--quant")
+case("memory --train qlora --quant int8", ["memory", "-m", "llama-3-8b", "--train", "--method", "qlora", "--quant", "int8"], field="--quant")
+case("train --spot-rate without --spot", ["plan", "train", "--tokens", "1B", "--spot-rate", "0.5"], field="--spot-rate")
+case("infer --think-s without --users", ["plan", "infer", "--model", "llama-3-8b", "--qps", "1", "--think-s", "5"], field="--think-s")
+case("tco --think-s without --users", ["tco", "--model", "bert-base", "--qps", "10", "--think-s", "5"], field="--think-s")
+case("infer --cpu-only with --gpus", ["plan", "infer", "--model", "bert-base", "--qps", "1", "--cpu-only", "--gpus", "H100"], field="--gpus")
+case("infer --tpot-ms on an encoder", ["plan", "infer", "--model", "bert-base", "--qps", "1", "--tpot-ms", "50"], field="--tpot-ms")
+case("infer --kv-precision on a CNN", ["plan", "infer", "--model", "resnet-50", "--qps", "1", "--kv-precision", "fp8"], field="--kv-precision")
+
 # --- misc global -----------------------------------------------------------------------------
 case("no such subcommand", ["bogus"], field="bogus")
 case("--json error output with invalid utf-8 in field", ["--json", "memory", "--model", "hex:" + b"a\xffb".hex()], field="--model")

@@ -26,6 +26,12 @@ Status MergeFile(InferArgs& a, const CLI::App* cmd) {
   if (cmd != nullptr) {
     const CLI::Option* m = cmd->get_option_no_throw("--model");
     a.model_given = m != nullptr && m->count() > 0;
+    const CLI::Option* think = cmd->get_option_no_throw("--think-s");
+    if (think != nullptr && think->count() > 0 && !a.users) {
+      return MakeError(ErrorCode::kInvalidArgument, "--think-s",
+                       "is the time between one user's requests, but no --users was given",
+                       "give the load as --users N --think-s S, or drop --think-s");
+    }
   }
   if (a.file.empty()) return {};
   auto text = ReadInputFile(a.file, "-f", kMaxYamlFileBytes);

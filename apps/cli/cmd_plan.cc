@@ -241,6 +241,11 @@ Result<Output> RunPlanTrain(const GlobalOptions& g, const PlanTrainArgs& a) {
     job->currency = *c;
   }
   Calibration cal = DefaultCalibration();
+  if (a.spot_rate && !job->spot_allowed) {
+    return MakeError(ErrorCode::kInvalidArgument, "--spot-rate",
+                     "sets the spot interruption rate, but this job rents on-demand only",
+                     "add --spot (or constraints.spot: true in the job file), or drop --spot-rate");
+  }
   if (a.spot_rate) {
     auto c = WithSpotRate(std::move(cal), *a.spot_rate, "--spot-rate");
     if (!c) return c.error();

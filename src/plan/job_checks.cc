@@ -102,6 +102,11 @@ Result<ServeJobSpec> BuildServeJob(const ServeRequest& a, std::string_view defau
     return st.error();
   if (auto st = CheckRange(a.users, "--users", 0, 1e9, true); !st) return st.error();
   if (auto st = CheckRange(a.think_s, "--think-s", 0, 86400, true); !st) return st.error();
+  if (a.cpu_only && !a.gpus.empty()) {
+    return MakeError(ErrorCode::kInvalidArgument, "--gpus",
+                     "names accelerators, but --cpu-only plans CPU instances only",
+                     "drop --gpus, or use --cpu to rank CPUs beside those GPUs");
+  }
   for (const auto& [v, flag] :
        {std::pair{a.ttft_ms, "--ttft-ms"}, {a.tpot_ms, "--tpot-ms"}, {a.e2e_ms, "--e2e-ms"}}) {
     if (auto st = CheckRange(v, flag, 0, kMaxSloMs, true); !st) return st.error();
@@ -189,6 +194,18 @@ Result<ServeJobSpec> BuildServeJob(const ServeRequest& a, std::string_view defau
                                  "pass, got {}",
                                  m->name, ModelArchName(m->arch), *a.output_len),
                      "drop --output-len");
+  }
+  if (!llm && a.tpot_ms) {
+    return MakeError(ErrorCode::kInvalidArgument, "--tpot-ms",
+                     fmt::format("{} ({}) generates no tokens, so it has no time per output token",
+                                 m->name, ModelArchName(m->arch)),
+                     "bound the request's latency with --e2e-ms instead");
+  }
+  if (!llm && !a.kv_precision.empty()) {
+    return MakeError(
+        ErrorCode::kInvalidArgument, "--kv-precision",
+        fmt::format("{} ({}) keeps no KV cache between requests", m->name, ModelArchName(m->arch)),
+        "drop --kv-precision");
   }
   if (m->is_image_model() && a.input_len) {
     return MakeError(ErrorCode::kInvalidArgument, "--input-len",

@@ -97,6 +97,21 @@ Result<TrainMemoryOptions> BuildTrainOptions(const MemoryRequest& a, const Model
     return MakeError(ErrorCode::kInvalidArgument, "--seq-len", x->message, x->fix);
   }
   if (o.method == TrainMethod::kQlora) o.base_bits = 4;
+  // Training alone: a quantised base is LoRA's (frozen weights); full fine-tuning and
+  // pretraining train the weights in --precision, and QLoRA's base is 4-bit NF4 by definition.
+  if (a.train && !a.infer && !a.quant.empty() && o.method != TrainMethod::kLora) {
+    const bool qlora = o.method == TrainMethod::kQlora;
+    auto q = ParsePrecision(a.quant);
+    if (!qlora || !q || *q != Precision::kInt4) {
+      return MakeError(ErrorCode::kInvalidArgument, "--quant",
+                       fmt::format("\"{}\" does not apply to {} training", a.quant, a.method),
+                       qlora ? "QLoRA's base is 4-bit NF4; for an 8-bit base use --method lora "
+                               "--quant int8"
+                             : "a quantised frozen base is LoRA's: use --method lora --quant "
+                               "int8|int4 (or --method qlora); full training trains the weights "
+                               "in --precision");
+    }
+  }
   if (o.method == TrainMethod::kLora && !a.quant.empty()) {
     auto q = ParsePrecision(a.quant);
     if (!q || (*q != Precision::kInt8 && *q != Precision::kInt4)) {
