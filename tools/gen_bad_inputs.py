@@ -592,6 +592,20 @@ case("infer --cpu-only with --gpus", ["plan", "infer", "--model", "bert-base", "
 case("infer --tpot-ms on an encoder", ["plan", "infer", "--model", "bert-base", "--qps", "1", "--tpot-ms", "50"], field="--tpot-ms")
 case("infer --kv-precision on a CNN", ["plan", "infer", "--model", "resnet-50", "--qps", "1", "--kv-precision", "fp8"], field="--kv-precision")
 
+# --- simulate's --csv/--svg write through SafeWriteFiles (never over a file without --force) --
+SIM = ["simulate", "--model", "llama-3-8b", "--synthetic", "--days", "1", "--peak-rps", "5"]
+case("simulate --svg over an existing file", SIM + ["--svg", "chart.svg"], field="--svg", guard={"chart.svg": "keep\n"})
+case("simulate --csv over an existing file", SIM + ["--csv", "t.csv", "--svg", "new.svg"], field="--csv", guard={"t.csv": "keep\n"})
+case("simulate --csv through a link", SIM + ["--csv", "t.csv", "--force"], field="--csv",
+     files={"real.txt": "keep\n"}, links={"t.csv": "real.txt"}, guard={"real.txt": "keep\n"})
+case("simulate --svg names a directory", SIM + ["--svg", "out/"], field="--svg", files={"out/.keep": ""})
+case("simulate --csv and --svg the same file", SIM + ["--csv", "x", "--svg", "x"], field="--svg")
+case("simulate --peak-hour 25", SIM + ["--peak-hour", "25"], field="--peak-hour")
+case("simulate --node-provision-s 1e9", SIM + ["--node-provision-s", "1e9"], field="--node-provision-s")
+case("simulate --image-gb 1e12", SIM + ["--image-gb", "1e12"], field="--image-gb")
+case("simulate --peak-rps 1e308 (named, not --qps)", ["simulate", "--model", "llama-3-8b", "--synthetic", "--days", "1", "--peak-rps", "1e308"], field="--peak-rps")
+case("simulate --burst-factor 1e9", SIM + ["--burst-factor", "1e9"], field="--burst-factor")
+
 # --- misc global -----------------------------------------------------------------------------
 case("no such subcommand", ["bogus"], field="bogus")
 case("--json error output with invalid utf-8 in field", ["--json", "memory", "--model", "hex:" + b"a\xffb".hex()], field="--model")

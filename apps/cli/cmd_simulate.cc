@@ -3,6 +3,7 @@
 // simulation lives in the library (gpuplan/simulate.h); this file maps flags and renders.
 #include <algorithm>
 #include <cmath>
+#include <filesystem>
 #include <fmt/format.h>
 #include <fstream>
 #include <memory>
@@ -13,6 +14,7 @@
 #include "commands.h"
 #include "gpuplan/documents.h"
 #include "gpuplan/input.h"
+#include "gpuplan/safe_write.h"
 #include "gpuplan/simulate.h"
 #include "io/json_fields.h"
 #include "serve_args.h"
@@ -40,6 +42,7 @@ struct SimArgs {
   int keda_cooldown_s = 300;
   double node_provision_s = 120, image_gb = 12;
   std::string csv, svg;
+  bool force = false;
 };
 
 Result<std::vector<HpaScalingPolicy>> ParsePolicies(const std::string& s, const char* flag) {
@@ -209,21 +212,43 @@ Result<Output> RunSimulate(const GlobalOptions& g, SimArgs a) {
   for (const auto& p : res->policies) {
     if (p.policy == ScalingPolicyKind::kStatic) st = &p;
   }
-  // Files first (so a write error leaves no partial answer).
-  auto write = [](const std::string& path, const std::string& text, const char* flag) -> Status {
-    std::ofstream f(path, std::ios::binary | std::ios::trunc);
-    if (!f)
-      return MakeError(ErrorCode::kIo, flag, "cannot write \"" + path + "\"",
-                       "check the directory exists");
-    f << text;
-    if (!f) return MakeError(ErrorCode::kIo, flag, "cannot write \"" + path + "\"");
-    return {};
+  // Files first (so a write error leaves no partial answer), through SafeWriteFiles: an
+  // existing file is refused without --force, a link or directory always (docs/reliability.md).
+  struct OutFile {
+    std::string dir, name;
+    const char* flag;
+    std::string text;
   };
-  if (!a.csv.empty()) {
-    if (auto s = write(a.csv, SimulationCsv(*res), "--csv"); !s) return s.error();
+  std::vector<OutFile> outs;
+  for (const auto& [path, flag] : {std::pair{&a.csv, "--csv"}, std::pair{&a.svg, "--svg"}}) {
+    if (path->empty()) continue;
+    const std::filesystem::path fp(*path);
+    const std::string name = fp.filename().string();
+    if (name.empty() || name == "." || name == "..") {
+      return MakeError(ErrorCode::kInvalidArgument, flag, "names a directory: " + Excerpt(*path),
+                       "give a file path, e.g. out/timeline.csv");
+    }
+    outs.push_back({fp.has_parent_path() ? fp.parent_path().string() : ".", name, flag,
+                    flag == std::string("--csv") ? SimulationCsv(*res) : SimulationSvg(*res)});
   }
-  if (!a.svg.empty()) {
-    if (auto s = write(a.svg, SimulationSvg(*res), "--svg"); !s) return s.error();
+  if (outs.size() == 2 && outs[0].dir == outs[1].dir && outs[0].name == outs[1].name) {
+    return MakeError(ErrorCode::kInvalidArgument, "--svg", "is the same file as --csv",
+                     "give --csv and --svg different paths");
+  }
+  // Every destination is checked before either file is written (SafeWriteFiles re-checks).
+  for (const auto& f : outs) {
+    std::error_code ec;
+    const auto fs = std::filesystem::symlink_status(std::filesystem::path(f.dir) / f.name, ec);
+    const bool exists = !ec && std::filesystem::exists(fs);
+    if (exists &&
+        (!a.force || std::filesystem::is_symlink(fs) || std::filesystem::is_directory(fs))) {
+      auto w = SafeWriteFiles(f.dir, {{f.name, f.text}}, a.force, f.flag);
+      if (!w) return w.error();  // its message: exists / is a link / is a directory
+    }
+  }
+  for (const auto& f : outs) {
+    auto w = SafeWriteFiles(f.dir, {{f.name, f.text}}, a.force, f.flag);
+    if (!w) return w.error();
   }
   const ServePlan& p = res->plan;
   Output out;
@@ -387,6 +412,7 @@ void RegisterSimulateCommand(CLI::App& app, GlobalOptions& g, Runner& run) {
       ->capture_default_str();
   c->add_option("--csv", a->csv, "Write the per-interval timeline as CSV");
   c->add_option("--svg", a->svg, "Write a chart of load and replicas as SVG");
+  c->add_flag("--force", a->force, "Overwrite an existing --csv/--svg file");
   c->callback([&g, &run, a, c] {
     Status st = MergeFile(a->serve, c);
     run = [&g, a, st] {

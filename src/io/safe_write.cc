@@ -83,14 +83,14 @@ Result<std::vector<std::string>> SafeWriteFiles(const std::string& dir,
       if (S_ISLNK(ds.st_mode)) {
         return MakeError(ErrorCode::kIo, field,
                          Excerpt(dest) + " is a symbolic link; refusing to write through it",
-                         "remove the link or choose another -o directory");
+                         "remove the link or choose another path");
       }
       if (S_ISDIR(ds.st_mode)) {
         return MakeError(ErrorCode::kIo, field, Excerpt(dest) + " is a directory");
       }
       if (!force) {
         return MakeError(ErrorCode::kIo, field, Excerpt(dest) + " exists",
-                         "pass --force to overwrite it, or choose another -o directory");
+                         "pass --force to overwrite it, or choose another path");
       }
       if (!S_ISREG(ds.st_mode)) {
         return MakeError(ErrorCode::kIo, field, Excerpt(dest) + " is not a regular file");

@@ -88,6 +88,14 @@ Status CheckOptions(const SimulationOptions& o) {
     }
   }
   const auto& c = o.cold_start;
+  if (!(c.node_provision_s <= 86400)) {
+    return bad("--node-provision-s",
+               fmt::format("must be at most 86400 s (a day), got {}", c.node_provision_s));
+  }
+  if (!(c.image_bytes <= 1e13)) {
+    return bad("--image-gb",
+               fmt::format("must be at most 10000 GB, got {:g}", c.image_bytes / 1e9));
+  }
   if (!(c.node_provision_s >= 0) || !(c.image_bytes >= 0) ||
       !(c.pull_efficiency > 0 && c.pull_efficiency <= 1) || !(c.nvme_read_bytes_per_s > 0) ||
       !(c.network_disk_bytes_per_s > 0) || !(c.unknown_network_bytes_per_s > 0)) {

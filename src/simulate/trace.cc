@@ -8,6 +8,7 @@
 #include <numbers>
 #include <sstream>
 
+#include "gpuplan/input.h"
 #include "gpuplan/simulate.h"
 #include "io/csv.h"
 #include "io/json_util.h"
@@ -362,13 +363,18 @@ Result<LoadTrace> SyntheticTrace(const SyntheticTraceOptions& o) {
     return MakeError(ErrorCode::kInvalidArgument, "--days",
                      fmt::format("must be in [1, 366], got {}", o.days));
   }
-  if (!(o.peak_rps > 0))
+  if (!(o.peak_rps > 0 && o.peak_rps <= kMaxQps))
     return MakeError(ErrorCode::kInvalidArgument, "--peak-rps",
-                     fmt::format("must be > 0, got {}", o.peak_rps));
+                     fmt::format("must be in (0, {:g}], got {}", kMaxQps, o.peak_rps));
   if (!(o.trough_fraction >= 0 && o.trough_fraction <= 1)) {
     return MakeError(ErrorCode::kInvalidArgument, "--trough",
                      fmt::format("must be in [0, 1], got {}", o.trough_fraction),
                      "the night load as a fraction of the peak, e.g. 0.1");
+  }
+  if (!(o.peak_hour >= 0 && o.peak_hour < 24)) {
+    return MakeError(ErrorCode::kInvalidArgument, "--peak-hour",
+                     fmt::format("must be in [0, 24), got {}", o.peak_hour),
+                     "the hour of the daily peak, e.g. 14 for 2 pm");
   }
   if (!(o.noise >= 0 && o.noise < 1))
     return MakeError(ErrorCode::kInvalidArgument, "--noise",
@@ -377,9 +383,17 @@ Result<LoadTrace> SyntheticTrace(const SyntheticTraceOptions& o) {
     return MakeError(ErrorCode::kInvalidArgument, "--weekend-factor",
                      fmt::format("must be in (0, 1], got {}", o.weekend_factor));
   }
-  if (!(o.bursts_per_day >= 0) || !(o.burst_factor >= 1) || !(o.burst_minutes > 0)) {
+  if (!(o.bursts_per_day >= 0 && o.bursts_per_day <= 1440)) {
     return MakeError(ErrorCode::kInvalidArgument, "--bursts",
-                     "bursts per day must be >= 0, burst factor >= 1, burst minutes > 0");
+                     fmt::format("must be in [0, 1440] per day, got {}", o.bursts_per_day));
+  }
+  if (!(o.burst_factor >= 1 && o.burst_factor <= 1000)) {
+    return MakeError(ErrorCode::kInvalidArgument, "--burst-factor",
+                     fmt::format("must be in [1, 1000] x the load, got {}", o.burst_factor));
+  }
+  if (!(o.burst_minutes > 0 && o.burst_minutes <= 1440)) {
+    return MakeError(ErrorCode::kInvalidArgument, "--burst-minutes",
+                     fmt::format("must be in (0, 1440], got {}", o.burst_minutes));
   }
   LoadTrace t;
   t.interval_s = o.interval_s;
