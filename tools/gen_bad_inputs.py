@@ -606,6 +606,11 @@ case("simulate --image-gb 1e12", SIM + ["--image-gb", "1e12"], field="--image-gb
 case("simulate --peak-rps 1e308 (named, not --qps)", ["simulate", "--model", "llama-3-8b", "--synthetic", "--days", "1", "--peak-rps", "1e308"], field="--peak-rps")
 case("simulate --burst-factor 1e9", SIM + ["--burst-factor", "1e9"], field="--burst-factor")
 
+# --- emit options checked against the plan (twentieth session) ---------------------------------
+case("emit --image with a shell metacharacter", ["emit", "slurm", "--plan", "p.json", "--image", "x;rm -rf /"], field="--image", files={"p.json": GOOD})
+case("emit --image with a space", ["emit", "k8s", "--plan", "p.json", "--image", "a b"], field="--image", files={"p.json": GOOD})
+case("emit --min-replicas 100001", ["emit", "k8s", "--plan", "p.json", "--min-replicas", "100001"], field="--min-replicas", files={"p.json": GOOD})
+
 # --- misc global -----------------------------------------------------------------------------
 case("no such subcommand", ["bogus"], field="bogus")
 case("--json error output with invalid utf-8 in field", ["--json", "memory", "--model", "hex:" + b"a\xffb".hex()], field="--model")

@@ -40,9 +40,25 @@ Result<std::vector<EmittedFile>> Emit(std::string_view plan_json, std::string_vi
     return MakeError(ErrorCode::kInvalidArgument, "--k8s-training",
                      "unknown workload \"" + opt.k8s_training + "\"", "use job or pytorchjob");
   }
-  if (opt.min_replicas < 0) {
+  if (!opt.image.empty()) {
+    // An OCI image reference: [registry[:port]/]path[:tag][@digest]. Anything else (a space, a
+    // quote, a ';') would not pull, and would reach shell scripts (slurm) and YAML as written.
+    const bool chars_ok = std::all_of(opt.image.begin(), opt.image.end(), [](char ch) {
+      return std::isalnum(static_cast<unsigned char>(ch)) != 0 || ch == '.' || ch == '_' ||
+             ch == '-' || ch == '/' || ch == ':' || ch == '@';
+    });
+    const char first = opt.image.front(), last = opt.image.back();
+    if (!chars_ok || opt.image.size() > 512 || !std::isalnum(static_cast<unsigned char>(first)) ||
+        last == '/' || last == ':' || last == '@' || opt.image.find("//") != std::string::npos) {
+      return MakeError(ErrorCode::kInvalidArgument, "--image",
+                       "is not a container image reference: " + Excerpt(opt.image),
+                       "give [registry/]name[:tag][@sha256:digest], e.g. "
+                       "nvcr.io/nvidia/pytorch:24.07-py3");
+    }
+  }
+  if (opt.min_replicas < 0 || opt.min_replicas > 100000) {
     return MakeError(ErrorCode::kInvalidArgument, "--min-replicas",
-                     "must be >= 0, got " + std::to_string(opt.min_replicas),
+                     "must be in [0, 100000], got " + std::to_string(opt.min_replicas),
                      "0 derives it from --off-peak-qps");
   }
   for (const auto& [field, v] :
@@ -71,6 +87,12 @@ Result<std::vector<EmittedFile>> Emit(std::string_view plan_json, std::string_vi
   auto read = emit::ReadPlan(doc, opt.rank);
   if (!read) return with_hint(read.error());
   const emit::Plan& p = *read;
+  if (p.kind != Kind::kTrain && opt.off_peak_qps && !opt.peak_qps && *opt.off_peak_qps > p.qps) {
+    return MakeError(ErrorCode::kInvalidArgument, "--off-peak-qps",
+                     fmt::format("{:g} req/s is above the plan's peak load of {:g} req/s",
+                                 *opt.off_peak_qps, p.qps),
+                     "give the real peak with --peak-qps, or re-plan for the higher load");
+  }
   const std::string t(target);
   if (p.kind == Kind::kTrain && t != "monitoring" && emit::UsesFsdp(p) && (p.tp > 1 || p.cp > 1)) {
     // The planner's FSDP layouts may add tensor or context parallelism (FSDP2 + TP, as

@@ -85,6 +85,12 @@ Scaling ScalingFor(const Plan& p, const EmitOptions& opt) {
     s.min_replicas = 1;
     s.min_reason = "1: no off-peak load given (--off-peak-qps or --min-replicas set it)";
   }
+  if (opt.min_replicas > s.max_replicas) {  // the user's floor wins over the plan's peak fleet
+    s.max_reason =
+        fmt::format("raised to the user's floor (--min-replicas); the plan needs {} ({})",
+                    s.max_replicas, s.max_reason);
+    s.max_replicas = opt.min_replicas;
+  }
   s.min_replicas = std::min(s.min_replicas, s.max_replicas);
   return s;
 }

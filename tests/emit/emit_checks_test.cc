@@ -359,9 +359,21 @@ TEST(EmitAutoscaling, TargetsDeriveFromThePlan) {
     floor.min_replicas = 2;
     floor.peak_qps = 3 * qps;
     auto h2 = DocOfKind(MustEmit(g.text, "k8s", floor).front().contents, "HorizontalPodAutoscaler");
-    EXPECT_EQ(h2["spec"]["maxReplicas"].as<int>(), std::max(replicas, CeilDiv(3 * qps, cap)));
-    EXPECT_EQ(h2["spec"]["minReplicas"].as<int>(),
-              std::min(2, h2["spec"]["maxReplicas"].as<int>()));
+    EXPECT_EQ(h2["spec"]["maxReplicas"].as<int>(), std::max({2, replicas, CeilDiv(3 * qps, cap)}));
+    EXPECT_EQ(h2["spec"]["minReplicas"].as<int>(), 2);
+    // A floor above the plan's peak fleet is kept (never silently lowered), and max rises to it.
+    floor.min_replicas = 50;
+    const std::string high = MustEmit(g.text, "k8s", floor).front().contents;
+    auto h3 = DocOfKind(high, "HorizontalPodAutoscaler");
+    EXPECT_EQ(h3["spec"]["minReplicas"].as<int>(), 50);
+    EXPECT_EQ(h3["spec"]["maxReplicas"].as<int>(), 50);
+    EXPECT_NE(high.find("raised to the user's floor"), std::string::npos);
+    // An off-peak load above the plan's peak (and no --peak-qps) is an error, not clamped.
+    EmitOptions above;
+    above.off_peak_qps = 2 * qps;
+    auto ra = gpuplan::Emit(g.text, "k8s", above, Cat());
+    ASSERT_FALSE(ra) << g.name;
+    EXPECT_EQ(ra.error().field, "--off-peak-qps");
     // No off-peak load and no floor: one replica, and the file says why.
     auto text = MustEmit(g.text, "k8s").front().contents;
     EXPECT_EQ(DocOfKind(text, "HorizontalPodAutoscaler")["spec"]["minReplicas"].as<int>(), 1);
@@ -386,6 +398,18 @@ TEST(EmitAutoscaling, TargetsDeriveFromThePlan) {
   r = gpuplan::Emit(any.text, "k8s", bad, Cat());
   ASSERT_FALSE(r);
   EXPECT_EQ(r.error().field, "--min-replicas");
+  for (const char* image : {"evil;rm -rf /", "a b", "-x", "img:", "a//b", "\"q\""}) {
+    bad = EmitOptions{};
+    bad.image = image;
+    r = gpuplan::Emit(any.text, "k8s", bad, Cat());
+    ASSERT_FALSE(r) << image;
+    EXPECT_EQ(r.error().field, "--image");
+  }
+  for (const char* image : {"nvcr.io/nvidia/pytorch:24.07-py3", "localhost:5000/a/b@sha256:0f"}) {
+    EmitOptions ok;
+    ok.image = image;
+    EXPECT_TRUE(gpuplan::Emit(any.text, "k8s", ok, Cat())) << image;
+  }
 }
 
 TEST(EmitTraining, SameLaunchAndConfigEverywhere) {
