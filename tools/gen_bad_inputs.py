@@ -482,6 +482,12 @@ case("validate: 2 MiB line", ["validate", "cases.jsonl"], field="cases.jsonl:1",
      gen={"cases.jsonl": {"prefix": '{"id": "', "repeat": "x" * 1024, "times": 2048, "suffix": '"}\n'}})
 case("validate: --kind bogus", ["validate", "--kind", "bogus", "cases.jsonl"], field="--kind", files={"cases.jsonl": vcase()})
 case("validate: missing file", ["validate", "none.jsonl"], field="FILE")
+case("validate: --explain an id not in the file", ["validate", "--explain", "no-such-case", "cases.jsonl"], field="--explain", files={"cases.jsonl": vcase()})
+case("validate: --explain with --cv", ["validate", "--cv", "source", "--explain", "x", "cases.jsonl"], field="--explain", files={"cases.jsonl": vcase()})
+case("instances --min-gpus -1", ["instances", "--min-gpus", "-1"], field="--min-gpus")
+case("instances --limit -5", ["instances", "--limit", "-5"], field="--limit")
+case("instances --min-gpu-memory nan", ["instances", "--min-gpu-memory", "nan"], field="--min-gpu-memory")
+case("instances --cpu-only --gpu H100", ["instances", "--cpu-only", "--gpu", "H100"], field="--cpu-only")
 
 # --- plan JSON for emit --------------------------------------------------------------------
 PLAN_TRAIN = {"schema_version": "1", "job": {"model": "Llama-2-7B", "tokens": 1e9, "precision": "bf16", "method": "full",

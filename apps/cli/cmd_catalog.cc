@@ -135,9 +135,23 @@ Result<Output> RunInstances(const GlobalOptions& g, const InstanceFilter& f) {
     if (!a) return a.error();
     want = *a;
   }
-  if (f.min_gpu_memory_gib < 0) {
+  if (!(f.min_gpu_memory_gib >= 0 && f.min_gpu_memory_gib <= 1e6)) {
     return MakeError(ErrorCode::kInvalidArgument, "--min-gpu-memory",
-                     "must be >= 0, got " + fmt::format("{}", f.min_gpu_memory_gib));
+                     "must be in [0, 1e6] GiB, got " + fmt::format("{}", f.min_gpu_memory_gib));
+  }
+  if (f.min_gpus < 0) {
+    return MakeError(ErrorCode::kInvalidArgument, "--min-gpus",
+                     fmt::format("must be >= 0, got {}", f.min_gpus), "0 = no bound");
+  }
+  if (f.limit < 0) {
+    return MakeError(ErrorCode::kInvalidArgument, "--limit",
+                     fmt::format("must be >= 0, got {}", f.limit), "0 = every row");
+  }
+  if (f.cpu_only && (want != nullptr || f.min_gpus > 0 || f.min_gpu_memory_gib > 0)) {
+    return MakeError(ErrorCode::kInvalidArgument, "--cpu-only",
+                     "lists CPU instances, but a GPU filter (--gpu, --min-gpus or "
+                     "--min-gpu-memory) was given",
+                     "drop --cpu-only, or drop the GPU filter");
   }
   if (!f.cloud.empty()) {
     bool known = std::any_of(cat->instances.begin(), cat->instances.end(),

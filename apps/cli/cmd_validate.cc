@@ -147,6 +147,11 @@ Result<Output> RunValidate(const GlobalOptions& g, const ValidateArgs& a) {
   }
   auto cat = LoadCatalog(g);
   if (!cat) return cat.error();
+  if (!a.cv.empty() && !a.explain.empty()) {
+    return MakeError(ErrorCode::kInvalidArgument, "--explain",
+                     "explains one prediction of the shipped constants; --cv refits them",
+                     "run --explain without --cv");
+  }
   if (!a.cv.empty()) return RunCrossValidate(g, a, *cat);
   ValidationReport all;
   for (const auto& f : a.files) {
@@ -157,6 +162,17 @@ Result<Output> RunValidate(const GlobalOptions& g, const ValidateArgs& a) {
     for (auto& c : r->cases) all.cases.push_back(std::move(c));
   }
   SummarizeReport(all);
+  if (!a.explain.empty() && std::none_of(all.cases.begin(), all.cases.end(),
+                                         [&](const CaseResult& r) { return r.id == a.explain; })) {
+    std::vector<std::string> ids;
+    for (const auto& r : all.cases) ids.push_back(r.id);
+    const std::string best = ClosestMatch(a.explain, ids);
+    return MakeError(ErrorCode::kNotFound, "--explain",
+                     "no case " + Excerpt(a.explain) + " in the file(s)" +
+                         (a.kind.empty() ? "" : " of kind " + a.kind),
+                     best.empty() ? "give a case id from the table `validate FILE` prints"
+                                  : "did you mean \"" + best + "\"?");
+  }
 
   Output out;
   if (g.json) {
@@ -174,6 +190,10 @@ Result<Output> RunValidate(const GlobalOptions& g, const ValidateArgs& a) {
           fmt::format("| {} | {} | {} | {} | {} | {} | {} | {:+.1f}% |\n", k, v.cases, v.covered,
                       pct(v.cases ? static_cast<double>(v.covered) / v.cases : 0),
                       pct(v.median_abs_err), pct(v.p90_abs_err), pct(v.max_abs_err), 100 * v.bias);
+    }
+    if (a.quiet) {  // --summary: the summary table only
+      out.text = md;
+      return out;
     }
     md += "\n| case | metric | measured | predicted | error / reason |\n|---|---|---|---|---|\n";
     for (const auto& r : all.cases) {
