@@ -617,6 +617,11 @@ case("emit --image with a shell metacharacter", ["emit", "slurm", "--plan", "p.j
 case("emit --image with a space", ["emit", "k8s", "--plan", "p.json", "--image", "a b"], field="--image", files={"p.json": GOOD})
 case("emit --min-replicas 100001", ["emit", "k8s", "--plan", "p.json", "--min-replicas", "100001"], field="--min-replicas", files={"p.json": GOOD})
 
+# --- encoder-decoder serving: the request's shape is the model's (twentieth session) -------------
+case("infer --input-len on Whisper (a fixed audio window)", ["plan", "infer", "--model", "whisper-large-v3", "--qps", "1", "--input-len", "100"], field="--input-len")
+case("infer Whisper --output-len beyond its decoder context", ["plan", "infer", "--model", "whisper-large-v3", "--qps", "1", "--output-len", "1000"], field="--output-len")
+case("memory Whisper --context beyond its decoder context", ["memory", "--model", "whisper-large-v3", "--infer", "--context", "1000"], field="--context")
+
 # --- misc global -----------------------------------------------------------------------------
 case("no such subcommand", ["bogus"], field="bogus")
 case("--json error output with invalid utf-8 in field", ["--json", "memory", "--model", "hex:" + b"a\xffb".hex()], field="--model")

@@ -86,6 +86,13 @@ std::string RequestShapeText(const ServeJobSpec& job) {
   if (m.arch == ModelArch::kVit && !m.sample.empty()) {
     return fmt::format("one {} ({} tokens) each", m.sample, job.input_len);
   }
+  if (m.is_audio_model()) {
+    return fmt::format("one {} s audio window each ({} encoder positions) / {} out tokens",
+                       m.encoder_positions / 50, m.encoder_positions, job.output_len);
+  }
+  if (m.arch == ModelArch::kEncoderDecoder) {
+    return fmt::format("{} encoder tokens in / {} out tokens", job.input_len, job.output_len);
+  }
   if (m.is_decoder_llm())
     return fmt::format("{} in / {} out tokens", job.input_len, job.output_len);
   return fmt::format("{} tokens in", job.input_len);

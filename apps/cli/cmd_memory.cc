@@ -180,6 +180,14 @@ std::string InferText(const MemoryAnalysis& an, const InferMemoryAnalysis& s,
       : o->engine == Engine::kSglang
           ? fmt::format("SGLang: mem_fraction_static {:.2f}", fraction)
           : fmt::format("stay under {:.0f}% of memory (B5)", a.headroom * 100);
+  if (m.arch == ModelArch::kEncoderDecoder) {
+    const int cross = EncoderInputTokens(m, o->context);
+    text += fmt::format(
+        "  encoder-decoder: a sequence's KV = its decoder tokens + {} encoder positions of "
+        "cross-attention K/V{}\n",
+        m.is_audio_model() ? cross : o->context - o->context / 2,
+        m.is_audio_model() ? " (one 30 s audio window)" : " (its input, as long as --context)");
+  }
   text += fmt::format(
       "  {} sequences x {} tokens; KV {:.0f} KiB/token at tp {}; memory rule: {}\n"
       "  reference: tp {} on {}: KV budget {} = {} tokens (max {} sequences of {} tokens)\n\n",

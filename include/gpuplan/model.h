@@ -115,6 +115,11 @@ struct ModelSpec {
   // Transformer shape (0 when not a transformer).
   int layers = 0;          // decoder layers (encoder layers for encoders)
   int encoder_layers = 0;  // encoder-decoder only
+  // Encoder-decoder: the encoder's fixed input length where the model has one (Whisper:
+  // max_source_positions, 1500 frames = 30 s of audio after its stride-2 convolution), and the
+  // log-mel bins of an audio encoder's input (Whisper: num_mel_bins; 0 = text input).
+  int encoder_positions = 0;
+  int mel_bins = 0;
   std::int64_t hidden = 0;
   int heads = 0;
   int kv_heads = 0;
@@ -182,6 +187,11 @@ struct ModelSpec {
   bool is_decoder_llm() const {
     return arch == ModelArch::kDense || arch == ModelArch::kMoe || arch == ModelArch::kMlaMoe;
   }
+  // Generates tokens one by one after a prompt: decoder LLMs and encoder-decoder models
+  // (Whisper, T5), whose decoder does so after one encoder forward per request.
+  bool generates_tokens() const { return is_decoder_llm() || arch == ModelArch::kEncoderDecoder; }
+  // An audio encoder-decoder (Whisper): a request is one fixed window of audio, not tokens.
+  bool is_audio_model() const { return arch == ModelArch::kEncoderDecoder && mel_bins > 0; }
   // Trains on images (ViT, CNN, diffusion UNet): samples, not tokens, are the unit of work.
   bool is_image_model() const {
     return arch == ModelArch::kVit || arch == ModelArch::kCnn || arch == ModelArch::kDiffusionUnet;
@@ -217,6 +227,22 @@ double RoutedExpertParams(const ModelSpec& m);
 // Counts parameters from the architecture (or returns the override). Published formulas: see
 // docs/model.md ("Parameter count").
 ParamCounts CountParams(const ModelSpec& m);
+
+// An encoder-decoder model as its two stacks (docs/model.md 10.7): the encoder as an encoder
+// model (its layers, the audio front end's convolutions and positions counted in its
+// parameters) and the decoder as a decoder LLM whose layers carry the cross-attention
+// projections (its parameters: the model's total minus the encoder's), plus the request's
+// shape: the encoder's input positions for `input_len` (Whisper: its fixed 1500 frames) and
+// the decoder's prompt (Whisper's 4 start tokens: start-of-transcript, language, task,
+// no-timestamps; T5's one decoder start token).
+struct EncoderDecoderParts {
+  ModelSpec encoder, decoder;
+  std::int64_t frontend_params = 0;  // the audio encoder's two convolutions
+  double frontend_flops_per_request = 0;
+};
+EncoderDecoderParts SplitEncoderDecoder(const ModelSpec& m);
+int EncoderInputTokens(const ModelSpec& m, int input_len);
+int DecoderPromptTokens(const ModelSpec& m);
 
 // KV-cache bytes for one token over all layers, at `bytes_per_element`, on one GPU of a
 // tensor-parallel group of `tp` (each rank holds at least one KV head). MLA caches the

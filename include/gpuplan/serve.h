@@ -89,6 +89,10 @@ struct ServeSetup {
   // while the GPU executes the previous step, so it adds no time per sequence
   // (EngineOverlapsHostWork).
   bool host_overlap = false;
+  // Eager PyTorch generation (Hugging Face transformers' generate without torch.compile): the
+  // host's op launches bound each pass (eager_dispatch_us_per_layer). The planner's
+  // `--engine transformers`; a case that names Hugging Face transformers.
+  bool eager = false;
   // The engine release as a case or user states it ("" = the current one): TGI's launch defaults
   // and start-up KV rule follow it (TgiDefaults).
   std::string engine_version;

@@ -106,6 +106,16 @@ Result<ServeRuntime> ResolveServeRuntime(const Plan& p, const Catalog& catalog) 
                      "not yet: no deployment files for engine \"" + p.engine + "\"",
                      "re-plan with --engine vllm or --engine tgi");
   }
+  if (p.arch == "encoder-decoder") {
+    // Whisper / T5 decode token by token after their encoder: neither a Triton engine of one
+    // forward nor the decoder-LLM launch lines serve them. The plan's sizing stands
+    // (docs/model.md 10.7).
+    return MakeError(ErrorCode::kUnsupported, "job.arch",
+                     "not yet: no deployment files for an encoder-decoder model (" + p.model + ")",
+                     "the plan's hardware, batch and replica count stand; serve it with an "
+                     "engine that runs encoder-decoder generation (vLLM's transcription "
+                     "endpoint, TensorRT-LLM, CTranslate2) on the planned instances");
+  }
   if (p.arch == "diffusion-unet") {
     // A text-to-image service runs the whole pipeline (text encoders, the UNet's sampling loop,
     // the VAE decoder) behind one request; a Triton engine of the UNet alone answers nothing a

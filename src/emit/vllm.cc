@@ -98,6 +98,9 @@ Result<VllmConfig> ResolveVllm(const Plan& p, const Catalog& catalog) {
                      p.arch == "diffusion-unet"
                          ? "no deployment files for a text-to-image pipeline yet; the plan's "
                            "hardware and replica count stand"
+                     : p.arch == "encoder-decoder"
+                         ? "no deployment files for an encoder-decoder model yet; the plan's "
+                           "hardware, batch and replica count stand"
                          : "emit k8s or skypilot: they run the plan's own runtime (Triton with "
                            "TensorRT on GPUs, OpenVINO on CPUs)");
   }

@@ -207,11 +207,21 @@ double LayerGemms(const Shape& s, double M, int tp, double wbytes, double peak, 
 
 }  // namespace
 
-ServePerf EstimateLlmServing(const ModelSpec& m, const ServeSetup& setup, const ComputeDevice& dev,
-                             int input_len, int output_len, int batch, const Calibration& cal,
-                             Trace* trace) {
+ServePerf EstimateLlmServing(const ModelSpec& model, const ServeSetup& setup,
+                             const ComputeDevice& dev, int input_len, int output_len, int batch,
+                             const Calibration& cal, Trace* trace) {
   ServePerf r;
   const int tp = std::max(1, setup.tp);
+  // An encoder-decoder model (docs/model.md 10.7) decodes with its decoder stack; each request
+  // first runs the encoder over its input (Whisper: the fixed 1500 frames) and keeps the
+  // encoder output's cross-attention K/V beside its own KV cache until it finishes. The
+  // decoder's prompt is its start tokens.
+  const bool encdec = model.arch == ModelArch::kEncoderDecoder;
+  std::optional<EncoderDecoderParts> parts;
+  if (encdec) parts = SplitEncoderDecoder(model);
+  const ModelSpec& m = encdec ? parts->decoder : model;
+  const double cross = encdec ? EncoderInputTokens(model, input_len) : 0;  // per request
+  if (encdec) input_len = DecoderPromptTokens(model);
   const Shape s = ShapeOf(m);
   const double L = m.layers;
   const bool fp4 = Fp4TensorMath(setup.quant, dev);
@@ -234,6 +244,12 @@ ServePerf EstimateLlmServing(const ModelSpec& m, const ServeSetup& setup, const 
   const double lat = cal.Get("link_latency_us.intra", 5) * 1e-6;
   const double link = dev.link_bw.value() > 0 ? dev.link_bw.value() : 1e9;
   const double per_layer_overhead = cal.Get("decode_overhead_us_per_layer", 20) * 1e-6;
+  // Eager PyTorch generation (Hugging Face generate, no torch.compile or CUDA graphs): the host
+  // dispatches every op of every layer in Python, and the GPU, running behind it
+  // asynchronously, waits for the launches whenever they take longer than its work. A pass
+  // takes at least layers x `eager_dispatch_us_per_layer` (docs/model.md 10.8).
+  const double eager_layer =
+      !dev.cpu && setup.eager ? cal.Get("eager_dispatch_us_per_layer", 1200) * 1e-6 : 0.0;
 
   // KV capacity under the engine's memory rule.
   InferMemoryOptions mo;
@@ -243,7 +259,7 @@ ServePerf EstimateLlmServing(const ModelSpec& m, const ServeSetup& setup, const 
   mo.tp = tp;
   mo.engine = setup.engine;
   mo.memory_fraction = setup.memory_fraction;
-  mo.context = std::max(1, input_len + output_len);
+  mo.context = std::max(1, input_len + output_len + static_cast<int>(cross));
   mo.concurrency = 1;
   mo.nvls = dev.nvls;
   if (setup.engine == Engine::kTgi) {
@@ -258,9 +274,13 @@ ServePerf EstimateLlmServing(const ModelSpec& m, const ServeSetup& setup, const 
   const double nb = std::max(1, setup.beams);
   const double prompt_copies = setup.engine == Engine::kTransformers ? nb : 1.0;
   // KV tokens one request holds with `in` prompt and `gen` generated tokens per beam.
-  auto request_kv = [&](double in_tok, double gen) { return in_tok * prompt_copies + gen * nb; };
+  // An encoder-decoder request also holds its encoder output's cross-attention K/V (the same
+  // bytes per position as a token of self-attention KV).
+  auto request_kv = [&](double in_tok, double gen) {
+    return (in_tok + cross) * prompt_copies + gen * nb;
+  };
   if (!dev.cpu) {
-    InferMemory im = EstimateInferenceMemory(m, mo, VisibleMemory(dev.memory));
+    InferMemory im = EstimateInferenceMemory(model, mo, VisibleMemory(dev.memory));
     r.kv_tokens = im.kv_tokens;
     if (im.kv_budget.value() <= 0 ||
         static_cast<double>(im.kv_tokens) < request_kv(input_len, output_len)) {
@@ -284,7 +304,26 @@ ServePerf EstimateLlmServing(const ModelSpec& m, const ServeSetup& setup, const 
     }
     // Two all-reduces per layer (after attention and after the MLP), each with its latency.
     t += 2 * L * AllReduceSeconds(tokens * s.h * 2.0, tp, link, lat) + L * per_layer_overhead;
-    return t;
+    if (encdec) {
+      // The encoder's forward over each request's input (its own GEMMs, bidirectional attention
+      // and element-wise work: EstimateForward, split over tp), Whisper's convolutional front
+      // end, the decoder layers' cross-attention K/V projections of the encoder output, and
+      // the prompt's cross-attention (its q and output projections, and attention over the
+      // encoder positions).
+      const double enc_tokens = cross * seqs;
+      t += EstimateForward(parts->encoder, math, dev, static_cast<int>(seqs),
+                           static_cast<int>(cross), cal, true)
+               .e2e.value() /
+           tp;
+      t += parts->frontend_flops_per_request * seqs / (peak * std::min(geff, dev.power_cap));
+      t += L * (GemmSeconds(enc_tokens, 2 * s.kv / tp, s.h, 2.0, peak, geff, knee, bw, ks,
+                            dev.power_cap) +
+                GemmSeconds(tokens, s.q / tp, s.h, 2.0, peak, geff, knee, bw, ks, dev.power_cap) +
+                GemmSeconds(tokens, s.h, s.q / tp, 2.0, peak, geff, knee, bw, ks, dev.power_cap));
+      t += L * 4.0 * tokens * cross * s.q / tp / (bf16 * cal.Get("attention_efficiency", 0.45));
+    }
+    const double enc_layers = encdec ? parts->encoder.layers : 0;
+    return std::max(t, (L + enc_layers) * eager_layer);
   };
   // MoE: the routed experts' share of the active weights and of all weights. With balanced
   // routing each expert's GEMM sees B x top_k / experts rows (the training step's rule), and a
@@ -304,9 +343,13 @@ ServePerf EstimateLlmServing(const ModelSpec& m, const ServeSetup& setup, const 
   // One decode step of B sequences at average context c, by part.
   struct DecodeParts {
     double weights = 0, gemm = 0, attention = 0, per_seq = 0, tp_comm = 0, per_layer = 0;
+    double dispatch = 0;      // eager launches of the step's ops (the GPU waits for them)
     bool overlapped = false;  // the host work runs during the GPU's step (EngineOverlapsHostWork)
     double Gpu() const { return std::max(weights, gemm) + attention + tp_comm + per_layer; }
-    double Total() const { return overlapped ? std::max(Gpu(), per_seq) : Gpu() + per_seq; }
+    double Total() const {
+      const double step = std::max(Gpu(), dispatch);
+      return overlapped ? std::max(step, per_seq) : step + per_seq;
+    }
   };
   auto decode_parts = [&](double B, double c) {
     DecodeParts d;
@@ -334,6 +377,7 @@ ServePerf EstimateLlmServing(const ModelSpec& m, const ServeSetup& setup, const 
     d.overlapped = setup.host_overlap;
     d.tp_comm = 2 * L * AllReduceSeconds(B * s.h * 2.0, tp, link, lat);
     d.per_layer = L * per_layer_overhead;
+    d.dispatch = L * eager_layer;
     return d;
   };
   auto decode = [&](double B, double c) { return decode_parts(B, c).Total(); };
@@ -361,7 +405,7 @@ ServePerf EstimateLlmServing(const ModelSpec& m, const ServeSetup& setup, const 
     r.fits = false;
     r.why = "the static batch's KV cache exceeds the capacity";
   }
-  const double c_avg = in + out / 2;
+  const double c_avg = in + out / 2 + cross;  // attention reads the cross K/V too
   const double t_dec = out > 0 ? decode(B * nb, c_avg) : 0;
   r.decode_step = Seconds(t_dec);
   r.tpot = Seconds(t_dec);
@@ -411,9 +455,15 @@ ServePerf EstimateLlmServing(const ModelSpec& m, const ServeSetup& setup, const 
       trace->Add("decode: TP all-reduces", "2 per layer, ring over tp", d.tp_comm * 1e3, "ms");
       trace->Add("decode: per-layer overhead", "layers x decode_overhead_us_per_layer",
                  d.per_layer * 1e3, "ms");
+      if (d.dispatch > 0) {
+        trace->Add("decode: eager dispatch", "layers x eager_dispatch_us_per_layer (the GPU waits)",
+                   d.dispatch * 1e3, "ms");
+      }
       trace->Add("decode step",
                  setup.host_overlap ? "max(max(weights, GEMM) + the rest but host work, host work)"
-                                    : "max(weights, GEMM) + the rest",
+                 : eager_layer > 0
+                     ? "max(max(weights, GEMM) + the rest, eager dispatch) + host work"
+                     : "max(weights, GEMM) + the rest",
                  t_dec * 1e3, "ms");
     }
     trace->Add("TPOT",

@@ -15,14 +15,21 @@ namespace {
 constexpr int kLlmInputLen = 512;
 constexpr int kLlmOutputLen = 256;
 constexpr int kEncoderInputLen = 128;
+constexpr int kAudioOutputLen = 128;
 constexpr int kDefaultTop = 5;
 }  // namespace
 
 int DefaultServeInputLen(const ModelSpec& m) {
-  if (m.is_decoder_llm()) return kLlmInputLen;
+  if (m.is_audio_model()) return std::max(1, m.encoder_positions);  // the fixed audio window
+  if (m.generates_tokens()) return kLlmInputLen;
   return m.arch == ModelArch::kEncoder ? kEncoderInputLen : std::max(1, m.ImageTokens());
 }
-int DefaultServeOutputLen(const ModelSpec& m) { return m.is_decoder_llm() ? kLlmOutputLen : 0; }
+int DefaultServeOutputLen(const ModelSpec& m) {
+  // Whisper: a 30 s window of speech is about 100-150 tokens of text (2-3 words a second at
+  // about 1.3 tokens a word); its decoder stops at max_target_positions (448).
+  if (m.is_audio_model()) return kAudioOutputLen;
+  return m.generates_tokens() ? kLlmOutputLen : 0;
+}
 
 Status FinalizeTrainJob(TrainJobSpec& job, InputSource source, std::string_view label,
                         const TrainJobFields& fields) {
@@ -175,12 +182,7 @@ Result<ServeJobSpec> BuildServeJob(const ServeRequest& a, std::string_view defau
     return MakeError(ErrorCode::kInvalidArgument, "--engine", "unknown engine \"" + a.engine + "\"",
                      ChoiceHint(a.engine, EngineNames()));
   job.engine = *e;
-  const bool llm = m->is_decoder_llm();
-  if (m->arch == ModelArch::kEncoderDecoder) {
-    return MakeError(ErrorCode::kUnsupported, "--model",
-                     "serving encoder-decoder models (" + m->name + ") is not modelled yet",
-                     "plan a decoder LLM, an encoder, a ViT or a CNN");
-  }
+  const bool llm = m->generates_tokens();
   if (a.denoise_steps && m->arch != ModelArch::kDiffusionUnet) {
     return MakeError(ErrorCode::kInvalidArgument, "--denoise-steps",
                      m->name + " is not a diffusion UNet: it has no denoising steps",
@@ -206,6 +208,13 @@ Result<ServeJobSpec> BuildServeJob(const ServeRequest& a, std::string_view defau
         ErrorCode::kInvalidArgument, "--kv-precision",
         fmt::format("{} ({}) keeps no KV cache between requests", m->name, ModelArchName(m->arch)),
         "drop --kv-precision");
+  }
+  if (m->is_audio_model() && a.input_len) {
+    return MakeError(ErrorCode::kInvalidArgument, "--input-len",
+                     fmt::format("{} takes one {} s window of audio per request ({} encoder "
+                                 "positions), not tokens",
+                                 m->name, m->encoder_positions / 50, m->encoder_positions),
+                     "drop --input-len; --output-len is the transcript's tokens");
   }
   if (m->is_image_model() && a.input_len) {
     return MakeError(ErrorCode::kInvalidArgument, "--input-len",

@@ -155,6 +155,20 @@ Status ValidateServeJob(const ServeJobSpec& job, InputSource source, std::string
   }
   // A request must fit the model's context (the prompt and every generated token).
   const ModelSpec& m = job.model;
+  if (m.arch == ModelArch::kEncoderDecoder && m.max_positions > 0) {
+    // The decoder's context bounds its start tokens and the generated ones (Whisper:
+    // max_target_positions 448, a learned position table).
+    const long long dec =
+        DecoderPromptTokens(m) + std::max(job.output_len, job.max_output_len.value_or(0));
+    if (dec > m.max_positions) {
+      return MakeError(
+          ErrorCode::kInvalidArgument, n("--output-len", "serve.output_len"),
+          fmt::format("{} start + {} output tokens exceed {}'s decoder context of {} tokens",
+                      DecoderPromptTokens(m), dec - DecoderPromptTokens(m), m.name,
+                      m.max_positions),
+          fmt::format("keep --output-len <= {}", m.max_positions - DecoderPromptTokens(m)));
+    }
+  }
   const long long out =
       m.is_decoder_llm() ? std::max(job.output_len, job.max_output_len.value_or(0)) : 0;
   if (auto x = ExceedsContext(

@@ -163,12 +163,24 @@ Result<InferMemoryOptions> BuildInferOptions(const MemoryRequest& a, const Model
   if (auto s = CheckPositive(a.concurrency, "--concurrency"); !s) return s.error();
   // Not given: the default, or the model's context where that is shorter.
   const bool context_limited =
-      m.max_positions > 0 && (m.is_decoder_llm() || m.arch == ModelArch::kEncoder);
+      m.max_positions > 0 && (m.generates_tokens() || m.arch == ModelArch::kEncoder);
   o.context =
       context_limited && !a.context_given ? std::min(a.context, m.max_positions) : a.context;
   if (auto x = ExceedsContext(m, o.context, fmt::format("a sequence of {} tokens", o.context),
                               "--context")) {
     return MakeError(ErrorCode::kInvalidArgument, "--context", x->message, x->fix);
+  }
+  if (m.arch == ModelArch::kEncoderDecoder) {
+    // --context is the decoder's tokens; each sequence also keeps its encoder output's
+    // cross-attention K/V (Whisper: 1500 positions; a text model: as many as its input, taken
+    // as long as the context).
+    if (m.max_positions > 0 && o.context > m.max_positions) {
+      return MakeError(ErrorCode::kInvalidArgument, "--context",
+                       fmt::format("{} decoder tokens exceed {}'s decoder context of {}", o.context,
+                                   m.name, m.max_positions),
+                       fmt::format("keep --context <= {}", m.max_positions));
+    }
+    o.context += EncoderInputTokens(m, o.context);
   }
   o.concurrency = a.concurrency;
   if (o.engine == Engine::kTgi) {

@@ -49,6 +49,7 @@ ServeSetup SetupFor(const ServeJobSpec& job, int tp) {
   su.tp = tp;
   su.engine = job.engine;
   su.host_overlap = EngineOverlapsHostWork(job.engine, "");  // the current release
+  su.eager = job.engine == Engine::kTransformers;            // HF generate, eager
   su.beams = job.beams;
   su.max_new_tokens = job.max_output_len;
   return su;
@@ -67,7 +68,7 @@ LayoutEval EvaluateLayoutAt(const ServeJobSpec& job, const ComputeDevice& dev, S
   out.layout = layout;
   out.utilization = rho;
   const int tp = layout.tp, pp = layout.pp;
-  if (m.is_decoder_llm()) {
+  if (m.generates_tokens()) {
     const ServeSetup su = SetupFor(job, tp);
     auto estimate = [&](int b) {
       return pp > 1 ? EstimateLlmServingPipelined(m, su, dev, pp, stage_link, stage_latency,
@@ -213,15 +214,16 @@ LayoutEval EvaluateLayout(const ServeJobSpec& job, const ComputeDevice& dev, Ser
 void EvaluateGpuShape(const ServeJobSpec& job, const InstanceType& inst, const ComputeDevice& dev,
                       const ServeConstants& k, const Calibration& cal, ShapeEval& se) {
   const ModelSpec& m = job.model;
-  const bool llm = m.is_decoder_llm();
+  const bool llm = m.generates_tokens();
   for (int tp : {1, 2, 4, 8}) {
     if (tp > inst.accelerator_count || inst.accelerator_count % tp != 0) continue;
     if (tp > 1 && m.heads > 0 && m.heads % tp != 0) continue;
     if (tp > 1 && !llm) continue;
     se.layouts.push_back(EvaluateLayout(job, dev, {tp, 1}, se.stage_link, k.stage_latency, cal));
   }
-  if (llm && !se.layouts.empty() && inst.inter_node_fabric != InterNodeFabric::kNone &&
-      inst.inter_node_bw && inst.accelerator_count >= 2) {
+  if (m.is_decoder_llm() && !se.layouts.empty() &&
+      inst.inter_node_fabric != InterNodeFabric::kNone && inst.inter_node_bw &&
+      inst.accelerator_count >= 2) {
     const bool one_node = std::any_of(se.layouts.begin(), se.layouts.end(),
                                       [](const LayoutEval& l) { return l.fits; });
     se.stage_link = BytesPerSec(inst.inter_node_bw->value() / 8 * k.Fabric(inst.inter_node_fabric));
@@ -285,7 +287,7 @@ ServeLoadCurve BuildServeLoadCurve(const ServeJobSpec& job, const ServePlan& pla
                                    const Catalog& catalog, const Calibration& cal) {
   ServeLoadCurve c;
   const ModelSpec& m = job.model;
-  c.llm = m.is_decoder_llm();
+  c.llm = m.generates_tokens();
   c.output_len = job.output_len;
   if (plan.instance == nullptr) return c;
   const InstanceType& inst = *plan.instance;

@@ -60,13 +60,16 @@ void CollapseRegions(std::vector<ServePlan>& plans) {
 
 std::string ServingRuntime(const ModelSpec& model, const InstanceType& inst, Engine engine) {
   if (inst.is_cpu_only()) {
+    if (model.arch == ModelArch::kEncoderDecoder) {
+      return model.is_audio_model() ? "whisper.cpp / CTranslate2 (faster-whisper)" : "CTranslate2";
+    }
     return model.is_decoder_llm() ? "llama.cpp" : "ONNX Runtime / OpenVINO";
   }
   if (IsNeuron(inst.accelerator)) {
     return model.is_decoder_llm() ? "vLLM on AWS Neuron (NxD Inference)"
                                   : "AWS Neuron (torch-neuronx)";
   }
-  if (!model.is_decoder_llm()) return "Triton + TensorRT";
+  if (!model.generates_tokens()) return "Triton + TensorRT";
   return EngineName(engine);
 }
 
@@ -218,7 +221,7 @@ void AddServeWarnings(const ServeJobSpec& job, const Catalog& catalog, const Ser
                       double params_total, HostNeedsCache* host_needs, ServePlan& p) {
   const InstanceType& inst = *p.instance;
   const ModelSpec& m = job.model;
-  const bool llm = m.is_decoder_llm();
+  const bool llm = m.generates_tokens();
   const bool cpu_inst = inst.is_cpu_only();
   const int tp = p.tp, pp = p.pp;
   if (llm && p.perf.kv_tokens < 20000 && !cpu_inst) {
@@ -309,7 +312,7 @@ Result<ServePlanResult> PlanServingImpl(const ServeJobSpec& job, const Catalog& 
       return st.error();
   }
   const ModelSpec& m = job.model;
-  const bool llm = m.is_decoder_llm();
+  const bool llm = m.generates_tokens();
   const ServeConstants k(cal);
   const double params_total = static_cast<double>(CountParams(m).total);
   std::vector<ShapeEval> shapes;  // evaluated hardware shapes (tens per catalog)
@@ -455,8 +458,9 @@ Result<ServePlanResult> PlanServingImpl(const ServeJobSpec& job, const Catalog& 
     }
   } else if (all.empty() && offers == llm_cpu_offers) {
     out.notes.push_back(
-        "LLM serving on CPUs is not planned (llama.cpp-class speeds): allow GPUs (drop "
-        "--cpu-only), or serve an encoder, a ViT or a CNN on CPUs");
+        fmt::format("{} serving on CPUs is not planned (llama.cpp-class speeds): allow GPUs (drop "
+                    "--cpu-only), or serve an encoder, a ViT or a CNN on CPUs",
+                    m.is_decoder_llm() ? "LLM" : "token-by-token (encoder-decoder)"));
   } else if (all.empty()) {
     out.notes.push_back(
         "no deployment meets the SLOs with the allowed hardware (or the load needs "

@@ -295,7 +295,10 @@ Predicted PredictInferencePerf(const ModelSpec& m, const Json& w, const Json& hw
   shape.output_len = Int(w, "output_len");
   shape.beams = Int(w, "beams");
   shape.max_output_len = Int(w, "max_new_tokens");
-  if (!m.is_decoder_llm()) {
+  if (m.arch == ModelArch::kEncoderDecoder) {
+    // The encoder's input (a text model's source tokens; Whisper's window is fixed).
+    if (!shape.input_len) shape.input_len = Int(w, "seq_len");
+  } else if (!m.is_decoder_llm()) {
     shape.input_len = Int(w, "seq_len");
     if (bench && shape.input_len && bench->max_input_tokens &&
         *shape.input_len == static_cast<int>(std::lround(*bench->max_input_tokens))) {
@@ -303,7 +306,7 @@ Predicted PredictInferencePerf(const ModelSpec& m, const Json& w, const Json& hw
     }
   }
   if (bench) shape = FillServingShape(*bench, shape);
-  if (m.is_decoder_llm()) {
+  if (m.generates_tokens()) {
     int in = shape.input_len.value_or(-1), out = shape.output_len.value_or(-1);
     if (out < 0 && Num(w, "peak_tflops")) out = 0;  // roofline formula cases: prompt only
     // The first token of a request that waits for no other (one request, or a static batch
@@ -352,6 +355,12 @@ Predicted PredictInferencePerf(const ModelSpec& m, const Json& w, const Json& hw
     std::string version = Str(w, "version");
     if (version.empty() && su.engine == Engine::kTrtLlm) version = TrtLlmVersionFromSource(source);
     su.host_overlap = EngineOverlapsHostWork(su.engine, version);
+    // Hugging Face transformers' generate runs eager unless the case compiled it; other
+    // static-batch engines (llama.cpp, MLC, exllama, FasterTransformer) launch from C++ or
+    // captured graphs.
+    su.eager = su.engine == Engine::kTransformers &&
+               Contains(engine_s, {"transformers", "hugging face", "huggingface"}) &&
+               !Contains(engine_s, {"compile", "cuda graph", "static cache"});
     su.engine_version = version;
     // The engine's own concurrency limit where the case sets none (EngineDefaultMaxSeqs).
     su.max_batch = dev_acc ? EngineDefaultMaxSeqs(su.engine, *dev_acc, Str(w, "version"))
@@ -569,12 +578,6 @@ Predicted PredictInferencePerf(const ModelSpec& m, const Json& w, const Json& hw
     if (metric == "latency_ms") return r.e2e.value() * 1e3;
     if (metric == "samples_per_s") return r.samples_per_s * replicas;
     return Unsupported{"metric \"" + metric + "\" is not predicted for LLM serving yet"};
-  }
-  // Encoder-decoder models generate token by token after the encoder: the planner does not
-  // model that yet (plan infer refuses them), and one encoder forward is not their latency.
-  if (m.arch == ModelArch::kEncoderDecoder) {
-    return Unsupported{"serving encoder-decoder models (" + m.name +
-                       ") is not modelled yet: their decoding is not an encoder forward"};
   }
   // Encoders, ViTs, CNNs: one forward per batch; diffusion UNets: the sampling loop per image
   // (a benchmark's steps and guidance, else diffusers' defaults: the planner's rule).

@@ -449,7 +449,34 @@ Result<ModelSpec> ParseHfConfig(std::string_view json_text, std::string_view lab
     GPUPLAN_ASSIGN_OR_RETURN(o, GetInt(c, "num_channels", path));
     m.channels = static_cast<int>(o.value_or(3));
   }
-  if (In(model_type, {"t5", "whisper", "bart", "mt5"})) m.arch = ModelArch::kEncoderDecoder;
+  if (In(model_type, {"t5", "whisper", "bart", "mt5", "mbart", "marian", "pegasus"})) {
+    // Two stacks: `layers` is the decoder's (it generates), `encoder_layers` the encoder's. T5
+    // names its encoder depth num_layers and the decoder's num_decoder_layers (defaulting to
+    // it); BART and Whisper say encoder_layers / decoder_layers (their num_hidden_layers is
+    // the encoder's).
+    m.arch = ModelArch::kEncoderDecoder;
+    GPUPLAN_ASSIGN_OR_RETURN(
+        o, FirstInt(c, {"encoder_layers", "num_encoder_layers", "num_layers"}, path));
+    if (o) m.encoder_layers = static_cast<int>(*o);
+    GPUPLAN_ASSIGN_OR_RETURN(o, FirstInt(c, {"decoder_layers", "num_decoder_layers"}, path));
+    m.layers = static_cast<int>(o.value_or(m.encoder_layers > 0 ? m.encoder_layers : m.layers));
+    GPUPLAN_ASSIGN_OR_RETURN(o, GetInt(c, "d_kv", path));  // T5's per-head width
+    if (o && *o > 0) m.head_dim = static_cast<int>(*o);
+    GPUPLAN_ASSIGN_OR_RETURN(o, GetInt(c, "decoder_ffn_dim", path));
+    if (o && *o > 0) m.ffn_hidden = *o;
+    // T5 v1.1 / Flan-T5: "gated-gelu" feed-forward (three projections).
+    std::optional<std::string> ffp;
+    GPUPLAN_ASSIGN_OR_RETURN(ffp, GetString(c, "feed_forward_proj", path));
+    if (ffp && ffp->rfind("gated", 0) == 0) m.gated_mlp = true;
+    // Whisper: a fixed 30 s window of log-mel frames (max_source_positions after the stride-2
+    // convolution); its decoder's context is max_target_positions.
+    GPUPLAN_ASSIGN_OR_RETURN(o, GetInt(c, "max_source_positions", path));
+    m.encoder_positions = static_cast<int>(o.value_or(0));
+    GPUPLAN_ASSIGN_OR_RETURN(o, GetInt(c, "num_mel_bins", path));
+    m.mel_bins = static_cast<int>(o.value_or(0));
+    GPUPLAN_ASSIGN_OR_RETURN(o, GetInt(c, "max_target_positions", path));
+    if (o && *o > 0) m.max_positions = static_cast<int>(*o);
+  }
   if (model_type == "resnet") {
     auto r = ParseResNet(c, path);
     if (!r) return r.error();

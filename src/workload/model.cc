@@ -265,6 +265,63 @@ ParamCounts CountParams(const ModelSpec& m) {
   return p;
 }
 
+EncoderDecoderParts SplitEncoderDecoder(const ModelSpec& m) {
+  EncoderDecoderParts parts;
+  ModelSpec& enc = parts.encoder;
+  enc = m;
+  enc.name = m.name + " encoder";
+  enc.arch = ModelArch::kEncoder;
+  enc.layers = m.encoder_layers > 0 ? m.encoder_layers : m.layers;
+  enc.encoder_layers = 0;
+  enc.vocab = 0;  // the token embedding is the decoder's (tied to its output projection)
+  enc.tied_embeddings = false;
+  enc.type_vocab = 0;
+  enc.pooler = false;
+  enc.learned_positions = m.encoder_positions;  // Whisper's stored position table; T5: none
+  enc.max_positions = m.encoder_positions;
+  enc.params_override.reset();
+  enc.active_params_override.reset();
+  enc.official_params.reset();
+  enc.checkpoint_bytes.reset();
+  enc.quant.reset();
+  const double h = static_cast<double>(m.hidden);
+  if (m.mel_bins > 0) {
+    // Whisper's front end: conv1d(mel -> d, k3) over the 3000 input frames, then conv1d(d -> d,
+    // k3, stride 2) down to the encoder's positions (both with biases).
+    const double frames = 2.0 * m.encoder_positions;
+    parts.frontend_params = static_cast<std::int64_t>(3.0 * m.mel_bins * h + h + 3.0 * h * h + h);
+    parts.frontend_flops_per_request =
+        2.0 * (frames * 3.0 * m.mel_bins * h + m.encoder_positions * 3.0 * h * h);
+  }
+  const std::int64_t enc_params = CountParams(enc).total + parts.frontend_params;
+  enc.params_override = enc_params;
+  ModelSpec& dec = parts.decoder;
+  dec = m;
+  dec.name = m.name + " decoder";
+  dec.arch = ModelArch::kDense;
+  dec.encoder_layers = 0;
+  dec.encoder_positions = 0;
+  dec.mel_bins = 0;
+  const std::int64_t total = CountParams(m).total;
+  dec.params_override = std::max<std::int64_t>(1, total - enc_params);
+  dec.active_params_override.reset();
+  dec.official_params.reset();
+  if (m.checkpoint_bytes && total > 0) {  // split the stored bytes by the parameter shares
+    dec.checkpoint_bytes = static_cast<std::int64_t>(static_cast<double>(*m.checkpoint_bytes) *
+                                                     static_cast<double>(*dec.params_override) /
+                                                     static_cast<double>(total));
+    enc.checkpoint_bytes = *m.checkpoint_bytes - *dec.checkpoint_bytes;
+  }
+  return parts;
+}
+
+int EncoderInputTokens(const ModelSpec& m, int input_len) {
+  if (m.is_audio_model() && m.encoder_positions > 0) return m.encoder_positions;
+  return std::max(1, input_len);
+}
+
+int DecoderPromptTokens(const ModelSpec& m) { return m.is_audio_model() ? 4 : 1; }
+
 Bytes KvBytesPerToken(const ModelSpec& m, double bytes_per_element, int tp) {
   // Decoders and the decoder of encoder-decoder models (Whisper, T5: self-attention KV; the
   // cross-attention KV is per request, not per token) keep a KV cache.

@@ -356,6 +356,42 @@ TEST(KvBytesPerToken, WhisperDecoderSelfAttention) {
          "src/workload/model.cc), so serving estimates for Whisper/T5 hold no KV cache";
 }
 
+// An encoder-decoder model splits into its two stacks with hand-counted parameters.
+// Whisper-large-v3's encoder: 32 layers x (4 x 1280^2 attention + 3 biases, 2 x 1280 x 5120 MLP
+// + biases, 2 layer norms) + final norm + the 1500 x 1280 position table + the front end's
+// conv1d(128 -> 1280, k3) and conv1d(1280 -> 1280, k3) = 636,968,960 (+ the k-projection biases
+// the formula counts and Whisper omits, 40,960); the decoder is the rest of 1,543,490,560.
+// T5-base's encoder: 12 x (4 x 768^2 + 2 x 768 x 3072 + 2 x 768) + 768 = 84,954,624.
+TEST(EncoderDecoder, SplitsIntoHandCountedStacks) {
+  const ModelSpec& w = Preset("Whisper-large-v3");
+  EXPECT_EQ(w.layers, 32);
+  EXPECT_EQ(w.encoder_layers, 32);
+  EXPECT_EQ(w.encoder_positions, 1500);
+  EXPECT_EQ(w.mel_bins, 128);
+  EXPECT_EQ(w.max_positions, 448);  // the decoder's context (max_target_positions)
+  const EncoderDecoderParts wp = SplitEncoderDecoder(w);
+  const double enc = static_cast<double>(*wp.encoder.params_override);
+  EXPECT_NEAR(enc, 636968960.0, 0.001 * 636968960.0);
+  EXPECT_EQ(*wp.encoder.params_override + *wp.decoder.params_override, 1543490560);
+  EXPECT_EQ(wp.encoder.layers, 32);
+  EXPECT_EQ(wp.encoder.arch, ModelArch::kEncoder);
+  EXPECT_TRUE(wp.decoder.is_decoder_llm());
+  EXPECT_EQ(KvBytesPerToken(wp.decoder, 2.0, 1).value(), KvBytesPerToken(w, 2.0, 1).value());
+  // Front end: 2 x (3000 frames x 3 x 128 x 1280 + 1500 x 3 x 1280^2) FLOPs.
+  EXPECT_DOUBLE_EQ(wp.frontend_flops_per_request,
+                   2.0 * (3000.0 * 3 * 128 * 1280 + 1500.0 * 3 * 1280 * 1280));
+  EXPECT_EQ(EncoderInputTokens(w, 77), 1500);  // the window is fixed
+  EXPECT_EQ(DecoderPromptTokens(w), 4);
+  const ModelSpec& t5 = Preset("T5-base");
+  EXPECT_EQ(t5.encoder_layers, 12);  // T5's num_layers is the encoder's depth
+  EXPECT_EQ(t5.layers, 12);          // num_decoder_layers
+  const EncoderDecoderParts tp = SplitEncoderDecoder(t5);
+  EXPECT_NEAR(static_cast<double>(*tp.encoder.params_override), 84954624.0, 0.001 * 84954624.0);
+  EXPECT_EQ(tp.frontend_params, 0);
+  EXPECT_EQ(EncoderInputTokens(t5, 300), 300);
+  EXPECT_EQ(DecoderPromptTokens(t5), 1);
+}
+
 TEST(KvBytesPerToken, NonDecodersHaveNone) {
   EXPECT_EQ(KvBytesPerToken(Preset("BERT-base-uncased"), 2.0, 1).value(), 0.0);
   EXPECT_EQ(KvBytesPerToken(Preset("ViT-B/16"), 2.0, 1).value(), 0.0);
