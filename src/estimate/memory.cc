@@ -568,7 +568,33 @@ MemoryBreakdown EstimateTrainingMemory(const ModelSpec& m, const Parallelism& pa
         ActivationBytesPerLayer(m, opt.micro_batch, seq_local, tp, par.sequence_parallel,
                                 Recompute::kFull, opt.flash_attention, opt.dropout, act_bytes);
   }
-  if (full_rc) out.activations += whole_layer;  // live while a layer is recomputed
+  Bytes whole = whole_layer;
+  if (m.arch == ModelArch::kEncoderDecoder && m.layers > 0) {
+    // The encoder stack keeps its own layers' activations for the backward, at its input's
+    // positions (Whisper: 1500), on the first stage (docs/model.md 10.7).
+    const EncoderDecoderParts parts = SplitEncoderDecoder(m);
+    const int s_enc = std::max(1, EncoderInputTokens(m, opt.seq_len) / cp);
+    const Bytes enc_layer =
+        op_sac ? OpSacBytesPerLayer(parts.encoder, opt.micro_batch, s_enc, tp,
+                                    par.sequence_parallel, act_bytes)
+               : ActivationBytesPerLayer(
+                     parts.encoder, opt.micro_batch, s_enc, tp, par.sequence_parallel,
+                     opt.activation_offload ? Recompute::kFull : opt.recompute, opt.flash_attention,
+                     opt.dropout, act_bytes, opt.fused_kernels, fp8_inputs, opt.compiled);
+    const int enc_layers = (parts.encoder.layers + pp - 1) / pp;
+    if (!opt.activation_offload) {
+      out.activations += enc_layer * (static_cast<double>(enc_layers) * in_flight * interleave);
+    }
+    if (full_rc) {
+      whole = Bytes(std::max(
+          whole.value(),
+          ActivationBytesPerLayer(parts.encoder, opt.micro_batch, s_enc, tp, par.sequence_parallel,
+                                  Recompute::kNone, opt.flash_attention, opt.dropout, act_bytes,
+                                  opt.fused_kernels, fp8_inputs, opt.compiled)
+              .value()));
+    }
+  }
+  if (full_rc) out.activations += whole;  // live while a layer is recomputed
   if (opt.logits_buffer && m.is_decoder_llm() && m.vocab > 0) {
     out.logits = Bytes(static_cast<double>(opt.micro_batch) * seq_local *
                        static_cast<double>(m.vocab) / tp * opt.logits_bytes_per_element);

@@ -101,6 +101,28 @@ Flop AttentionFlopsPerToken(const ModelSpec& m, int seq_len) {
 
 Flop FlopsPerToken(const ModelSpec& m, const ParamCounts& pc, int seq_len, TrainMethod method,
                    Recompute rc, bool include_recompute) {
+  if (m.arch == ModelArch::kEncoderDecoder) {
+    // Per decoder token: the decoder's FLOPs, its cross-attention over the encoder positions,
+    // and the encoder's FLOPs for its input shared over the decoder's tokens (docs/model.md
+    // 10.7). The cross K/V projections run per encoder position.
+    const EncoderDecoderParts parts = SplitEncoderDecoder(m);
+    const double s_dec = std::max(1, seq_len);
+    const double s_enc = EncoderInputTokens(m, seq_len);
+    const double per = s_enc / s_dec;
+    const double q = static_cast<double>(m.heads) * m.head_dim;
+    const double cross_kv =
+        2.0 * static_cast<double>(m.hidden) * m.kv_heads * m.head_dim * m.layers;
+    const Flop dec = FlopsPerToken(parts.decoder, CountParams(parts.decoder), seq_len, method, rc,
+                                   include_recompute);
+    const Flop enc = FlopsPerToken(parts.encoder, CountParams(parts.encoder),
+                                   static_cast<int>(s_enc), method, rc, include_recompute);
+    const double passes = method == TrainMethod::kLora || method == TrainMethod::kQlora ? 2.0 : 3.0;
+    const double rc_pass = include_recompute && rc == Recompute::kFull ? 1.0 : 0.0;
+    const double cross = (passes + rc_pass) * (4.0 * m.layers * s_enc * q +    // attention
+                                               2.0 * cross_kv * (per - 1.0));  // K/V per position
+    const double frontend = 3.0 * parts.frontend_flops_per_request / s_dec;
+    return Flop(dec.value() + enc.value() * per + cross + frontend);
+  }
   // Matmul parameters touched per token: active params minus input embeddings (a lookup).
   double matmul = static_cast<double>(pc.active - pc.embedding);
   if (m.tied_embeddings && m.is_decoder_llm()) matmul += static_cast<double>(m.vocab * m.hidden);
@@ -180,73 +202,89 @@ StepTime EstimateTrainStep(const ModelSpec& m, const Parallelism& par,
   const double bwd_factor = peft ? 1.0 : 2.0;  // frozen weights: dgrad only
 
   // ---- compute per micro-batch for the most loaded stage --------------------------------------
-  double layer_fwd = 0, attn_fwd = 0, attn_bwd = 0, elem_fwd = 0, permute_fwd = 0;
-  const int layers_here = (m.layers + pp - 1) / pp;
-  if (m.is_transformer() && m.layers > 0 && h > 0) {
-    const double q =
-        m.mla ? static_cast<double>(m.heads) * (m.mla->qk_nope_head_dim + m.mla->qk_rope_head_dim)
-              : static_cast<double>(m.heads) * m.head_dim;
-    const double kv = m.mla ? 0 : static_cast<double>(m.kv_heads) * m.head_dim;
-    const double vdim = m.mla ? static_cast<double>(m.heads) * m.mla->v_head_dim : q;
-    if (m.mla) {
-      const MlaSpec& a = *m.mla;
+  // An encoder-decoder model (docs/model.md 10.7) trains both stacks: its decoder's layers on
+  // the sequence (the decoder's tokens) and its encoder's on the encoder input (Whisper: the
+  // fixed 1500 positions; a text model: as long as the sequence), plus the decoder's
+  // cross-attention over the encoder positions.
+  const bool encdec = m.arch == ModelArch::kEncoderDecoder;
+  std::optional<EncoderDecoderParts> parts;
+  if (encdec) parts = SplitEncoderDecoder(m);
+  struct LayerTimes {
+    double layer_fwd = 0, attn_fwd = 0, attn_bwd = 0, elem_fwd = 0, permute_fwd = 0;
+  };
+  auto layer_times = [&](const ModelSpec& lm, double ls, double lT) {
+    LayerTimes lt;
+    double& layer_fwd = lt.layer_fwd;
+    double& attn_fwd = lt.attn_fwd;
+    double& attn_bwd = lt.attn_bwd;
+    double& elem_fwd = lt.elem_fwd;
+    double& permute_fwd = lt.permute_fwd;
+    const double q = lm.mla ? static_cast<double>(lm.heads) *
+                                  (lm.mla->qk_nope_head_dim + lm.mla->qk_rope_head_dim)
+                            : static_cast<double>(lm.heads) * lm.head_dim;
+    const double kv = lm.mla ? 0 : static_cast<double>(lm.kv_heads) * lm.head_dim;
+    const double vdim = lm.mla ? static_cast<double>(lm.heads) * lm.mla->v_head_dim : q;
+    if (lm.mla) {
+      const MlaSpec& a = *lm.mla;
       if (a.q_lora_rank > 0) {
-        layer_fwd += GemmSeconds(c, T, a.q_lora_rank, h, gemm_e);
-        layer_fwd += GemmSeconds(c, T, q / tp, a.q_lora_rank, gemm_e);
+        layer_fwd += GemmSeconds(c, lT, a.q_lora_rank, h, gemm_e);
+        layer_fwd += GemmSeconds(c, lT, q / tp, a.q_lora_rank, gemm_e);
       } else {
-        layer_fwd += GemmSeconds(c, T, q / tp, h, gemm_e);
+        layer_fwd += GemmSeconds(c, lT, q / tp, h, gemm_e);
       }
-      layer_fwd += GemmSeconds(c, T, a.kv_lora_rank + a.qk_rope_head_dim, h, gemm_e);
-      layer_fwd += GemmSeconds(c, T, m.heads * (a.qk_nope_head_dim + a.v_head_dim) / tp,
+      layer_fwd += GemmSeconds(c, lT, a.kv_lora_rank + a.qk_rope_head_dim, h, gemm_e);
+      layer_fwd += GemmSeconds(c, lT, lm.heads * (a.qk_nope_head_dim + a.v_head_dim) / tp,
                                a.kv_lora_rank, gemm_e);
     } else {
-      layer_fwd += GemmSeconds(c, T, (q + 2 * kv) / tp, h, gemm_e);
+      layer_fwd += GemmSeconds(c, lT, (q + 2 * kv) / tp, h, gemm_e);
     }
-    layer_fwd += GemmSeconds(c, T, h, vdim / tp, gemm_e);  // output projection
+    layer_fwd += GemmSeconds(c, lT, h, vdim / tp, gemm_e);  // output projection
     // MLP (dense or MoE, averaged over layers).
     int moe_layers = 0;
-    if (m.moe) {
-      for (int i = 0; i < m.layers; ++i) {
-        if (i >= m.moe->dense_layers && (i + 1) % std::max(1, m.moe->moe_every) == 0) ++moe_layers;
+    if (lm.moe) {
+      for (int i = 0; i < lm.layers; ++i) {
+        if (i >= lm.moe->dense_layers && (i + 1) % std::max(1, lm.moe->moe_every) == 0)
+          ++moe_layers;
       }
     }
-    const double moe_frac = m.layers > 0 ? static_cast<double>(moe_layers) / m.layers : 0;
-    const double f = static_cast<double>(m.ffn_hidden);
-    const double up = (m.gated_mlp ? 2.0 : 1.0);
+    const double moe_frac = lm.layers > 0 ? static_cast<double>(moe_layers) / lm.layers : 0;
+    const double f = static_cast<double>(lm.ffn_hidden);
+    const double up = (lm.gated_mlp ? 2.0 : 1.0);
     double dense_mlp = 0, moe_mlp = 0;
     if (f > 0) {
-      dense_mlp = GemmSeconds(c, T, up * f / tp, h, gemm_e) + GemmSeconds(c, T, h, f / tp, gemm_e);
+      dense_mlp =
+          GemmSeconds(c, lT, up * f / tp, h, gemm_e) + GemmSeconds(c, lT, h, f / tp, gemm_e);
     }
-    if (m.moe) {
-      const MoeSpec& x = *m.moe;
+    if (lm.moe) {
+      const MoeSpec& x = *lm.moe;
       const double ef = static_cast<double>(x.expert_ffn);
-      // Tokens reaching one local expert: T x top_k x ep / experts (balanced routing); each
+      // Tokens reaching one local expert: lT x top_k x ep / experts (balanced routing); each
       // GPU holds experts / ep experts.
       const double local_experts = std::max(1.0, static_cast<double>(x.experts) / ep);
-      const double tok = T * x.top_k * ep / x.experts;
+      const double tok = lT * x.top_k * ep / x.experts;
       moe_mlp = local_experts * (GemmSeconds(c, tok, 2 * ef / tp, h, gemm_e) +
                                  GemmSeconds(c, tok, h, ef / tp, gemm_e));
       double sf = static_cast<double>(x.shared_ffn > 0 ? x.shared_ffn : x.expert_ffn);
       for (int i = 0; i < x.shared_experts; ++i) {
         moe_mlp +=
-            GemmSeconds(c, T, 2 * sf / tp, h, gemm_e) + GemmSeconds(c, T, h, sf / tp, gemm_e);
+            GemmSeconds(c, lT, 2 * sf / tp, h, gemm_e) + GemmSeconds(c, lT, h, sf / tp, gemm_e);
       }
-      moe_mlp += GemmSeconds(c, T, x.experts, h, gemm_e);  // router
+      moe_mlp += GemmSeconds(c, lT, x.experts, h, gemm_e);  // router
     }
     layer_fwd += (1 - moe_frac) * dense_mlp + moe_frac * moe_mlp;
-    // Attention core. FlashAttention: 4 s^2 b (heads x head_dim), the causal half for decoders
+    // Attention core. FlashAttention: 4 ls^2 b (heads x head_dim), the causal half for decoders
     // (encoders and ViTs attend both ways: the whole square), at attention efficiency (bf16).
     // Without it, the score matrix is written and read at HBM bandwidth.
-    const double attn_flops = 4.0 * b * s * s * q / tp * CausalShare(m) * cp;
+    const double attn_flops = 4.0 * b * ls * ls * q / tp * CausalShare(lm) * cp;
     attn_fwd = attn_flops / (bf16_peak * c.attn_eff);
     attn_bwd = K.attn_bwd_factor * attn_fwd;
     if (!opt.flash_attention) {
       // Scores in HBM (Korthikanti et al. 2022: 5as^2b bytes of activations): forward writes
-      // QK^T, reads and writes the softmax, writes and applies the dropout mask and reads the
+      // QK^lT, reads and writes the softmax, writes and applies the dropout mask and reads the
       // probabilities for AV, ~12 B per score. The backward runs the two score GEMMs twice and
       // moves ~17 B per score (probabilities, their gradient, softmax and dropout backward).
-      const double gemms = 4.0 * b * s * s * q / tp / (bf16_peak * c.gemm_eff);
-      const double scores = b * m.heads / tp * s * s / c.hbm;
+      const double gemms = 4.0 * b * ls * ls * q / tp / (bf16_peak * c.gemm_eff);
+      const double scores = b * lm.heads / tp * ls * ls / c.hbm;
       attn_fwd = gemms + 12.0 * scores;
       attn_bwd = 2.0 * gemms + 17.0 * scores;
     }
@@ -255,17 +293,50 @@ StepTime EstimateTrainStep(const ModelSpec& m, const Parallelism& par,
     const double passes = opt.fused_kernels ? K.passes_fused : K.passes_eager;
     const double hidden_here = par.sequence_parallel ? h / tp : h;
     double mlp_act =
-        m.moe ? static_cast<double>(m.moe->expert_ffn) * (m.moe->top_k + m.moe->shared_experts) : f;
-    elem_fwd = (passes * T * hidden_here + 5.0 * T * mlp_act / tp) * e / c.hbm +
+        lm.moe ? static_cast<double>(lm.moe->expert_ffn) * (lm.moe->top_k + lm.moe->shared_experts)
+               : f;
+    elem_fwd = (passes * lT * hidden_here + 5.0 * lT * mlp_act / tp) * e / c.hbm +
                K.kernels_per_layer * c.kernel_s * 0.5;
     // MoE token permutation (Megatron-Core moe_utils.permute/unpermute): each routed copy of a
     // token is written grouped by expert and read back into the weighted sum, and with EP > 1
     // the chunks from each peer are sorted by local expert and back (sort_chunks_by_idxs); the
     // backward moves the gradients the same way once. Fused kernels save launches, not bytes.
-    if (m.moe) {
-      const double routed = (par.sequence_parallel ? T / tp : T) * m.moe->top_k * h;
+    if (lm.moe) {
+      const double routed = (par.sequence_parallel ? lT / tp : lT) * lm.moe->top_k * h;
       permute_fwd = moe_frac * (ep > 1 ? 4.0 : 2.0) * routed * e / c.hbm;
     }
+    return lt;
+  };
+  const int layers_here = (m.layers + pp - 1) / pp;
+  LayerTimes dec;
+  if (m.is_transformer() && m.layers > 0 && h > 0) {
+    dec = layer_times(encdec ? parts->decoder : m, s, T);
+  }
+  double layer_fwd = dec.layer_fwd, attn_fwd = dec.attn_fwd, attn_bwd = dec.attn_bwd,
+         elem_fwd = dec.elem_fwd, permute_fwd = dec.permute_fwd;
+  double encoder_micro = 0;  // the encoder stack's forward + backward (+ recompute)
+  if (encdec && h > 0) {
+    const double s_enc = EncoderInputTokens(m, opt.seq_len);
+    const double T_enc = b * s_enc;
+    const double q = static_cast<double>(m.heads) * m.head_dim;
+    const double kv = static_cast<double>(m.kv_heads) * m.head_dim;
+    // Every decoder layer: cross-attention q and output projections on its tokens, K/V
+    // projections of the encoder output, attention over the encoder positions (both ways).
+    layer_fwd += GemmSeconds(c, T, q / tp, h, gemm_e) + GemmSeconds(c, T, h, q / tp, gemm_e) +
+                 GemmSeconds(c, T_enc, 2 * kv / tp, h, gemm_e);
+    const double cross = 4.0 * b * s * s_enc * q / tp / (bf16_peak * c.attn_eff);
+    attn_fwd += cross;
+    attn_bwd += K.attn_bwd_factor * cross;
+    const LayerTimes enc = layer_times(parts->encoder, s_enc, T_enc);
+    const double enc_fwd = enc.layer_fwd + enc.attn_fwd + enc.elem_fwd;
+    const double enc_bwd = bwd_factor * enc.layer_fwd + enc.attn_bwd + 2.0 * enc.elem_fwd;
+    const double enc_rc = opt.recompute == Recompute::kFull        ? enc_fwd
+                          : opt.recompute == Recompute::kSelective ? enc.attn_fwd
+                                                                   : 0.0;
+    // Whisper's convolutional front end, forward and backward at the GEMM rate.
+    const double frontend = 3.0 * parts->frontend_flops_per_request * b / tp /
+                            (c.peak * std::min(c.gemm_eff, c.power_cap));
+    encoder_micro = (parts->encoder.layers * (enc_fwd + enc_bwd + enc_rc) + frontend) / pp;
   }
   double per_layer_fwd = layer_fwd + attn_fwd + elem_fwd + permute_fwd;
   double per_layer_bwd = bwd_factor * layer_fwd + attn_bwd + 2.0 * elem_fwd + permute_fwd;
@@ -274,7 +345,7 @@ StepTime EstimateTrainStep(const ModelSpec& m, const Parallelism& par,
   if (opt.recompute == Recompute::kSelective) per_layer_recompute = attn_fwd;
   // LM head on the last stage (forward + backward); non-transformers from FLOPs per sample.
   double head = 0;
-  if (m.is_decoder_llm() && m.vocab > 0) {
+  if (m.generates_tokens() && m.vocab > 0) {
     head = (1 + bwd_factor) * GemmSeconds(c, T, static_cast<double>(m.vocab) / tp, h, gemm_e) +
            3.0 * T * static_cast<double>(m.vocab) / tp * 4.0 / c.hbm;  // softmax/CE in fp32
   }
@@ -282,8 +353,8 @@ StepTime EstimateTrainStep(const ModelSpec& m, const Parallelism& par,
   const int rc_layers = opt.recompute == Recompute::kFull && opt.recompute_layers > 0
                             ? std::min(opt.recompute_layers, layers_here)
                             : layers_here;
-  double micro =
-      layers_here * (per_layer_fwd + per_layer_bwd) + rc_layers * per_layer_recompute + head;
+  double micro = layers_here * (per_layer_fwd + per_layer_bwd) + rc_layers * per_layer_recompute +
+                 head + encoder_micro;
   if (opt.method == TrainMethod::kQlora && m.is_transformer() && m.layers > 0) {
     // bitsandbytes dequantises each NF4 weight to 16 bits before every matmul that uses it:
     // forward, the backward's input gradient, and a recomputed forward (read 0.5 B + scales,

@@ -39,8 +39,10 @@ Status IntRange(long long v, const std::string& field, long long lo, long long h
 
 std::optional<ContextExcess> ExceedsContext(const ModelSpec& m, long long tokens,
                                             std::string_view what, std::string_view flag) {
+  // An encoder-decoder's context is its decoder's (Whisper: max_target_positions 448); its
+  // encoder input is checked where it is a request's (ValidateServeJob).
   if (m.max_positions <= 0 || tokens <= m.max_positions ||
-      !(m.is_decoder_llm() || m.arch == ModelArch::kEncoder)) {
+      !(m.generates_tokens() || m.arch == ModelArch::kEncoder)) {
     return std::nullopt;
   }
   return ContextExcess{
@@ -171,6 +173,7 @@ Status ValidateServeJob(const ServeJobSpec& job, InputSource source, std::string
   }
   const long long out =
       m.is_decoder_llm() ? std::max(job.output_len, job.max_output_len.value_or(0)) : 0;
+  if (m.arch == ModelArch::kEncoderDecoder) return {};  // its decoder: checked above
   if (auto x = ExceedsContext(
           m, job.input_len + out,
           fmt::format("a request of {} input + {} output tokens", job.input_len, out),

@@ -174,12 +174,6 @@ Result<InferMemoryOptions> BuildInferOptions(const MemoryRequest& a, const Model
     // --context is the decoder's tokens; each sequence also keeps its encoder output's
     // cross-attention K/V (Whisper: 1500 positions; a text model: as many as its input, taken
     // as long as the context).
-    if (m.max_positions > 0 && o.context > m.max_positions) {
-      return MakeError(ErrorCode::kInvalidArgument, "--context",
-                       fmt::format("{} decoder tokens exceed {}'s decoder context of {}", o.context,
-                                   m.name, m.max_positions),
-                       fmt::format("keep --context <= {}", m.max_positions));
-    }
     o.context += EncoderInputTokens(m, o.context);
   }
   o.concurrency = a.concurrency;

@@ -1215,5 +1215,40 @@ TEST(Nvfp4Training, GemmsKeepFp8sQuantisationCasts) {
   EXPECT_LT(internal::Fp4GemmFactor(f8, b200.fp4->value(), b200.fp8->value()), f8);
 }
 
+// An encoder-decoder trains both stacks (docs/model.md 10.7). T5-base at 512 tokens: per
+// decoder token, 2 x (decoder matmul parameters 137.95M: its 222.90M less the encoder's
+// 84.95M, the tied embedding counted once as the LM head) + 2 x 84.95M for the encoder's
+// token, + the full-square attention of both stacks and the cross-attention (4 x 12 layers x
+// 512 x 768 each), three passes (forward, two backward). Whisper's encoder activations (1500
+// positions x 32 layers) are held for the backward.
+TEST(EncoderDecoderTraining, CostsBothStacks) {
+  const ModelSpec& t5 = Preset("T5-base");
+  const EncoderDecoderParts parts = SplitEncoderDecoder(t5);
+  const double enc = static_cast<double>(*parts.encoder.params_override);
+  const double dec = 222903552.0 - enc;
+  const double attn = 4.0 * 12 * 512 * 768;
+  const double expected = 3.0 * (2.0 * dec + 2.0 * enc + 3.0 * attn);
+  const double got =
+      TrainingFlopsPerToken(t5, 512, TrainMethod::kFull, Recompute::kNone, false).value();
+  EXPECT_NEAR(got / expected, 1.0, 0.01) << got << " vs " << expected;
+  // The decoder stack alone is well under half of it.
+  EXPECT_LT(TrainingFlopsPerToken(parts.decoder, 512, TrainMethod::kFull, Recompute::kNone, false)
+                .value(),
+            0.7 * got);
+  // Whisper: the encoder's 1500 positions per decoder sequence of 448.
+  const ModelSpec& w = Preset("Whisper-large-v3");
+  const EncoderDecoderParts wp = SplitEncoderDecoder(w);
+  TrainMemoryOptions o;
+  o.micro_batch = 4;
+  o.seq_len = 448;
+  o.flash_attention = true;
+  Parallelism par;
+  const MemoryBreakdown full = EstimateTrainingMemory(w, par, o);
+  const MemoryBreakdown dec_only = EstimateTrainingMemory(wp.decoder, par, o);
+  const Bytes enc_layer = ActivationBytesPerLayer(wp.encoder, 4, 1500, 1, false, Recompute::kNone,
+                                                  true, o.dropout, 2.0);
+  EXPECT_GE(full.activations.value(), dec_only.activations.value() + 32 * enc_layer.value() * 0.99);
+}
+
 }  // namespace
 }  // namespace gpuplan
