@@ -293,50 +293,6 @@ void AddMemoryOptions(CLI::App* c, MemoryArgs& args) {
       ->capture_default_str();
 }
 
-// A flag that only the other analysis reads, given with --train or --infer alone: the analysis
-// asked for would ignore it (`--infer --seq-len 8192` would size 4096-token sequences).
-std::optional<Error> FlagOfOtherMode(const CLI::App& c, const MemoryRequest& r) {
-  if (r.train == r.infer) return std::nullopt;  // neither or both: both analyses run
-  static const std::vector<std::pair<const char*, const char*>> kTrainOnly = {
-      {"--method", ""},
-      {"--optimizer", ""},
-      {"--optimizer-states", ""},
-      {"--guide-b4", ""},
-      {"--batch", "--concurrency (sequences served at once)"},
-      {"--seq-len", "--context (tokens per sequence)"},
-      {"--grad-accum", ""},
-      {"--zero", ""},
-      {"--fsdp", ""},
-      {"--cp", ""},
-      {"--ep", ""},
-      {"--sequence-parallel", ""},
-      {"--recompute", ""},
-      {"--lora-rank", ""},
-      {"--lora-targets", ""}};
-  static const std::vector<std::pair<const char*, const char*>> kServeOnly = {
-      {"--kv-precision", ""},
-      {"--context", "--seq-len (tokens per training sequence)"},
-      {"--concurrency", "--batch (micro-batch per GPU)"},
-      {"--engine", ""},
-      {"--gpu-memory-utilization", "--headroom (usable fraction of GPU memory)"}};
-  const auto& other = r.infer ? kTrainOnly : kServeOnly;
-  const char* mode = r.infer ? "--infer" : "--train";
-  const char* needed = r.infer ? "--train" : "--infer";
-  const char* what = r.infer ? "serving" : "training";
-  const char* other_what = r.infer ? "training" : "serving";
-  for (const auto& [flag, instead] : other) {
-    if (c.count(flag) == 0) continue;
-    std::string fix = *instead != '\0' ? fmt::format("for {} use {}; or drop {} to analyse both",
-                                                     what, instead, mode)
-                                       : fmt::format("drop it, or add {} to analyse both", needed);
-    return MakeError(
-        ErrorCode::kInvalidArgument, flag,
-        fmt::format("is a {} setting, but {} asks for {} memory only", other_what, mode, what),
-        fix);
-  }
-  return std::nullopt;
-}
-
 }  // namespace
 
 void RegisterMemoryCommand(CLI::App& app, GlobalOptions& g, Runner& run) {
@@ -355,7 +311,8 @@ void RegisterMemoryCommand(CLI::App& app, GlobalOptions& g, Runner& run) {
       };
       return;
     }
-    if (auto wrong = FlagOfOtherMode(*c, a->r)) {
+    if (auto wrong = MemoryFlagOfOtherMode(
+            a->r, [c](std::string_view flag) { return c->count(std::string(flag)) > 0; })) {
       run = [wrong] { return Result<Output>(*wrong); };
       return;
     }

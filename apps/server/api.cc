@@ -309,6 +309,17 @@ ApiResponse Memory(const ApiContext& ctx, std::string_view, std::string_view bod
   }
   r.tp_given = j->contains("tp");
   r.context_given = j->contains("context");
+  auto key_of = [](std::string_view flag) {  // "--seq-len" -> "seq_len"
+    std::string k(flag.substr(2));
+    std::replace(k.begin(), k.end(), '-', '_');
+    return k;
+  };
+  if (auto wrong = MemoryFlagOfOtherMode(
+          r, [&](std::string_view flag) { return j->contains(key_of(flag)); })) {
+    Error e = *wrong;
+    e.field = key_of(e.field);
+    return Bad(e);
+  }
   auto cur = ParseCurrency(ctx.currency);
   if (!cur)
     return Bad(

@@ -179,7 +179,10 @@ ApiResponse SimulateDay(const ApiContext& ctx, std::string_view, std::string_vie
   auto trace = SyntheticTrace(syn);
   if (!trace) {
     Error e = trace.error();
-    if (e.field.rfind("--", 0) == 0) e.field = "synthetic." + e.field.substr(2);
+    if (e.field.rfind("--", 0) == 0) {  // the flag -> the body key
+      e.field = "synthetic." + e.field.substr(2);
+      std::replace(e.field.begin(), e.field.end(), '-', '_');
+    }
     return Bad(e);
   }
   std::vector<std::string> names = {"hpa", "kpa", "saturation", "schedule", "static"};

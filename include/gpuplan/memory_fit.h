@@ -5,8 +5,10 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "gpuplan/catalog.h"
@@ -101,6 +103,13 @@ struct MemoryAnalysis {
 // The request's ranges that need no model or catalog (parallel sizes, batch bounds, ZeRO stage,
 // FSDP mode, headroom, memory fraction); errors name the flag. AnalyzeMemory calls it too.
 Status ValidateMemoryRequest(const MemoryRequest& req);
+
+// A setting only the other analysis reads, given with `train` or `infer` alone (`given` says
+// whether a flag, in its CLI spelling "--seq-len", was set): the analysis asked for would ignore
+// it (`--infer --seq-len 8192` would size 4096-token sequences). The error names the flag and
+// its counterpart; nullopt when both or neither analysis runs, or nothing is misplaced.
+std::optional<Error> MemoryFlagOfOtherMode(const MemoryRequest& r,
+                                           const std::function<bool(std::string_view)>& given);
 
 // Validates `req` (ranges, enum names; errors name the flag) and analyses `model`. Pure apart
 // from reading `catalog`. Nothing fitting is a result (empty fits), not an error.

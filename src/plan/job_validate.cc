@@ -46,9 +46,11 @@ std::optional<ContextExcess> ExceedsContext(const ModelSpec& m, long long tokens
     return std::nullopt;
   }
   return ContextExcess{
-      fmt::format("{} exceeds {}'s context of {} tokens (config.json's max_position_embeddings, "
-                  "with any RoPE scaling)",
-                  what, m.name, m.max_positions),
+      fmt::format("{} exceeds {}'s {}context of {} tokens ({})", what, m.name,
+                  m.arch == ModelArch::kEncoderDecoder ? "decoder " : "", m.max_positions,
+                  m.arch == ModelArch::kEncoderDecoder && m.encoder_positions > 0
+                      ? "config.json's max_target_positions"
+                      : "config.json's max_position_embeddings, with any RoPE scaling"),
       fmt::format("keep {} <= {}, or give a config.json with a longer context", flag,
                   m.max_positions)};
 }

@@ -451,6 +451,49 @@ Status ValidateMemoryRequest(const MemoryRequest& a) {
   return {};
 }
 
+std::optional<Error> MemoryFlagOfOtherMode(const MemoryRequest& r,
+                                           const std::function<bool(std::string_view)>& given) {
+  if (r.train == r.infer) return std::nullopt;  // neither or both: both analyses run
+  static const std::vector<std::pair<const char*, const char*>> kTrainOnly = {
+      {"--method", ""},
+      {"--optimizer", ""},
+      {"--optimizer-states", ""},
+      {"--guide-b4", ""},
+      {"--batch", "--concurrency (sequences served at once)"},
+      {"--seq-len", "--context (tokens per sequence)"},
+      {"--grad-accum", ""},
+      {"--zero", ""},
+      {"--fsdp", ""},
+      {"--cp", ""},
+      {"--ep", ""},
+      {"--sequence-parallel", ""},
+      {"--recompute", ""},
+      {"--lora-rank", ""},
+      {"--lora-targets", ""}};
+  static const std::vector<std::pair<const char*, const char*>> kServeOnly = {
+      {"--kv-precision", ""},
+      {"--context", "--seq-len (tokens per training sequence)"},
+      {"--concurrency", "--batch (micro-batch per GPU)"},
+      {"--engine", ""},
+      {"--gpu-memory-utilization", "--headroom (usable fraction of GPU memory)"}};
+  const auto& other = r.infer ? kTrainOnly : kServeOnly;
+  const char* mode = r.infer ? "--infer" : "--train";
+  const char* needed = r.infer ? "--train" : "--infer";
+  const char* what = r.infer ? "serving" : "training";
+  const char* other_what = r.infer ? "training" : "serving";
+  for (const auto& [flag, instead] : other) {
+    if (!given(flag)) continue;
+    std::string fix = *instead != '\0' ? fmt::format("for {} use {}; or drop {} to analyse both",
+                                                     what, instead, mode)
+                                       : fmt::format("drop it, or add {} to analyse both", needed);
+    return MakeError(
+        ErrorCode::kInvalidArgument, flag,
+        fmt::format("is a {} setting, but {} asks for {} memory only", other_what, mode, what),
+        fix);
+  }
+  return std::nullopt;
+}
+
 Result<MemoryAnalysis> AnalyzeMemory(const MemoryRequest& req, const ModelSpec& model,
                                      const Catalog& catalog, Currency currency,
                                      std::optional<double> cny_per_usd) {
