@@ -295,6 +295,21 @@ cfg("giant but in-int dims", llama(hidden_size=16000000, intermediate_size=16000
 cfg("deep quantization_config", '{"quantization_config": ' + "[" * 200 + "]" * 200 + "}", "m/config.json")
 cfg("quantization_config array", llama(quantization_config=[1, 2]), "quantization_config")
 cfg("quant bits 64", llama(quantization_config={"quant_method": "gptq", "bits": 64}), "bits")
+WH = {"model_type": "whisper", "d_model": 1280, "encoder_layers": 32, "decoder_layers": 32,
+      "encoder_attention_heads": 20, "decoder_attention_heads": 20, "encoder_ffn_dim": 5120,
+      "decoder_ffn_dim": 5120, "vocab_size": 51866, "num_mel_bins": 128,
+      "max_source_positions": 1500, "max_target_positions": 448}
+def whisper(**over):
+    d = dict(WH)
+    d.update(over)
+    return json.dumps(d)
+for cmd in ["memory", "infer"]:
+    cfg("whisper num_mel_bins -1", whisper(num_mel_bins=-1), "num_mel_bins", cmd=cmd)
+    cfg("whisper num_mel_bins 1e8", whisper(num_mel_bins=10**8), "num_mel_bins", cmd=cmd)
+    cfg("whisper max_source_positions 2^31-1", whisper(max_source_positions=2**31 - 1), "max_source_positions", cmd=cmd)
+    cfg("whisper audio without a window", whisper(max_source_positions=0), "max_source_positions", cmd=cmd)
+    cfg("whisper decoder_layers 0", whisper(decoder_layers=0), "num_hidden_layers", cmd=cmd)
+cfg("whisper --seq-len beyond its decoder", whisper(), "--seq-len", cmd="train", extra=["--seq-len", "1000"])
 cfg("not json", "hello", "m/config.json")
 cfg("truncated", '{"hidden_size": 40', "m/config.json")
 cfg("array top", "[1,2,3]", "m/config.json")

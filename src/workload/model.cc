@@ -226,16 +226,85 @@ ParamCounts CountVit(const ModelSpec& m) {
   return p;
 }
 
+// The two stacks of an encoder-decoder model as models of their own (docs/model.md 10.7).
+ModelSpec EncoderStack(const ModelSpec& m) {
+  ModelSpec enc = m;
+  enc.name = m.name + " encoder";
+  enc.arch = ModelArch::kEncoder;
+  enc.layers = m.encoder_layers > 0 ? m.encoder_layers : m.layers;
+  enc.encoder_layers = 0;
+  enc.vocab = 0;  // the token embedding is the decoder's (tied to its output projection)
+  enc.tied_embeddings = false;
+  enc.type_vocab = 0;
+  enc.pooler = false;
+  enc.learned_positions = m.encoder_positions;  // Whisper's stored position table; T5: none
+  enc.max_positions = m.encoder_positions;
+  enc.encoder_positions = 0;
+  enc.mel_bins = 0;
+  enc.params_override.reset();
+  enc.active_params_override.reset();
+  enc.official_params.reset();
+  enc.checkpoint_bytes.reset();
+  enc.quant.reset();
+  return enc;
+}
+
+ModelSpec DecoderStack(const ModelSpec& m) {
+  ModelSpec dec = m;
+  dec.name = m.name + " decoder";
+  dec.arch = ModelArch::kDense;
+  dec.encoder_layers = 0;
+  dec.encoder_positions = 0;
+  dec.mel_bins = 0;
+  // Whisper's decoder stores a learned position table of its context; T5's attention is relative.
+  if (m.mel_bins > 0) dec.learned_positions = m.max_positions;
+  dec.params_override.reset();
+  dec.active_params_override.reset();
+  dec.official_params.reset();
+  dec.checkpoint_bytes.reset();
+  return dec;
+}
+
+// Whisper's front end: conv1d(mel -> d, k3) and conv1d(d -> d, k3, stride 2), with biases.
+std::int64_t FrontendParams(const ModelSpec& m) {
+  if (m.mel_bins <= 0) return 0;
+  const std::int64_t h = m.hidden;
+  return 3 * m.mel_bins * h + h + 3 * h * h + h;
+}
+
+// Derived from the shape: both stacks, the decoder layers' cross-attention (its projections
+// and norm) and the front end. Whisper-large-v3: 1,543,613,440 against 1,543,490,560 (the
+// formula gives every projection a bias; Whisper's k projections have none).
+ParamCounts CountEncoderDecoder(const ModelSpec& m) {
+  const ModelSpec dec = DecoderStack(m);
+  const ParamCounts e = CountTransformer(EncoderStack(m));
+  const ParamCounts d = CountTransformer(dec);
+  const AttnCount cross = AttentionParams(dec);
+  const std::int64_t cross_layer = cross.linear + cross.other + NormParams(m);
+  ParamCounts p;
+  p.total = e.total + FrontendParams(m) + d.total + m.layers * cross_layer;
+  p.active = p.total;
+  p.embedding = d.embedding + e.embedding;
+  p.lm_head = d.lm_head;
+  p.linear = e.linear + d.linear + m.layers * cross.linear;
+  p.per_layer = d.per_layer + cross_layer;
+  p.largest_layer = std::max({d.largest_layer, e.largest_layer, p.per_layer});
+  return p;
+}
+
 }  // namespace
 
 ParamCounts CountParams(const ModelSpec& m) {
   ParamCounts p;
   const bool resnet = m.arch == ModelArch::kCnn && m.resnet && !m.resnet->depths.empty();
+  const bool encdec = m.arch == ModelArch::kEncoderDecoder && m.encoder_layers > 0 && m.heads > 0;
   bool derivable = resnet || (m.hidden > 0 && m.layers > 0 &&
                               (m.arch == ModelArch::kDense || m.arch == ModelArch::kMoe ||
                                m.arch == ModelArch::kMlaMoe || m.arch == ModelArch::kEncoder ||
-                               m.arch == ModelArch::kVit));
-  if (resnet) {
+                               m.arch == ModelArch::kVit || encdec));
+  if (encdec && derivable) {
+    p = CountEncoderDecoder(m);
+  } else if (resnet) {
     // Every weight is a convolution's or the head's: all of them count as matrix weights.
     const ResNetCounts c = CountResNet(*m.resnet, m.channels, kResNetImageSide);
     p.total = p.active = p.linear = c.params;
@@ -267,50 +336,24 @@ ParamCounts CountParams(const ModelSpec& m) {
 
 EncoderDecoderParts SplitEncoderDecoder(const ModelSpec& m) {
   EncoderDecoderParts parts;
-  ModelSpec& enc = parts.encoder;
-  enc = m;
-  enc.name = m.name + " encoder";
-  enc.arch = ModelArch::kEncoder;
-  enc.layers = m.encoder_layers > 0 ? m.encoder_layers : m.layers;
-  enc.encoder_layers = 0;
-  enc.vocab = 0;  // the token embedding is the decoder's (tied to its output projection)
-  enc.tied_embeddings = false;
-  enc.type_vocab = 0;
-  enc.pooler = false;
-  enc.learned_positions = m.encoder_positions;  // Whisper's stored position table; T5: none
-  enc.max_positions = m.encoder_positions;
-  enc.params_override.reset();
-  enc.active_params_override.reset();
-  enc.official_params.reset();
-  enc.checkpoint_bytes.reset();
-  enc.quant.reset();
-  const double h = static_cast<double>(m.hidden);
+  parts.encoder = EncoderStack(m);
+  parts.decoder = DecoderStack(m);
+  parts.frontend_params = FrontendParams(m);
   if (m.mel_bins > 0) {
-    // Whisper's front end: conv1d(mel -> d, k3) over the 3000 input frames, then conv1d(d -> d,
-    // k3, stride 2) down to the encoder's positions (both with biases).
-    const double frames = 2.0 * m.encoder_positions;
-    parts.frontend_params = static_cast<std::int64_t>(3.0 * m.mel_bins * h + h + 3.0 * h * h + h);
-    parts.frontend_flops_per_request =
-        2.0 * (frames * 3.0 * m.mel_bins * h + m.encoder_positions * 3.0 * h * h);
+    // The front end's convolutions over the 3000 input frames and the 1500 positions.
+    const double h = static_cast<double>(m.hidden);
+    parts.frontend_flops_per_request = 2.0 * (2.0 * m.encoder_positions * 3.0 * m.mel_bins * h +
+                                              m.encoder_positions * 3.0 * h * h);
   }
-  const std::int64_t enc_params = CountParams(enc).total + parts.frontend_params;
-  enc.params_override = enc_params;
-  ModelSpec& dec = parts.decoder;
-  dec = m;
-  dec.name = m.name + " decoder";
-  dec.arch = ModelArch::kDense;
-  dec.encoder_layers = 0;
-  dec.encoder_positions = 0;
-  dec.mel_bins = 0;
+  const std::int64_t enc_params = CountParams(parts.encoder).total + parts.frontend_params;
+  parts.encoder.params_override = enc_params;
   const std::int64_t total = CountParams(m).total;
-  dec.params_override = std::max<std::int64_t>(1, total - enc_params);
-  dec.active_params_override.reset();
-  dec.official_params.reset();
+  parts.decoder.params_override = std::max<std::int64_t>(1, total - enc_params);
   if (m.checkpoint_bytes && total > 0) {  // split the stored bytes by the parameter shares
-    dec.checkpoint_bytes = static_cast<std::int64_t>(static_cast<double>(*m.checkpoint_bytes) *
-                                                     static_cast<double>(*dec.params_override) /
-                                                     static_cast<double>(total));
-    enc.checkpoint_bytes = *m.checkpoint_bytes - *dec.checkpoint_bytes;
+    parts.decoder.checkpoint_bytes = static_cast<std::int64_t>(
+        static_cast<double>(*m.checkpoint_bytes) *
+        static_cast<double>(*parts.decoder.params_override) / static_cast<double>(total));
+    parts.encoder.checkpoint_bytes = *m.checkpoint_bytes - *parts.decoder.checkpoint_bytes;
   }
   return parts;
 }
@@ -357,9 +400,18 @@ Status ValidateModel(const ModelSpec& m, std::string_view field) {
                                 {"num_key_value_heads", m.kv_heads},
                                 {"head_dim", m.head_dim},
                                 {"max_position_embeddings", m.max_positions},
-                                {"encoder_layers", m.encoder_layers}}) {
+                                {"encoder_layers", m.encoder_layers},
+                                {"max_source_positions", m.encoder_positions}}) {
     if (v < 0 || v > (1 << 24))
       return err(name, "must be in [0, 16777216], got " + std::to_string(v));
+  }
+  if (m.mel_bins < 0 || m.mel_bins > 4096) {
+    return err("num_mel_bins", "must be in [0, 4096], got " + std::to_string(m.mel_bins));
+  }
+  if (m.mel_bins > 0 && m.encoder_positions <= 0) {
+    return err("max_source_positions",
+               "an audio encoder needs its window's positions (Whisper: 1500), got " +
+                   std::to_string(m.encoder_positions));
   }
   if (m.moe && (m.moe->experts > 65536 || m.moe->expert_ffn > (std::int64_t{1} << 24) ||
                 m.moe->shared_ffn > (std::int64_t{1} << 24) || m.moe->shared_experts > 65536 ||
@@ -425,7 +477,7 @@ Status ValidateModel(const ModelSpec& m, std::string_view field) {
       m.channels < 0 || m.channels > 65536) {
     return err("image_size", "image_size, patch_size and num_channels must be in [0, 65536]");
   }
-  if (!m.is_transformer() || m.arch == ModelArch::kEncoderDecoder) {
+  if (!m.is_transformer() || (m.arch == ModelArch::kEncoderDecoder && m.encoder_layers <= 0)) {
     if (!m.params_override || *m.params_override <= 0) {
       return err(
           "params",

@@ -392,6 +392,20 @@ TEST(EncoderDecoder, SplitsIntoHandCountedStacks) {
   EXPECT_EQ(DecoderPromptTokens(t5), 1);
 }
 
+// A config.json of an encoder-decoder without a parameter count is derived from its shape:
+// both stacks, the decoder layers' cross-attention and Whisper's front end. Whisper-large-v3
+// comes out 122,880 high (every projection with a bias; its k projections have none: 3 x 32 x
+// 1280), T5-base within its norms' biases (T5's layer norms are scale-only).
+TEST(EncoderDecoder, ParameterCountFromTheShape) {
+  ModelSpec w = Preset("Whisper-large-v3");
+  w.params_override.reset();
+  EXPECT_EQ(CountParams(w).total, 1543490560 + 3 * 32 * 1280);
+  EXPECT_TRUE(ValidateModel(w, "config.json"));
+  ModelSpec t5 = Preset("T5-base");
+  t5.params_override.reset();
+  EXPECT_NEAR(static_cast<double>(CountParams(t5).total), 222903552.0, 0.001 * 222903552.0);
+}
+
 TEST(KvBytesPerToken, NonDecodersHaveNone) {
   EXPECT_EQ(KvBytesPerToken(Preset("BERT-base-uncased"), 2.0, 1).value(), 0.0);
   EXPECT_EQ(KvBytesPerToken(Preset("ViT-B/16"), 2.0, 1).value(), 0.0);
