@@ -262,6 +262,8 @@ check("unknown key", CHECK + "bogus: 1\n", "bogus")
 check("binary", "\x00\x01\x02", "c.yaml")
 check("seq_len beyond the context", CHECK + "  seq_len: 8192\n", "train.seq_len")
 check("serve beyond the context", "hardware:\n  instance: p4d.24xlarge\n  region: us-east-1\nserve:\n  model: llama-2-7b\n  qps: 2\n  input_len: 4000\n  output_len: 128\n", "serve.input_len")
+check("whisper input_len (a fixed audio window)", "hardware:\n  instance: g5.xlarge\n  region: us-east-1\nserve:\n  model: whisper-large-v3\n  qps: 2\n  input_len: 512\n", "serve.input_len")
+check("whisper output beyond its decoder", "hardware:\n  instance: g5.xlarge\n  region: us-east-1\nserve:\n  model: whisper-large-v3\n  qps: 2\n  output_len: 1000\n", "serve.output_len")
 case("check: missing file", ["check", "-f", "none.yaml"], field="-f")
 
 # --- config.json -------------------------------------------------------------------------------

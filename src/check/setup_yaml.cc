@@ -293,13 +293,27 @@ Result<SetupServing> ReadServing(const Reader& r, const Section& sec) {
   GPUPLAN_ASSIGN_OR_RETURN(i, n.Int("input_len", 1));
   s.input_len = i.value_or(s.input_len);
   GPUPLAN_ASSIGN_OR_RETURN(i, n.Int("output_len", 0));
-  s.output_len = i.value_or(s.model.is_decoder_llm() ? s.output_len : 0);
-  const long long total = static_cast<long long>(s.input_len) + s.output_len;
-  if (auto x = ExceedsContext(
-          s.model, total,
-          fmt::format("a request of {} input + {} output tokens", s.input_len, s.output_len),
-          "input_len + output_len")) {
-    const auto* e = n.Get("input_len") ? n.Get("input_len") : n.Get("output_len");
+  s.output_len = i.value_or(s.model.generates_tokens() ? s.output_len : 0);
+  if (s.model.is_audio_model() && n.Get("input_len")) {
+    return r.Fail(
+        *n.Get("input_len"),
+        fmt::format("{} takes one {} s window of audio per request ({} encoder "
+                    "positions), not tokens",
+                    s.model.name, s.model.encoder_positions / 50, s.model.encoder_positions),
+        "drop input_len; output_len is the transcript's tokens");
+  }
+  // An encoder-decoder's context is its decoder's: its start tokens and the output.
+  const bool encdec = s.model.arch == ModelArch::kEncoderDecoder;
+  const long long total = encdec
+                              ? static_cast<long long>(DecoderPromptTokens(s.model)) + s.output_len
+                              : static_cast<long long>(s.input_len) + s.output_len;
+  if (auto x = ExceedsContext(s.model, total,
+                              encdec ? fmt::format("{} start + {} output tokens",
+                                                   DecoderPromptTokens(s.model), s.output_len)
+                                     : fmt::format("a request of {} input + {} output tokens",
+                                                   s.input_len, s.output_len),
+                              encdec ? "output_len" : "input_len + output_len")) {
+    const auto* e = n.Get("input_len") && !encdec ? n.Get("input_len") : n.Get("output_len");
     return e ? r.Fail(*e, x->message, x->fix) : r.Fail(sec.node, "serve", x->message, x->fix);
   }
   std::optional<bool> b;
