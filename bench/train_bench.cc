@@ -281,3 +281,43 @@ BENCHMARK(BM_PlanServingMultiCloud)->Unit(benchmark::kMillisecond);
 
 }  // namespace
 }  // namespace gpuplan
+
+namespace gpuplan {
+namespace {
+
+// Encoder-decoder searches (docs/model.md 10.7): Whisper-large-v3 serving at 5 req/s over the
+// whole catalog, and fine-tuning it on 680k 30 s clips (every shape x layout; each evaluation
+// costs both stacks, the split cached per model).
+void BM_PlanServingWhisper(benchmark::State& state) {
+  auto cat = LoadBuiltinCatalog();
+  ServeJobSpec job;
+  job.model = *FindPreset("Whisper-large-v3");
+  job.weight_precision = Precision::kFp16;
+  job.qps = 5;
+  job.input_len = 1500;
+  job.output_len = 128;
+  long evaluated = 0;
+  for (auto _ : state) {
+    auto r = PlanServing(job, *cat, DefaultCalibration());
+    evaluated = r->evaluated;
+    benchmark::DoNotOptimize(r);
+  }
+  state.counters["configs"] = static_cast<double>(evaluated);
+}
+BENCHMARK(BM_PlanServingWhisper)->Unit(benchmark::kMillisecond);
+
+void BM_PlanTrainingWhisper(benchmark::State& state) {
+  auto cat = LoadBuiltinCatalog();
+  TrainJobSpec job;
+  job.model = *FindPreset("Whisper-large-v3");
+  job.samples = 680000;
+  job.seq_len = 448;
+  for (auto _ : state) {
+    auto r = PlanTraining(job, *cat, DefaultCalibration());
+    benchmark::DoNotOptimize(r);
+  }
+}
+BENCHMARK(BM_PlanTrainingWhisper)->Unit(benchmark::kMillisecond);
+
+}  // namespace
+}  // namespace gpuplan

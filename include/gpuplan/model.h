@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <algorithm>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -239,8 +240,13 @@ struct EncoderDecoderParts {
   ModelSpec encoder, decoder;
   std::int64_t frontend_params = 0;  // the audio encoder's two convolutions
   double frontend_flops_per_request = 0;
+  // The whole model's counts derived from its shape (CountParams' breakdown for it); zero
+  // when the shape does not give them (no encoder depth).
+  ParamCounts derived;
 };
-EncoderDecoderParts SplitEncoderDecoder(const ModelSpec& m);
+// Shared and cached (the last split per thread, keyed by every field it reads): the planners
+// ask for the same model's split once per candidate layout.
+std::shared_ptr<const EncoderDecoderParts> SplitEncoderDecoder(const ModelSpec& m);
 int EncoderInputTokens(const ModelSpec& m, int input_len);
 int DecoderPromptTokens(const ModelSpec& m);
 

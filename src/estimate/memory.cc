@@ -572,7 +572,8 @@ MemoryBreakdown EstimateTrainingMemory(const ModelSpec& m, const Parallelism& pa
   if (m.arch == ModelArch::kEncoderDecoder && m.layers > 0) {
     // The encoder stack keeps its own layers' activations for the backward, at its input's
     // positions (Whisper: 1500), on the first stage (docs/model.md 10.7).
-    const EncoderDecoderParts parts = SplitEncoderDecoder(m);
+    const auto split = SplitEncoderDecoder(m);
+    const EncoderDecoderParts& parts = *split;
     const int s_enc = std::max(1, EncoderInputTokens(m, opt.seq_len) / cp);
     const Bytes enc_layer =
         op_sac ? OpSacBytesPerLayer(parts.encoder, opt.micro_batch, s_enc, tp,

@@ -217,7 +217,7 @@ ServePerf EstimateLlmServing(const ModelSpec& model, const ServeSetup& setup,
   // encoder output's cross-attention K/V beside its own KV cache until it finishes. The
   // decoder's prompt is its start tokens.
   const bool encdec = model.arch == ModelArch::kEncoderDecoder;
-  std::optional<EncoderDecoderParts> parts;
+  std::shared_ptr<const EncoderDecoderParts> parts;
   if (encdec) parts = SplitEncoderDecoder(model);
   const ModelSpec& m = encdec ? parts->decoder : model;
   const double cross = encdec ? EncoderInputTokens(model, input_len) : 0;  // per request

@@ -105,7 +105,8 @@ Flop FlopsPerToken(const ModelSpec& m, const ParamCounts& pc, int seq_len, Train
     // Per decoder token: the decoder's FLOPs, its cross-attention over the encoder positions,
     // and the encoder's FLOPs for its input shared over the decoder's tokens (docs/model.md
     // 10.7). The cross K/V projections run per encoder position.
-    const EncoderDecoderParts parts = SplitEncoderDecoder(m);
+    const auto split = SplitEncoderDecoder(m);
+    const EncoderDecoderParts& parts = *split;
     const double s_dec = std::max(1, seq_len);
     const double s_enc = EncoderInputTokens(m, seq_len);
     const double per = s_enc / s_dec;
@@ -207,7 +208,7 @@ StepTime EstimateTrainStep(const ModelSpec& m, const Parallelism& par,
   // fixed 1500 positions; a text model: as long as the sequence), plus the decoder's
   // cross-attention over the encoder positions.
   const bool encdec = m.arch == ModelArch::kEncoderDecoder;
-  std::optional<EncoderDecoderParts> parts;
+  std::shared_ptr<const EncoderDecoderParts> parts;
   if (encdec) parts = SplitEncoderDecoder(m);
   struct LayerTimes {
     double layer_fwd = 0, attn_fwd = 0, attn_bwd = 0, elem_fwd = 0, permute_fwd = 0;

@@ -275,9 +275,8 @@ std::int64_t FrontendParams(const ModelSpec& m) {
 // Derived from the shape: both stacks, the decoder layers' cross-attention (its projections
 // and norm) and the front end. Whisper-large-v3: 1,543,613,440 against 1,543,490,560 (the
 // formula gives every projection a bias; Whisper's k projections have none).
-ParamCounts CountEncoderDecoder(const ModelSpec& m) {
-  const ModelSpec dec = DecoderStack(m);
-  const ParamCounts e = CountTransformer(EncoderStack(m));
+ParamCounts CountEncoderDecoder(const ModelSpec& m, const ModelSpec& enc, const ModelSpec& dec) {
+  const ParamCounts e = CountTransformer(enc);
   const ParamCounts d = CountTransformer(dec);
   const AttnCount cross = AttentionParams(dec);
   const std::int64_t cross_layer = cross.linear + cross.other + NormParams(m);
@@ -303,7 +302,7 @@ ParamCounts CountParams(const ModelSpec& m) {
                                m.arch == ModelArch::kMlaMoe || m.arch == ModelArch::kEncoder ||
                                m.arch == ModelArch::kVit || encdec));
   if (encdec && derivable) {
-    p = CountEncoderDecoder(m);
+    p = SplitEncoderDecoder(m)->derived;
   } else if (resnet) {
     // Every weight is a convolution's or the head's: all of them count as matrix weights.
     const ResNetCounts c = CountResNet(*m.resnet, m.channels, kResNetImageSide);
@@ -334,11 +333,16 @@ ParamCounts CountParams(const ModelSpec& m) {
   return p;
 }
 
-EncoderDecoderParts SplitEncoderDecoder(const ModelSpec& m) {
+namespace {
+
+EncoderDecoderParts ComputeSplit(const ModelSpec& m) {
   EncoderDecoderParts parts;
   parts.encoder = EncoderStack(m);
   parts.decoder = DecoderStack(m);
   parts.frontend_params = FrontendParams(m);
+  if (m.encoder_layers > 0 && m.heads > 0 && m.hidden > 0 && m.layers > 0) {
+    parts.derived = CountEncoderDecoder(m, parts.encoder, parts.decoder);
+  }
   if (m.mel_bins > 0) {
     // The front end's convolutions over the 3000 input frames and the 1500 positions.
     const double h = static_cast<double>(m.hidden);
@@ -347,7 +351,7 @@ EncoderDecoderParts SplitEncoderDecoder(const ModelSpec& m) {
   }
   const std::int64_t enc_params = CountParams(parts.encoder).total + parts.frontend_params;
   parts.encoder.params_override = enc_params;
-  const std::int64_t total = CountParams(m).total;
+  const std::int64_t total = m.params_override ? *m.params_override : parts.derived.total;
   parts.decoder.params_override = std::max<std::int64_t>(1, total - enc_params);
   if (m.checkpoint_bytes && total > 0) {  // split the stored bytes by the parameter shares
     parts.decoder.checkpoint_bytes = static_cast<std::int64_t>(
@@ -356,6 +360,32 @@ EncoderDecoderParts SplitEncoderDecoder(const ModelSpec& m) {
     parts.encoder.checkpoint_bytes = *m.checkpoint_bytes - *parts.decoder.checkpoint_bytes;
   }
   return parts;
+}
+
+// Every field the split reads besides the name (the stacks' shapes and counts).
+auto SplitKey(const ModelSpec& m) {
+  return std::make_tuple(static_cast<int>(m.arch), m.hidden, m.layers, m.encoder_layers, m.heads,
+                         m.kv_heads, m.head_dim, m.ffn_hidden, m.gated_mlp, m.vocab,
+                         m.tied_embeddings, static_cast<int>(m.norm), m.norms_per_layer, m.qk_norm,
+                         m.qkv_bias, m.linear_bias, m.learned_positions, m.type_vocab, m.pooler,
+                         m.max_positions, m.encoder_positions, m.mel_bins, m.params_override,
+                         m.checkpoint_bytes, m.moe.has_value(), m.mla.has_value(),
+                         m.quant.has_value(), static_cast<int>(m.dtype));
+}
+
+}  // namespace
+
+std::shared_ptr<const EncoderDecoderParts> SplitEncoderDecoder(const ModelSpec& m) {
+  // The planners ask for the same model's split once per candidate layout: keep the last one.
+  thread_local std::optional<decltype(SplitKey(m))> last_key;
+  thread_local std::string last_name;
+  thread_local std::shared_ptr<const EncoderDecoderParts> last;
+  auto key = SplitKey(m);
+  if (last && last_key == key && last_name == m.name) return last;
+  last = std::make_shared<const EncoderDecoderParts>(ComputeSplit(m));
+  last_key = key;
+  last_name = m.name;
+  return last;
 }
 
 int EncoderInputTokens(const ModelSpec& m, int input_len) {

@@ -1223,7 +1223,7 @@ TEST(Nvfp4Training, GemmsKeepFp8sQuantisationCasts) {
 // positions x 32 layers) are held for the backward.
 TEST(EncoderDecoderTraining, CostsBothStacks) {
   const ModelSpec& t5 = Preset("T5-base");
-  const EncoderDecoderParts parts = SplitEncoderDecoder(t5);
+  const EncoderDecoderParts parts = *SplitEncoderDecoder(t5);
   const double enc = static_cast<double>(*parts.encoder.params_override);
   const double dec = 222903552.0 - enc;
   const double attn = 4.0 * 12 * 512 * 768;
@@ -1237,7 +1237,7 @@ TEST(EncoderDecoderTraining, CostsBothStacks) {
             0.7 * got);
   // Whisper: the encoder's 1500 positions per decoder sequence of 448.
   const ModelSpec& w = Preset("Whisper-large-v3");
-  const EncoderDecoderParts wp = SplitEncoderDecoder(w);
+  const EncoderDecoderParts wp = *SplitEncoderDecoder(w);
   TrainMemoryOptions o;
   o.micro_batch = 4;
   o.seq_len = 448;

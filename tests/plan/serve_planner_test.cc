@@ -150,7 +150,7 @@ TEST(LlmServing, DecodeStepGrowsWithBatchAndContext) {
 TEST(LlmServing, EncoderDecoderRunsTheEncoderOnceAndDecodesWithTheDecoder) {
   const ComputeDevice dev = Gpu("A100-SXM4-80GB");
   const ModelSpec& w = Preset("Whisper-large-v3");
-  const EncoderDecoderParts parts = SplitEncoderDecoder(w);
+  const EncoderDecoderParts parts = *SplitEncoderDecoder(w);
   const ServeSetup su = LlmSetup(1, Precision::kFp16, Precision::kFp16);
   const ServePerf r = EstimateLlmServing(w, su, dev, 0, 128, 1, Cal());
   ASSERT_TRUE(r.fits) << r.why;

@@ -369,7 +369,7 @@ TEST(EncoderDecoder, SplitsIntoHandCountedStacks) {
   EXPECT_EQ(w.encoder_positions, 1500);
   EXPECT_EQ(w.mel_bins, 128);
   EXPECT_EQ(w.max_positions, 448);  // the decoder's context (max_target_positions)
-  const EncoderDecoderParts wp = SplitEncoderDecoder(w);
+  const EncoderDecoderParts wp = *SplitEncoderDecoder(w);
   const double enc = static_cast<double>(*wp.encoder.params_override);
   EXPECT_NEAR(enc, 636968960.0, 0.001 * 636968960.0);
   EXPECT_EQ(*wp.encoder.params_override + *wp.decoder.params_override, 1543490560);
@@ -385,7 +385,7 @@ TEST(EncoderDecoder, SplitsIntoHandCountedStacks) {
   const ModelSpec& t5 = Preset("T5-base");
   EXPECT_EQ(t5.encoder_layers, 12);  // T5's num_layers is the encoder's depth
   EXPECT_EQ(t5.layers, 12);          // num_decoder_layers
-  const EncoderDecoderParts tp = SplitEncoderDecoder(t5);
+  const EncoderDecoderParts tp = *SplitEncoderDecoder(t5);
   EXPECT_NEAR(static_cast<double>(*tp.encoder.params_override), 84954624.0, 0.001 * 84954624.0);
   EXPECT_EQ(tp.frontend_params, 0);
   EXPECT_EQ(EncoderInputTokens(t5, 300), 300);
