@@ -364,13 +364,17 @@ EncoderDecoderParts ComputeSplit(const ModelSpec& m) {
 
 // Every field the split reads besides the name (the stacks' shapes and counts).
 auto SplitKey(const ModelSpec& m) {
-  return std::make_tuple(static_cast<int>(m.arch), m.hidden, m.layers, m.encoder_layers, m.heads,
-                         m.kv_heads, m.head_dim, m.ffn_hidden, m.gated_mlp, m.vocab,
-                         m.tied_embeddings, static_cast<int>(m.norm), m.norms_per_layer, m.qk_norm,
-                         m.qkv_bias, m.linear_bias, m.learned_positions, m.type_vocab, m.pooler,
-                         m.max_positions, m.encoder_positions, m.mel_bins, m.params_override,
-                         m.checkpoint_bytes, m.moe.has_value(), m.mla.has_value(),
-                         m.quant.has_value(), static_cast<int>(m.dtype));
+  return std::make_tuple(
+      static_cast<int>(m.arch), m.hidden, m.layers, m.encoder_layers, m.heads, m.kv_heads,
+      m.head_dim, m.ffn_hidden, m.gated_mlp, m.vocab, m.tied_embeddings, static_cast<int>(m.norm),
+      m.norms_per_layer, m.qk_norm, m.qkv_bias, m.linear_bias, m.learned_positions, m.type_vocab,
+      m.pooler, m.max_positions, m.encoder_positions, m.mel_bins, m.params_override,
+      m.checkpoint_bytes, m.moe.has_value(), m.mla.has_value(), static_cast<int>(m.dtype),
+      m.quant.has_value(), m.quant ? m.quant->method : std::string(), m.quant ? m.quant->bits : 0.0,
+      m.quant ? m.quant->group_size : 0, m.quant && m.quant->zero_points,
+      m.quant && m.quant->double_quant, m.quant ? m.quant->scale_bits : 0.0,
+      m.quant && m.quant->experts_only, m.quant && m.quant->mlp_only,
+      m.quant ? m.quant->dense_blocks : 0);
 }
 
 }  // namespace

@@ -30,6 +30,7 @@
 #include <unistd.h>
 
 #include "gpuplan/estimate.h"
+#include "gpuplan/quant_preset.h"
 #include "gpuplan/model.h"
 #include "testing/fixtures.h"
 
@@ -404,6 +405,26 @@ TEST(EncoderDecoder, ParameterCountFromTheShape) {
   ModelSpec t5 = Preset("T5-base");
   t5.params_override.reset();
   EXPECT_NEAR(static_cast<double>(CountParams(t5).total), 222903552.0, 0.001 * 222903552.0);
+}
+
+// The split is cached per thread (the planners ask for it per layout); a change to any field
+// it reads gives a fresh one, never the cached model's.
+TEST(EncoderDecoder, SplitCacheFollowsTheModel) {
+  ModelSpec w = Preset("Whisper-large-v3");
+  const auto first = SplitEncoderDecoder(w);
+  EXPECT_EQ(SplitEncoderDecoder(w).get(), first.get());  // same model: the cached split
+  w.params_override = 2000000000;
+  const auto bigger = SplitEncoderDecoder(w);
+  EXPECT_EQ(*bigger->decoder.params_override - *first->decoder.params_override,
+            2000000000 - 1543490560);
+  w.quant = GetQuantPreset(QuantPresetId::kAwq).Spec();
+  const auto quantized = SplitEncoderDecoder(w);
+  ASSERT_TRUE(quantized->decoder.quant.has_value());
+  EXPECT_EQ(quantized->decoder.quant->method, w.quant->method);
+  EXPECT_FALSE(quantized->encoder.quant.has_value());  // EncoderStack keeps it out (as before)
+  const ModelSpec& t5 = Preset("T5-base");
+  EXPECT_EQ(SplitEncoderDecoder(t5)->encoder.layers, 12);
+  EXPECT_NE(SplitEncoderDecoder(w)->encoder.layers, 12);  // Whisper again, after T5
 }
 
 TEST(KvBytesPerToken, NonDecodersHaveNone) {
