@@ -481,7 +481,9 @@ ServePerf EstimateLlmServingPipelined(const ModelSpec& m, const ServeSetup& setu
                                       const ComputeDevice& dev, int pp, BytesPerSec stage_link,
                                       Seconds stage_latency, int input_len, int output_len,
                                       int batch, const Calibration& cal) {
-  if (pp <= 1 || m.layers < pp) {
+  // Encoder-decoder models (Whisper, T5) fit one GPU; their stages are not modelled, so a
+  // stated pipeline runs as one replica of the whole model.
+  if (pp <= 1 || m.layers < pp || m.arch == ModelArch::kEncoderDecoder) {
     return EstimateLlmServing(m, setup, dev, input_len, output_len, batch, cal);
   }
   // The heaviest stage: ceil(L / pp) layers, with the embeddings and the LM head, and as few of
