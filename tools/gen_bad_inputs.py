@@ -639,6 +639,20 @@ case("infer --input-len on Whisper (a fixed audio window)", ["plan", "infer", "-
 case("infer Whisper --output-len beyond its decoder context", ["plan", "infer", "--model", "whisper-large-v3", "--qps", "1", "--output-len", "1000"], field="--output-len")
 case("memory Whisper --context beyond its decoder context", ["memory", "--model", "whisper-large-v3", "--infer", "--context", "1000"], field="--context")
 
+# --- traces: bounded spans, rates and lengths (a far timestamp was a bad_alloc, exit 70) ------
+TR = ["simulate", "--model", "llama-3-8b", "--trace", "t.txt"]
+case("trace: mooncake timestamp 1e18 ms", TR, field="t.txt:2:timestamp",
+     files={"t.txt": '{"timestamp": 0, "input_length": 10, "output_length": 5}\n{"timestamp": 1e18, "input_length": 10, "output_length": 5}\n'})
+case("trace: azure dates 8000 years apart", TR, field="t.txt:3:TIMESTAMP",
+     files={"t.txt": "TIMESTAMP,ContextTokens,GeneratedTokens\n2023-11-16 18:15:46.6805900,374,44\n9999-11-16 18:15:47.0000000,100,20\n"})
+case("trace: mooncake input_length 1e12", TR, field="t.txt:1:input_length",
+     files={"t.txt": '{"timestamp": 0, "input_length": 1e12, "output_length": 5}\n'})
+case("trace: minute rps 1e300", TR, field="t.txt:3:rps", files={"t.txt": "minute,rps\n0,5\n1,1e300\n"})
+case("trace: minute input_tokens 1e12", TR, field="t.txt:2:input_tokens",
+     files={"t.txt": "minute,rps,input_tokens,output_tokens\n0,5,1e12,100\n"})
+case("trace: mean request beyond the context", ["simulate", "--model", "llama-2-7b", "--trace", "t.txt"], field="--trace",
+     files={"t.txt": "minute,rps,input_tokens,output_tokens\n0,5,100000,100\n"})
+
 # --- misc global -----------------------------------------------------------------------------
 case("no such subcommand", ["bogus"], field="bogus")
 case("--json error output with invalid utf-8 in field", ["--json", "memory", "--model", "hex:" + b"a\xffb".hex()], field="--model")

@@ -9,6 +9,7 @@
 #include <limits>
 
 #include "gpuplan/estimate.h"
+#include "gpuplan/job_validate.h"
 #include "gpuplan/simulate.h"
 #include "simulate/simulate_internal.h"
 
@@ -481,6 +482,12 @@ Result<SimulationResult> Simulate(const ServeJobSpec& job_in, const Catalog& cat
     if (n > 0 && in > 0 && job.model.is_decoder_llm()) {
       job.input_len = std::max(1, static_cast<int>(std::lround(in / n)));
       job.output_len = std::max(1, static_cast<int>(std::lround(out / n)));
+      if (auto x = ExceedsContext(job.model, static_cast<long long>(job.input_len) + job.output_len,
+                                  fmt::format("the trace's mean request ({} in + {} out tokens)",
+                                              job.input_len, job.output_len),
+                                  "the trace's token lengths")) {
+        return MakeError(ErrorCode::kInvalidArgument, "--trace", x->message, x->fix);
+      }
       res.notes.push_back(fmt::format(
           "token lengths from the trace: {} in / {} out per request (request-weighted means)",
           job.input_len, job.output_len));

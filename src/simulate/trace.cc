@@ -58,12 +58,21 @@ Error LineError(std::string_view label, int line, std::string_view field, std::s
                    std::move(message), std::move(hint));
 }
 
+// A trace covers at most a year (the synthetic trace's --days bound): its intervals are
+// allocated up front.
+constexpr int kMaxTraceDays = 366;
+constexpr double kMaxTraceSpanS = kMaxTraceDays * 86400.0;
+
 Result<double> NonNegative(std::string_view cell, std::string_view label, int line,
-                           std::string_view field) {
+                           std::string_view field, double max) {
   auto v = internal::ParseDouble(internal::Trim(cell));
   if (!v || !std::isfinite(*v) || *v < 0) {
     return LineError(label, line, field,
                      fmt::format("expected a number >= 0, got \"{}\"", internal::Trim(cell)),
+                     "fix or remove the line");
+  }
+  if (*v > max) {
+    return LineError(label, line, field, fmt::format("must be at most {:g}, got {:g}", max, *v),
                      "fix or remove the line");
   }
   return *v;
@@ -215,13 +224,13 @@ Result<LoadTrace> ParseMinuteCsv(std::string_view text, std::string_view label) 
                        fmt::format("expected minute {} (rows in order, no gaps), got \"{}\"",
                                    t.rps.size(), internal::Trim(cells[0])));
     }
-    auto rps = NonNegative(cells[1], label, n, "rps");
+    auto rps = NonNegative(cells[1], label, n, "rps", kMaxQps);
     if (!rps) return rps.error();
     t.rps.push_back(*rps);
     if (tokens) {
-      auto in = NonNegative(cells[2], label, n, "input_tokens");
+      auto in = NonNegative(cells[2], label, n, "input_tokens", kMaxSeqLen);
       if (!in) return in.error();
-      auto out = NonNegative(cells[3], label, n, "output_tokens");
+      auto out = NonNegative(cells[3], label, n, "output_tokens", kMaxSeqLen);
       if (!out) return out.error();
       t.input_tokens.push_back(*in);
       t.output_tokens.push_back(*out);
@@ -269,9 +278,9 @@ Result<LoadTrace> ParseAzureLlmTrace(std::string_view text, std::string_view lab
                        fmt::format("expected \"YYYY-MM-DD HH:MM:SS.fffffff\", got \"{}\"",
                                    internal::Trim(cells[0])));
     }
-    auto in = NonNegative(cells[1], label, n, "ContextTokens");
+    auto in = NonNegative(cells[1], label, n, "ContextTokens", kMaxSeqLen);
     if (!in) return in.error();
-    auto out = NonNegative(cells[2], label, n, "GeneratedTokens");
+    auto out = NonNegative(cells[2], label, n, "GeneratedTokens", kMaxSeqLen);
     if (!out) return out.error();
     if (!t0) t0 = *ts;
     if (*ts < last) {
@@ -281,6 +290,11 @@ Result<LoadTrace> ParseAzureLlmTrace(std::string_view text, std::string_view lab
                        "sort the trace by TIMESTAMP");
     }
     last = *ts;
+    if (*ts - *t0 > kMaxTraceSpanS) {
+      return LineError(label, n, "TIMESTAMP",
+                       fmt::format("the trace spans more than {} days", kMaxTraceDays),
+                       "simulate at most a year: cut the trace");
+    }
     bin.Add(*ts - *t0, *in, *out);
   }
   if (!header)
@@ -325,6 +339,17 @@ Result<LoadTrace> ParseMooncakeTrace(std::string_view text, std::string_view lab
     }
     last = v[0];
     any = true;
+    if (v[0] / 1000.0 > kMaxTraceSpanS) {
+      return LineError(
+          label, n, "timestamp",
+          fmt::format("the trace spans more than {} days ({:g} ms)", kMaxTraceDays, v[0]),
+          "timestamps are milliseconds from the trace's start; simulate at most a "
+          "year");
+    }
+    if (v[1] > kMaxSeqLen || v[2] > kMaxSeqLen) {
+      return LineError(label, n, v[1] > kMaxSeqLen ? "input_length" : "output_length",
+                       fmt::format("must be at most {} tokens", kMaxSeqLen));
+    }
     bin.Add(v[0] / 1000.0, v[1], v[2]);
   }
   if (!any) return MakeError(ErrorCode::kParse, std::string(label), "the trace has no requests");
@@ -332,6 +357,7 @@ Result<LoadTrace> ParseMooncakeTrace(std::string_view text, std::string_view lab
 }
 
 Result<LoadTrace> ParseTrace(std::string_view text, std::string_view label) {
+  if (text.substr(0, 3) == "\xEF\xBB\xBF") text.remove_prefix(3);  // a UTF-8 byte-order mark
   for (auto [n, line] : Lines(text)) {
     if (Blank(line)) continue;
     std::string first = internal::Trim(line);
