@@ -628,6 +628,10 @@ case("simulate --node-provision-s 1e9", SIM + ["--node-provision-s", "1e9"], fie
 case("simulate --image-gb 1e12", SIM + ["--image-gb", "1e12"], field="--image-gb")
 case("simulate --peak-rps 1e308 (named, not --qps)", ["simulate", "--model", "llama-3-8b", "--synthetic", "--days", "1", "--peak-rps", "1e308"], field="--peak-rps")
 case("simulate --burst-factor 1e9", SIM + ["--burst-factor", "1e9"], field="--burst-factor")
+case("simulate --min-replicas 2e9 (was 12.6 GB and exit 70)", SIM + ["--min-replicas", "2000000000"], field="--min-replicas", timeout_s=10)
+case("simulate --min-replicas 100000 over a day", SIM + ["--min-replicas", "100000"], field="--min-replicas", timeout_s=10)
+case("simulate --max-replicas 100001", SIM + ["--max-replicas", "100001"], field="--max-replicas", timeout_s=10)
+case("simulate a peak that needs 165k replicas", ["simulate", "--model", "llama-3-8b", "--synthetic", "--days", "1", "--peak-rps", "500000"], field="--peak-rps", timeout_s=10)
 
 # --- emit options checked against the plan (twentieth session) ---------------------------------
 case("emit --image with a shell metacharacter", ["emit", "slurm", "--plan", "p.json", "--image", "x;rm -rf /"], field="--image", files={"p.json": GOOD})

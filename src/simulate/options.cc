@@ -59,8 +59,10 @@ Status CheckOptions(const SimulationOptions& o) {
     return bad("--policy", "no policy given", "use hpa, kpa, saturation, schedule or static");
   if (o.min_replicas < 0)
     return bad("--min-replicas", fmt::format("must be >= 0, got {}", o.min_replicas));
-  if (o.max_replicas < 0)
-    return bad("--max-replicas", fmt::format("must be >= 0, got {}", o.max_replicas));
+  if (o.max_replicas < 0 || o.max_replicas > 100000)
+    return bad("--max-replicas", fmt::format("must be in [0, 100000], got {}", o.max_replicas));
+  if (o.min_replicas > 100000)
+    return bad("--min-replicas", fmt::format("must be at most 100000, got {}", o.min_replicas));
   if (o.max_replicas > 0 && o.max_replicas < std::max(1, o.min_replicas)) {
     return bad("--max-replicas", fmt::format("must be >= --min-replicas ({}), got {}",
                                              o.min_replicas, o.max_replicas));

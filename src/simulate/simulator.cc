@@ -14,6 +14,10 @@
 #include "simulate/simulate_internal.h"
 
 namespace gpuplan {
+namespace {
+// Replicas x intervals one simulation may follow (a few seconds on one core).
+constexpr double kMaxReplicaIntervals = 2e7;
+}  // namespace
 
 namespace {
 
@@ -520,6 +524,31 @@ Result<SimulationResult> Simulate(const ServeJobSpec& job_in, const Catalog& cat
       c.gpu_plan.planned_utilization > 0 ? c.gpu_plan.planned_utilization : job.target_utilization;
   c.static_replicas = std::max(1, ReplicasFor(peak, c.cap_target));
   c.max_replicas = opt.max_replicas > 0 ? opt.max_replicas : std::max(2, 2 * c.static_replicas);
+  {
+    // The simulation follows every replica through every interval: bound that work so a
+    // run answers in seconds (docs/simulate.md). Per-replica costs scale linearly, so a
+    // scaled-down load says the same per request.
+    const double replicas =
+        std::max({static_cast<double>(c.max_replicas), static_cast<double>(opt.min_replicas),
+                  static_cast<double>(c.static_replicas)});
+    const double work = replicas * static_cast<double>(trace.rps.size());
+    if (work > kMaxReplicaIntervals) {
+      const bool synthetic = trace.source.rfind("synthetic", 0) == 0;
+      const char* field = opt.min_replicas >= c.max_replicas && opt.min_replicas > c.static_replicas
+                              ? "--min-replicas"
+                          : opt.max_replicas > 0 && opt.max_replicas > 2 * c.static_replicas
+                              ? "--max-replicas"
+                          : synthetic ? "--peak-rps"
+                                      : "--trace";
+      return MakeError(
+          ErrorCode::kInvalidArgument, field,
+          fmt::format("the run would follow up to {:.0f} replicas over {} intervals ({:.2g} "
+                      "replica-intervals, more than the limit of {:.0e})",
+                      replicas, trace.rps.size(), work, kMaxReplicaIntervals),
+          "simulate fewer days, or scale the load (and --min/--max-replicas) down: cost per "
+          "request and the saving do not depend on the scale");
+    }
+  }
   if (c.max_replicas < c.static_replicas) {
     res.notes.push_back(fmt::format(
         "--max-replicas {} is below the {} replicas the peak needs: the peak will miss its SLOs",
