@@ -229,7 +229,12 @@ ApiResponse SimulateDay(const ApiContext& ctx, std::string_view, std::string_vie
   auto job = BuildServeJob(r, ctx.currency, pasted ? &*pasted : nullptr);
   if (!job) return Bad(ServeFieldOfFlag(job.error()));
   auto res = Simulate(*job, ctx.catalog, DefaultCalibration(), *trace, o, ctx.cny_per_usd);
-  if (!res) return Bad(ServeFieldOfFlag(res.error()));
+  if (!res) {
+    Error e = res.error();
+    if (e.field == "--peak-rps") e.field = "synthetic.peak_rps";  // the run's size (its load)
+    if (e.field == "--trace") e.field = "synthetic";
+    return Bad(ServeFieldOfFlag(e));
+  }
   return Ok(SimulationDocument(*job, *trace, *res));
 }
 

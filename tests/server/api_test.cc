@@ -173,6 +173,8 @@ TEST(ApiTest, BadBodiesAre400NamingTheField) {
       {"/v1/simulate", R"({"model": "Llama-2-7B", "synthetic": {"days": 1, "peak_hour": 30}})",
        "synthetic.peak_hour"},
       {"/v1/memory", R"({"model": "Llama-2-7B", "infer": true, "seq_len": 8192})", "seq_len"},
+      {"/v1/simulate", R"({"model": "Llama-2-7B", "synthetic": {"days": 1, "peak_rps": 500000}})",
+       "synthetic.peak_rps"},
       {"/v1/memory", R"({"model": "Llama-2-7B", "train": true, "concurrency": 8})", "concurrency"},
       {"/v1/plan/infer", R"({"model": "Whisper-large-v3", "serve": {"qps": 1, "input_len": 64}})",
        "serve.input_len"},
