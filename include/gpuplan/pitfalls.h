@@ -43,6 +43,9 @@ inline constexpr double kMaterialCommShare = 0.10;
 // ~40% on PCIe against ~15% on NVLink): an error for PCIe-only multi-GPU training, a warning
 // for any setup when all exposed communication (TP, DP, PP, EP) reaches it.
 inline constexpr double kSevereCommShare = 0.30;
+// Pipeline bubble at or above this share of the step: too few micro-batches per step for the
+// stages ((pp - 1) / m of a step idles; Narayanan et al. 2021 keep m >= 4 x pp).
+inline constexpr double kSevereBubbleShare = 0.25;
 // B5: memory above this fraction of the headroom line (0.95 x 80% = 76% of usable memory) is
 // close enough to the line that the guide's 20-30% over theory can cross it.
 inline constexpr double kHeadroomWarnFraction = 0.95;
@@ -139,6 +142,11 @@ std::optional<Finding> JpegDecodeRule(const TrainFacts& f, const Calibration& ca
 // A12: all exposed communication (TP, DP, PP, EP) >= kSevereCommShare of the step, on any
 // link. Warning.
 std::optional<Finding> ExposedCommunicationRule(const TrainFacts& f);
+
+// Pipeline parallelism whose bubble (stages idle at the ends of each step) is
+// >= kSevereBubbleShare of the step: the global batch gives too few micro-batches per pipeline.
+// Warning.
+std::optional<Finding> PipelineBubbleRule(const TrainFacts& f);
 
 // A4-A10/B6-B8: one finding per failed, not waived host item (cpu -> A4-host-cpu, ram ->
 // A5-host-ram, system_disk/data_disk -> A6-host-disk, storage_bw -> A9-host-storage-read,

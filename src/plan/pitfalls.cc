@@ -318,6 +318,20 @@ std::optional<Finding> ExposedCommunicationRule(const TrainFacts& f) {
                  "layout that communicates less (lower tp, ZeRO stage 1-2 instead of 3)"};
 }
 
+std::optional<Finding> PipelineBubbleRule(const TrainFacts& f) {
+  const StepTime& st = f.eval->step;
+  const double share = Share(st.bubble, st);
+  if (f.par.pp <= 1 || share < kSevereBubbleShare) return std::nullopt;
+  return Finding{
+      Severity::kWarning, "pipeline-bubble",
+      fmt::format("the pipeline bubble is {:.0f}% of each step: {} stages run {} micro-batch(es) "
+                  "per step, so (pp - 1) / micro-batches of the step idles (Narayanan et al. 2021)",
+                  Pct(share), f.par.pp, st.num_microbatches),
+      fmt::format("give each pipeline at least {} micro-batches per step (a larger global batch, "
+                  "or fewer data-parallel replicas), or fewer pipeline stages or GPUs",
+                  4 * f.par.pp)};
+}
+
 const char* HostRuleId(const std::string& item) {
   if (item == "cpu") return "A4-host-cpu";
   if (item == "ram") return "A5-host-ram";
@@ -408,6 +422,7 @@ std::vector<Finding> TrainingPitfalls(const TrainFacts& f, const Calibration& ca
   if (f.eval->step.valid) {
     add(JpegDecodeRule(f, cal));
     if (!link_rule) add(ExposedCommunicationRule(f));
+    add(PipelineBubbleRule(f));
   }
   for (Finding& h : HostRules(f)) out.push_back(std::move(h));
   return out;

@@ -244,6 +244,25 @@ TEST(PitfallThresholds, ExposedCommunicationDefersToTheLinkRules) {
   EXPECT_FALSE(ExposedCommunicationRule(s.facts));
 }
 
+// A pipeline whose stages idle a quarter of the step or more (too few micro-batches): a
+// warning from kSevereBubbleShare, none without a pipeline. The planner's own top plan of a
+// 405B fine-tune forced onto 16,384 GPUs at the default global batch of 128 (tp 8 x pp 16 x
+// dp 128, one micro-batch per step) carries it.
+TEST(PitfallThresholds, PipelineBubbleFromTheSevereShare) {
+  Synthetic s("H100-SXM5-80GB", 8, IntraNodeLink::kNvswitch);
+  s.facts.par.pp = 4;
+  s.eval.step.num_microbatches = 2;
+  s.eval.step.bubble = Seconds(kSevereBubbleShare * 0.99);
+  EXPECT_FALSE(PipelineBubbleRule(s.facts));
+  s.eval.step.bubble = Seconds(kSevereBubbleShare);
+  auto w = PipelineBubbleRule(s.facts);
+  ASSERT_TRUE(w);
+  EXPECT_EQ(w->severity, Severity::kWarning);
+  EXPECT_NE(w->message.find("4 stages run 2 micro-batch"), std::string::npos) << w->message;
+  s.facts.par.pp = 1;
+  EXPECT_FALSE(PipelineBubbleRule(s.facts));
+}
+
 TEST(PitfallThresholds, SmallCardNeedsALargeEnoughAndCheapEnoughCard) {
   Synthetic s("RTX-4090", 1, IntraNodeLink::kNone);
   LargerCard larger{"a larger card", GiB(80), 89, 100, "USD for the job"};
