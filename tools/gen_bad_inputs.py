@@ -312,6 +312,10 @@ for cmd in ["memory", "infer"]:
     cfg("whisper audio without a window", whisper(max_source_positions=0), "max_source_positions", cmd=cmd)
     cfg("whisper decoder_layers 0", whisper(decoder_layers=0), "num_hidden_layers", cmd=cmd)
 cfg("whisper --seq-len beyond its decoder", whisper(), "--seq-len", cmd="train", extra=["--seq-len", "1000"])
+# 16M layers (within the dimension bounds): the vpp candidates and the per-layer MoE counts
+# made `plan train` run for minutes; it must answer (any exit but 70) within the timeout.
+cfg("16M layers train", llama(hidden_size=64, num_hidden_layers=16000000, num_attention_heads=4, num_key_value_heads=4, intermediate_size=128, vocab_size=1000), None, cmd="train", rc=1, timeout_s=30)
+cfg("16M MoE layers train", llama(hidden_size=64, num_hidden_layers=16000000, num_attention_heads=4, num_key_value_heads=4, intermediate_size=128, vocab_size=1000, num_local_experts=8, num_experts_per_tok=2, model_type="mixtral"), None, cmd="train", rc=1, timeout_s=30)
 cfg("not json", "hello", "m/config.json")
 cfg("truncated", '{"hidden_size": 40', "m/config.json")
 cfg("array top", "[1,2,3]", "m/config.json")

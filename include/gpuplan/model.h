@@ -220,6 +220,9 @@ struct ParamCounts {
 
 // Is layer i (0-based) a MoE layer: after the leading dense layers, every moe_every-th.
 bool IsMoeLayer(const ModelSpec& m, int i);
+// How many of its layers are MoE layers (IsMoeLayer over all layers, in closed form: a
+// config may declare millions of layers).
+int MoeLayerCount(const ModelSpec& m);
 
 // Routed-expert parameters of the whole model (gate, up and down of every expert of every MoE
 // layer); 0 for dense models.

@@ -331,8 +331,7 @@ ServePerf EstimateLlmServing(const ModelSpec& model, const ServeSetup& setup,
   // probability (1 - top_k / experts)^B. docs/model.md 10.2.
   double routed_active = 0, routed_share = 0, k_over_e = 0;
   if (m.moe && m.moe->experts > 0 && m.moe->top_k > 0 && pc.total > 0) {
-    int moe_layers = 0;
-    for (int i = 0; i < m.layers; ++i) moe_layers += IsMoeLayer(m, i) ? 1 : 0;
+    const int moe_layers = MoeLayerCount(m);
     // Up, gate and down projections: every expert is gated, as in ShapeOf.
     const double expert = 3.0 * s.h * static_cast<double>(m.moe->expert_ffn);
     routed_active = moe_layers * m.moe->top_k * expert;

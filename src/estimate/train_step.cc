@@ -241,13 +241,7 @@ StepTime EstimateTrainStep(const ModelSpec& m, const Parallelism& par,
     }
     layer_fwd += GemmSeconds(c, lT, h, vdim / tp, gemm_e);  // output projection
     // MLP (dense or MoE, averaged over layers).
-    int moe_layers = 0;
-    if (lm.moe) {
-      for (int i = 0; i < lm.layers; ++i) {
-        if (i >= lm.moe->dense_layers && (i + 1) % std::max(1, lm.moe->moe_every) == 0)
-          ++moe_layers;
-      }
-    }
+    const int moe_layers = MoeLayerCount(lm);
     const double moe_frac = lm.layers > 0 ? static_cast<double>(moe_layers) / lm.layers : 0;
     const double f = static_cast<double>(lm.ffn_hidden);
     const double up = (lm.gated_mlp ? 2.0 : 1.0);
@@ -674,12 +668,7 @@ Seconds TrainStepLowerBound(const ModelSpec& m, const Parallelism& par,
     attn += 2 * h * (q + 2 * kv) / tp;
   }
   attn += 2 * h * vdim / tp;
-  int moe_layers = 0;
-  if (m.moe) {
-    for (int i = 0; i < m.layers; ++i) {
-      if (i >= m.moe->dense_layers && (i + 1) % std::max(1, m.moe->moe_every) == 0) ++moe_layers;
-    }
-  }
+  const int moe_layers = MoeLayerCount(m);
   const double moe_frac = static_cast<double>(moe_layers) / m.layers;
   const double f = static_cast<double>(m.ffn_hidden);
   const double dense = f > 0 ? 2 * h * f * ((m.gated_mlp ? 2.0 : 1.0) + 1.0) / tp : 0.0;

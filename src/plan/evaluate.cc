@@ -262,6 +262,8 @@ std::optional<TrainFramework> FrameworkFor(TrainFramework requested, const Paral
 
 namespace {
 
+constexpr int kMaxVpp = 128;  // above any real model's layers / 2
+
 std::vector<int> Divisors(int n, int cap) {
   std::vector<int> d;
   for (int i = 1; i <= std::min(n, cap); ++i) {
@@ -479,7 +481,9 @@ std::optional<LayoutChoice> BestTrainLayout(const ModelSpec& m, const TrainMemor
     } else {
       vpps = {1};
       if (transformer && pp > 1) {
-        for (int v = 2; v * pp <= m.layers + 2; ++v) {
+        // Interleaved stages per device: real recipes use a handful (NeMo's largest 12); a
+        // config with millions of layers would otherwise try millions.
+        for (int v = 2; v <= kMaxVpp && v * pp <= m.layers + 2; ++v) {
           if (m.layers % (pp * v) == 0 || (m.layers + 2) % (pp * v) == 0) vpps.push_back(v);
         }
       }

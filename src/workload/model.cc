@@ -18,10 +18,18 @@ bool IsMoeLayer(const ModelSpec& m, int i) {
   return (i + 1) % every == 0;
 }
 
+int MoeLayerCount(const ModelSpec& m) {
+  if (!m.moe || m.layers <= 0) return 0;
+  // Layers i in [dense_layers, layers) with (i + 1) a multiple of `every`: the multiples of
+  // `every` in (dense_layers, layers].
+  const int every = std::max(1, m.moe->moe_every);
+  const int dense = std::clamp(m.moe->dense_layers, 0, m.layers);
+  return m.layers / every - dense / every;
+}
+
 double RoutedExpertParams(const ModelSpec& m) {
   if (!m.moe) return 0;
-  int moe_layers = 0;
-  for (int i = 0; i < m.layers; ++i) moe_layers += IsMoeLayer(m, i) ? 1 : 0;
+  const int moe_layers = MoeLayerCount(m);
   return static_cast<double>(moe_layers) * m.moe->experts * 3.0 * static_cast<double>(m.hidden) *
          static_cast<double>(m.moe->expert_ffn);
 }
@@ -184,8 +192,7 @@ ParamCounts CountTransformer(const ModelSpec& m) {
     moe_active = e.top_k * expert + shared + router;
     moe_linear = e.experts * expert + shared;
   }
-  std::int64_t n_moe = 0;
-  for (int i = 0; i < m.layers; ++i) n_moe += IsMoeLayer(m, i) ? 1 : 0;
+  const std::int64_t n_moe = MoeLayerCount(m);
   const std::int64_t n_dense = m.layers - n_moe;
   const std::int64_t blocks_total = m.layers * attn_block + n_dense * dense_mlp + n_moe * moe_total;
   const std::int64_t blocks_active =

@@ -427,6 +427,29 @@ TEST(EncoderDecoder, SplitCacheFollowsTheModel) {
   EXPECT_NE(SplitEncoderDecoder(w)->encoder.layers, 12);  // Whisper again, after T5
 }
 
+// MoeLayerCount is IsMoeLayer summed over the layers, in closed form (a config may declare
+// millions of layers: the per-layer loops made `plan train` of one run for minutes).
+TEST(MoeLayerCount, MatchesTheLayerByLayerRule) {
+  for (const auto& m : Presets()) {
+    int n = 0;
+    for (int i = 0; i < m.layers; ++i) n += IsMoeLayer(m, i) ? 1 : 0;
+    EXPECT_EQ(MoeLayerCount(m), n) << m.name;
+  }
+  ModelSpec m = Preset("DeepSeek-V3");
+  for (int layers : {1, 2, 3, 7, 61, 100}) {
+    for (int dense : {0, 1, 3, 5, 200}) {
+      for (int every : {1, 2, 3, 4}) {
+        m.layers = layers;
+        m.moe->dense_layers = dense;
+        m.moe->moe_every = every;
+        int n = 0;
+        for (int i = 0; i < layers; ++i) n += IsMoeLayer(m, i) ? 1 : 0;
+        EXPECT_EQ(MoeLayerCount(m), n) << layers << " " << dense << " " << every;
+      }
+    }
+  }
+}
+
 TEST(KvBytesPerToken, NonDecodersHaveNone) {
   EXPECT_EQ(KvBytesPerToken(Preset("BERT-base-uncased"), 2.0, 1).value(), 0.0);
   EXPECT_EQ(KvBytesPerToken(Preset("ViT-B/16"), 2.0, 1).value(), 0.0);
