@@ -87,8 +87,7 @@ std::string RequestShapeText(const ServeJobSpec& job) {
     return fmt::format("one {} ({} tokens) each", m.sample, job.input_len);
   }
   if (m.is_audio_model()) {
-    return fmt::format("one {} s audio window each ({} encoder positions) / {} out tokens",
-                       m.encoder_positions / 50, m.encoder_positions, job.output_len);
+    return fmt::format("{} each / {} out tokens", AudioWindowText(m), job.output_len);
   }
   if (m.arch == ModelArch::kEncoderDecoder) {
     return fmt::format("{} encoder tokens in / {} out tokens", job.input_len, job.output_len);

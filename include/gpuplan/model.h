@@ -252,6 +252,9 @@ struct EncoderDecoderParts {
 std::shared_ptr<const EncoderDecoderParts> SplitEncoderDecoder(const ModelSpec& m);
 int EncoderInputTokens(const ModelSpec& m, int input_len);
 int DecoderPromptTokens(const ModelSpec& m);
+// An audio model's request as text: "one 30 s audio window (1500 encoder positions)" (Whisper's
+// positions are 20 ms of audio after its stride-2 convolution).
+std::string AudioWindowText(const ModelSpec& m);
 
 // KV-cache bytes for one token over all layers, at `bytes_per_element`, on one GPU of a
 // tensor-parallel group of `tp` (each rank holds at least one KV head). MLA caches the

@@ -297,9 +297,7 @@ Result<SetupServing> ReadServing(const Reader& r, const Section& sec) {
   if (s.model.is_audio_model() && n.Get("input_len")) {
     return r.Fail(
         *n.Get("input_len"),
-        fmt::format("{} takes one {} s window of audio per request ({} encoder "
-                    "positions), not tokens",
-                    s.model.name, s.model.encoder_positions / 50, s.model.encoder_positions),
+        fmt::format("{} takes {} per request, not tokens", s.model.name, AudioWindowText(s.model)),
         "drop input_len; output_len is the transcript's tokens");
   }
   // An encoder-decoder's context is its decoder's: its start tokens and the output.

@@ -210,11 +210,10 @@ Result<ServeJobSpec> BuildServeJob(const ServeRequest& a, std::string_view defau
         "drop --kv-precision");
   }
   if (m->is_audio_model() && a.input_len) {
-    return MakeError(ErrorCode::kInvalidArgument, "--input-len",
-                     fmt::format("{} takes one {} s window of audio per request ({} encoder "
-                                 "positions), not tokens",
-                                 m->name, m->encoder_positions / 50, m->encoder_positions),
-                     "drop --input-len; --output-len is the transcript's tokens");
+    return MakeError(
+        ErrorCode::kInvalidArgument, "--input-len",
+        fmt::format("{} takes {} per request, not tokens", m->name, AudioWindowText(*m)),
+        "drop --input-len; --output-len is the transcript's tokens");
   }
   if (m->is_image_model() && a.input_len) {
     return MakeError(ErrorCode::kInvalidArgument, "--input-len",

@@ -404,6 +404,11 @@ int EncoderInputTokens(const ModelSpec& m, int input_len) {
   return std::max(1, input_len);
 }
 
+std::string AudioWindowText(const ModelSpec& m) {
+  return fmt::format("one {} s audio window ({} encoder positions)", m.encoder_positions / 50,
+                     m.encoder_positions);
+}
+
 int DecoderPromptTokens(const ModelSpec& m) { return m.is_audio_model() ? 4 : 1; }
 
 Bytes KvBytesPerToken(const ModelSpec& m, double bytes_per_element, int tp) {
