@@ -389,6 +389,12 @@ struct InferMemoryOptions {
   // off, and the other engines keep the generic nccl_buffers reserve).
   bool nvls = false;
   TgiStartupRule tgi;  // Engine::kTgi: the release's KV rule (TgiDefaults in serve.h)
+  // The engine keeps only the window of a model's sliding-window layers when they are
+  // interleaved with global ones (vLLM's hybrid KV cache manager from 0.10, SGLang's SWA pool,
+  // TensorRT-LLM's variable-window KV cache, transformers' HybridCache, llama.cpp's SWA cache;
+  // KeepsInterleavedWindowKv in serve.h). A model whose every layer slides keeps the window on
+  // every engine but TGI, which holds the whole context on every layer. docs/model.md 4.3.
+  bool window_interleaved_kv = true;
   RuntimeReserve reserve;
 };
 

@@ -138,6 +138,12 @@ struct ModelSpec {
   int type_vocab = 0;         // BERT token-type embeddings
   bool pooler = false;        // BERT pooler
   int max_positions = 0;      // max_position_embeddings (context length)
+  // Sliding-window attention: `sliding_layers` of the decoder layers attend only to the last
+  // `sliding_window` positions (Gemma-2: every other layer, 4096; Gemma-3: five of six, 1024;
+  // gpt-oss: every other layer, 128; Mistral-7B-v0.1: all, 4096). 0 = every layer attends to
+  // the whole context. docs/model.md 4.3.
+  int sliding_window = 0;
+  int sliding_layers = 0;
   // Vision transformer.
   int image_size = 0, patch_size = 0, channels = 3, num_classes = 0;
 
@@ -260,6 +266,14 @@ std::string AudioWindowText(const ModelSpec& m);
 // tensor-parallel group of `tp` (each rank holds at least one KV head). MLA caches the
 // compressed latent (kv_lora_rank + rope dim) per layer, replicated on every rank.
 Bytes KvBytesPerToken(const ModelSpec& m, double bytes_per_element, int tp = 1);
+// The share of KvBytesPerToken a sequence of `context` tokens holds per token when the engine
+// keeps only the window of its sliding-window layers: (full layers x context + sliding layers x
+// min(context, window)) / (layers x context). 1 for a model without sliding-window layers.
+double SlidingKvShare(const ModelSpec& m, double context);
+// The share of causal attention work (score blocks) a prompt of `tokens` keeps when its
+// sliding-window layers attend only to their window: a sliding layer computes
+// tokens x window - window^2 / 2 of the tokens^2 / 2 score blocks once the prompt exceeds it.
+double SlidingAttentionShare(const ModelSpec& m, double tokens);
 
 // Validates a spec (positive sizes, heads divide hidden, kv_heads divide heads, ...).
 // `field` prefixes error fields (e.g. "config.json").

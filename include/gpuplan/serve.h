@@ -132,6 +132,12 @@ struct VllmSchedulerDefaults {
 VllmSchedulerDefaults VllmDefaults(const Accelerator& acc, std::string_view version,
                                    int max_model_len, bool chunked_prefill_ok = true);
 
+// Whether `engine` at `version` ("" = current) keeps only the window of sliding-window layers
+// interleaved with global ones (InferMemoryOptions::window_interleaved_kv): vLLM from 0.10 (its
+// hybrid KV cache manager; before, the scheduler treated such models as global-only, PR 10584),
+// not TGI; the other engines' current releases do. docs/model.md 4.3.
+bool KeepsInterleavedWindowKv(Engine engine, std::string_view version);
+
 // TGI's launcher defaults where the user sets none (`version` as stated, "" = current;
 // launcher/src/main.rs and docs/source/reference/launcher.md of each release):
 // before 2.0, --max-input-length 1024, --max-total-tokens 2048 and --max-batch-prefill-tokens

@@ -217,6 +217,11 @@ InferMemory EstimateInferenceMemory(const ModelSpec& m, const InferMemoryOptions
   Bytes per_token =
       m.layers > 0 ? KvBytesPerToken(m, kv_elem, tp) * (static_cast<double>(layers_here) / m.layers)
                    : Bytes(0);
+  // Sliding-window layers hold only their window of a sequence's `context` tokens where the
+  // engine allocates that way (InferMemoryOptions::window_interleaved_kv, docs/model.md 4.3).
+  const bool interleaved = m.sliding_layers > 0 && m.sliding_layers < m.layers;
+  const bool windowed = opt.engine != Engine::kTgi && (opt.window_interleaved_kv || !interleaved);
+  if (windowed) per_token = per_token * SlidingKvShare(m, opt.context);
   b.kv_cache = per_token * (static_cast<double>(opt.concurrency) * opt.context);
   r.non_kv = b.weights + b.activations + b.logits + b.cuda_context + b.nccl_buffers;
   r.engine_non_torch = b.cuda_context + b.nccl_buffers;

@@ -262,6 +262,7 @@ ServePerf EstimateLlmServing(const ModelSpec& model, const ServeSetup& setup,
   mo.context = std::max(1, input_len + output_len + static_cast<int>(cross));
   mo.concurrency = 1;
   mo.nvls = dev.nvls;
+  mo.window_interleaved_kv = KeepsInterleavedWindowKv(setup.engine, setup.engine_version);
   if (setup.engine == Engine::kTgi) {
     // Launched with --max-input-tokens and --max-total-tokens for these requests (the emitted
     // command); the warm-up and KV rule of its release.
@@ -297,7 +298,9 @@ ServePerf EstimateLlmServing(const ModelSpec& model, const ServeSetup& setup,
     // Weights must be read at least once: the memory side of the roofline.
     t = std::max(t, wbytes_dev.value() / bw);
     const double ctx = tokens / std::max(1.0, seqs);
-    t += L * 4.0 * tokens * ctx * 0.5 * s.q / tp / (bf16 * cal.Get("attention_efficiency", 0.45));
+    // Sliding-window layers compute only their window's score blocks (docs/model.md 4.3).
+    t += L * 4.0 * tokens * ctx * 0.5 * SlidingAttentionShare(m, ctx) * s.q / tp /
+         (bf16 * cal.Get("attention_efficiency", 0.45));
     if (m.vocab > 0) {
       t += GemmSeconds(seqs, static_cast<double>(m.vocab) / tp, s.h, 2.0, peak, geff, knee, bw, ks,
                        dev.power_cap);
@@ -367,9 +370,13 @@ ServePerf EstimateLlmServing(const ModelSpec& model, const ServeSetup& setup,
       d.gemm = (dense_flops + routed_flops) / (peak * std::min(geff, dev.power_cap)) +
                dev.decode_weight_share * d.weights;
     }
-    // Attention runs as its own kernels after the projections: it reads every sequence's KV.
-    d.attention = std::max(B * c * kv_tok / bw, B * 4.0 * L * c * s.q / tp /
-                                                    (bf16 * cal.Get("attention_efficiency", 0.45)));
+    // Attention runs as its own kernels after the projections: it reads every sequence's KV,
+    // of which sliding-window layers touch only their window whatever the engine allocates
+    // (docs/model.md 4.3).
+    const double cw = c * SlidingKvShare(m, c);
+    d.attention =
+        std::max(B * cw * kv_tok / bw,
+                 B * 4.0 * L * cw * s.q / tp / (bf16 * cal.Get("attention_efficiency", 0.45)));
     // Per-request host work outside the layers (scheduling, sampling set-up, bookkeeping): a
     // request's beams are sampled together by one GPU kernel, so it counts requests, not beams.
     d.per_seq = B / nb * cal.Get("decode_overhead_us_per_seq", 8) * 1e-6;
@@ -739,13 +746,22 @@ std::optional<Release> ReleaseNumber(std::string_view v, bool minor_required) {
 
 }  // namespace
 
+namespace {
+// A vLLM version text naming the V0 engine ("~0.6.6 (V0)", "V0 engine") or a release before 0.8.
+bool VllmV0(const std::string& lower_version) {
+  const std::string& v = lower_version;
+  if (v.find("(v0") != std::string::npos || v.find("v0)") != std::string::npos ||
+      v.find("v0 engine") != std::string::npos)
+    return true;
+  const auto r = ReleaseNumber(v, /*minor_required=*/true);
+  return r && r->major == 0 && r->minor < 8;
+}
+}  // namespace
+
 VllmSchedulerDefaults VllmDefaults(const Accelerator& acc, std::string_view version,
                                    int max_model_len, bool chunked_prefill_ok) {
   const std::string v = internal::ToLower(version);
-  bool v0 = v.find("(v0") != std::string::npos || v.find("v0)") != std::string::npos ||
-            v.find("v0 engine") != std::string::npos;
-  if (const auto r = ReleaseNumber(v, /*minor_required=*/true); r && r->major == 0 && r->minor < 8)
-    v0 = true;
+  const bool v0 = VllmV0(v);
   VllmSchedulerDefaults d;
   d.v0 = v0;
   if (v0) {
@@ -765,6 +781,15 @@ VllmSchedulerDefaults VllmDefaults(const Accelerator& acc, std::string_view vers
   d.max_num_seqs = big ? 1024 : 256;
   d.max_num_batched_tokens = big ? 8192 : 2048;
   return d;
+}
+
+bool KeepsInterleavedWindowKv(Engine engine, std::string_view version) {
+  if (engine == Engine::kTgi) return false;
+  if (engine != Engine::kVllm) return true;
+  const std::string v = internal::ToLower(version);
+  if (VllmV0(v)) return false;
+  const auto r = ReleaseNumber(v, /*minor_required=*/true);
+  return !r || r->major > 0 || r->minor >= 10;
 }
 
 TgiLaunchDefaults TgiDefaults(std::string_view version, int max_position_embeddings,

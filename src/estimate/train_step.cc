@@ -94,6 +94,12 @@ double AttentionFwdFlopsPerToken(const ModelSpec& m, int seq_len) {
 // upper triangle; encoders (BERT) and vision transformers attend both ways.
 double CausalShare(const ModelSpec& m) { return m.is_decoder_llm() ? 0.5 : 1.0; }
 
+// The same for a whole `seq_len`-token sequence, whose sliding-window layers compute only their
+// window's score blocks (FlashAttention's window_size; docs/model.md 4.3).
+double ScoreShare(const ModelSpec& m, double seq_len) {
+  return CausalShare(m) * SlidingAttentionShare(m, seq_len);
+}
+
 // Forward and backward attention-core FLOPs per token (no recompute): 3x the forward.
 Flop AttentionFlopsPerToken(const ModelSpec& m, int seq_len) {
   return Flop(3.0 * AttentionFwdFlopsPerToken(m, seq_len));
@@ -270,7 +276,7 @@ StepTime EstimateTrainStep(const ModelSpec& m, const Parallelism& par,
     // Attention core. FlashAttention: 4 ls^2 b (heads x head_dim), the causal half for decoders
     // (encoders and ViTs attend both ways: the whole square), at attention efficiency (bf16).
     // Without it, the score matrix is written and read at HBM bandwidth.
-    const double attn_flops = 4.0 * b * ls * ls * q / tp * CausalShare(lm) * cp;
+    const double attn_flops = 4.0 * b * ls * ls * q / tp * ScoreShare(lm, ls * cp) * cp;
     attn_fwd = attn_flops / (bf16_peak * c.attn_eff);
     attn_bwd = K.attn_bwd_factor * attn_fwd;
     if (!opt.flash_attention) {
@@ -693,7 +699,7 @@ Seconds TrainStepLowerBound(const ModelSpec& m, const Parallelism& par,
     const double bf16 = acc.PeakFor(Precision::kBf16).value_or(*peak).value();
     const double s_local = std::max(1, opt.seq_len / cp);
     t += tokens * layers_here * (1.0 + k.attn_bwd_factor) * 4.0 * s_local * q / tp *
-         CausalShare(m) * cp / (bf16 * k.attn_eff);
+         ScoreShare(m, opt.seq_len) * cp / (bf16 * k.attn_eff);
   }
   {
     // The caller's kernels (ApplyFrameworkMemory leaves fused_kernels as it is, so each

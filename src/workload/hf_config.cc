@@ -282,6 +282,42 @@ Result<std::optional<QuantSpec>> ParseQuant(const Json& root, std::string_view l
   return std::optional<QuantSpec>(s);
 }
 
+// Sliding-window attention (docs/model.md 4.3): the window and how many decoder layers use it.
+// `layer_types` (transformers >= 4.53: gpt-oss, newer Gemma configs) lists each layer's kind;
+// without it the family's fixed pattern applies: Gemma-2 alternates (even layers slide),
+// Gemma-3 keeps one global layer in `sliding_window_pattern` (6), Mistral-7B-v0.1-style configs
+// slide on every layer. Qwen2's `use_sliding_window: false` and other families' unused
+// `sliding_window` keys (Phi-3 declares 2047 for a 4K context) leave every layer global.
+Result<ModelSpec> ReadSlidingWindow(const Json& c, const std::string& model_type,
+                                    const std::string& path, ModelSpec m) {
+  std::optional<int> w;
+  GPUPLAN_ASSIGN_OR_RETURN(w, internal::GetIntIn(c, "sliding_window", path, 0, 1 << 24));
+  std::optional<bool> use;
+  GPUPLAN_ASSIGN_OR_RETURN(use, GetBool(c, "use_sliding_window", path));
+  if (!w || *w <= 0 || !use.value_or(true) || m.layers <= 0) return m;
+  const Json* types = nullptr;
+  GPUPLAN_ASSIGN_OR_RETURN(types, internal::GetArray(c, "layer_types", path));
+  int sliding = 0;
+  if (types != nullptr) {
+    for (const Json& t : *types) {
+      if (t.is_string() && t.get<std::string>() == "sliding_attention") ++sliding;
+    }
+  } else if (model_type == "gemma2") {
+    sliding = (m.layers + 1) / 2;
+  } else if (model_type == "gemma3" || model_type == "gemma3_text") {
+    std::optional<int> pattern;
+    GPUPLAN_ASSIGN_OR_RETURN(pattern,
+                             internal::GetIntIn(c, "sliding_window_pattern", path, 1, 1 << 16));
+    sliding = m.layers - m.layers / pattern.value_or(6);
+  } else if (model_type == "mistral" || model_type == "mixtral") {
+    sliding = m.layers;
+  }
+  m.sliding_window = *w;
+  m.sliding_layers = std::clamp(sliding, 0, m.layers);
+  if (m.sliding_layers == 0) m.sliding_window = 0;
+  return m;
+}
+
 }  // namespace
 
 Result<ModelSpec> ParseHfConfig(std::string_view json_text, std::string_view label) {
@@ -433,6 +469,7 @@ Result<ModelSpec> ParseHfConfig(std::string_view json_text, std::string_view lab
   if (model_type == "gpt2" || model_type == "gpt_bigcode") {
     m.learned_positions = m.max_positions;
   }
+  GPUPLAN_ASSIGN_OR_RETURN(m, ReadSlidingWindow(c, model_type, path, std::move(m)));
   if (In(model_type, {"bert", "roberta", "distilbert"})) {
     m.learned_positions = m.max_positions;
     GPUPLAN_ASSIGN_OR_RETURN(o, GetInt(c, "type_vocab_size", path));

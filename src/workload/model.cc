@@ -426,6 +426,31 @@ Bytes KvBytesPerToken(const ModelSpec& m, double bytes_per_element, int tp) {
   return Bytes(2.0 * m.layers * kv_per_rank * m.head_dim * bytes_per_element);
 }
 
+namespace {
+// Sliding-window layers that attend to less than the context (a window at or beyond the context
+// changes nothing).
+double SlidingLayersWithin(const ModelSpec& m, double context) {
+  if (m.sliding_window <= 0 || m.sliding_layers <= 0 || m.layers <= 0) return 0;
+  if (context <= m.sliding_window) return 0;
+  return std::min(m.sliding_layers, m.layers);
+}
+}  // namespace
+
+double SlidingKvShare(const ModelSpec& m, double context) {
+  const double sl = SlidingLayersWithin(m, context);
+  if (sl <= 0) return 1.0;
+  const double full = m.layers - sl;
+  return (full * context + sl * m.sliding_window) / (m.layers * context);
+}
+
+double SlidingAttentionShare(const ModelSpec& m, double tokens) {
+  const double sl = SlidingLayersWithin(m, tokens);
+  if (sl <= 0) return 1.0;
+  const double w = m.sliding_window;
+  const double kept = (tokens * w - 0.5 * w * w) / (0.5 * tokens * tokens);
+  return ((m.layers - sl) + sl * kept) / m.layers;
+}
+
 Status ValidateModel(const ModelSpec& m, std::string_view field) {
   auto err = [&](std::string sub, std::string msg, std::string hint = {}) -> Status {
     return MakeError(ErrorCode::kInvalidArgument, std::string(field) + "." + sub, std::move(msg),

@@ -901,6 +901,42 @@ TEST(InferenceKvBudget, VllmBudgetIsFractionOfTotalMinusNonKv) {
   EXPECT_NEAR(r.kv_budget.value() - r8.kv_budget.value(), 0.1 * total.value(), 1.0);
 }
 
+TEST(InferenceKvBudget, SlidingWindowLayersHoldTheirWindow) {
+  // Gemma-3-27B at a 131072-token context: 52 of 62 layers keep 1024 tokens where the engine
+  // allocates by window (vLLM >= 0.10's hybrid KV cache manager: "GPU KV cache size" is
+  // max_concurrency x max_model_len, each request costing every group's KV at max_model_len).
+  const ModelSpec& m = Preset("Gemma-3-27B-it");
+  InferMemoryOptions opt;
+  opt.engine = Engine::kVllm;
+  opt.context = 131072;
+  const Bytes total = GiB(139.8);  // one H200
+  const double full = KvBytesPerToken(m, 2.0, 1).value();
+  const double share = SlidingKvShare(m, 131072);
+  const InferMemory win = EstimateInferenceMemory(m, opt, total);
+  EXPECT_NEAR(win.breakdown.kv_cache.value(), full * share * 131072, 1.0);
+  EXPECT_NEAR(static_cast<double>(win.kv_tokens), win.kv_budget.value() / (full * share), 16.0);
+  // Releases before the hybrid manager (and TGI) hold the whole context on every layer.
+  opt.window_interleaved_kv = KeepsInterleavedWindowKv(Engine::kVllm, "0.9.2");
+  EXPECT_FALSE(opt.window_interleaved_kv);
+  const InferMemory old = EstimateInferenceMemory(m, opt, total);
+  EXPECT_NEAR(old.breakdown.kv_cache.value(), full * 131072, 1.0);
+  EXPECT_NEAR(static_cast<double>(win.kv_tokens) / static_cast<double>(old.kv_tokens), 1.0 / share,
+              0.01 / share);
+  EXPECT_FALSE(KeepsInterleavedWindowKv(Engine::kVllm, "~0.6.6 (V0)"));
+  EXPECT_FALSE(KeepsInterleavedWindowKv(Engine::kTgi, ""));
+  EXPECT_TRUE(KeepsInterleavedWindowKv(Engine::kVllm, "0.10.1"));
+  EXPECT_TRUE(KeepsInterleavedWindowKv(Engine::kVllm, ""));
+  EXPECT_TRUE(KeepsInterleavedWindowKv(Engine::kSglang, ""));
+  // A model whose every layer slides keeps the window on vLLM of any release, not on TGI.
+  const ModelSpec& mis = Preset("Mistral-7B-v0.1");
+  opt.context = 32768;
+  EXPECT_NEAR(EstimateInferenceMemory(mis, opt, total).breakdown.kv_cache.value(),
+              KvBytesPerToken(mis, 2.0, 1).value() * 4096, 1.0);
+  opt.engine = Engine::kTgi;
+  EXPECT_NEAR(EstimateInferenceMemory(mis, opt, total).breakdown.kv_cache.value(),
+              KvBytesPerToken(mis, 2.0, 1).value() * 32768, 1.0);
+}
+
 TEST(InferenceKvBudget, VllmTensorParallelOnNvlsNodesPaysNcclMulticastBuffers) {
   // NCCL's NVLink SHARP all-reduce allocates ~1.85 GiB per GPU inside vLLM's profiling run on
   // NVSwitch nodes of Hopper or newer (vLLM 0.19 on H100: non-torch 2.06-2.17 GiB at TP 2-4,

@@ -1250,5 +1250,32 @@ TEST(EncoderDecoderTraining, CostsBothStacks) {
   EXPECT_GE(full.activations.value(), dec_only.activations.value() + 32 * enc_layer.value() * 0.99);
 }
 
+TEST(SlidingWindowTraining, WindowedLayersComputeOnlyTheirScoreBlocks) {
+  // Mistral-7B-v0.1 slides every layer over 4096 tokens: at 32768 tokens each layer computes
+  // (32768 x 4096 - 4096^2 / 2) of the 32768^2 / 2 causal score blocks (23.4%), and the rest of
+  // the step (GEMMs, communication) does not change (docs/model.md 4.3).
+  const ModelSpec& mis = Preset("Mistral-7B-v0.1");
+  ModelSpec global = mis;
+  global.sliding_window = 0;
+  global.sliding_layers = 0;
+  const Calibration& cal = DefaultCalibration();
+  const HardwareView hw = Hw("H100-SXM5-80GB", 8);
+  TrainMemoryOptions opt;
+  opt.micro_batch = 1;
+  opt.seq_len = 32768;
+  opt.flash_attention = true;
+  const StepTime win = EstimateTrainStep(mis, Layout(1, 1, 8), opt, 8, hw, cal);
+  const StepTime all = EstimateTrainStep(global, Layout(1, 1, 8), opt, 8, hw, cal);
+  ASSERT_TRUE(win.valid) << win.reason;
+  ASSERT_TRUE(all.valid) << all.reason;
+  EXPECT_LT(win.compute.value(), all.compute.value());
+  EXPECT_NEAR(SlidingAttentionShare(mis, 32768),
+              (32768.0 * 4096 - 0.5 * 4096 * 4096) / (0.5 * 32768.0 * 32768), 1e-12);
+  // Within the window nothing changes.
+  opt.seq_len = 4096;
+  EXPECT_DOUBLE_EQ(EstimateTrainStep(mis, Layout(1, 1, 8), opt, 8, hw, cal).compute.value(),
+                   EstimateTrainStep(global, Layout(1, 1, 8), opt, 8, hw, cal).compute.value());
+}
+
 }  // namespace
 }  // namespace gpuplan

@@ -839,6 +839,57 @@ TEST(ParseHfConfig, GptOssMxfp4QuantizesTheExpertsOnly) {
 // the first and last blocks' MLPs and the head in bf16 (modules_to_not_convert; Llama 3 paper
 // section 6.2): Llama-3.1-405B then loads 57.75 GiB per GPU at TP 8 in vLLM (issue 6746's log),
 // not the 47.7 GiB of an all-FP8 model.
+// Sliding-window attention (docs/model.md 4.3): which layers slide, and over how many tokens.
+TEST(SlidingWindow, FamiliesAndLayerTypes) {
+  // Gemma-2: every other layer (even layers slide) over 4096 tokens.
+  EXPECT_EQ(Preset("Gemma-2-9B").sliding_layers, 21);
+  EXPECT_EQ(Preset("Gemma-2-9B").sliding_window, 4096);
+  // Gemma-3: five local layers to one global (sliding_window_pattern 6), 1024 tokens.
+  EXPECT_EQ(Preset("Gemma-3-27B-it").sliding_layers, 62 - 10);
+  EXPECT_EQ(Preset("Gemma-3-27B-it").sliding_window, 1024);
+  // Mistral-7B-v0.1 slides on every layer; v0.3 declares no window.
+  EXPECT_EQ(Preset("Mistral-7B-v0.1").sliding_layers, 32);
+  EXPECT_EQ(Preset("Mistral-7B-Instruct-v0.3").sliding_layers, 0);
+  // Qwen2.5's window is off (use_sliding_window false); Phi-3's 2047 is not used.
+  EXPECT_EQ(Preset("Qwen2.5-7B-Instruct").sliding_layers, 0);
+  EXPECT_EQ(Preset("Qwen2.5-7B-Instruct").sliding_window, 0);
+  EXPECT_EQ(Preset("Phi-3-mini-4k-instruct").sliding_layers, 0);
+  EXPECT_EQ(Preset("Llama-3.1-8B").sliding_layers, 0);
+  // gpt-oss lists its layers: alternating 128-token windows.
+  std::string types;
+  for (int i = 0; i < 24; ++i) {
+    types +=
+        std::string(i ? "," : "") + (i % 2 == 0 ? "\"sliding_attention\"" : "\"full_attention\"");
+  }
+  const ModelSpec oss = Parse(R"({"model_type":"gpt_oss","hidden_size":2880,
+    "intermediate_size":2880,"num_hidden_layers":24,"num_attention_heads":64,
+    "num_key_value_heads":8,"head_dim":64,"vocab_size":201088,"num_local_experts":32,
+    "num_experts_per_tok":4,"sliding_window":128,"layer_types":[)" +
+                              types + "]}");
+  EXPECT_EQ(oss.sliding_layers, 12);
+  EXPECT_EQ(oss.sliding_window, 128);
+  // A bad window is named.
+  EXPECT_FALSE(ParseHfConfig(R"({"model_type":"mistral","hidden_size":64,"num_hidden_layers":2,
+    "num_attention_heads":4,"vocab_size":10,"sliding_window":-5})",
+                             "config.json")
+                   .ok());
+}
+
+TEST(SlidingWindow, KvAndAttentionShares) {
+  const ModelSpec& g3 = Preset("Gemma-3-27B-it");
+  // (10 global x 131072 + 52 sliding x 1024) / (62 x 131072): a sixth of the global-only cache.
+  EXPECT_NEAR(SlidingKvShare(g3, 131072), (10.0 * 131072 + 52.0 * 1024) / (62.0 * 131072), 1e-12);
+  EXPECT_NEAR(SlidingKvShare(g3, 131072), 0.1678, 1e-4);
+  EXPECT_DOUBLE_EQ(SlidingKvShare(g3, 1024), 1.0);  // within the window nothing is dropped
+  EXPECT_DOUBLE_EQ(SlidingKvShare(Preset("Llama-3.1-8B"), 131072), 1.0);
+  // Every layer slides over 4096: at 8192 tokens half the KV, and 3/4 of the causal score
+  // blocks ((8192 x 4096 - 4096^2 / 2) / (8192^2 / 2)).
+  const ModelSpec& mis = Preset("Mistral-7B-v0.1");
+  EXPECT_DOUBLE_EQ(SlidingKvShare(mis, 8192), 0.5);
+  EXPECT_DOUBLE_EQ(SlidingAttentionShare(mis, 8192), 0.75);
+  EXPECT_DOUBLE_EQ(SlidingAttentionShare(mis, 4096), 1.0);
+}
+
 TEST(ParseHfConfig, MetaFp8QuantizesTheInnerFeedForwardOnly) {
   std::string skip = R"("lm_head")";
   for (int i = 0; i < 126; ++i) {
