@@ -42,7 +42,8 @@ struct MoeSpec {
   std::int64_t shared_ffn = 0;  // intermediate size of one shared expert
   int dense_layers = 0;         // leading layers with a dense MLP (DeepSeek first_k_dense)
   int moe_every = 1;            // every k-th layer is MoE (Qwen decoder_sparse_step)
-  bool router_bias = false;     // per-expert score correction bias (DeepSeek-V3)
+  bool router_bias = false;     // per-expert score correction bias (DeepSeek-V3), router bias
+  bool expert_bias = false;     // each routed expert's projections carry biases (gpt-oss)
 };
 
 // A residual convolutional network as a Hugging Face ResNet config describes it (model_type
@@ -133,11 +134,13 @@ struct ModelSpec {
   int norms_per_layer = 2;  // Gemma-2/3 use 4
   bool qk_norm = false;     // per-head q/k norms (Qwen3, Gemma-3)
   bool qkv_bias = false;
-  bool linear_bias = false;   // every linear layer has a bias (GPT-2, BERT, NeoX)
-  int learned_positions = 0;  // learned absolute position embeddings (GPT-2, BERT); 0 = rotary
-  int type_vocab = 0;         // BERT token-type embeddings
-  bool pooler = false;        // BERT pooler
-  int max_positions = 0;      // max_position_embeddings (context length)
+  bool o_bias = false;           // the attention output projection has a bias (attention_bias)
+  bool attention_sinks = false;  // one learned sink logit per head per layer (gpt-oss)
+  bool linear_bias = false;      // every linear layer has a bias (GPT-2, BERT, NeoX)
+  int learned_positions = 0;     // learned absolute position embeddings (GPT-2, BERT); 0 = rotary
+  int type_vocab = 0;            // BERT token-type embeddings
+  bool pooler = false;           // BERT pooler
+  int max_positions = 0;         // max_position_embeddings (context length)
   // Sliding-window attention: `sliding_layers` of the decoder layers attend only to the last
   // `sliding_window` positions (Gemma-2: every other layer, 4096; Gemma-3: five of six, 1024;
   // gpt-oss: every other layer, 128; Mistral-7B-v0.1: all, 4096). 0 = every layer attends to

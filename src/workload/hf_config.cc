@@ -463,7 +463,11 @@ Result<ModelSpec> ParseHfConfig(std::string_view json_text, std::string_view lab
   if (In(model_type, {"qwen2", "qwen2_moe", "qwen2_vl"})) m.qkv_bias = true;
   std::optional<bool> b;
   GPUPLAN_ASSIGN_OR_RETURN(b, GetBool(c, "attention_bias", path));
-  if (b.value_or(false)) m.qkv_bias = true, m.linear_bias = m.linear_bias || false;
+  // attention_bias: Transformers' q, k, v and o projections all take it (LlamaAttention,
+  // GptOssAttention).
+  if (b.value_or(false)) m.qkv_bias = m.o_bias = true;
+  // gpt-oss: a learned sink logit per head in every layer (GptOssAttention.sinks).
+  if (model_type == "gpt_oss") m.attention_sinks = true;
   if (In(model_type, {"qwen3", "qwen3_moe", "gemma3", "gemma3_text", "olmo2"})) m.qk_norm = true;
   if (In(model_type, {"gemma2", "gemma3", "gemma3_text"})) m.norms_per_layer = 4;
   if (model_type == "gpt2" || model_type == "gpt_bigcode") {
@@ -559,6 +563,12 @@ Result<ModelSpec> ParseHfConfig(std::string_view json_text, std::string_view lab
     e.moe_every = static_cast<int>(std::max<std::int64_t>(1, o.value_or(1)));
     GPUPLAN_ASSIGN_OR_RETURN(s, GetString(c, "topk_method", path));
     e.router_bias = s.value_or("") == "noaux_tc";
+    if (model_type == "gpt_oss") {
+      // GptOssTopKRouter: a linear layer with bias; GptOssExperts: gate_up_proj_bias and
+      // down_proj_bias per expert.
+      e.router_bias = true;
+      e.expert_bias = true;
+    }
     if (model_type == "llama4_text" || model_type == "llama4") {
       // Llama 4: routed experts and one shared expert of intermediate_size; dense layers use
       // intermediate_size_mlp.

@@ -153,7 +153,8 @@ AttnCount AttentionParams(const ModelSpec& m) {
   const std::int64_t kv = static_cast<std::int64_t>(m.kv_heads) * m.head_dim;
   c.linear = h * q + 2 * h * kv + q * h;
   if (m.qkv_bias || m.linear_bias) c.other += q + 2 * kv;
-  if (m.linear_bias) c.other += h;  // output projection bias
+  if (m.linear_bias || m.o_bias) c.other += h;  // output projection bias
+  if (m.attention_sinks) c.other += m.heads;
   if (m.qk_norm) c.other += 2 * m.head_dim;
   return c;
 }
@@ -184,13 +185,14 @@ ParamCounts CountTransformer(const ModelSpec& m) {
   std::int64_t moe_total = 0, moe_active = 0, moe_linear = 0;
   if (m.moe) {
     const MoeSpec& e = *m.moe;
-    std::int64_t expert = 3 * h * e.expert_ffn;
+    // gpt-oss: gate/up bias (2 x ffn) and down bias (hidden) per expert.
+    std::int64_t expert = 3 * h * e.expert_ffn + (e.expert_bias ? 2 * e.expert_ffn + h : 0);
     std::int64_t shared = static_cast<std::int64_t>(e.shared_experts) * 3 * h *
                           (e.shared_ffn > 0 ? e.shared_ffn : e.expert_ffn);
     std::int64_t router = h * e.experts + (e.router_bias ? e.experts : 0);
     moe_total = e.experts * expert + shared + router;
     moe_active = e.top_k * expert + shared + router;
-    moe_linear = e.experts * expert + shared;
+    moe_linear = e.experts * 3 * h * e.expert_ffn + shared;
   }
   const std::int64_t n_moe = MoeLayerCount(m);
   const std::int64_t n_dense = m.layers - n_moe;
@@ -374,14 +376,14 @@ auto SplitKey(const ModelSpec& m) {
   return std::make_tuple(
       static_cast<int>(m.arch), m.hidden, m.layers, m.encoder_layers, m.heads, m.kv_heads,
       m.head_dim, m.ffn_hidden, m.gated_mlp, m.vocab, m.tied_embeddings, static_cast<int>(m.norm),
-      m.norms_per_layer, m.qk_norm, m.qkv_bias, m.linear_bias, m.learned_positions, m.type_vocab,
-      m.pooler, m.max_positions, m.encoder_positions, m.mel_bins, m.params_override,
-      m.checkpoint_bytes, m.moe.has_value(), m.mla.has_value(), static_cast<int>(m.dtype),
-      m.quant.has_value(), m.quant ? m.quant->method : std::string(), m.quant ? m.quant->bits : 0.0,
-      m.quant ? m.quant->group_size : 0, m.quant && m.quant->zero_points,
-      m.quant && m.quant->double_quant, m.quant ? m.quant->scale_bits : 0.0,
-      m.quant && m.quant->experts_only, m.quant && m.quant->mlp_only,
-      m.quant ? m.quant->dense_blocks : 0);
+      m.norms_per_layer, m.qk_norm, m.qkv_bias, m.o_bias, m.attention_sinks, m.linear_bias,
+      m.learned_positions, m.type_vocab, m.pooler, m.max_positions, m.encoder_positions, m.mel_bins,
+      m.params_override, m.checkpoint_bytes, m.moe.has_value(), m.mla.has_value(),
+      static_cast<int>(m.dtype), m.quant.has_value(), m.quant ? m.quant->method : std::string(),
+      m.quant ? m.quant->bits : 0.0, m.quant ? m.quant->group_size : 0,
+      m.quant && m.quant->zero_points, m.quant && m.quant->double_quant,
+      m.quant ? m.quant->scale_bits : 0.0, m.quant && m.quant->experts_only,
+      m.quant && m.quant->mlp_only, m.quant ? m.quant->dense_blocks : 0);
 }
 
 }  // namespace

@@ -182,6 +182,11 @@ const ParamRow kParamRows[] = {
      "Mistral-Small-24B-Instruct-2501 BF16 safetensors total; model card 24B (23.6B)"},
     {"phi4", "Phi-4", 14659507200, -1,
      "microsoft/phi-4 (40 KV-grouped layers, 100,352 vocabulary); model card 14.7B"},
+    {"gpt_oss_20b", "gpt-oss-20b", 20914757184, 4187440704,
+     "gpt-oss model card: 20.91B total (q/k/v/o biases, sinks, router and expert biases); "
+     "3.61B active without the 579,133,440-parameter input embedding"},
+    {"gpt_oss_120b", "gpt-oss-120b", 116829156672, 5711982912,
+     "gpt-oss model card: 116.83B total; 5.13B active without the input embedding"},
     {"codellama_34b", "CodeLlama-34B", 33743970304, -1,
      "codellama/CodeLlama-34b-hf (GQA 64/8, 32,000 vocabulary); model card 33.7B"},
 };
@@ -525,6 +530,8 @@ const LookupRow kLookupRows[] = {
     {"deepseek-r1-distill-qwen-7b", "DeepSeek-R1-Distill-Qwen-7B"},
     {"mistral-small-24b", "Mistral-Small-24B-Instruct-2501"},
     {"codellama-34b", "CodeLlama-34B"},
+    {"openai/gpt-oss-120b", "gpt-oss-120b"},
+    {"gptoss20b", "gpt-oss-20b"},
 };
 
 class Lookup : public ::testing::TestWithParam<LookupRow> {};
@@ -868,6 +875,8 @@ TEST(SlidingWindow, FamiliesAndLayerTypes) {
                               types + "]}");
   EXPECT_EQ(oss.sliding_layers, 12);
   EXPECT_EQ(oss.sliding_window, 128);
+  EXPECT_EQ(Preset("gpt-oss-120b").sliding_layers, 18);
+  EXPECT_EQ(Preset("gpt-oss-120b").sliding_window, 128);
   // A bad window is named.
   EXPECT_FALSE(ParseHfConfig(R"({"model_type":"mistral","hidden_size":64,"num_hidden_layers":2,
     "num_attention_heads":4,"vocab_size":10,"sliding_window":-5})",
