@@ -188,13 +188,13 @@ std::string InferText(const MemoryAnalysis& an, const InferMemoryAnalysis& s,
         m.is_audio_model() ? cross : o->context - o->context / 2,
         m.is_audio_model() ? " (one 30 s audio window)" : " (its input, as long as --context)");
   }
-  if (m.sliding_layers > 0 && o->engine != Engine::kTgi && SlidingKvShare(m, o->context) < 1.0) {
+  if (m.sliding_layers > 0) {
     const double full = KvBytesPerToken(m, BytesPerElement(o->kv_precision), a.tp).value();
     text += fmt::format(
-        "  sliding-window attention: {} of {} layers keep only the last {} tokens: {:.0f} "
-        "KiB/token at {} tokens\n",
-        m.sliding_layers, m.layers, m.sliding_window, full * SlidingKvShare(m, o->context) / 1024,
-        o->context);
+        "  sliding-window attention: {} of {} layers attend to the last {} tokens; {} holds "
+        "{:.0f} KiB/token at {} tokens (docs/model.md 4.3)\n",
+        m.sliding_layers, m.layers, m.sliding_window, EngineName(o->engine),
+        full * SlidingKvEngineShare(m, *o) / 1024, o->context);
   }
   text += fmt::format(
       "  {} sequences x {} tokens; KV {:.0f} KiB/token at tp {}; memory rule: {}\n"

@@ -389,14 +389,21 @@ struct InferMemoryOptions {
   // off, and the other engines keep the generic nccl_buffers reserve).
   bool nvls = false;
   TgiStartupRule tgi;  // Engine::kTgi: the release's KV rule (TgiDefaults in serve.h)
-  // The engine keeps only the window of a model's sliding-window layers when they are
-  // interleaved with global ones (vLLM's hybrid KV cache manager from 0.10, SGLang's SWA pool,
-  // TensorRT-LLM's variable-window KV cache, transformers' HybridCache, llama.cpp's SWA cache;
-  // KeepsInterleavedWindowKv in serve.h). A model whose every layer slides keeps the window on
-  // every engine but TGI, which holds the whole context on every layer. docs/model.md 4.3.
+  // The engine release keeps only the window of a model's sliding-window layers when they are
+  // interleaved with global ones (vLLM from 0.10: KeepsInterleavedWindowKv in serve.h). How each
+  // engine holds sliding-window KV: SlidingKvEngineShare. docs/model.md 4.3.
   bool window_interleaved_kv = true;
   RuntimeReserve reserve;
 };
+
+// The share of the global-attention KV (KvBytesPerToken) a token of a `opt.context`-token
+// sequence costs on `opt.engine` for a model with sliding-window layers (docs/model.md 4.3):
+// the window only (SlidingKvShare) on vLLM (interleaved models from 0.10), transformers
+// (HybridCache) and llama.cpp (SWA cache), and on TensorRT-LLM for a model whose every layer
+// slides (its cyclic KV cache); SGLang's fixed hybrid SWA pool (swa_full_tokens_ratio 0.8)
+// for interleaved models; the whole context on TGI, and wherever else the engine's handling is
+// not established. 1 for a model without sliding-window layers.
+double SlidingKvEngineShare(const ModelSpec& m, const InferMemoryOptions& opt);
 
 struct InferMemory {
   MemoryBreakdown breakdown;  // kv_cache = what `concurrency x context` needs

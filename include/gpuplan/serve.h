@@ -134,8 +134,9 @@ VllmSchedulerDefaults VllmDefaults(const Accelerator& acc, std::string_view vers
 
 // Whether `engine` at `version` ("" = current) keeps only the window of sliding-window layers
 // interleaved with global ones (InferMemoryOptions::window_interleaved_kv): vLLM from 0.10 (its
-// hybrid KV cache manager; before, the scheduler treated such models as global-only, PR 10584),
-// not TGI; the other engines' current releases do. docs/model.md 4.3.
+// hybrid KV cache manager; before, the scheduler treated such models as global-only, PR 10584);
+// false for TGI, TensorRT-LLM and SGLang (its own SWA pool; SlidingKvEngineShare has each engine's
+// rule). docs/model.md 4.3.
 bool KeepsInterleavedWindowKv(Engine engine, std::string_view version);
 
 // TGI's launcher defaults where the user sets none (`version` as stated, "" = current;

@@ -217,11 +217,7 @@ InferMemory EstimateInferenceMemory(const ModelSpec& m, const InferMemoryOptions
   Bytes per_token =
       m.layers > 0 ? KvBytesPerToken(m, kv_elem, tp) * (static_cast<double>(layers_here) / m.layers)
                    : Bytes(0);
-  // Sliding-window layers hold only their window of a sequence's `context` tokens where the
-  // engine allocates that way (InferMemoryOptions::window_interleaved_kv, docs/model.md 4.3).
-  const bool interleaved = m.sliding_layers > 0 && m.sliding_layers < m.layers;
-  const bool windowed = opt.engine != Engine::kTgi && (opt.window_interleaved_kv || !interleaved);
-  if (windowed) per_token = per_token * SlidingKvShare(m, opt.context);
+  per_token = per_token * SlidingKvEngineShare(m, opt);
   b.kv_cache = per_token * (static_cast<double>(opt.concurrency) * opt.context);
   r.non_kv = b.weights + b.activations + b.logits + b.cuda_context + b.nccl_buffers;
   r.engine_non_torch = b.cuda_context + b.nccl_buffers;
@@ -282,6 +278,24 @@ InferMemory EstimateInferenceMemory(const ModelSpec& m, const InferMemoryOptions
   }
   b.allocator_slack = Bytes(0);
   return r;
+}
+
+double SlidingKvEngineShare(const ModelSpec& m, const InferMemoryOptions& opt) {
+  if (m.sliding_layers <= 0 || m.layers <= 0 || opt.engine == Engine::kTgi) return 1.0;
+  const bool interleaved = m.sliding_layers < m.layers;
+  const double ctx = std::max(1, opt.context);
+  if (opt.engine == Engine::kSglang) {
+    if (!interleaved) return 1.0;
+    // SGLang's hybrid SWA pool: the sliding layers get swa_full_tokens_ratio (0.8) of the full
+    // pool's tokens, fixed at start-up; a request needs min(context, window) of them.
+    constexpr double kSwaFullTokensRatio = 0.8;
+    const double sl = m.sliding_layers, layers = m.layers;
+    const double pool = (layers - sl + kSwaFullTokensRatio * sl) / layers;
+    const double window = std::min<double>(ctx, m.sliding_window);
+    return pool * std::max(1.0, window / (kSwaFullTokensRatio * ctx));
+  }
+  if (interleaved && (!opt.window_interleaved_kv || opt.engine == Engine::kTrtLlm)) return 1.0;
+  return SlidingKvShare(m, ctx);
 }
 
 bool NvlsAllReduce(const Accelerator& acc) {

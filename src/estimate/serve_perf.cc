@@ -784,7 +784,8 @@ VllmSchedulerDefaults VllmDefaults(const Accelerator& acc, std::string_view vers
 }
 
 bool KeepsInterleavedWindowKv(Engine engine, std::string_view version) {
-  if (engine == Engine::kTgi) return false;
+  if (engine == Engine::kTgi || engine == Engine::kTrtLlm || engine == Engine::kSglang)
+    return false;
   if (engine != Engine::kVllm) return true;
   const std::string v = internal::ToLower(version);
   if (VllmV0(v)) return false;

@@ -926,10 +926,24 @@ TEST(InferenceKvBudget, SlidingWindowLayersHoldTheirWindow) {
   EXPECT_FALSE(KeepsInterleavedWindowKv(Engine::kTgi, ""));
   EXPECT_TRUE(KeepsInterleavedWindowKv(Engine::kVllm, "0.10.1"));
   EXPECT_TRUE(KeepsInterleavedWindowKv(Engine::kVllm, ""));
-  EXPECT_TRUE(KeepsInterleavedWindowKv(Engine::kSglang, ""));
+  EXPECT_FALSE(KeepsInterleavedWindowKv(Engine::kSglang, ""));
+  // SGLang's hybrid pool gives the sliding layers 0.8 of the full pool's tokens whatever the
+  // context; below the window/0.8 the sliding pool binds. TensorRT-LLM holds the whole context
+  // of interleaved models.
+  InferMemoryOptions sg;
+  sg.engine = Engine::kSglang;
+  sg.context = 131072;
+  EXPECT_NEAR(SlidingKvEngineShare(m, sg), (10 + 0.8 * 52) / 62.0, 1e-12);
+  sg.context = 512;
+  EXPECT_NEAR(SlidingKvEngineShare(m, sg), (10 + 0.8 * 52) / 62.0 / 0.8, 1e-12);
+  sg.engine = Engine::kTrtLlm;
+  EXPECT_DOUBLE_EQ(SlidingKvEngineShare(m, sg), 1.0);
   // A model whose every layer slides keeps the window on vLLM of any release, not on TGI.
   const ModelSpec& mis = Preset("Mistral-7B-v0.1");
   opt.context = 32768;
+  EXPECT_NEAR(EstimateInferenceMemory(mis, opt, total).breakdown.kv_cache.value(),
+              KvBytesPerToken(mis, 2.0, 1).value() * 4096, 1.0);
+  opt.engine = Engine::kTrtLlm;  // its cyclic KV cache
   EXPECT_NEAR(EstimateInferenceMemory(mis, opt, total).breakdown.kv_cache.value(),
               KvBytesPerToken(mis, 2.0, 1).value() * 4096, 1.0);
   opt.engine = Engine::kTgi;
