@@ -54,6 +54,9 @@ Result<VllmMemory> EstimateVllmMemory(const VllmFlags& f, const Catalog& catalog
   }
   InferMemoryOptions mo;
   ApplyQuant(f, mo);
+  // A checkpoint that declares its quantization (config.json quantization_config: gpt-oss's
+  // MXFP4 experts, AWQ/GPTQ exports) is loaded in it with no --quantization flag.
+  if (f.quantization.empty() && m->quant) mo.quant = m->quant;
   mo.engine = Engine::kVllm;
   mo.tp = std::max(1, f.tensor_parallel_size);
   mo.pp = std::max(1, f.pipeline_parallel_size);

@@ -76,6 +76,19 @@ const std::vector<Scenario>& Scenarios() {
   return kScenarios;
 }
 
+// Serving scenarios of models whose checkpoint declares its quantization (gpt-oss's MXFP4
+// experts: no --quantization flag) or that have sliding-window layers (Gemma-3).
+const std::vector<Scenario>& ModelScenarios() {
+  static const std::vector<Scenario> kScenarios = {
+      {"serve_gptoss_20b", {"infer", "--model", "gpt-oss-20b", "--qps", "5"}, false},
+      {"serve_gemma3_27b_long",
+       {"infer", "--model", "gemma-3-27b", "--qps", "1", "--input-len", "16000", "--output-len",
+        "500"},
+       false},
+  };
+  return kScenarios;
+}
+
 // Plan JSON text per scenario, computed once.
 const std::string& PlanText(const Scenario& s) {
   static std::map<std::string, std::string> cache;
@@ -352,7 +365,9 @@ TEST(Emit, EveryTargetParsesAndCarriesThePlan) {
 
 TEST(Emit, VllmFlagsImplyThePlannersKvCapacity) {
   int checked = 0;
-  for (const auto& s : Scenarios()) {
+  std::vector<Scenario> all = Scenarios();
+  all.insert(all.end(), ModelScenarios().begin(), ModelScenarios().end());
+  for (const auto& s : all) {
     if (s.train) continue;
     const std::string& text = PlanText(s);
     const json doc = json::parse(text);
@@ -395,10 +410,13 @@ TEST(Emit, VllmFlagsImplyThePlannersKvCapacity) {
       if (s.name.find("awq") != std::string::npos) {
         EXPECT_EQ(f.quantization, "awq");
       }
+      if (s.name.find("gptoss") != std::string::npos) {
+        EXPECT_EQ(f.quantization, "");  // vLLM reads MXFP4 from the checkpoint
+      }
       ++checked;
     }
   }
-  EXPECT_GE(checked, 8);
+  EXPECT_GE(checked, 12);
 }
 
 // Meta's FP8 checkpoint (--quant fbgemm-fp8: FP8 feed-forward layers only) launches with vLLM's
