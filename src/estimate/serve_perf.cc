@@ -262,7 +262,9 @@ ServePerf EstimateLlmServing(const ModelSpec& model, const ServeSetup& setup,
   mo.context = std::max(1, input_len + output_len + static_cast<int>(cross));
   mo.concurrency = 1;
   mo.nvls = dev.nvls;
-  mo.window_interleaved_kv = KeepsInterleavedWindowKv(setup.engine, setup.engine_version);
+  // (Read only for sliding-window models: the version text is parsed once per such call.)
+  mo.window_interleaved_kv =
+      m.sliding_layers <= 0 || KeepsInterleavedWindowKv(setup.engine, setup.engine_version);
   if (setup.engine == Engine::kTgi) {
     // Launched with --max-input-tokens and --max-total-tokens for these requests (the emitted
     // command); the warm-up and KV rule of its release.
