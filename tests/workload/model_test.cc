@@ -276,9 +276,10 @@ TEST(PresetLibrary, EveryPresetValidates) {
     EXPECT_LE(c.active, c.total);
     // Where the preset quotes the official count and derives its own, they agree exactly
     // (INDEX.md: official params are the exact checkpoint count).
-    // Gemma-3-27B-it and Llama-4-Scout quote the model card's figure, which includes the vision
-    // encoder that the text config does not describe (INDEX.md).
-    const bool counts_vision = m.name == "Gemma-3-27B-it" || m.name == "Llama-4-Scout-17B-16E";
+    // Gemma-3-4B/12B/27B-it and Llama-4-Scout quote the model card's figure, which includes the
+    // vision encoder that the text config does not describe (INDEX.md).
+    const bool counts_vision = m.name == "Gemma-3-4B-it" || m.name == "Gemma-3-12B-it" ||
+                               m.name == "Gemma-3-27B-it" || m.name == "Llama-4-Scout-17B-16E";
     if (m.official_params && c.exact && !m.params_override && !counts_vision) {
       EXPECT_EQ(c.total, *m.official_params);
       if (m.official_active_params) {
@@ -532,6 +533,12 @@ const LookupRow kLookupRows[] = {
     {"codellama-34b", "CodeLlama-34B"},
     {"openai/gpt-oss-120b", "gpt-oss-120b"},
     {"gptoss20b", "gpt-oss-20b"},
+    {"gemma-3-1b", "Gemma-3-1B-it"},
+    {"gemma-3-4b", "Gemma-3-4B-it"},
+    {"google/gemma-3-12b-it", "Gemma-3-12B-it"},
+    {"gemma2-2b", "Gemma-2-2B-it"},
+    {"phi-3.5-mini", "Phi-3.5-mini-instruct"},
+    {"qwen3-coder-30b-a3b", "Qwen3-Coder-30B-A3B-Instruct"},
 };
 
 class Lookup : public ::testing::TestWithParam<LookupRow> {};
