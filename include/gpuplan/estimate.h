@@ -393,6 +393,11 @@ struct InferMemoryOptions {
   // interleaved with global ones (vLLM from 0.10: KeepsInterleavedWindowKv in serve.h). How each
   // engine holds sliding-window KV: SlidingKvEngineShare. docs/model.md 4.3.
   bool window_interleaved_kv = true;
+  // The engine counts its KV pool in tokens of the whole context on every layer, whatever it
+  // later frees: vLLM V0 sizes and logs "# GPU blocks" from the bytes of a block across all
+  // layers (its block manager recycles an all-sliding model's blocks beyond the window, which
+  // the logged count does not show). False: SlidingKvEngineShare is 1.
+  bool sliding_kv = true;
   RuntimeReserve reserve;
 };
 

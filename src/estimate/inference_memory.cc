@@ -281,7 +281,8 @@ InferMemory EstimateInferenceMemory(const ModelSpec& m, const InferMemoryOptions
 }
 
 double SlidingKvEngineShare(const ModelSpec& m, const InferMemoryOptions& opt) {
-  if (m.sliding_layers <= 0 || m.layers <= 0 || opt.engine == Engine::kTgi) return 1.0;
+  if (m.sliding_layers <= 0 || m.layers <= 0 || opt.engine == Engine::kTgi || !opt.sliding_kv)
+    return 1.0;
   const bool interleaved = m.sliding_layers < m.layers;
   const double ctx = std::max(1, opt.context);
   if (opt.engine == Engine::kSglang) {

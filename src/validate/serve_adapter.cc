@@ -158,6 +158,7 @@ Predicted PredictInferenceMemory(const ModelSpec& m, const Json& w, const Json& 
     o.max_num_seqs = d.max_num_seqs;
     o.sort_sampler_profile = d.v0;
     o.v1_sort_sampler = d.v1_sort_sampler;
+    o.sliding_kv = !d.v0;  // V0 logs its block count over every layer's whole context
   }
   std::optional<int> tgi_context;
   if (o.engine == Engine::kTgi) {

@@ -943,6 +943,10 @@ TEST(InferenceKvBudget, SlidingWindowLayersHoldTheirWindow) {
   opt.context = 32768;
   EXPECT_NEAR(EstimateInferenceMemory(mis, opt, total).breakdown.kv_cache.value(),
               KvBytesPerToken(mis, 2.0, 1).value() * 4096, 1.0);
+  opt.sliding_kv = false;  // vLLM V0's logged block count: every layer's whole context
+  EXPECT_NEAR(EstimateInferenceMemory(mis, opt, total).breakdown.kv_cache.value(),
+              KvBytesPerToken(mis, 2.0, 1).value() * 32768, 1.0);
+  opt.sliding_kv = true;
   opt.engine = Engine::kTrtLlm;  // its cyclic KV cache
   EXPECT_NEAR(EstimateInferenceMemory(mis, opt, total).breakdown.kv_cache.value(),
               KvBytesPerToken(mis, 2.0, 1).value() * 4096, 1.0);
