@@ -294,6 +294,8 @@ Result<Output> RunModels(const GlobalOptions& g) {
                              {"layers", m.layers},
                              {"hidden", m.hidden},
                              {"kv_bytes_per_token_bf16", KvBytesPerToken(m, 2.0, 1).value()},
+                             {"sliding_window", m.sliding_window},
+                             {"sliding_layers", m.sliding_layers},
                              {"aliases", m.aliases}});
     }
     out.text = DumpJson(j) + "\n";
@@ -308,14 +310,17 @@ Result<Output> RunModels(const GlobalOptions& g) {
            pc.active != pc.total ? Params(static_cast<double>(pc.active)) : "-",
            m.layers ? std::to_string(m.layers) : "-", m.hidden ? std::to_string(m.hidden) : "-",
            m.heads ? fmt::format("{}/{}", m.heads, m.kv_heads) : "-",
-           kv > 0 ? fmt::format("{:.0f} KiB", kv / 1024) : "-",
+           kv > 0 ? fmt::format("{:.0f} KiB{}", kv / 1024, m.sliding_layers > 0 ? "*" : "") : "-",
            fmt::format(
                "{}", fmt::join(m.aliases.begin(),
                                m.aliases.begin() + std::min<size_t>(3, m.aliases.size()), ", "))});
   }
   out.text = fmt::format("{} model presets (`--model` also takes config.json or .safetensors)\n\n",
                          presets.size()) +
-             t.Render();
+             t.Render() +
+             "\n* sliding-window attention: KV/token counts every layer over the whole context; "
+             "the sliding layers hold at most their window (`gpuplan memory --infer` shows what "
+             "an engine holds; docs/model.md 4.3)\n";
   return out;
 }
 
