@@ -108,8 +108,12 @@ struct QuantSpec {
 };
 
 struct ModelSpec {
-  std::string name;                  // display name
-  std::string hf_id;                 // Hugging Face id when known
+  std::string name;   // display name
+  std::string hf_id;  // Hugging Face id when known
+  // When the model's architecture became public ("YYYY-MM-DD", preset block
+  // `architecture_released`; empty = long established): an engine release older than this
+  // cannot load it (emit refuses such a pairing).
+  std::string architecture_released;
   std::string family;                // "llama", "qwen", ...
   std::vector<std::string> aliases;  // preset aliases ("llama-2-7b", "llama-7b")
   ModelArch arch = ModelArch::kDense;

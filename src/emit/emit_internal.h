@@ -28,6 +28,10 @@ inline constexpr const char* kTensorRtImage = "nvcr.io/nvidia/tensorrt:25.01-py3
 inline constexpr const char* kOpenVinoImage = "openvino/model_server:2025.0";
 inline constexpr const char* kPytorchImage = "nvcr.io/nvidia/pytorch:25.01-py3";
 inline constexpr const char* kPrometheus = "http://prometheus.monitoring:9090";
+// Release dates of the pinned serving images: an image cannot load a model architecture made
+// public after it (ModelSpec::architecture_released; ImageKnowsModel).
+inline constexpr const char* kVllmImageReleased = "2025-02-20";  // vLLM v0.7.3
+inline constexpr const char* kTgiImageReleased = "2025-01-31";   // TGI 3.1.0
 // A10: checkpoints on local NVMe, keep the last 3.
 inline constexpr const char* kNvmeDir = "/nvme/ckpt";
 inline constexpr int kKeepCheckpoints = 3;
@@ -134,6 +138,8 @@ struct VllmConfig {
   bool ambiguous_awq_gptq = false;
 };
 Result<VllmConfig> ResolveVllm(const Plan& p, const Catalog& catalog);
+// Error (not yet) when `image`, released on `released`, predates the plan's model architecture.
+Status ImageKnowsModel(const Plan& p, const char* image, const char* released);
 std::vector<std::string> VllmArgs(const VllmConfig& c);
 std::vector<EmittedFile> EmitVllm(const Plan& p, const VllmConfig& c);
 

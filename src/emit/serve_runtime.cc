@@ -75,6 +75,9 @@ Result<ServeRuntime> ResolveServeRuntime(const Plan& p, const Catalog& catalog) 
       return r;
     }
     if (p.engine == "tgi") {
+      if (Status known = ImageKnowsModel(p, kTgiImage, kTgiImageReleased); !known) {
+        return known.error();
+      }
       r.engine = "tgi";
       r.image = kTgiImage;
       r.command = {

@@ -89,6 +89,18 @@ constexpr double kVllmDefaultUtilization = 0.9;
 // Finds the weight/KV precision the planner used as the one whose KV capacity reproduces the
 // plan's `kv_tokens_per_replica` under the planner's settings (vLLM defaults: utilisation 0.9,
 // 256 sequences, 8192 batched tokens). Plans that carry their precision narrow the search.
+Status ImageKnowsModel(const Plan& p, const char* image, const char* released) {
+  auto m = ResolveModel(p.model_ref, "job.model");
+  if (!m) return m.error();
+  if (m->architecture_released.empty() || m->architecture_released <= released) return {};
+  return MakeError(ErrorCode::kUnsupported, "job.model",
+                   fmt::format("not yet: the pinned image {} ({}) predates {}'s architecture "
+                               "({}), so it cannot load the model",
+                               image, released, m->name, m->architecture_released),
+                   "the plan's hardware, layout and replica count stand; launch the engine's "
+                   "release that supports the model with the plan's flags");
+}
+
 Result<VllmConfig> ResolveVllm(const Plan& p, const Catalog& catalog) {
   if (p.kind != Kind::kServe) {
     return MakeError(ErrorCode::kInvalidArgument, "target",
@@ -116,6 +128,9 @@ Result<VllmConfig> ResolveVllm(const Plan& p, const Catalog& catalog) {
     return MakeError(ErrorCode::kInvalidArgument, p.path + ".accelerator",
                      "a CPU deployment has no vLLM GPU configuration",
                      "pick a GPU plan with --rank");
+  }
+  if (Status known = ImageKnowsModel(p, kVllmImage, kVllmImageReleased); !known) {
+    return known.error();
   }
   VllmConfig c;
   c.planner_tokens = p.kv_tokens;

@@ -343,6 +343,8 @@ Result<ModelSpec> ParseHfConfig(std::string_view json_text, std::string_view lab
     m.hf_id = s.value_or("");
     GPUPLAN_ASSIGN_OR_RETURN(s, GetString(*gp, "family", gpath));
     m.family = s.value_or("");
+    GPUPLAN_ASSIGN_OR_RETURN(s, GetString(*gp, "architecture_released", gpath));
+    m.architecture_released = s.value_or("");
     GPUPLAN_ASSIGN_OR_RETURN(s, GetString(*gp, "source", gpath));
     m.source = s.value_or("");
     GPUPLAN_ASSIGN_OR_RETURN(s, GetString(*gp, "sample", gpath));
