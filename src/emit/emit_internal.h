@@ -21,6 +21,7 @@ using ojson = nlohmann::ordered_json;
 // Pinned versions of what the files run; the schema fixtures in tests/emit/fixtures come from
 // the same lines (docs/emit.md, "Checks").
 inline constexpr const char* kVllmImage = "vllm/vllm-openai:v0.7.3";
+inline constexpr const char* kVllmImageVersion = "0.7.3";  // the release in kVllmImage
 inline constexpr const char* kSglangImage = "lmsysorg/sglang:v0.4.3.post2-cu124";
 inline constexpr const char* kTgiImage = "ghcr.io/huggingface/text-generation-inference:3.1.0";
 inline constexpr const char* kTritonImage = "nvcr.io/nvidia/tritonserver:25.01-py3";

@@ -71,7 +71,7 @@ Result<ServeRuntime> ResolveServeRuntime(const Plan& p, const Catalog& catalog) 
       r.notes.push_back(
           fmt::format("vLLM KV cache per replica: {} tokens with these flags (planner: {}).",
                       c->flag_tokens, c->planner_tokens));
-      r.prepare = "pip install vllm==0.7.3\n";
+      r.prepare = fmt::format("pip install vllm=={}\n", kVllmImageVersion);
       return r;
     }
     if (p.engine == "tgi") {

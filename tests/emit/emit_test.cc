@@ -86,6 +86,12 @@ const std::vector<Scenario>& ModelScenarios() {
        {"infer", "--model", "gemma-3-27b", "--qps", "1", "--input-len", "16000", "--output-len",
         "500"},
        false},
+      // Gemma-2 is older than the image, but beyond its 4096-token window the plan counts the
+      // window only where vLLM >= 0.10 does.
+      {"serve_gemma2_9b_long",
+       {"infer", "--model", "gemma-2-9b", "--qps", "1", "--input-len", "6000", "--output-len",
+        "500"},
+       false},
   };
   return kScenarios;
 }
@@ -449,6 +455,14 @@ TEST(Emit, ArchitecturesNewerThanThePinnedImagesAreNotYet) {
     const double planner = p["kv_tokens_per_replica"].get<double>();
     EXPECT_NEAR(static_cast<double>(*kv), planner, 0.01 * planner) << s.name;
   }
+}
+
+// Within its window Gemma-2 holds the same KV on every vLLM: the pinned image serves it.
+TEST(Emit, SlidingWindowModelWithinItsWindowLaunches) {
+  const Scenario s{
+      "serve_gemma2_9b_short", {"infer", "--model", "gemma-2-9b", "--qps", "2"}, false};
+  auto r = gpuplan::Emit(PlanText(s), "vllm", {}, Cat());
+  ASSERT_TRUE(r) << r.error().ToString();
 }
 
 // Meta's FP8 checkpoint (--quant fbgemm-fp8: FP8 feed-forward layers only) launches with vLLM's
