@@ -12,6 +12,7 @@
 
 #include "gpuplan/catalog.h"
 #include "gpuplan/emit.h"
+#include "gpuplan/model.h"
 #include "gpuplan/result.h"
 
 namespace gpuplan::emit {
@@ -139,8 +140,8 @@ struct VllmConfig {
   bool ambiguous_awq_gptq = false;
 };
 Result<VllmConfig> ResolveVllm(const Plan& p, const Catalog& catalog);
-// Error (not yet) when `image`, released on `released`, predates the plan's model architecture.
-Status ImageKnowsModel(const Plan& p, const char* image, const char* released);
+// Error (not yet) when `image`, released on `released`, predates the model's architecture.
+Status ImageKnowsModel(const ModelSpec& m, const char* image, const char* released);
 std::vector<std::string> VllmArgs(const VllmConfig& c);
 std::vector<EmittedFile> EmitVllm(const Plan& p, const VllmConfig& c);
 

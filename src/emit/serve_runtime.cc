@@ -75,7 +75,9 @@ Result<ServeRuntime> ResolveServeRuntime(const Plan& p, const Catalog& catalog) 
       return r;
     }
     if (p.engine == "tgi") {
-      if (Status known = ImageKnowsModel(p, kTgiImage, kTgiImageReleased); !known) {
+      auto m = ResolveModel(p.model_ref, "job.model");
+      if (!m) return m.error();
+      if (Status known = ImageKnowsModel(*m, kTgiImage, kTgiImageReleased); !known) {
         return known.error();
       }
       r.engine = "tgi";

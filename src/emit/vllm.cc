@@ -87,21 +87,19 @@ namespace {
 constexpr double kVllmDefaultUtilization = 0.9;
 }  // namespace
 
-// Finds the weight/KV precision the planner used as the one whose KV capacity reproduces the
-// plan's `kv_tokens_per_replica` under the planner's settings (vLLM defaults: utilisation 0.9,
-// 256 sequences, 8192 batched tokens). Plans that carry their precision narrow the search.
-Status ImageKnowsModel(const Plan& p, const char* image, const char* released) {
-  auto m = ResolveModel(p.model_ref, "job.model");
-  if (!m) return m.error();
-  if (m->architecture_released.empty() || m->architecture_released <= released) return {};
+Status ImageKnowsModel(const ModelSpec& m, const char* image, const char* released) {
+  if (m.architecture_released.empty() || m.architecture_released <= released) return {};
   return MakeError(ErrorCode::kUnsupported, "job.model",
                    fmt::format("not yet: the pinned image {} ({}) predates {}'s architecture "
                                "({}), so it cannot load the model",
-                               image, released, m->name, m->architecture_released),
+                               image, released, m.name, m.architecture_released),
                    "the plan's hardware, layout and replica count stand; launch the engine's "
                    "release that supports the model with the plan's flags");
 }
 
+// Finds the weight/KV precision the planner used as the one whose KV capacity reproduces the
+// plan's `kv_tokens_per_replica` under the planner's settings (vLLM defaults: utilisation 0.9,
+// 256 sequences, 8192 batched tokens). Plans that carry their precision narrow the search.
 Result<VllmConfig> ResolveVllm(const Plan& p, const Catalog& catalog) {
   if (p.kind != Kind::kServe) {
     return MakeError(ErrorCode::kInvalidArgument, "target",
@@ -130,11 +128,12 @@ Result<VllmConfig> ResolveVllm(const Plan& p, const Catalog& catalog) {
                      "a CPU deployment has no vLLM GPU configuration",
                      "pick a GPU plan with --rank");
   }
-  if (Status known = ImageKnowsModel(p, kVllmImage, kVllmImageReleased); !known) {
+  auto m = ResolveModel(p.model_ref, "job.model");
+  if (!m) return m.error();
+  if (Status known = ImageKnowsModel(*m, kVllmImage, kVllmImageReleased); !known) {
     return known.error();
   }
-  if (auto m = ResolveModel(p.model_ref, "job.model");
-      m && m->sliding_layers > 0 && m->sliding_layers < m->layers &&
+  if (m->sliding_layers > 0 && m->sliding_layers < m->layers &&
       SlidingKvShare(*m, p.input_len + p.output_len) < 1.0 &&
       !KeepsInterleavedWindowKv(Engine::kVllm, kVllmImageVersion)) {
     // The plan sizes the KV pool of the current vLLM, which keeps only the window of the
