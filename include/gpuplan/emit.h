@@ -68,7 +68,7 @@ struct VllmFlags {
   std::string accelerator;
   int tensor_parallel_size = 1;
   int pipeline_parallel_size = 1;
-  double gpu_memory_utilization = 0.9;
+  double gpu_memory_utilization = 0.92;  // vLLM's current default (VllmDefaultGpuMemoryUtilization)
   int max_model_len = 0;
   int max_num_seqs = 256;
   int max_num_batched_tokens = 8192;

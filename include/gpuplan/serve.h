@@ -128,9 +128,17 @@ struct VllmSchedulerDefaults {
   // Triton top-k/top-p kernels (vLLM PR 33538; absent from 0.15's API docs, present in 0.18's)
   // and FlashInfer's sampler is on by default (PR 40376). docs/model.md 4.3.
   bool v1_sort_sampler = false;
+  // --gpu-memory-utilization where the user sets none (VllmDefaultGpuMemoryUtilization).
+  double gpu_memory_utilization = 0.92;
 };
 VllmSchedulerDefaults VllmDefaults(const Accelerator& acc, std::string_view version,
                                    int max_model_len, bool chunked_prefill_ok = true);
+
+// vLLM's default --gpu-memory-utilization at `version` ("" = current): 0.92 from 0.20 (vLLM PR
+// 38284 raised CacheConfig.gpu_memory_utilization from 0.9; on main by April 2026, after 0.19.0
+// of 2026-04-03; the current CacheConfig and `vllm serve` docs read 0.92), 0.9 before (V0 and V1
+// through 0.19; v0.16.0's CacheConfig). docs/model.md 4.3.
+double VllmDefaultGpuMemoryUtilization(std::string_view version);
 
 // Whether `engine` at `version` ("" = current) keeps only the window of sliding-window layers
 // interleaved with global ones (InferMemoryOptions::window_interleaved_kv): vLLM from 0.10 (its

@@ -83,10 +83,6 @@ Result<std::int64_t> VllmKvCapacityTokens(const VllmFlags& f, const Catalog& cat
 
 namespace emit {
 
-namespace {
-constexpr double kVllmDefaultUtilization = 0.9;
-}  // namespace
-
 Status ImageKnowsModel(const ModelSpec& m, const char* image, const char* released) {
   if (m.architecture_released.empty() || m.architecture_released <= released) return {};
   return MakeError(ErrorCode::kUnsupported, "job.model",
@@ -98,8 +94,9 @@ Status ImageKnowsModel(const ModelSpec& m, const char* image, const char* releas
 }
 
 // Finds the weight/KV precision the planner used as the one whose KV capacity reproduces the
-// plan's `kv_tokens_per_replica` under the planner's settings (vLLM defaults: utilisation 0.9,
-// 256 sequences, 8192 batched tokens). Plans that carry their precision narrow the search.
+// plan's `kv_tokens_per_replica` under the planner's settings (the current vLLM's defaults:
+// utilisation 0.92, 256 sequences, 8192 batched tokens). Plans that carry their precision narrow
+// the search.
 Result<VllmConfig> ResolveVllm(const Plan& p, const Catalog& catalog) {
   if (p.kind != Kind::kServe) {
     return MakeError(ErrorCode::kInvalidArgument, "target",
@@ -153,7 +150,9 @@ Result<VllmConfig> ResolveVllm(const Plan& p, const Catalog& catalog) {
   f.model = p.model_ref;
   f.accelerator = p.accelerator;
   f.tensor_parallel_size = p.gpus_per_replica;
-  f.gpu_memory_utilization = kVllmDefaultUtilization;
+  // The planner sizes the KV pool with the current vLLM's default utilisation.
+  const double planner_utilization = VllmDefaultGpuMemoryUtilization("");
+  f.gpu_memory_utilization = planner_utilization;
   f.max_model_len = p.input_len + p.output_len;
   const std::pair<const char*, const char*> kCandidates[] = {
       {"", "auto"},    {"fp8", "fp8"},           {"", "fp8"},    {"fp8", "auto"},
@@ -194,7 +193,7 @@ Result<VllmConfig> ResolveVllm(const Plan& p, const Catalog& catalog) {
   const double freed = base->mem.engine_non_kv.value() - capped->mem.engine_non_kv.value();
   if (freed > 0) {
     f.gpu_memory_utilization =
-        std::round((kVllmDefaultUtilization - freed / base->visible.value()) * 1e4) / 1e4;
+        std::round((planner_utilization - freed / base->visible.value()) * 1e4) / 1e4;
   }
   c.flags = f;
   auto t = VllmKvCapacityTokens(f, catalog);

@@ -7,6 +7,7 @@
 
 #include "gpuplan/quant_preset.h"
 #include "gpuplan/estimate.h"
+#include "gpuplan/serve.h"
 
 namespace gpuplan {
 
@@ -100,7 +101,8 @@ Bytes KvBudget(Engine engine, Bytes total, Bytes non_kv, Bytes weights,
   switch (engine) {
     case Engine::kVllm:
       // gpu_memory_utilization is a fraction of TOTAL memory; KV gets what the rest leaves.
-      budget = total.value() * fraction.value_or(0.9) - non_kv.value();
+      budget =
+          total.value() * fraction.value_or(VllmDefaultGpuMemoryUtilization("")) - non_kv.value();
       break;
     case Engine::kSglang:
       // mem_fraction_static of total holds weights + the KV pool.

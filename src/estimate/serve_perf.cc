@@ -259,6 +259,8 @@ ServePerf EstimateLlmServing(const ModelSpec& model, const ServeSetup& setup,
   mo.tp = tp;
   mo.engine = setup.engine;
   mo.memory_fraction = setup.memory_fraction;
+  if (!mo.memory_fraction && setup.engine == Engine::kVllm && !setup.engine_version.empty())
+    mo.memory_fraction = VllmDefaultGpuMemoryUtilization(setup.engine_version);
   mo.context = std::max(1, input_len + output_len + static_cast<int>(cross));
   mo.concurrency = 1;
   mo.nvls = dev.nvls;
@@ -760,12 +762,22 @@ bool VllmV0(const std::string& lower_version) {
 }
 }  // namespace
 
+double VllmDefaultGpuMemoryUtilization(std::string_view version) {
+  constexpr double kCurrent = 0.92;
+  if (version.empty()) return kCurrent;
+  const std::string v = internal::ToLower(version);
+  if (VllmV0(v)) return 0.9;
+  const auto r = ReleaseNumber(v, /*minor_required=*/true);
+  return r && r->major == 0 && r->minor < 20 ? 0.9 : kCurrent;
+}
+
 VllmSchedulerDefaults VllmDefaults(const Accelerator& acc, std::string_view version,
                                    int max_model_len, bool chunked_prefill_ok) {
   const std::string v = internal::ToLower(version);
   const bool v0 = VllmV0(v);
   VllmSchedulerDefaults d;
   d.v0 = v0;
+  d.gpu_memory_utilization = VllmDefaultGpuMemoryUtilization(version);
   if (v0) {
     d.max_num_seqs = 256;
     // V0 turns chunked prefill on by default above a 32K context ("Chunked prefill is enabled by

@@ -22,8 +22,8 @@ constexpr int kGpuCounts[] = {1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024};
 constexpr int kServeTp[] = {1, 2, 4, 8};
 // The GPU the serving reference breakdown is shown on when none is pinned.
 constexpr const char* kReferenceAccelerator = "H100-SXM5-80GB";
-// Engine memory fractions when none is given: vLLM gpu_memory_utilization, TRT-LLM
-// kv_cache_free_gpu_mem_fraction, SGLang mem_fraction_static (docs/model.md section 4).
+// Engine memory fractions when none is given: TRT-LLM kv_cache_free_gpu_mem_fraction, SGLang
+// mem_fraction_static (vLLM's: VllmDefaultGpuMemoryUtilization; docs/model.md section 4).
 constexpr double kDefaultEngineFraction = 0.9;
 constexpr double kSglangEngineFraction = 0.88;
 
@@ -381,8 +381,10 @@ Result<InferMemoryAnalysis> AnalyzeServing(const Catalog& cat, const ModelSpec& 
   } else {
     s.weights = PrecisionName(o->weight_precision);
   }
-  s.memory_fraction = o->memory_fraction.value_or(
-      o->engine == Engine::kSglang ? kSglangEngineFraction : kDefaultEngineFraction);
+  s.memory_fraction =
+      o->memory_fraction.value_or(o->engine == Engine::kSglang ? kSglangEngineFraction
+                                  : o->engine == Engine::kVllm ? VllmDefaultGpuMemoryUtilization("")
+                                                               : kDefaultEngineFraction);
   for (const auto& acc : cat.accelerators) {
     if (pinned && &acc != pinned) continue;
     if (auto f = FitServing(m, *o, a, acc)) {

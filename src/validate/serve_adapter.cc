@@ -156,6 +156,7 @@ Predicted PredictInferenceMemory(const ModelSpec& m, const Json& w, const Json& 
         VllmDefaults(*acc, Str(w, "version"), Int(w, "max_model_len").value_or(0), !m.mla);
     o.max_num_batched_tokens = d.max_num_batched_tokens;
     o.max_num_seqs = d.max_num_seqs;
+    if (!o.memory_fraction) o.memory_fraction = d.gpu_memory_utilization;
     o.sort_sampler_profile = d.v0;
     o.v1_sort_sampler = d.v1_sort_sampler;
     o.sliding_kv = !d.v0;  // V0 logs its block count over every layer's whole context

@@ -3,6 +3,7 @@
 // nlohmann-json) and carry the plan's values; the vLLM flags must imply the planner's KV
 // capacity within 1 %; bad input exits 2 and leaves no files.
 #include "gpuplan/emit.h"
+#include "gpuplan/serve.h"
 
 #include <fmt/format.h>
 #include <gtest/gtest.h>
@@ -444,7 +445,7 @@ TEST(Emit, ArchitecturesNewerThanThePinnedImagesAreNotYet) {
     f.model = doc["job"]["model"].get<std::string>();
     f.accelerator = p["accelerator"].get<std::string>();
     f.tensor_parallel_size = p["gpus_per_replica"].get<int>();
-    f.gpu_memory_utilization = 0.9;
+    f.gpu_memory_utilization = gpuplan::VllmDefaultGpuMemoryUtilization("");
     f.max_model_len = doc["job"]["input_len"].get<int>() + doc["job"]["output_len"].get<int>();
     f.max_num_seqs = 256;
     f.max_num_batched_tokens = 8192;

@@ -949,6 +949,30 @@ TEST(VllmDefaults, V0ChunksPrefillAboveThirtyTwoK) {
   EXPECT_FALSE(VllmDefaults(*a100, "0.10.0", 131072).v0);
 }
 
+// vLLM's default --gpu-memory-utilization: 0.9 through 0.19 (V0 included), 0.92 from 0.20 and
+// on the current release (PR 38284). The KV pool of an unset utilisation follows the release:
+// on an H100 (79.2 GiB visible) the two defaults differ by 0.02 x 79.2 = 1.58 GiB of KV.
+TEST(VllmDefaults, GpuMemoryUtilizationFollowsTheRelease) {
+  EXPECT_DOUBLE_EQ(VllmDefaultGpuMemoryUtilization(""), 0.92);
+  EXPECT_DOUBLE_EQ(VllmDefaultGpuMemoryUtilization("0.20.1"), 0.92);
+  EXPECT_DOUBLE_EQ(VllmDefaultGpuMemoryUtilization("v0.29.0"), 0.92);
+  EXPECT_DOUBLE_EQ(VllmDefaultGpuMemoryUtilization("0.19.0"), 0.9);
+  EXPECT_DOUBLE_EQ(VllmDefaultGpuMemoryUtilization("0.8.5 (V1)"), 0.9);
+  EXPECT_DOUBLE_EQ(VllmDefaultGpuMemoryUtilization("~0.6.6 (V0)"), 0.9);
+  const Accelerator* h100 = Cat().FindAccelerator("H100-SXM5-80GB");
+  ASSERT_NE(h100, nullptr);
+  EXPECT_DOUBLE_EQ(VllmDefaults(*h100, "0.19.0", 8192).gpu_memory_utilization, 0.9);
+  EXPECT_DOUBLE_EQ(VllmDefaults(*h100, "", 8192).gpu_memory_utilization, 0.92);
+  const ModelSpec* m = FindPreset("llama-3.1-8b");
+  ASSERT_NE(m, nullptr);
+  InferMemoryOptions o;
+  o.engine = Engine::kVllm;
+  const double unset = EstimateInferenceMemory(*m, o, GiB(79.2)).kv_budget.value();
+  o.memory_fraction = 0.9;
+  const double old = EstimateInferenceMemory(*m, o, GiB(79.2)).kv_budget.value();
+  EXPECT_NEAR((unset - old) / kBytesPerGiB, 0.02 * 79.2, 1e-6);
+}
+
 // V1 before 0.18 samples its profile on the native, sorting top-k/top-p path: ~39 B per
 // vocabulary entry per sequence (logs from 0.10.2 to January 2026: 38.4-39.6), where later
 // releases (Triton kernels, FlashInfer on by default) and the planner's current release take
