@@ -66,6 +66,15 @@ ComputeDevice DeviceFromAccelerator(const Accelerator& acc, const Calibration& c
 // `threads` = 0 uses every core; otherwise min(threads, cores) cores do the work.
 ComputeDevice DeviceFromCpu(const Cpu& cpu, int sockets, int threads, const Calibration& cal);
 
+// ggml's CPU backend (llama.cpp, llamafile, ollama) on a CPU with a matrix unit: its matmuls
+// run on the vector units. ggml's AMX kernels (ggml-cpu/amx, extra_buffer_type::supports_op)
+// take only plain 2-D GGML_OP_MUL_MAT of Q4_0/Q4_1/Q8_0/Q4_K/Q5_K/Q6_K/IQ4_XS (or F16) weights
+// in a build compiled for AMX: no bf16 weights, no MoE experts (GGML_OP_MUL_MAT_ID). Its x86
+// dot products run 16-bit pairs on AVX512-BF16 (vdpbf16ps) and quantized blocks as 256-bit
+// int8 dot products, each twice the fp32 FMA rate, at the vector path's efficiency and knee.
+// docs/model.md 10.4.
+void UseGgmlVectorKernels(ComputeDevice& d);
+
 struct ServeSetup {
   Precision weight_precision = Precision::kBf16;
   std::optional<QuantSpec> quant;

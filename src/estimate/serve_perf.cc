@@ -162,6 +162,15 @@ ComputeDevice DeviceFromCpu(const Cpu& cpu, int sockets, int threads, const Cali
   return d;
 }
 
+void UseGgmlVectorKernels(ComputeDevice& d) {
+  if (!d.cpu || !d.matrix_unit) return;  // vector-only CPUs keep their catalog rates
+  d.matrix_unit = false;
+  d.attention_on_matrix = false;
+  d.gemm_eff = d.vector_eff;
+  d.gemm_knee = d.vector_knee;
+  d.peak_bf16 = d.peak_fp16 = d.peak_int8 = 2.0 * d.peak_fp32;
+}
+
 namespace {
 
 struct Shape {

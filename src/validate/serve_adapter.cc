@@ -232,6 +232,8 @@ Predicted PredictInferencePerf(const ModelSpec& m, const Json& w, const Json& hw
     // Intel Extension for PyTorch fuses multi-head attention into AMX kernels (Intel's MLPerf
     // BERT SUT is built on it); other CPU runtimes run attention on the vector units.
     dev.attention_on_matrix = Contains(Str(w, "engine"), {"ipex", "intel extension"});
+    if (Contains(Str(w, "engine"), {"llama.cpp", "llamacpp", "llamafile", "ollama"}))
+      UseGgmlVectorKernels(dev);
   } else if (gpu.empty() && Num(w, "peak_tflops")) {
     dev.id = "case device";  // filled from the case's own figures below
   } else {

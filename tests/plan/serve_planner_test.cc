@@ -1002,6 +1002,39 @@ TEST(VllmDefaults, V1BeforeEighteenSortsInItsSamplerProfile) {
   EXPECT_NEAR(peak("0.19.0"), 1.89, 0.05 * 1.89);
 }
 
+// ggml (llama.cpp) has no AMX kernel for bf16 weights or MoE experts: on a Xeon 6980P its
+// matmuls run on the vector units at twice the fp32 FMA rate, where oneDNN/SGLang use AMX. A
+// CPU without a matrix unit keeps its catalog rates. Llama-3.2-3B's 1024-token prefill is then
+// several times slower on llama.cpp than on an AMX runtime, as Intel's Xeon 6 comparison
+// measures (1.66 s against 0.27 s).
+TEST(CpuDevice, GgmlMatmulsRunOnTheVectorUnits) {
+  const Cpu* gnr = Cat().FindCpu("Xeon-6980P");
+  ASSERT_NE(gnr, nullptr);
+  const ComputeDevice amx = DeviceFromCpu(*gnr, 1, 0, Cal());
+  ComputeDevice ggml = amx;
+  UseGgmlVectorKernels(ggml);
+  EXPECT_TRUE(amx.matrix_unit);
+  EXPECT_FALSE(ggml.matrix_unit);
+  EXPECT_DOUBLE_EQ(ggml.peak_bf16, 2 * amx.peak_fp32);
+  EXPECT_DOUBLE_EQ(ggml.peak_int8, 2 * amx.peak_fp32);
+  EXPECT_DOUBLE_EQ(ggml.GemmEff(Precision::kBf16), amx.vector_eff);
+  EXPECT_DOUBLE_EQ(ggml.GemmKnee(Precision::kInt8), amx.vector_knee);
+  const ModelSpec* m = FindPreset("llama-3.2-3b");
+  ASSERT_NE(m, nullptr);
+  ServeSetup su;
+  su.weight_precision = Precision::kBf16;
+  const double t_amx = EstimateLlmServing(*m, su, amx, 1024, 1, 1, Cal()).prefill.value();
+  const double t_ggml = EstimateLlmServing(*m, su, ggml, 1024, 1, 1, Cal()).prefill.value();
+  EXPECT_GT(t_ggml, 3 * t_amx);
+  const Cpu* zen5 = Cat().FindCpu("EPYC-9575F");
+  ASSERT_NE(zen5, nullptr);
+  ComputeDevice epyc = DeviceFromCpu(*zen5, 1, 0, Cal());
+  const double bf16 = epyc.peak_bf16, int8 = epyc.peak_int8;
+  UseGgmlVectorKernels(epyc);
+  EXPECT_DOUBLE_EQ(epyc.peak_bf16, bf16);
+  EXPECT_DOUBLE_EQ(epyc.peak_int8, int8);
+}
+
 // A few threads stream far more than their share of the sockets' bandwidth: each core reaches
 // up to cpu_core_memory_gbps, and the sockets' sustained bandwidth caps the sum.
 TEST(CpuDevice, ThreadsStreamUpToTheirCoresBandwidthCappedByTheSockets) {
