@@ -128,12 +128,17 @@ std::variant<TrainSetup, Unsupported> BuildTrain(const ModelSpec& m, const Json&
   // training dtype (lora_finetune_single_device.py: `set_default_dtype(self._dtype)`), unlike
   // PEFT, which keeps adapter weights in fp32.
   // (torchtune's own recipes: ApplyFrameworkMemory, the planner's rule, below.)
-  const bool plain_torch = Contains(framework, {"pytorch eager", "torchao"}) &&
-                           !Contains(framework, {"amp", "autocast", "mixed", "torchtune"});
+  // PEFT's method-comparison benchmark (method_comparison/*/default_training_params.json:
+  // "dtype": "bfloat16", "use_amp": false) is such a loop, with its adapters kept in fp32
+  // ("autocast_adapter_dtype": true).
+  const bool peft_bench = Contains(framework, {"method_comparison", "method comparison"});
+  const bool plain_torch =
+      (peft_bench || Contains(framework, {"pytorch eager", "torchao", "plain pytorch"})) &&
+      !Contains(framework, {"amp", "autocast", "mixed", "torchtune"});
   if (plain_torch && s.opt.precision == Precision::kBf16) {
     s.opt.master_weights = false;
     s.opt.optimizer_state_dtype = Precision::kBf16;
-    s.opt.adapter_fp32 = false;
+    s.opt.adapter_fp32 = peft_bench;
   }
   if (Contains(framework, {"torchtitan"})) {
     // torchtitan's model configs train with selective (operator-policy) checkpointing
