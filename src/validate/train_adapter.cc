@@ -162,11 +162,19 @@ std::variant<TrainSetup, Unsupported> BuildTrain(const ModelSpec& m, const Json&
     // the optimizer step fused into the backward pass (llama3_1/8B_full_single_device.yaml,
     // llama3_2/3B_full_single_device.yaml: `optimizer_in_bwd: True`, "True saves memory").
     // A case that names its optimizer ran its own optimizer setup: neither applies.
-    if (s.opt.method == TrainMethod::kFull && Str(w, "optimizer").empty() &&
-        Contains(framework, {"single_device", "single device", "single-device"})) {
-      s.opt.optimizer = Optimizer::kAdamW8bit;
-      s.opt.paged_optimizer = true;  // `_component_: bitsandbytes.optim.PagedAdamW8bit`
-      if (!Bool(w, "optimizer_in_bwd")) s.opt.optimizer_in_backward = true;
+    const bool low_memory = Contains(framework, {"low_memory", "low-memory", "low memory"});
+    if (s.opt.method == TrainMethod::kFull &&
+        (low_memory || Contains(framework, {"single_device", "single device", "single-device"}))) {
+      if (Str(w, "optimizer").empty()) {
+        s.opt.optimizer = Optimizer::kAdamW8bit;
+        s.opt.paged_optimizer = true;  // `_component_: bitsandbytes.optim.PagedAdamW8bit`
+        if (!Bool(w, "optimizer_in_bwd")) s.opt.optimizer_in_backward = true;
+      }
+      // A case that names an 8-bit AdamW ran its own optimizer setup (torchao's and torchtune's
+      // own memory tables swap in non-paged 8-bit optimizers): not paged.
+      // Its `*_full_low_memory` configs (llama2/7B, mistral/7B, phi3/mini, phi4/14B) run
+      // `bitsandbytes.optim.PagedAdamW`.
+      if (low_memory && s.opt.optimizer == Optimizer::kAdamW) s.opt.paged_optimizer = true;
     }
     // Pure bf16 and the chunked loss (compiled with `compile=True`, training.compile_loss):
     // ApplyFrameworkMemory at the end of BuildTrain.

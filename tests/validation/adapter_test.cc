@@ -342,6 +342,26 @@ TEST(TrainAdapter, PeftBenchmarkTrainsInPureBf16) {
   EXPECT_LT(pure, 45.0);  // the benchmark's own peak: 36.2 GiB reserved on an L40S
 }
 
+// torchtune's `*_full_low_memory` configs train with bitsandbytes' PagedAdamW: its 32-bit states
+// live in CUDA managed memory, outside the PyTorch allocator's peak that torchtune logs. The
+// same AdamW under a plain single-device config keeps them in the peak (4 + 4 B per bf16
+// parameter beside its 2 B weights: about 25 GiB for Llama-2-7B).
+TEST(TrainAdapter, TorchtuneLowMemoryConfigsPageTheirAdamWStates) {
+  auto line = [](const std::string& config) {
+    return CaseLine("memory", "Llama-2-7B", "\"gpu\":\"RTX-4090\",\"gpus\":1", "train",
+                    "\"method\":\"full\",\"precision\":\"bf16\",\"optimizer\":\"adamw\","
+                    "\"micro_batch\":4,\"seq_len\":2048,\"optimizer_in_bwd\":true,"
+                    "\"framework\":\"torchtune full_finetune_single_device (" +
+                        config + ")\"",
+                    "memory_gib");
+  };
+  const double paged = Predicted(line("llama2/7B_full_low_memory"));
+  const double kept = Predicted(line("llama2/7B_full_single_device"));
+  const double params = 6738415616.0 / (1024.0 * 1024 * 1024);
+  EXPECT_GT(kept - paged, 3.5 * params);
+  EXPECT_LT(paged, 22.5);  // torchtune's README: 24.1 GB (22.4 GiB) on one RTX 4090
+}
+
 // An MLPerf BERT step of 8192 samples on 512 GPUs runs 4096 packed 512-token sequences, 8 per
 // GPU (NVIDIA's BATCHSIZE=8 with PACKING_FACTOR=2): stating that micro-batch changes nothing
 // (a step of 8192 sequences would run 16 per GPU, or accumulate two micro-batches of 8).
