@@ -21,8 +21,12 @@ using ojson = nlohmann::ordered_json;
 
 // Pinned versions of what the files run; the schema fixtures in tests/emit/fixtures come from
 // the same lines (docs/emit.md, "Checks").
-inline constexpr const char* kVllmImage = "vllm/vllm-openai:v0.7.3";
-inline constexpr const char* kVllmImageVersion = "0.7.3";  // the release in kVllmImage
+// vLLM: a V1 release with every behaviour the planner sizes replicas by (the hybrid KV cache
+// manager for sliding windows from 0.10, the 0.92 memory default from 0.20, the sorting-free
+// sampler from 0.18; docs/model.md 4.3), and the last release line that still has
+// bitsandbytes among its --quantization methods (it left in 0.28).
+inline constexpr const char* kVllmImage = "vllm/vllm-openai:v0.27.0";
+inline constexpr const char* kVllmImageVersion = "0.27.0";  // the release in kVllmImage
 inline constexpr const char* kSglangImage = "lmsysorg/sglang:v0.4.3.post2-cu124";
 inline constexpr const char* kTgiImage = "ghcr.io/huggingface/text-generation-inference:3.1.0";
 inline constexpr const char* kTritonImage = "nvcr.io/nvidia/tritonserver:25.01-py3";
@@ -32,7 +36,7 @@ inline constexpr const char* kPytorchImage = "nvcr.io/nvidia/pytorch:25.01-py3";
 inline constexpr const char* kPrometheus = "http://prometheus.monitoring:9090";
 // Release dates of the pinned serving images: an image cannot load a model architecture made
 // public after it (ModelSpec::architecture_released; ImageKnowsModel).
-inline constexpr const char* kVllmImageReleased = "2025-02-20";  // vLLM v0.7.3
+inline constexpr const char* kVllmImageReleased = "2026-08-10";  // vLLM v0.27.0
 inline constexpr const char* kTgiImageReleased = "2025-01-31";   // TGI 3.1.0
 // A10: checkpoints on local NVMe, keep the last 3.
 inline constexpr const char* kNvmeDir = "/nvme/ckpt";
@@ -138,6 +142,9 @@ struct VllmConfig {
   std::int64_t planner_tokens = 0;
   std::int64_t flag_tokens = 0;
   bool ambiguous_awq_gptq = false;
+  // The checkpoint loads with a quantization method the release has deprecated (fbgemm_fp8):
+  // vLLM refuses it unless --allow-deprecated-quantization is set.
+  bool deprecated_quantization = false;
 };
 Result<VllmConfig> ResolveVllm(const Plan& p, const Catalog& catalog);
 // Error (not yet) when `image`, released on `released`, predates the model's architecture.

@@ -174,6 +174,13 @@ Result<VllmConfig> ResolveVllm(const Plan& p, const Catalog& catalog) {
         fmt::format("no vLLM precision setting reproduces the planner's {} KV tokens", p.kv_tokens),
         "int8 weights or KV have no vLLM flag here; re-plan with bf16, fp8, awq, gptq or nf4");
   }
+  // fbgemm_fp8 (Meta's FP8 checkpoints, named by the flag or declared by the checkpoint) is a
+  // deprecated method in the pinned release (DEPRECATED_QUANTIZATION_METHODS: fbgemm_fp8,
+  // fp_quant): vLLM refuses to load it without --allow-deprecated-quantization.
+  c.deprecated_quantization =
+      f.quantization == "fbgemm_fp8" ||
+      (f.quantization.empty() && m->quant &&
+       (m->quant->method == "fbgemm_fp8" || m->quant->method == "fbgemm-fp8"));
   c.ambiguous_awq_gptq = f.quantization == "awq";
   if (f.quantization == "awq" && p.serve_quant == "gptq") {
     f.quantization = "gptq";
@@ -216,6 +223,7 @@ std::vector<std::string> VllmArgs(const VllmConfig& c) {
     a.push_back("--quantization");
     a.push_back(f.quantization);
   }
+  if (c.deprecated_quantization) a.push_back("--allow-deprecated-quantization");
   a.push_back("--host");
   a.push_back("0.0.0.0");
   a.push_back("--port");
@@ -263,9 +271,16 @@ std::vector<EmittedFile> EmitVllm(const Plan& p, const VllmConfig& c) {
         ": \"${HF_TOKEN:?set HF_TOKEN to a Hugging Face read token with access to the model}\"\n";
   }
   std::vector<std::string> words = {"exec vllm serve " + ShellQuote(model)};
+  // One line per flag with its value; a switch (no value) stands alone.
   auto a = VllmArgs(c);
-  for (std::size_t i = 0; i + 1 < a.size(); i += 2)
-    words.push_back(a[i] + " " + ShellQuote(a[i + 1]));
+  for (std::size_t i = 0; i < a.size(); ++i) {
+    if (i + 1 < a.size() && a[i + 1].rfind("--", 0) != 0) {
+      words.push_back(a[i] + " " + ShellQuote(a[i + 1]));
+      ++i;
+    } else {
+      words.push_back(a[i]);
+    }
+  }
   s += ShellJoin(words, " \\\n  ") + "\n";
   return {{"vllm-serve.sh", s}};
 }

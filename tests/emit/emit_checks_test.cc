@@ -164,8 +164,15 @@ bool BashSyntaxOk(const std::string& script, std::string* why) {
 }
 
 TEST(ToolChecks, FixturesLoad) {
-  EXPECT_GE(Vllm().types.size(), 100u);
+  // The pinned vLLM release's list holds every flag gpuplan writes (not the whole list).
+  for (const char* flag :
+       {"--tensor-parallel-size", "--pipeline-parallel-size", "--gpu-memory-utilization",
+        "--max-model-len", "--max-num-seqs", "--max-num-batched-tokens", "--kv-cache-dtype",
+        "--quantization", "--allow-deprecated-quantization", "--host", "--port"}) {
+    EXPECT_TRUE(Vllm().types.count(flag)) << flag;
+  }
   EXPECT_TRUE(Vllm().choices.count("--kv-cache-dtype"));
+  EXPECT_TRUE(Vllm().sections.at("deprecated --quantization").count("fbgemm_fp8"));
   EXPECT_GE(Hf().types.size(), 100u);
   EXPECT_GE(Ds().sections.at("top").size(), 50u);
   EXPECT_TRUE(
@@ -268,7 +275,12 @@ TEST(ToolChecks, BrokenFilesFailEachCheck) {
   // vLLM: a misspelt flag, a value outside the choices, a value of the wrong type.
   EXPECT_NE(Joined(gpuplan::test::CheckVllmArgs({"--max-num-seq", "256"}, Vllm())), "");
   EXPECT_NE(Joined(gpuplan::test::CheckVllmArgs({"--kv-cache-dtype", "fp16"}, Vllm())), "");
-  EXPECT_NE(Joined(gpuplan::test::CheckVllmArgs({"--max-model-len", "4k"}, Vllm())), "");
+  EXPECT_NE(Joined(gpuplan::test::CheckVllmArgs({"--max-num-seqs", "4k"}, Vllm())), "");
+  // A deprecated method without its switch, and with it.
+  EXPECT_NE(Joined(gpuplan::test::CheckVllmArgs({"--quantization", "fbgemm_fp8"}, Vllm())), "");
+  EXPECT_EQ(Joined(gpuplan::test::CheckVllmArgs(
+                {"--quantization", "fbgemm_fp8", "--allow-deprecated-quantization"}, Vllm())),
+            "");
   EXPECT_NE(Joined(gpuplan::test::CheckVllmArgs({"--quantization", "int8"}, Vllm())), "");
   EXPECT_EQ(
       Joined(gpuplan::test::CheckVllmArgs({"--max-num-seqs", "256", "--enforce-eager"}, Vllm())),

@@ -1,5 +1,6 @@
 #include "emit/tool_checks.h"
 
+#include <algorithm>
 #include <fstream>
 #include <sstream>
 
@@ -106,6 +107,13 @@ std::vector<std::string> CheckVllmArgs(const std::vector<std::string>& argv, con
     auto c = vllm.choices.find(flag);
     if (c != vllm.choices.end() && !c->second.count(v)) {
       problems.push_back(flag + " value \"" + v + "\" is not one of vLLM's choices");
+    }
+    auto d = vllm.sections.find("deprecated " + flag);
+    if (d != vllm.sections.end() && d->second.count(v) &&
+        std::find(argv.begin(), argv.end(), "--allow-deprecated-quantization") == argv.end()) {
+      problems.push_back(flag + " value \"" + v +
+                         "\" is deprecated: vLLM refuses it without "
+                         "--allow-deprecated-quantization");
     }
   }
   return problems;

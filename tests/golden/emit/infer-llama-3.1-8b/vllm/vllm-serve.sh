@@ -6,7 +6,7 @@
 # Visible GPU memory is taken as 99% of the L40S memory the driver reports; vLLM logs the
 # measured value as "GPU KV cache size: N tokens" at startup.
 # Planned: 2 replica(s) of 1 x L40S, 5.56 req/s each at the target utilisation.
-# Tested flag names: vLLM engine arguments of the image vllm/vllm-openai:v0.7.3 (docs/emit.md).
+# Tested flag names: vLLM engine arguments of the image vllm/vllm-openai:v0.27.0 (docs/emit.md).
 set -eu
 # Weights are downloaded once into the model cache (override with HF_HOME).
 export HF_HOME="${HF_HOME:-$HOME/.cache/huggingface}"
