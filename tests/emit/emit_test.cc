@@ -153,6 +153,23 @@ std::string Flag(const std::string& cmd, const std::string& flag) {
   return std::regex_search(cmd, m, re) ? m[1].str() : "";
 }
 
+// The `vllm serve` flags of an emitted command, for plan `p` of plan document `doc`.
+gpuplan::VllmFlags FlagsOf(const std::string& cmd, const nlohmann::json& doc,
+                           const nlohmann::json& p) {
+  gpuplan::VllmFlags f;
+  f.model = doc["job"]["model"].get<std::string>();
+  f.accelerator = p["accelerator"].get<std::string>();
+  f.tensor_parallel_size = std::stoi(Flag(cmd, "--tensor-parallel-size"));
+  f.pipeline_parallel_size = std::stoi(Flag(cmd, "--pipeline-parallel-size"));
+  f.gpu_memory_utilization = std::stod(Flag(cmd, "--gpu-memory-utilization"));
+  f.max_model_len = std::stoi(Flag(cmd, "--max-model-len"));
+  f.max_num_seqs = std::stoi(Flag(cmd, "--max-num-seqs"));
+  f.max_num_batched_tokens = std::stoi(Flag(cmd, "--max-num-batched-tokens"));
+  f.quantization = Flag(cmd, "--quantization");
+  f.kv_cache_dtype = Flag(cmd, "--kv-cache-dtype");
+  return f;
+}
+
 // The launch runs the framework the planner chose for the layout: Megatron-LM's pretrain_gpt.py
 // (its distributed optimizer is the plan's ZeRO-1), the HF Trainer with PyTorch FSDP when the
 // planner chose FSDP (FULL_SHARD for ZeRO-3, SHARD_GRAD_OP for ZeRO-2, CPU offload as planned),
@@ -387,17 +404,7 @@ TEST(Emit, VllmFlagsImplyThePlannersKvCapacity) {
       const std::string& script = r->front().contents;
       ASSERT_NE(script.find("\nexec vllm serve "), std::string::npos) << script;
       const std::string cmd = script.substr(script.find("\nexec vllm serve "));
-      gpuplan::VllmFlags f;
-      f.model = doc["job"]["model"].get<std::string>();
-      f.accelerator = p["accelerator"].get<std::string>();
-      f.tensor_parallel_size = std::stoi(Flag(cmd, "--tensor-parallel-size"));
-      f.pipeline_parallel_size = std::stoi(Flag(cmd, "--pipeline-parallel-size"));
-      f.gpu_memory_utilization = std::stod(Flag(cmd, "--gpu-memory-utilization"));
-      f.max_model_len = std::stoi(Flag(cmd, "--max-model-len"));
-      f.max_num_seqs = std::stoi(Flag(cmd, "--max-num-seqs"));
-      f.max_num_batched_tokens = std::stoi(Flag(cmd, "--max-num-batched-tokens"));
-      f.quantization = Flag(cmd, "--quantization");
-      f.kv_cache_dtype = Flag(cmd, "--kv-cache-dtype");
+      const gpuplan::VllmFlags f = FlagsOf(cmd, doc, p);
       EXPECT_EQ(f.tensor_parallel_size, p["gpus_per_replica"].get<int>());
       EXPECT_EQ(f.max_model_len,
                 doc["job"]["input_len"].get<int>() + doc["job"]["output_len"].get<int>());
@@ -443,15 +450,7 @@ TEST(Emit, NewArchitecturesLaunchOnThePinnedVllm) {
     const std::string& script = r->front().contents;
     const std::string cmd = script.substr(script.find("\nexec vllm serve "));
     EXPECT_EQ(Flag(cmd, "--quantization"), "") << s.name;
-    gpuplan::VllmFlags f;
-    f.model = doc["job"]["model"].get<std::string>();
-    f.accelerator = p["accelerator"].get<std::string>();
-    f.tensor_parallel_size = std::stoi(Flag(cmd, "--tensor-parallel-size"));
-    f.gpu_memory_utilization = std::stod(Flag(cmd, "--gpu-memory-utilization"));
-    f.max_model_len = std::stoi(Flag(cmd, "--max-model-len"));
-    f.max_num_seqs = std::stoi(Flag(cmd, "--max-num-seqs"));
-    f.max_num_batched_tokens = std::stoi(Flag(cmd, "--max-num-batched-tokens"));
-    f.kv_cache_dtype = Flag(cmd, "--kv-cache-dtype");
+    const gpuplan::VllmFlags f = FlagsOf(cmd, doc, p);
     auto kv = gpuplan::VllmKvCapacityTokens(f, Cat());
     ASSERT_TRUE(kv) << kv.error().ToString();
     const double planner = p["kv_tokens_per_replica"].get<double>();

@@ -321,17 +321,25 @@ TEST(ServeAdapter, IpexRunsCpuAttentionOnTheMatrixUnit) {
   EXPECT_LT(Predicted(line("pytorch+ipex", 16)), 1.2 * Predicted(line("openvino 2024.3", 16)));
 }
 
+// A full fine-tuning memory case of `preset` on one `gpu`: bf16, AdamW, `extra` workload fields,
+// trained by `framework`.
+std::string FullFinetuneMemory(const std::string& preset, const std::string& gpu,
+                               const std::string& extra, const std::string& framework) {
+  return CaseLine("memory", preset, "\"gpu\":\"" + gpu + "\",\"gpus\":1", "train",
+                  "\"method\":\"full\",\"precision\":\"bf16\",\"optimizer\":\"adamw\"," + extra +
+                      ",\"framework\":\"" + framework + "\"",
+                  "memory_gib");
+}
+
 // PEFT's method-comparison benchmark trains a bf16 model without autocast ("use_amp": false):
 // no fp32 master copy, AdamW states in bf16, so Llama-3.2-3B's full fine-tune holds 8 bytes of
 // model state per parameter (24 GiB), not mixed precision's 16 (48 GiB); the same loop under
 // autocast keeps the fp32 master copy and fp32 states.
 TEST(TrainAdapter, PeftBenchmarkTrainsInPureBf16) {
   auto line = [](const std::string& framework) {
-    return CaseLine("memory", "Llama-3.2-3B", "\"gpu\":\"L40S\",\"gpus\":1", "train",
-                    "\"method\":\"full\",\"precision\":\"bf16\",\"optimizer\":\"adamw\","
-                    "\"micro_batch\":4,\"seq_len\":768,\"recompute\":\"none\",\"framework\":\"" +
-                        framework + "\"",
-                    "memory_gib");
+    return FullFinetuneMemory("Llama-3.2-3B", "L40S",
+                              "\"micro_batch\":4,\"seq_len\":768,\"recompute\":\"none\"",
+                              framework);
   };
   const double pure = Predicted(line("PEFT method_comparison run.py (plain PyTorch loop)"));
   const double amp = Predicted(line("PEFT method_comparison run.py with autocast (AMP)"));
@@ -348,12 +356,9 @@ TEST(TrainAdapter, PeftBenchmarkTrainsInPureBf16) {
 // parameter beside its 2 B weights: about 25 GiB for Llama-2-7B).
 TEST(TrainAdapter, TorchtuneLowMemoryConfigsPageTheirAdamWStates) {
   auto line = [](const std::string& config) {
-    return CaseLine("memory", "Llama-2-7B", "\"gpu\":\"RTX-4090\",\"gpus\":1", "train",
-                    "\"method\":\"full\",\"precision\":\"bf16\",\"optimizer\":\"adamw\","
-                    "\"micro_batch\":4,\"seq_len\":2048,\"optimizer_in_bwd\":true,"
-                    "\"framework\":\"torchtune full_finetune_single_device (" +
-                        config + ")\"",
-                    "memory_gib");
+    return FullFinetuneMemory("Llama-2-7B", "RTX-4090",
+                              "\"micro_batch\":4,\"seq_len\":2048,\"optimizer_in_bwd\":true",
+                              "torchtune full_finetune_single_device (" + config + ")");
   };
   const double paged = Predicted(line("llama2/7B_full_low_memory"));
   const double kept = Predicted(line("llama2/7B_full_single_device"));
