@@ -114,7 +114,10 @@ struct ModelSpec {
   // `architecture_released`; empty = long established): an engine release older than this
   // cannot load it (emit refuses such a pairing).
   std::string architecture_released;
-  std::string family;                // "llama", "qwen", ...
+  std::string family;  // "llama", "qwen", ...
+  // config.json's top-level `model_type` ("qwen3", "gemma3"; "" for a spec built by hand): what
+  // an engine dispatches its model code on (emit checks it against the pinned TGI's list).
+  std::string model_type;
   std::vector<std::string> aliases;  // preset aliases ("llama-2-7b", "llama-7b")
   ModelArch arch = ModelArch::kDense;
 

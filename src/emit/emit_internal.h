@@ -28,7 +28,7 @@ using ojson = nlohmann::ordered_json;
 inline constexpr const char* kVllmImage = "vllm/vllm-openai:v0.27.0";
 inline constexpr const char* kVllmImageVersion = "0.27.0";  // the release in kVllmImage
 inline constexpr const char* kSglangImage = "lmsysorg/sglang:v0.4.3.post2-cu124";
-inline constexpr const char* kTgiImage = "ghcr.io/huggingface/text-generation-inference:3.1.0";
+inline constexpr const char* kTgiImage = "ghcr.io/huggingface/text-generation-inference:3.3.7";
 inline constexpr const char* kTritonImage = "nvcr.io/nvidia/tritonserver:25.01-py3";
 inline constexpr const char* kTensorRtImage = "nvcr.io/nvidia/tensorrt:25.01-py3";
 inline constexpr const char* kOpenVinoImage = "openvino/model_server:2025.0";
@@ -37,7 +37,7 @@ inline constexpr const char* kPrometheus = "http://prometheus.monitoring:9090";
 // Release dates of the pinned serving images: an image cannot load a model architecture made
 // public after it (ModelSpec::architecture_released; ImageKnowsModel).
 inline constexpr const char* kVllmImageReleased = "2026-08-10";  // vLLM v0.27.0
-inline constexpr const char* kTgiImageReleased = "2025-01-31";   // TGI 3.1.0
+inline constexpr const char* kTgiImageReleased = "2025-12-18";   // TGI 3.3.7
 // A10: checkpoints on local NVMe, keep the last 3.
 inline constexpr const char* kNvmeDir = "/nvme/ckpt";
 inline constexpr int kKeepCheckpoints = 3;
@@ -149,6 +149,10 @@ struct VllmConfig {
 Result<VllmConfig> ResolveVllm(const Plan& p, const Catalog& catalog);
 // Error (not yet) when `image`, released on `released`, predates the model's architecture.
 Status ImageKnowsModel(const ModelSpec& m, const char* image, const char* released);
+// The pinned TGI has its own model code for `m.model_type` (its models/__init__.py ModelType
+// list); other types fall back to a transformers backend the plan's TGI sizing does not describe
+// (and which refuses AWQ/GPTQ), so they are "not yet". A spec without a model_type passes.
+Status TgiKnowsModel(const ModelSpec& m);
 std::vector<std::string> VllmArgs(const VllmConfig& c);
 std::vector<EmittedFile> EmitVllm(const Plan& p, const VllmConfig& c);
 

@@ -36,6 +36,28 @@ std::string SampleDims(const ModelSpec* m, const Plan& p) {
 
 }  // namespace
 
+Status TgiKnowsModel(const ModelSpec& m) {
+  // TGI 3.3.7's ModelType entries (server/text_generation_server/models/__init__.py at v3.3.7).
+  static constexpr std::string_view kTypes[] = {
+      "deepseek_v2", "deepseek_v3", "idefics2", "idefics3",   "llava_next", "llama",
+      "llama4",      "phi3",        "granite",  "gemma",      "paligemma",  "gemma2",
+      "gemma3",      "gemma3_text", "cohere",   "dbrx",       "mamba",      "mistral",
+      "mixtral",     "gpt_bigcode", "phi",      "phimoe",     "baichuan",   "falcon",
+      "starcoder2",  "qwen2",       "qwen2_vl", "qwen2_5_vl", "opt",        "t5",
+      "galactica",   "santacoder",  "bloom",    "mpt",        "gpt2",       "gpt_neox",
+      "gptj",        "idefics",     "mllama"};
+  if (m.model_type.empty() ||
+      std::find(std::begin(kTypes), std::end(kTypes), m.model_type) != std::end(kTypes)) {
+    return {};
+  }
+  return MakeError(ErrorCode::kUnsupported, "job.model",
+                   fmt::format("not yet: the pinned image {} has no model code for {}'s "
+                               "model_type \"{}\"; it would fall back to its transformers "
+                               "backend, which the plan's TGI sizing does not describe",
+                               kTgiImage, m.name, m.model_type),
+                   "re-plan with --engine vllm: the pinned vLLM serves it");
+}
+
 Result<ServeRuntime> ResolveServeRuntime(const Plan& p, const Catalog& catalog) {
   ServeRuntime r;
   const bool gpu = !p.accelerator.empty() && p.gpus_per_replica > 0;
@@ -80,6 +102,7 @@ Result<ServeRuntime> ResolveServeRuntime(const Plan& p, const Catalog& catalog) 
       if (Status known = ImageKnowsModel(*m, kTgiImage, kTgiImageReleased); !known) {
         return known.error();
       }
+      if (Status known = TgiKnowsModel(*m); !known) return known.error();
       r.engine = "tgi";
       r.image = kTgiImage;
       r.command = {

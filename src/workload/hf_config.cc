@@ -386,6 +386,7 @@ Result<ModelSpec> ParseHfConfig(std::string_view json_text, std::string_view lab
   std::string model_type;
   GPUPLAN_ASSIGN_OR_RETURN(s, GetString(root, "model_type", L));
   model_type = internal::ToLower(s.value_or(""));
+  m.model_type = model_type;
 
   // Multimodal wrappers keep the language model under text_config.
   const Json* cfg = &root;

@@ -471,6 +471,37 @@ TEST(Emit, NewArchitecturesLaunchOnThePinnedVllm) {
                                              gpuplan::emit::kVllmImageReleased));
 }
 
+// The pinned TGI (3.3.7) has its own model code for Gemma-3 and Llama-4, so their TGI plans
+// write their files; Qwen3 and gpt-oss have none there (TGI would fall back to its transformers
+// backend), so theirs are "not yet", naming the model_type, and point to vLLM.
+TEST(Emit, TgiLaunchesTheModelTypesItHasCodeFor) {
+  const Scenario gemma{"serve_gemma3_27b_tgi",
+                       {"infer", "--model", "gemma-3-27b", "--qps", "2", "--engine", "tgi"},
+                       false};
+  auto k8s = gpuplan::Emit(PlanText(gemma), "k8s", {}, Cat());
+  ASSERT_TRUE(k8s) << k8s.error().ToString();
+  EXPECT_NE(k8s->front().contents.find(gpuplan::emit::kTgiImage), std::string::npos);
+  const Scenario qwen{"serve_qwen3_8b_tgi",
+                      {"infer", "--model", "qwen3-8b", "--qps", "2", "--engine", "tgi"},
+                      false};
+  for (const char* target : {"k8s", "skypilot"}) {
+    auto r = gpuplan::Emit(PlanText(qwen), target, {}, Cat());
+    ASSERT_FALSE(r) << target;
+    EXPECT_EQ(r.error().code, gpuplan::ErrorCode::kUnsupported);
+    EXPECT_EQ(r.error().field, "job.model");
+    EXPECT_TRUE(Has(r.error().message, "not yet")) << r.error().ToString();
+    EXPECT_TRUE(Has(r.error().message, "\"qwen3\"")) << r.error().ToString();
+    EXPECT_TRUE(Has(r.error().message, gpuplan::emit::kTgiImage)) << r.error().ToString();
+    EXPECT_TRUE(Has(r.error().hint, "--engine vllm")) << r.error().ToString();
+  }
+  // A model from a config.json carries its model_type; a spec built by hand has none and passes.
+  EXPECT_EQ(gpuplan::FindPreset("gpt-oss-20b")->model_type, "gpt_oss");
+  gpuplan::ModelSpec bare = *gpuplan::FindPreset("gpt-oss-20b");
+  EXPECT_FALSE(gpuplan::emit::TgiKnowsModel(bare));
+  bare.model_type.clear();
+  EXPECT_TRUE(gpuplan::emit::TgiKnowsModel(bare));
+}
+
 // Within its window Gemma-2 holds the same KV on every vLLM: the pinned image serves it.
 TEST(Emit, SlidingWindowModelWithinItsWindowLaunches) {
   const Scenario s{
