@@ -359,6 +359,15 @@ struct TgiStartupRule {
   double wiggle = 0.90;
   bool of_total = true;
   int max_input_tokens = 0;  // the warm-up requests' prompt (0 = context - 1)
+  // Full-vocabulary logit tensors per warm-up prefill token at the warm-up's peak (beside the
+  // local shard a TP rank gathers them from): 2 before 2.4 (the LM head's output and a separate
+  // log_softmax for the prefill logprobs the warm-up asks for); in 2.4 the log_softmax runs in
+  // place, 1, except that a TP rank's gathered logits are a transposed view
+  // (TensorParallelHead), which the in-place op writes through a contiguous temporary, 2; 0
+  // from 3.0, which drops prefill logprobs unless REQUEST_LOGPROBS is set (globals.py, default
+  // "0"; flash_causal_lm.py: "This consumes so much memory on long requests"), so the LM head
+  // runs on each request's last token only. -1: 2.4's rule (1, 2 at TP > 1).
+  int prefill_logit_copies = 0;
 };
 
 struct InferMemoryOptions {

@@ -196,11 +196,21 @@ InferMemory EstimateInferenceMemory(const ModelSpec& m, const InferMemoryOptions
         // `logits` holds what the sampler adds above the forward's peak.
         b.logits = Bytes(std::max(0.0, entries * 44.0 - b.activations.value()));
       } else if (opt.engine == Engine::kTgi) {
-        // TGI's warm-up prefill asks for prefill logprobs: the LM head's output for every
-        // prefill token in the model's dtype, gathered over TP (the local shard, 1/tp, is
-        // live while it gathers), then its log_softmax beside it (TgiStartupRule).
-        const double full = tokens * static_cast<double>(m.vocab) * e;
-        b.logits = Bytes(full * (2.0 + (tp > 1 ? 1.0 / tp : 0.0)));
+        // TGI's warm-up prefill: the LM head's output in the model's dtype, gathered over TP
+        // (the local shard, 1/tp, is live while it gathers), for every prefill token while the
+        // release asks for prefill logprobs (with a separate log_softmax before 2.4), else for
+        // each warm-up request's last token (TgiStartupRule::prefill_logit_copies).
+        const double shard = tp > 1 ? 1.0 / tp : 0.0;
+        const double vocab = static_cast<double>(m.vocab) * e;
+        const int copies =
+            opt.tgi.prefill_logit_copies >= 0 ? opt.tgi.prefill_logit_copies : (tp > 1 ? 2 : 1);
+        if (copies > 0) {
+          b.logits = Bytes(tokens * vocab * (copies + shard));
+        } else {
+          const double max_input = opt.tgi.max_input_tokens > 0 ? opt.tgi.max_input_tokens
+                                                                : std::max(1, opt.context - 1);
+          b.logits = Bytes(std::ceil(tokens / max_input) * vocab * (1.0 + shard));
+        }
       } else {
         b.logits = Bytes(entries * 4.0 * 2.0);
       }

@@ -865,6 +865,8 @@ TgiLaunchDefaults TgiDefaults(std::string_view version, int max_position_embeddi
   } else {
     d.rule = {1.0, false};
   }
+  // The warm-up's prefill logits by release (TgiStartupRule::prefill_logit_copies).
+  d.rule.prefill_logit_copies = at_least(3, 0, 0) ? 0 : at_least(2, 4, 0) ? -1 : 2;
   return d;
 }
 

@@ -1567,17 +1567,24 @@ TEST(TgiStartup, DefaultsFollowTheRelease) {
   EXPECT_EQ(TgiDefaults("", 131072, 9000, 8000).max_batch_prefill_tokens, 4096);
 }
 
-// The warm-up prefill asks for logprobs of every prompt token: the full logits and their
-// log_softmax in the model's dtype (plus the local shard while TP gathers), and the KV cache is
-// what the release's rule leaves after that peak, with the warm-up batch's blocks added back.
+// Before 2.4 the warm-up prefill asks for logprobs of every prompt token: the full logits and
+// their log_softmax in the model's dtype (plus the local shard while TP gathers), and the KV
+// cache is what the release's rule leaves after that peak, with the warm-up batch's blocks
+// added back. 2.4 takes the log_softmax in place (through a contiguous temporary at TP > 1);
+// from 3.0 the warm-up asks for no prefill logprobs: the LM head runs on each request's last
+// token.
 TEST(TgiStartup, WarmupLogitsAndKvRule) {
   const ModelSpec* m = FindPreset("llama-3-8b");
   ASSERT_NE(m, nullptr);
+  EXPECT_EQ(TgiDefaults("2.2.0", 8192).rule.prefill_logit_copies, 2);
+  EXPECT_EQ(TgiDefaults("2.4.1", 8192).rule.prefill_logit_copies, -1);
+  EXPECT_EQ(TgiDefaults("3.0.0", 8192).rule.prefill_logit_copies, 0);
+  EXPECT_EQ(TgiDefaults("", 8192).rule.prefill_logit_copies, 0);
   InferMemoryOptions o;
   o.engine = Engine::kTgi;
   o.max_num_batched_tokens = 4096;
   o.context = 2048;
-  o.tgi = {0.95, false, 1024};
+  o.tgi = {0.95, false, 1024, 2};
   const Bytes total = GiB(23.6);
   const InferMemory r = EstimateInferenceMemory(*m, o, total);
   const double logits = 4096.0 * 128256 * 2 * 2;
@@ -1587,12 +1594,23 @@ TEST(TgiStartup, WarmupLogitsAndKvRule) {
   const double used = r.engine_non_kv.value();
   EXPECT_GT(used, r.breakdown.weights.value() + logits);
   EXPECT_NEAR(r.kv_budget.value(), 0.95 * (total.value() - used - warm) + warm, 1.0);
-  // 3.x: the margin is a share of the total.
-  o.tgi = {0.95, true, 1024};
+  // 3.x's margin is a share of the total (with the same warm-up peak).
+  o.tgi = {0.95, true, 1024, 2};
   EXPECT_NEAR(EstimateInferenceMemory(*m, o, total).kv_budget.value(), 0.95 * total.value() - used,
               1.0);
-  // TP 2: the gathered logits, their log_softmax and the local half.
+  // 2.4: one copy; at TP 2 the gathered view, its contiguous temporary and the local half.
+  o.tgi = {0.95, false, 1024, -1};
+  EXPECT_DOUBLE_EQ(EstimateInferenceMemory(*m, o, total).breakdown.logits.value(),
+                   4096.0 * 128256 * 2 * 1);
+  // 3.0 and later: the last token of each of the ceil(4096 / 1024) warm-up requests.
+  o.tgi = {0.95, true, 1024, 0};
+  EXPECT_DOUBLE_EQ(EstimateInferenceMemory(*m, o, total).breakdown.logits.value(),
+                   4.0 * 128256 * 2);
   o.tp = 2;
+  o.tgi = {0.95, false, 1024, 2};
+  EXPECT_DOUBLE_EQ(EstimateInferenceMemory(*m, o, total).breakdown.logits.value(),
+                   4096.0 * 128256 * 2 * 2.5);
+  o.tgi = {0.95, false, 1024, -1};
   EXPECT_DOUBLE_EQ(EstimateInferenceMemory(*m, o, total).breakdown.logits.value(),
                    4096.0 * 128256 * 2 * 2.5);
 }
