@@ -130,20 +130,8 @@ Result<VllmConfig> ResolveVllm(const Plan& p, const Catalog& catalog) {
   if (Status known = ImageKnowsModel(*m, kVllmImage, kVllmImageReleased); !known) {
     return known.error();
   }
-  if (m->sliding_layers > 0 && m->sliding_layers < m->layers &&
-      SlidingKvShare(*m, p.input_len + p.output_len) < 1.0 &&
-      !KeepsInterleavedWindowKv(Engine::kVllm, kVllmImageVersion)) {
-    // The plan sizes the KV pool of the current vLLM, which keeps only the window of the
-    // sliding layers (docs/model.md 4.3); the pinned release holds every layer's whole context.
-    return MakeError(ErrorCode::kUnsupported, "job.model",
-                     fmt::format("not yet: the pinned image {} holds the whole context on every "
-                                 "layer of {} (vLLM keeps only the window of interleaved "
-                                 "sliding-window layers from 0.10), so it cannot reach the "
-                                 "plan's {} KV tokens",
-                                 kVllmImage, m->name, p.kv_tokens),
-                     "the plan's hardware, layout and replica count stand; launch vLLM 0.10 or "
-                     "later with the plan's flags");
-  }
+  // The pinned release (>= 0.10) keeps only the window of interleaved sliding-window layers, as
+  // the plan counts them (KeepsInterleavedWindowKv; docs/model.md 4.3).
   VllmConfig c;
   c.planner_tokens = p.kv_tokens;
   VllmFlags f;

@@ -771,13 +771,17 @@ bool VllmV0(const std::string& lower_version) {
 }
 }  // namespace
 
+namespace {
+// The default utilisation of a release already read (`v0`: the V0 engine; `r`: its number).
+double UtilizationOf(bool v0, const std::optional<Release>& r) {
+  return v0 || (r && r->major == 0 && r->minor < 20) ? 0.9 : 0.92;
+}
+}  // namespace
+
 double VllmDefaultGpuMemoryUtilization(std::string_view version) {
-  constexpr double kCurrent = 0.92;
-  if (version.empty()) return kCurrent;
+  if (version.empty()) return UtilizationOf(false, std::nullopt);
   const std::string v = internal::ToLower(version);
-  if (VllmV0(v)) return 0.9;
-  const auto r = ReleaseNumber(v, /*minor_required=*/true);
-  return r && r->major == 0 && r->minor < 20 ? 0.9 : kCurrent;
+  return UtilizationOf(VllmV0(v), ReleaseNumber(v, /*minor_required=*/true));
 }
 
 VllmSchedulerDefaults VllmDefaults(const Accelerator& acc, std::string_view version,
@@ -786,7 +790,8 @@ VllmSchedulerDefaults VllmDefaults(const Accelerator& acc, std::string_view vers
   const bool v0 = VllmV0(v);
   VllmSchedulerDefaults d;
   d.v0 = v0;
-  d.gpu_memory_utilization = VllmDefaultGpuMemoryUtilization(version);
+  const auto r = ReleaseNumber(v, /*minor_required=*/true);
+  d.gpu_memory_utilization = UtilizationOf(v0, r);
   if (v0) {
     d.max_num_seqs = 256;
     // V0 turns chunked prefill on by default above a 32K context ("Chunked prefill is enabled by
@@ -797,8 +802,7 @@ VllmSchedulerDefaults VllmDefaults(const Accelerator& acc, std::string_view vers
         max_model_len > 32768 && chunked_prefill_ok ? 2048 : std::max(max_model_len, 2048);
     return d;
   }
-  if (const auto r = ReleaseNumber(v, /*minor_required=*/true); r && r->major == 0 && r->minor < 18)
-    d.v1_sort_sampler = true;
+  if (r && r->major == 0 && r->minor < 18) d.v1_sort_sampler = true;
   const bool a100 = internal::ToLower(acc.id).find("a100") != std::string::npos;
   const bool big = acc.Usable().value() >= 70.0 * kBytesPerGiB && !a100;
   d.max_num_seqs = big ? 1024 : 256;
