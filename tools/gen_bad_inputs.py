@@ -503,6 +503,13 @@ case("validate: 2 MiB line", ["validate", "cases.jsonl"], field="cases.jsonl:1",
      gen={"cases.jsonl": {"prefix": '{"id": "', "repeat": "x" * 1024, "times": 2048, "suffix": '"}\n'}})
 case("validate: --kind bogus", ["validate", "--kind", "bogus", "cases.jsonl"], field="--kind", files={"cases.jsonl": vcase()})
 case("validate: missing file", ["validate", "none.jsonl"], field="FILE")
+val("empty file", "", "cases.jsonl")
+val("blank lines only", "\n  \n\n", "cases.jsonl")
+case("validate: --kind with no case of it", ["validate", "--kind", "infer_latency", "cases.jsonl"],
+     field="--kind", files={"cases.jsonl": vcase()})
+case("validate: --cv, --kind with no case of it",
+     ["validate", "--cv", "source", "--kind", "infer_latency", "cases.jsonl"],
+     field="--kind", files={"cases.jsonl": vcase()})
 case("validate: --explain an id not in the file", ["validate", "--explain", "no-such-case", "cases.jsonl"], field="--explain", files={"cases.jsonl": vcase()})
 case("validate: --explain with --cv", ["validate", "--cv", "source", "--explain", "x", "cases.jsonl"], field="--explain", files={"cases.jsonl": vcase()})
 case("instances --min-gpus -1", ["instances", "--min-gpus", "-1"], field="--min-gpus")

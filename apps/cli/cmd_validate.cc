@@ -161,6 +161,11 @@ Result<Output> RunValidate(const GlobalOptions& g, const ValidateArgs& a) {
     if (!r) return r.error();
     for (auto& c : r->cases) all.cases.push_back(std::move(c));
   }
+  if (all.cases.empty()) {  // every file holds cases (RunValidation), none of this kind
+    return MakeError(ErrorCode::kNotFound, "--kind",
+                     "no case of kind " + Excerpt(a.kind) + " in the file(s)",
+                     "drop --kind, or give a file with cases of that kind");
+  }
   SummarizeReport(all);
   if (!a.explain.empty() && std::none_of(all.cases.begin(), all.cases.end(),
                                          [&](const CaseResult& r) { return r.id == a.explain; })) {

@@ -18,6 +18,7 @@
 #include <map>
 #include <set>
 
+#include "gpuplan/input.h"
 #include "gpuplan/validate.h"
 #include "validate/adapters.h"
 
@@ -136,6 +137,11 @@ Result<CrossValidationReport> CrossValidateBySource(const std::vector<CaseFile>&
     auto c = validation::ParseCases(f.text, f.label, kind_filter);
     if (!c) return c.error();
     for (auto& x : *c) cases.push_back(std::move(x));
+  }
+  if (cases.empty()) {  // every file holds cases (ParseCases), none of this kind
+    return MakeError(ErrorCode::kNotFound, "--kind",
+                     "no case of kind " + Excerpt(kind_filter) + " in the file(s)",
+                     "drop --kind, or give a file with cases of that kind");
   }
   const Calibration& shipped = DefaultCalibration();
   CrossValidationReport out;

@@ -80,6 +80,7 @@ Result<std::vector<LoadedCase>> ParseCases(std::string_view text, std::string_vi
   std::vector<LoadedCase> out;
   size_t pos = 0;
   int line = 0;
+  int cases = 0;  // before the kind filter
   while (pos <= text.size()) {
     size_t eol = text.find('\n', pos);
     if (eol == std::string_view::npos) eol = text.size();
@@ -104,8 +105,14 @@ Result<std::vector<LoadedCase>> ParseCases(std::string_view text, std::string_vi
     r.measured = lc.json["measured"].get<double>();
     r.file = std::string(label);
     r.source = SourceKey(Str(lc.json, "source"));
+    ++cases;
     if (kind_filter.empty() || r.kind == kind_filter) out.push_back(std::move(lc));
     if (eol >= text.size()) break;
+  }
+  // A file without a case would print a 0.0% error over nothing.
+  if (cases == 0) {
+    return MakeError(ErrorCode::kParse, std::string(label), "holds no case",
+                     "give a file with one JSON case per line (../shared/validation/SCHEMA.md)");
   }
   return out;
 }

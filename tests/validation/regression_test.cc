@@ -127,6 +127,27 @@ TEST(ValidationCaseTypes, WrongTypeIsAnErrorNamingTheField) {
   }
 }
 
+// A file without a case is an error naming it, not a 0.0% error over nothing; a kind filter that
+// leaves nothing of files that hold cases is not (the CLI and the server name --kind / cases).
+TEST(ValidationCaseTypes, AFileWithoutACaseIsAnError) {
+  auto cat = LoadBuiltinCatalog();
+  ASSERT_TRUE(cat.ok()) << cat.error().ToString();
+  for (const char* text : {"", "\n", "  \n\t\n\n"}) {
+    auto report = RunValidation(text, "c.jsonl", *cat);
+    ASSERT_FALSE(report.ok()) << '"' << text << '"';
+    EXPECT_EQ(report.error().field, "c.jsonl");
+    EXPECT_EQ(report.error().code, ErrorCode::kParse);
+  }
+  const std::string one = R"({"id": "t", "kind": "memory", "metric": "peak_gib", "measured": 10,
+      "model": {"preset": "llama-2-7b"}, "hardware": {"gpu": "H100-SXM5-80GB", "gpus": 1},
+      "workload": {"train": {"method": "full"}}})";
+  std::string line = one;
+  std::erase(line, '\n');
+  auto other_kind = RunValidation(line + "\n", "c.jsonl", *cat, "train_time");
+  ASSERT_TRUE(other_kind.ok()) << other_kind.error().ToString();
+  EXPECT_TRUE(other_kind->cases.empty());
+}
+
 // Peer tools' training-time arithmetic: training FLOPs / (GPUs x achieved TFLOP/s). Narayanan
 // et al. 2021 (arXiv 2104.04473) Sec. 5.1 with full recompute, 8TP/(nX): GPT-3 175B, 300B
 // tokens, 1024 A100s at 140 TFLOP/s -> "about 34 days"; 1T parameters, 450B tokens, 3072 A100s
