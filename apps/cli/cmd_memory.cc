@@ -174,7 +174,13 @@ std::string InferText(const MemoryAnalysis& an, const InferMemoryAnalysis& s,
   const double fraction = s.memory_fraction;
   std::string rule =
       o->engine == Engine::kVllm
-          ? fmt::format("vLLM: gpu_memory_utilization {:.2f} of TOTAL memory", fraction)
+          ? fmt::format("vLLM: gpu_memory_utilization {:.2f} of TOTAL memory{}", fraction,
+                        o->cuda_graph_captures > 0
+                            ? fmt::format(", minus the {} GiB it estimates for its {} CUDA graphs",
+                                          fmt::format("{:.2f}", ref.cuda_graph_estimate.value() /
+                                                                    kBytesPerGiB),
+                                          o->cuda_graph_captures)
+                            : "")
       : o->engine == Engine::kTrtLlm
           ? fmt::format("TRT-LLM: {:.2f} of FREE memory after weights", fraction)
       : o->engine == Engine::kSglang

@@ -150,6 +150,14 @@ struct RuntimeReserve {
   // 3.58 GiB at TP 2 against 1.79 at TP 1). NeMo's launcher and SGLang turn NVLS off to save
   // that memory (NCCL_NVLS_ENABLE=0). docs/model.md 4.3.
   Bytes nvls_buffers = GiB(1.85);
+  // vLLM (from 0.21, by default) takes an estimate of its CUDA graphs' memory off the KV budget:
+  // it captures the largest graph of each mode and one more, and charges the first capture plus
+  // (graphs - 1) x the second (profile_cudagraph_memory). A graph replays every layer's kernels,
+  // so the charge grows with the layers times the graphs: 0.17 MiB per layer per graph, from
+  // Qwen3-8B's 0.52 GiB for 51 piecewise + 35 full graphs of 36 layers (vLLM 0.21.0, LMCache
+  // issue 3430); Gemma-3-4B's captured graphs took 0.65 GiB (vLLM PR 21489: 67 piecewise
+  // graphs of 34 layers, 0.29 MiB, the pool itself). docs/model.md 4.3.
+  Bytes cuda_graph_per_layer = MiB(0.17);
   // PyTorch caching-allocator slack as a fraction of tensor memory (fragmentation: reserved
   // minus allocated at peak; typically 5-10%).
   double allocator_slack = 0.05;
@@ -397,6 +405,10 @@ struct InferMemoryOptions {
   // RuntimeReserve::nvls_buffers (vLLM, where its profiling measures them; SGLang turns NVLS
   // off, and the other engines keep the generic nccl_buffers reserve).
   bool nvls = false;
+  // CUDA graphs whose memory vLLM's start-up profiling estimates and takes off the KV budget
+  // (VllmSchedulerDefaults::cuda_graph_captures; 0: a release before 0.21, --enforce-eager, or
+  // another engine). RuntimeReserve::cuda_graph_per_layer per layer of the stage.
+  int cuda_graph_captures = 0;
   TgiStartupRule tgi;  // Engine::kTgi: the release's KV rule (TgiDefaults in serve.h)
   // The engine release keeps only the window of a model's sliding-window layers when they are
   // interleaved with global ones (vLLM from 0.10: KeepsInterleavedWindowKv in serve.h). How each
@@ -434,6 +446,9 @@ struct InferMemory {
   // The non-torch memory that profile reports (vLLM's rank 0: a first stage without sampler at
   // PP > 1).
   Bytes reported_non_torch;
+  // vLLM's CUDA-graph memory estimate (InferMemoryOptions::cuda_graph_captures), part of
+  // engine_non_kv.
+  Bytes cuda_graph_estimate;
   // Engine semantics: KV cache the engine allocates on this GPU (pre-allocating engines), or
   // the memory left for KV under the device's memory limit (transformers).
   Bytes kv_budget;

@@ -139,9 +139,26 @@ struct VllmSchedulerDefaults {
   bool v1_sort_sampler = false;
   // --gpu-memory-utilization where the user sets none (VllmDefaultGpuMemoryUtilization).
   double gpu_memory_utilization = 0.92;
+  // From 0.21 the start-up profile estimates the memory of the CUDA graphs it will capture and
+  // takes it off the KV budget (VLLM_MEMORY_PROFILER_ESTIMATE_CUDAGRAPHS, "default since
+  // v0.21.0"); the graphs of these defaults (VllmCudaGraphCaptures), 0 before.
+  bool estimates_cuda_graphs = true;
+  int cuda_graph_captures = 0;
 };
 VllmSchedulerDefaults VllmDefaults(const Accelerator& acc, std::string_view version,
                                    int max_model_len, bool chunked_prefill_ok = true);
+
+// Whether vLLM at `version` ("" = current) takes its CUDA-graph memory estimate off the KV
+// budget: from 0.21 (PR 30515 added the estimate off by default; its start-up log reads
+// "CUDA graph memory profiling is enabled (default since v0.21.0)"). docs/model.md 4.3.
+bool VllmEstimatesCudaGraphs(std::string_view version);
+
+// The CUDA graphs a V1 engine captures with the default capture list and mode
+// (FULL_AND_PIECEWISE): piecewise graphs for every size of [1, 2, 4] + 8..248 step 8 +
+// 256..512 step 16 up to min(2 x max_num_seqs, 512, max_num_batched_tokens), and full
+// decode graphs for the sizes up to max_num_seqs (vllm/config/vllm.py; logged as
+// "PIECEWISE=51 (largest=512), FULL=35 (largest=256)" at 256 sequences). docs/model.md 4.3.
+int VllmCudaGraphCaptures(int max_num_seqs, int max_num_batched_tokens);
 
 // vLLM's default --gpu-memory-utilization at `version` ("" = current): 0.92 from 0.20 (vLLM PR
 // 38284 raised CacheConfig.gpu_memory_utilization from 0.9; on main by April 2026, after 0.19.0

@@ -67,6 +67,9 @@ Result<VllmMemory> EstimateVllmMemory(const VllmFlags& f, const Catalog& catalog
   mo.max_num_seqs = f.max_num_seqs;
   mo.max_num_batched_tokens = f.max_num_batched_tokens;
   mo.nvls = NvlsAllReduce(*acc);
+  // The pinned release charges its CUDA graphs' estimate to the KV budget (docs/model.md 4.3).
+  if (VllmEstimatesCudaGraphs(emit::kVllmImageVersion))
+    mo.cuda_graph_captures = VllmCudaGraphCaptures(f.max_num_seqs, f.max_num_batched_tokens);
   VllmMemory r;
   r.visible = VisibleMemory(acc->Usable());
   r.mem = EstimateInferenceMemory(*m, mo, r.visible);

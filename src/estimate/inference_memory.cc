@@ -240,8 +240,14 @@ InferMemory EstimateInferenceMemory(const ModelSpec& m, const InferMemoryOptions
     // outside the fraction. docs/model.md 4.3.
     // NCCL allocates the NVLS buffers at the first all-reduce, inside the profiling run.
     r.engine_non_torch = opt.reserve.profiled_non_torch + nvls;
+    // From 0.21 it also charges its estimate of the CUDA graphs it captures after sizing the
+    // pool (docs/model.md 4.3).
+    r.cuda_graph_estimate =
+        opt.reserve.cuda_graph_per_layer *
+        (static_cast<double>(std::max(0, opt.cuda_graph_captures)) * layers_here);
   }
-  r.engine_non_kv = b.weights + b.activations + b.logits + r.engine_non_torch;
+  r.engine_non_kv =
+      b.weights + b.activations + b.logits + r.engine_non_torch + r.cuda_graph_estimate;
   r.reported_activation_peak = b.activations + b.logits;
   r.reported_non_torch = r.engine_non_torch;
   if (pp > 1 && opt.engine == Engine::kVllm) {

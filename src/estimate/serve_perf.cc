@@ -270,6 +270,9 @@ ServePerf EstimateLlmServing(const ModelSpec& model, const ServeSetup& setup,
   mo.memory_fraction = setup.memory_fraction;
   if (!mo.memory_fraction && setup.engine == Engine::kVllm && !setup.engine_version.empty())
     mo.memory_fraction = VllmDefaultGpuMemoryUtilization(setup.engine_version);
+  // The CUDA graphs vLLM charges to its start-up budget at the replica's sequence limit.
+  if (setup.engine == Engine::kVllm && !dev.cpu && VllmEstimatesCudaGraphs(setup.engine_version))
+    mo.cuda_graph_captures = VllmCudaGraphCaptures(setup.max_batch, mo.max_num_batched_tokens);
   mo.context = std::max(1, input_len + output_len + static_cast<int>(cross));
   mo.concurrency = 1;
   mo.nvls = dev.nvls;
@@ -784,6 +787,32 @@ double VllmDefaultGpuMemoryUtilization(std::string_view version) {
   return UtilizationOf(VllmV0(v), ReleaseNumber(v, /*minor_required=*/true));
 }
 
+namespace {
+bool EstimatesCudaGraphsOf(bool v0, const std::optional<Release>& r) {
+  return !v0 && (!r || r->major > 0 || r->minor >= 21);
+}
+// The sizes of vLLM's default capture list up to `limit`: [1, 2, 4], 8..248 step 8, 256.. step 16.
+int CaptureSizesUpTo(int limit) {
+  int n = 0;
+  for (int s : {1, 2, 4}) n += s <= limit ? 1 : 0;
+  if (limit >= 8) n += (std::min(limit, 255) - 8) / 8 + 1;
+  if (limit >= 256) n += (limit - 256) / 16 + 1;
+  return n;
+}
+}  // namespace
+
+bool VllmEstimatesCudaGraphs(std::string_view version) {
+  if (version.empty()) return true;  // the current release
+  const std::string v = internal::ToLower(version);
+  return EstimatesCudaGraphsOf(VllmV0(v), ReleaseNumber(v, /*minor_required=*/true));
+}
+
+int VllmCudaGraphCaptures(int max_num_seqs, int max_num_batched_tokens) {
+  const int largest =
+      std::min({2 * std::max(1, max_num_seqs), 512, std::max(1, max_num_batched_tokens)});
+  return CaptureSizesUpTo(largest) + CaptureSizesUpTo(std::min(max_num_seqs, largest));
+}
+
 VllmSchedulerDefaults VllmDefaults(const Accelerator& acc, std::string_view version,
                                    int max_model_len, bool chunked_prefill_ok) {
   const std::string v = internal::ToLower(version);
@@ -792,6 +821,7 @@ VllmSchedulerDefaults VllmDefaults(const Accelerator& acc, std::string_view vers
   d.v0 = v0;
   const auto r = ReleaseNumber(v, /*minor_required=*/true);
   d.gpu_memory_utilization = UtilizationOf(v0, r);
+  d.estimates_cuda_graphs = EstimatesCudaGraphsOf(v0, r);
   if (v0) {
     d.max_num_seqs = 256;
     // V0 turns chunked prefill on by default above a 32K context ("Chunked prefill is enabled by
@@ -807,6 +837,8 @@ VllmSchedulerDefaults VllmDefaults(const Accelerator& acc, std::string_view vers
   const bool big = acc.Usable().value() >= 70.0 * kBytesPerGiB && !a100;
   d.max_num_seqs = big ? 1024 : 256;
   d.max_num_batched_tokens = big ? 8192 : 2048;
+  if (d.estimates_cuda_graphs)
+    d.cuda_graph_captures = VllmCudaGraphCaptures(d.max_num_seqs, d.max_num_batched_tokens);
   return d;
 }
 

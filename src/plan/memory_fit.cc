@@ -181,6 +181,9 @@ Result<InferMemoryOptions> BuildInferOptions(const MemoryRequest& a, const Model
     // Launched with --max-total-tokens = the context; its warm-up and KV rule (TgiDefaults).
     TgiDefaults("", m.max_positions, o.context).ApplyTo(o);
   }
+  // The current vLLM charges its CUDA graphs' estimate to the KV budget (docs/model.md 4.3).
+  if (o.engine == Engine::kVllm && VllmEstimatesCudaGraphs(""))
+    o.cuda_graph_captures = VllmCudaGraphCaptures(o.max_num_seqs, o.max_num_batched_tokens);
   if (a.gpu_memory_utilization != 0) {
     if (a.gpu_memory_utilization <= 0 || a.gpu_memory_utilization > 1) {
       return MakeError(ErrorCode::kInvalidArgument, "--gpu-memory-utilization",

@@ -177,6 +177,11 @@ Predicted PredictInferenceMemory(const ModelSpec& m, const Json& w, const Json& 
   if (auto v = Int(w, "max_num_batched_tokens")) o.max_num_batched_tokens = *v;
   if (auto v = Int(w, "max_num_seqs")) o.max_num_seqs = *v;
   if (auto v = Int(w, "block_size")) o.block_size = *v;
+  // The CUDA graphs vLLM 0.21+ charges at the case's limits (none under --enforce-eager).
+  if (o.engine == Engine::kVllm && VllmEstimatesCudaGraphs(Str(w, "version")) &&
+      !Bool(w, "enforce_eager").value_or(false)) {
+    o.cuda_graph_captures = VllmCudaGraphCaptures(o.max_num_seqs, o.max_num_batched_tokens);
+  }
   int in = Int(w, "input_len").value_or(0), out = Int(w, "output_len").value_or(0);
   o.concurrency = Int(w, "batch").value_or(Int(w, "concurrency").value_or(1));
   o.context = std::max(1, in + out);

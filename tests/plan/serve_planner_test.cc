@@ -973,6 +973,50 @@ TEST(VllmDefaults, GpuMemoryUtilizationFollowsTheRelease) {
   EXPECT_NEAR((unset - old) / kBytesPerGiB, 0.02 * 79.2, 1e-6);
 }
 
+// From 0.21 vLLM charges an estimate of its CUDA graphs to the KV budget. The default capture
+// list at 256 sequences is 51 piecewise + 35 full graphs, as its log prints ("PIECEWISE=51
+// (largest=512), FULL=35 (largest=256)"); 102 at 1024. Each graph costs 0.17 MiB per layer of
+// the stage: Qwen3-8B (36 layers) loses 0.51 GiB, what vLLM 0.21.0 logged (0.52 GiB, LMCache
+// issue 3430). Releases before 0.21, V0 and --enforce-eager charge nothing.
+TEST(VllmDefaults, CudaGraphEstimateFromTwentyOne) {
+  EXPECT_EQ(VllmCudaGraphCaptures(256, 8192), 86);
+  EXPECT_EQ(VllmCudaGraphCaptures(1024, 8192), 102);
+  EXPECT_EQ(VllmCudaGraphCaptures(128, 8192), 35 + 19);  // largest 256; full up to 128
+  EXPECT_EQ(VllmCudaGraphCaptures(4, 2048), 4 + 3);      // [1, 2, 4, 8] and [1, 2, 4]
+  EXPECT_EQ(VllmCudaGraphCaptures(256, 64), 11 + 11);    // capped by the batched tokens
+  EXPECT_TRUE(VllmEstimatesCudaGraphs(""));
+  EXPECT_TRUE(VllmEstimatesCudaGraphs("0.21.0 (V1)"));
+  EXPECT_TRUE(VllmEstimatesCudaGraphs("v1.0.2"));
+  EXPECT_FALSE(VllmEstimatesCudaGraphs("0.20.1"));
+  EXPECT_FALSE(VllmEstimatesCudaGraphs("~0.6.6 (V0)"));
+  const Accelerator* h100 = Cat().FindAccelerator("H100-SXM5-80GB");
+  const Accelerator* l40s = Cat().FindAccelerator("L40S");
+  ASSERT_NE(h100, nullptr);
+  ASSERT_NE(l40s, nullptr);
+  EXPECT_EQ(VllmDefaults(*h100, "", 8192).cuda_graph_captures, 102);
+  EXPECT_EQ(VllmDefaults(*l40s, "0.27.0", 8192).cuda_graph_captures, 86);
+  EXPECT_EQ(VllmDefaults(*l40s, "0.19.0", 8192).cuda_graph_captures, 0);
+  EXPECT_EQ(VllmDefaults(*l40s, "0.7.2", 8192).cuda_graph_captures, 0);
+  const ModelSpec* m = FindPreset("qwen3-8b");
+  ASSERT_NE(m, nullptr);
+  InferMemoryOptions o;
+  o.engine = Engine::kVllm;
+  o.memory_fraction = 0.9;
+  const InferMemory eager = EstimateInferenceMemory(*m, o, GiB(23.6));
+  o.cuda_graph_captures = 86;
+  const InferMemory graphs = EstimateInferenceMemory(*m, o, GiB(23.6));
+  EXPECT_NEAR(graphs.cuda_graph_estimate.value() / kBytesPerGiB, 0.51, 0.01);
+  EXPECT_NEAR((eager.kv_budget - graphs.kv_budget).value(), graphs.cuda_graph_estimate.value(),
+              1.0);
+  EXPECT_EQ(graphs.reported_non_torch.value(), eager.reported_non_torch.value());
+  o.pp = 2;  // a stage holds half the layers, so half the graphs' kernels
+  EXPECT_NEAR(EstimateInferenceMemory(*m, o, GiB(23.6)).cuda_graph_estimate.value(),
+              graphs.cuda_graph_estimate.value() / 2, 1.0);
+  o.pp = 1;
+  o.engine = Engine::kSglang;  // other engines keep their own rules
+  EXPECT_EQ(EstimateInferenceMemory(*m, o, GiB(23.6)).cuda_graph_estimate.value(), 0.0);
+}
+
 // V1 before 0.18 samples its profile on the native, sorting top-k/top-p path: ~39 B per
 // vocabulary entry per sequence (logs from 0.10.2 to January 2026: 38.4-39.6), where later
 // releases (Triton kernels, FlashInfer on by default) and the planner's current release take

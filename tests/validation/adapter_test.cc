@@ -1005,4 +1005,23 @@ TEST(ServeAdapter, VisionSequenceAndEncoderDecoders) {
 }
 
 }  // namespace
+// A vLLM case from 0.21 on loses its CUDA graphs' estimate from the KV pool, at the case's own
+// sequence limit; --enforce-eager captures no graph, and a release before 0.21 charges none.
+TEST(ServeAdapter, VllmCudaGraphEstimateFollowsTheCase) {
+  auto kv = [](const std::string& extra) {
+    return Predicted(CaseLine("memory", "Qwen3-8B", "\"gpu\":\"RTX-3090\",\"gpus\":1", "infer",
+                              "\"engine\":\"vllm\",\"max_model_len\":16384" + extra,
+                              "kv_cache_gib"));  // GiB
+  };
+  const double graphs = kv(",\"version\":\"0.21.0\"");
+  const double eager = kv(",\"version\":\"0.21.0\",\"enforce_eager\":true");
+  const double before = kv(",\"version\":\"0.20.1\",\"gpu_memory_utilization\":0.92");
+  EXPECT_NEAR(eager - graphs, 86 * 36 * 0.17 / 1024, 0.005);  // 86 graphs, 36 layers
+  EXPECT_NEAR(before, eager, 0.005);
+  const double capped = kv(",\"version\":\"0.21.0\",\"max_num_seqs\":4");
+  const double capped_eager =
+      kv(",\"version\":\"0.21.0\",\"max_num_seqs\":4,\"enforce_eager\":true");
+  EXPECT_NEAR(capped_eager - capped, 7 * 36 * 0.17 / 1024, 0.005);  // [1, 2, 4, 8] + [1, 2, 4]
+}
+
 }  // namespace gpuplan
