@@ -504,6 +504,9 @@ case("validate: 2 MiB line", ["validate", "cases.jsonl"], field="cases.jsonl:1",
 case("validate: --kind bogus", ["validate", "--kind", "bogus", "cases.jsonl"], field="--kind", files={"cases.jsonl": vcase()})
 case("validate: missing file", ["validate", "none.jsonl"], field="FILE")
 val("empty file", "", "cases.jsonl")
+val("infer enforce_eager string", vcase(kind="memory", metric="kv_cache_gib",
+                                        workload={"infer": {"engine": "vllm", "enforce_eager": "yes"}}),
+    "enforce_eager")
 val("blank lines only", "\n  \n\n", "cases.jsonl")
 case("validate: --kind with no case of it", ["validate", "--kind", "infer_latency", "cases.jsonl"],
      field="--kind", files={"cases.jsonl": vcase()})

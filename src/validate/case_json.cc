@@ -112,7 +112,8 @@ constexpr CaseField kJobFields[] = {{"method", CaseType::kString},
                                     {"offload_gradients", CaseType::kFlag},
                                     {"flash_attention", CaseType::kFlag},
                                     {"compile", CaseType::kFlag},
-                                    {"activation_offloading", CaseType::kFlag}};
+                                    {"activation_offloading", CaseType::kFlag},
+                                    {"enforce_eager", CaseType::kFlag}};
 template <std::size_t N>
 Status CheckFields(const Json& obj, const std::string& path, const CaseField (&fields)[N]) {
   for (const CaseField& f : fields) {
