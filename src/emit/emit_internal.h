@@ -145,6 +145,10 @@ struct VllmConfig {
   // The checkpoint loads with a quantization method the release has deprecated (fbgemm_fp8):
   // vLLM refuses it unless --allow-deprecated-quantization is set.
   bool deprecated_quantization = false;
+  // The memory the pinned release estimates for its CUDA graphs at these flags and takes off the
+  // KV cache (docs/model.md 4.3), and the graphs it captures.
+  double cuda_graph_gib = 0;
+  int cuda_graphs = 0;
 };
 Result<VllmConfig> ResolveVllm(const Plan& p, const Catalog& catalog);
 // Error (not yet) when `image`, released on `released`, predates the model's architecture.

@@ -197,6 +197,11 @@ Result<VllmConfig> ResolveVllm(const Plan& p, const Catalog& catalog) {
   auto t = VllmKvCapacityTokens(f, catalog);
   if (!t) return t.error();
   c.flag_tokens = *t;
+  auto at_flags = EstimateVllmMemory(f, catalog);
+  if (!at_flags) return at_flags.error();
+  c.cuda_graph_gib = at_flags->mem.cuda_graph_estimate.value() / kBytesPerGiB;
+  if (VllmEstimatesCudaGraphs(emit::kVllmImageVersion))
+    c.cuda_graphs = VllmCudaGraphCaptures(f.max_num_seqs, f.max_num_batched_tokens);
   return c;
 }
 
@@ -240,6 +245,12 @@ std::vector<EmittedFile> EmitVllm(const Plan& p, const VllmConfig& c) {
       c.flag_tokens, c.planner_tokens, diff,
       static_cast<double>(c.flag_tokens) / std::max(1, c.flags.max_model_len), p.batch,
       100 * kVisibleMemoryFraction, p.accelerator);
+  if (c.cuda_graphs > 0) {
+    s += fmt::format(
+        "# The count is net of the {:.2f} GiB that vLLM estimates for its {} CUDA graphs and takes "
+        "off\n# the KV cache (its log: \"Estimated CUDA graph memory\"; docs/model.md 4.3).\n",
+        c.cuda_graph_gib, c.cuda_graphs);
+  }
   if (c.ambiguous_awq_gptq) {
     s += "# 4-bit weights: awq and gptq checkpoints size alike; use the method your checkpoint "
          "has.\n";

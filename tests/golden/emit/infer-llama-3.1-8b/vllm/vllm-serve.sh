@@ -5,6 +5,8 @@
 # fewer tokens than the maximum while they generate).
 # Visible GPU memory is taken as 99% of the L40S memory the driver reports; vLLM logs the
 # measured value as "GPU KV cache size: N tokens" at startup.
+# The count is net of the 0.29 GiB that vLLM estimates for its 54 CUDA graphs and takes off
+# the KV cache (its log: "Estimated CUDA graph memory"; docs/model.md 4.3).
 # Planned: 2 replica(s) of 1 x L40S, 5.56 req/s each at the target utilisation.
 # Tested flag names: vLLM engine arguments of the image vllm/vllm-openai:v0.27.0 (docs/emit.md).
 set -eu
