@@ -184,7 +184,8 @@ std::string InferText(const MemoryAnalysis& an, const InferMemoryAnalysis& s,
       : o->engine == Engine::kTrtLlm
           ? fmt::format("TRT-LLM: {:.2f} of FREE memory after weights", fraction)
       : o->engine == Engine::kSglang
-          ? fmt::format("SGLang: mem_fraction_static {:.2f}", fraction)
+          ? fmt::format("SGLang: mem_fraction_static {:.3f}{}", fraction,
+                        o->memory_fraction ? "" : " (its default for the reference GPU)")
           : fmt::format("stay under {:.0f}% of memory (B5)", a.headroom * 100);
   if (m.arch == ModelArch::kEncoderDecoder) {
     const int cross = EncoderInputTokens(m, o->context);

@@ -409,6 +409,9 @@ struct InferMemoryOptions {
   // (VllmSchedulerDefaults::cuda_graph_captures; 0: a release before 0.21, --enforce-eager, or
   // another engine). RuntimeReserve::cuda_graph_per_layer per layer of the stage.
   int cuda_graph_captures = 0;
+  // SGLang sizes its default mem_fraction_static from the GPU's memory (from 0.5.3,
+  // SglangDefaultMemFractionForGpu); false: the earlier rule by world size.
+  bool sglang_gpu_memory_rule = true;
   TgiStartupRule tgi;  // Engine::kTgi: the release's KV rule (TgiDefaults in serve.h)
   // The engine release keeps only the window of a model's sliding-window layers when they are
   // interleaved with global ones (vLLM from 0.10: KeepsInterleavedWindowKv in serve.h). How each
@@ -474,12 +477,21 @@ inline Bytes VisibleMemory(Bytes nominal) { return nominal * kVisibleMemoryFract
 // communication buffers and CUDA graphs outside the static pool need.
 double SglangDefaultMemFraction(int world_size);
 
+// SGLang's default mem_fraction_static from 0.5.3 (PRs 10975 and 11076, September 2025;
+// server_args.py _handle_gpu_memory_settings): `(gpu_mem - reserved) / gpu_mem` (MiB, to three
+// decimals), reserved = 512 + 1.5 x chunked_prefill_size + 2 x cuda_graph_max_bs + tp x pp /
+// 8 x 1024 + 8 per piecewise CUDA-graph size, at least 10 GiB above 60 GiB. The prefill chunk and
+// the graph batch follow the memory: 2048 / 8 below 20 GiB, 2048 / 24 (80 at TP >= 4) below 35,
+// 4096 / 32 (160) below 60, 8192 / 256 (512) below 160, 16384 / 512 above. An H100 holding
+// Qwen3-32B gets 0.828 (SGLang issue 29092); 0.88 before. docs/model.md 4.3.
+double SglangDefaultMemFractionForGpu(Bytes gpu_memory, int tp, int pp, bool mla);
+
 // The engine's rule for the KV-cache budget on one GPU, given the device's total memory, the
 // memory that is not KV cache (weights + workspace + runtime) and the weights alone.
 // `fraction` empty = the engine's default (vLLM 0.9 of total; TRT-LLM 0.9 of free; SGLang
-// 0.88 of total for weights + KV on one GPU, SglangDefaultMemFraction for a TP/PP group, which
-// EstimateInferenceMemory applies; TGI: TgiStartupRule's, with the current release's margin;
-// transformers: all that is left).
+// 0.88 of total for weights + KV here, while EstimateInferenceMemory applies its release's rule,
+// SglangDefaultMemFractionForGpu or SglangDefaultMemFraction; TGI: TgiStartupRule's, with the
+// current release's margin; transformers: all that is left).
 Bytes KvBudget(Engine engine, Bytes total, Bytes non_kv, Bytes weights,
                std::optional<double> fraction);
 

@@ -148,6 +148,11 @@ struct VllmSchedulerDefaults {
 VllmSchedulerDefaults VllmDefaults(const Accelerator& acc, std::string_view version,
                                    int max_model_len, bool chunked_prefill_ok = true);
 
+// Whether SGLang at `version` ("" = current) derives its default mem_fraction_static from the
+// GPU's memory (SglangDefaultMemFractionForGpu): from 0.5.3 (PRs 10975 and 11076 of September
+// 2025); before, 0.88 and less for larger groups (SglangDefaultMemFraction). docs/model.md 4.3.
+bool SglangSizesFractionByGpu(std::string_view version);
+
 // Whether vLLM at `version` ("" = current) takes its CUDA-graph memory estimate off the KV
 // budget: from 0.21 (PR 30515 added the estimate off by default; its start-up log reads
 // "CUDA graph memory profiling is enabled (default since v0.21.0)"). docs/model.md 4.3.

@@ -79,6 +79,40 @@ double SglangDefaultMemFraction(int world_size) {
   return 0.88;
 }
 
+double SglangDefaultMemFractionForGpu(Bytes gpu_memory, int tp, int pp, bool mla) {
+  const double mem = gpu_memory.value() / kBytesPerMiB;  // server_args.py works in MiB
+  tp = std::max(1, tp);
+  pp = std::max(1, pp);
+  // chunked_prefill_size and cuda_graph_max_bs by memory bucket.
+  double chunk = 8192, graph_bs = tp < 4 ? 256 : 512;
+  if (mem < 20 * 1024) {
+    chunk = 2048, graph_bs = 8;
+  } else if (mem < 35 * 1024) {
+    chunk = 2048, graph_bs = tp < 4 ? 24 : 80;
+  } else if (mem < 60 * 1024) {
+    chunk = 4096, graph_bs = tp < 4 ? 32 : 160;
+  } else if (mem >= 160 * 1024) {
+    chunk = 16384, graph_bs = 512;
+  }
+  double reserved = 512 + std::max(chunk, 2048.0) * 1.5 + graph_bs * 2 + tp * pp / 8.0 * 1024;
+  // Piecewise CUDA graphs for prefill up to the chunk (2048 tokens with an MLA backend): 8 MiB
+  // of non-torch memory per captured size.
+  const double piece_max = mla ? 2048 : chunk;
+  int pieces = 0;
+  const auto count = [&](double from, double to, double step) {
+    for (double t = from; t <= std::min(to, piece_max); t += step) ++pieces;
+  };
+  count(4, 32, 4);
+  count(48, 256, 16);
+  count(288, 512, 32);
+  count(576, 1024, 64);
+  count(1280, 4096, 256);
+  count(4608, piece_max, 512);
+  reserved += pieces * 8.0;
+  if (mem > 60 * 1024) reserved = std::max(reserved, 10.0 * 1024);
+  return std::round((mem - reserved) / mem * 1000) / 1000;
+}
+
 namespace {
 
 // TGI's warm-up rule (TgiStartupRule): `used` is what the warm-up leaves reserved besides the
@@ -269,7 +303,11 @@ InferMemory EstimateInferenceMemory(const ModelSpec& m, const InferMemoryOptions
           : device_memory;
 
   std::optional<double> fraction = opt.memory_fraction;
-  if (!fraction && opt.engine == Engine::kSglang) fraction = SglangDefaultMemFraction(tp * pp);
+  if (!fraction && opt.engine == Engine::kSglang) {
+    fraction = opt.sglang_gpu_memory_rule
+                   ? SglangDefaultMemFractionForGpu(device_memory, tp, pp, m.mla.has_value())
+                   : SglangDefaultMemFraction(tp * pp);
+  }
   if (opt.engine == Engine::kTgi) {
     // The warm-up batch: requests of max_input_tokens filling the prefill budget, each holding
     // blocks for the whole context (prompt + max_new_tokens).

@@ -801,6 +801,13 @@ int CaptureSizesUpTo(int limit) {
 }
 }  // namespace
 
+bool SglangSizesFractionByGpu(std::string_view version) {
+  if (version.empty()) return true;  // the current release
+  const auto r = ReleaseNumber(internal::ToLower(version), /*minor_required=*/true);
+  if (!r || r->major > 0) return true;
+  return r->minor > 5 || (r->minor == 5 && r->patch >= 3);
+}
+
 bool VllmEstimatesCudaGraphs(std::string_view version) {
   if (version.empty()) return true;  // the current release
   const std::string v = internal::ToLower(version);

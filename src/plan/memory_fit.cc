@@ -25,7 +25,6 @@ constexpr const char* kReferenceAccelerator = "H100-SXM5-80GB";
 // Engine memory fractions when none is given: TRT-LLM kv_cache_free_gpu_mem_fraction, SGLang
 // mem_fraction_static (vLLM's: VllmDefaultGpuMemoryUtilization; docs/model.md section 4).
 constexpr double kDefaultEngineFraction = 0.9;
-constexpr double kSglangEngineFraction = 0.88;
 
 Status CheckPositive(int v, const char* flag, int min = 1) {
   if (v < min) {
@@ -384,10 +383,13 @@ Result<InferMemoryAnalysis> AnalyzeServing(const Catalog& cat, const ModelSpec& 
   } else {
     s.weights = PrecisionName(o->weight_precision);
   }
-  s.memory_fraction =
-      o->memory_fraction.value_or(o->engine == Engine::kSglang ? kSglangEngineFraction
-                                  : o->engine == Engine::kVllm ? VllmDefaultGpuMemoryUtilization("")
-                                                               : kDefaultEngineFraction);
+  // SGLang's default follows the GPU: the reference accelerator's is shown.
+  s.memory_fraction = o->memory_fraction.value_or(
+      o->engine == Engine::kSglang
+          ? SglangDefaultMemFractionForGpu(VisibleMemory(ref_acc->Usable()), a.tp, a.pp,
+                                           m.mla.has_value())
+      : o->engine == Engine::kVllm ? VllmDefaultGpuMemoryUtilization("")
+                                   : kDefaultEngineFraction);
   for (const auto& acc : cat.accelerators) {
     if (pinned && &acc != pinned) continue;
     if (auto f = FitServing(m, *o, a, acc)) {

@@ -149,6 +149,7 @@ Predicted PredictInferenceMemory(const ModelSpec& m, const Json& w, const Json& 
   o.nvls = NvlsAllReduce(*acc);
   if (auto f = Num(w, "gpu_memory_utilization")) o.memory_fraction = *f;
   if (auto f = Num(w, "mem_fraction_static")) o.memory_fraction = *f;
+  o.sglang_gpu_memory_rule = SglangSizesFractionByGpu(Str(w, "version"));
   o.window_interleaved_kv = KeepsInterleavedWindowKv(o.engine, Str(w, "version"));
   if (o.engine == Engine::kVllm) {
     // vLLM's scheduler defaults by engine generation (VllmDefaults: the perf path's too).

@@ -1400,8 +1400,9 @@ TEST(RuntimeReserve, AddedOnlyWhenAsked) {
 
 namespace gpuplan {
 namespace {
-// SGLang's default static fraction shrinks with the TP/PP group (server_args.py), so the KV pool
-// of one GPU of a TP 8 group is smaller than the same GPU's alone would be at 0.88.
+// SGLang before 0.5.3: the default static fraction shrinks with the TP/PP group
+// (server_args.py), so the KV pool of one GPU of a TP 8 group is smaller than the same GPU's
+// alone would be at 0.88.
 TEST(SglangMemory, DefaultFractionFollowsTheWorldSize) {
   EXPECT_DOUBLE_EQ(SglangDefaultMemFraction(1), 0.88);
   EXPECT_DOUBLE_EQ(SglangDefaultMemFraction(2), 0.87);
@@ -1412,6 +1413,7 @@ TEST(SglangMemory, DefaultFractionFollowsTheWorldSize) {
   ASSERT_NE(m, nullptr);
   InferMemoryOptions o;
   o.engine = Engine::kSglang;
+  o.sglang_gpu_memory_rule = false;
   o.tp = 8;
   const InferMemory def = EstimateInferenceMemory(*m, o, GiB(80));
   o.memory_fraction = 0.88;
@@ -1419,6 +1421,34 @@ TEST(SglangMemory, DefaultFractionFollowsTheWorldSize) {
   EXPECT_LT(def.kv_budget.value(), at88.kv_budget.value());
   EXPECT_NEAR(at88.kv_budget.value() - def.kv_budget.value(), 0.07 * (80.0 * kBytesPerGiB),
               1.0 * kBytesPerGiB);
+}
+
+// SGLang from 0.5.3 reserves, below its static fraction, a prefill chunk's activations, its
+// CUDA graphs and a share per GPU of the group, from the GPU's memory (server_args.py
+// _handle_gpu_memory_settings). An H100 (79.2 GiB visible) at TP 1: 512 + 8192 x 1.5 + 256 x 2 +
+// 128 + 58 piecewise sizes x 8 = 13904 MiB, 0.829 (SGLang issue 29092 logged 0.828 for Qwen3-32B
+// on an H100); at TP 8 0.811; a 24 GB card 0.832; a T4 0.749; a B200 0.853.
+TEST(SglangMemory, DefaultFractionFollowsTheGpuFromZeroFiveThree) {
+  EXPECT_DOUBLE_EQ(SglangDefaultMemFractionForGpu(GiB(79.2), 1, 1, false), 0.829);
+  EXPECT_DOUBLE_EQ(SglangDefaultMemFractionForGpu(GiB(79.2), 8, 1, false), 0.811);
+  EXPECT_DOUBLE_EQ(SglangDefaultMemFractionForGpu(GiB(23.76), 1, 1, false), 0.832);
+  EXPECT_DOUBLE_EQ(SglangDefaultMemFractionForGpu(GiB(15.84), 1, 1, false), 0.749);
+  EXPECT_DOUBLE_EQ(SglangDefaultMemFractionForGpu(GiB(178.2), 1, 1, false), 0.853);
+  // An MLA model captures piecewise graphs up to 2048 tokens only (42 sizes, not 58).
+  EXPECT_DOUBLE_EQ(SglangDefaultMemFractionForGpu(GiB(79.2), 1, 1, true), 0.83);
+  EXPECT_TRUE(SglangSizesFractionByGpu(""));
+  EXPECT_TRUE(SglangSizesFractionByGpu("0.5.3"));
+  EXPECT_TRUE(SglangSizesFractionByGpu("v0.5.18"));
+  EXPECT_FALSE(SglangSizesFractionByGpu("0.5.2"));
+  EXPECT_FALSE(SglangSizesFractionByGpu("~0.4.9 (not stated)"));
+  const ModelSpec* m = FindPreset("llama-3.1-8b");
+  ASSERT_NE(m, nullptr);
+  InferMemoryOptions o;
+  o.engine = Engine::kSglang;
+  const InferMemory def = EstimateInferenceMemory(*m, o, GiB(79.2));
+  o.memory_fraction = 0.829;
+  EXPECT_DOUBLE_EQ(def.kv_budget.value(),
+                   EstimateInferenceMemory(*m, o, GiB(79.2)).kv_budget.value());
 }
 // Optimizer states per parameter, from each optimizer's own state tensors (fp32 states, 4 B):
 // Adam-family two moments, one for momentum-only or square-average methods, none measurable
