@@ -206,7 +206,10 @@ TgiLaunchDefaults TgiDefaults(std::string_view version, int max_position_embeddi
 // (trtllm-bench, trtllm-build) 2048. vLLM's V1 engine (0.8 and later;
 // EngineArgs.get_batch_defaults): 1024 on devices with >= 70 GiB that are not A100s, else 256;
 // the V0 engine (before 0.8, or a version naming V0) 256. TGI's router 128
-// (--max-concurrent-requests). Others 256. docs/model.md 12.6.
+// (--max-concurrent-requests). SGLang 2048: without --max-running-requests its scheduler admits
+// up to its request pool, min(max(KV tokens / context x 512, 2048), 4096) requests, and at most
+// half the KV tokens (model_runner.py, scheduler.py), so 2048 unless the KV pool binds first.
+// Others 256. docs/model.md 12.6.
 int EngineDefaultMaxSeqs(Engine engine, const Accelerator& acc, std::string_view version);
 
 // The engine limits `trtllm-bench` builds for a model, mapping and dataset (TensorRT-LLM

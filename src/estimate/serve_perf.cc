@@ -933,6 +933,8 @@ int EngineDefaultMaxSeqs(Engine engine, const Accelerator& acc, std::string_view
   if (engine == Engine::kTrtLlm) return 2048;
   // TGI's router admits at most --max-concurrent-requests (default 128) and refuses the rest.
   if (engine == Engine::kTgi) return 128;
+  // SGLang's request pool: at least 2048 requests (the KV pool usually binds first).
+  if (engine == Engine::kSglang) return 2048;
   if (engine != Engine::kVllm) return 256;
   return VllmDefaults(acc, version, 0).max_num_seqs;
 }

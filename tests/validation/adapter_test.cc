@@ -239,6 +239,7 @@ TEST(ServeAdapter, EngineDefaultSequenceLimits) {
   EXPECT_EQ(EngineDefaultMaxSeqs(Engine::kVllm, *l40s, ""), 256);
   EXPECT_EQ(EngineDefaultMaxSeqs(Engine::kTrtLlm, *l40s, ""), 2048);
   EXPECT_EQ(EngineDefaultMaxSeqs(Engine::kTgi, *h100, ""), 128);
+  EXPECT_EQ(EngineDefaultMaxSeqs(Engine::kSglang, *l40s, ""), 2048);
 }
 
 // The TensorRT-LLM release a case's source names (EngineOverlapsHostWork then tells the 0.x
