@@ -151,6 +151,7 @@ Predicted PredictInferenceMemory(const ModelSpec& m, const Json& w, const Json& 
   if (auto f = Num(w, "mem_fraction_static")) o.memory_fraction = *f;
   o.sglang_gpu_memory_rule = SglangSizesFractionByGpu(Str(w, "version"));
   o.window_interleaved_kv = KeepsInterleavedWindowKv(o.engine, Str(w, "version"));
+  bool vllm_graph_estimate = false;
   if (o.engine == Engine::kVllm) {
     // vLLM's scheduler defaults by engine generation (VllmDefaults: the perf path's too).
     const VllmSchedulerDefaults d =
@@ -161,6 +162,7 @@ Predicted PredictInferenceMemory(const ModelSpec& m, const Json& w, const Json& 
     o.sort_sampler_profile = d.v0;
     o.v1_sort_sampler = d.v1_sort_sampler;
     o.sliding_kv = !d.v0;  // V0 logs its block count over every layer's whole context
+    vllm_graph_estimate = d.estimates_cuda_graphs;
   }
   std::optional<int> tgi_context;
   if (o.engine == Engine::kTgi) {
@@ -179,8 +181,7 @@ Predicted PredictInferenceMemory(const ModelSpec& m, const Json& w, const Json& 
   if (auto v = Int(w, "max_num_seqs")) o.max_num_seqs = *v;
   if (auto v = Int(w, "block_size")) o.block_size = *v;
   // The CUDA graphs vLLM 0.21+ charges at the case's limits (none under --enforce-eager).
-  if (o.engine == Engine::kVllm && VllmEstimatesCudaGraphs(Str(w, "version")) &&
-      !Bool(w, "enforce_eager").value_or(false)) {
+  if (vllm_graph_estimate && !Bool(w, "enforce_eager").value_or(false)) {
     o.cuda_graph_captures = VllmCudaGraphCaptures(o.max_num_seqs, o.max_num_batched_tokens);
   }
   int in = Int(w, "input_len").value_or(0), out = Int(w, "output_len").value_or(0);
