@@ -34,7 +34,8 @@ void ApplyQuant(const VllmFlags& f, InferMemoryOptions& mo) {
 
 struct VllmMemory {
   InferMemory mem;
-  Bytes visible;  // the GPU's memory as vLLM sees it
+  Bytes visible;        // the GPU's memory as vLLM sees it
+  int cuda_graphs = 0;  // the graphs whose memory the pinned release estimates
 };
 
 Result<VllmMemory> EstimateVllmMemory(const VllmFlags& f, const Catalog& catalog) {
@@ -73,6 +74,7 @@ Result<VllmMemory> EstimateVllmMemory(const VllmFlags& f, const Catalog& catalog
   VllmMemory r;
   r.visible = VisibleMemory(acc->Usable());
   r.mem = EstimateInferenceMemory(*m, mo, r.visible);
+  r.cuda_graphs = mo.cuda_graph_captures;
   return r;
 }
 
@@ -194,14 +196,11 @@ Result<VllmConfig> ResolveVllm(const Plan& p, const Catalog& catalog) {
         std::round((planner_utilization - freed / base->visible.value()) * 1e4) / 1e4;
   }
   c.flags = f;
-  auto t = VllmKvCapacityTokens(f, catalog);
-  if (!t) return t.error();
-  c.flag_tokens = *t;
   auto at_flags = EstimateVllmMemory(f, catalog);
   if (!at_flags) return at_flags.error();
+  c.flag_tokens = at_flags->mem.kv_tokens;
   c.cuda_graph_gib = at_flags->mem.cuda_graph_estimate.value() / kBytesPerGiB;
-  if (VllmEstimatesCudaGraphs(emit::kVllmImageVersion))
-    c.cuda_graphs = VllmCudaGraphCaptures(f.max_num_seqs, f.max_num_batched_tokens);
+  c.cuda_graphs = at_flags->cuda_graphs;
   return c;
 }
 
