@@ -64,6 +64,37 @@ std::string DidYouMean(const CLI::App& app, int argc, char** argv) {
   return "";
 }
 
+// A flag value CLI11 could not convert ("Could not convert: --context = 1e9"): names the flag,
+// the value and what it takes (a whole number or a number, in digits), with its default as an
+// example when it has one.
+std::string ConversionMessage(const CLI::App& app, const std::string& what) {
+  const std::string head = "Could not convert: ";
+  const size_t eq = what.find(" = ");
+  if (what.rfind(head, 0) != 0 || eq == std::string::npos) return what;
+  const std::string name = what.substr(head.size(), eq - head.size());
+  const std::string value = what.substr(eq + 3);
+  // The flag of the deepest subcommand being parsed (another command may spell it alike).
+  const CLI::Option* o = app.get_option_no_throw(name);
+  for (const CLI::App* cur = &app; cur != nullptr;) {
+    const CLI::App* next = nullptr;
+    for (const CLI::App* s : cur->get_subcommands([](const CLI::App*) { return true; })) {
+      if (s->parsed()) next = s;
+    }
+    if (next != nullptr && next->get_option_no_throw(name) != nullptr) {
+      o = next->get_option_no_throw(name);
+    }
+    cur = next;
+  }
+  const std::string type = o != nullptr ? o->get_type_name() : "";
+  std::string takes = "a value of another form";
+  if (type == "INT" || type == "UINT") takes = "a whole number (digits only, within range)";
+  if (type == "FLOAT") takes = "a number";
+  std::string msg = name + ": expected " + takes + ", got \"" + value + "\"";
+  const std::string def = o != nullptr ? o->get_default_str() : "";
+  if (!def.empty()) msg += " (e.g. " + name + " " + def + ", its default)";
+  return msg;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -103,6 +134,10 @@ int main(int argc, char** argv) {
       return app.exit(e);
     } catch (const CLI::CallForVersion& e) {
       return app.exit(e);
+    } catch (const CLI::ConversionError& e) {
+      std::cerr << "error: " << ConversionMessage(app, e.what())
+                << " (run `gpuplan --help` for usage)\n";
+      return kExitBadInput;
     } catch (const CLI::ParseError& e) {
       const std::string hint = DidYouMean(app, argc, argv);
       std::cerr << "error: " << (hint.empty() ? std::string(e.what()) : hint)

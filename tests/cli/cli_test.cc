@@ -134,6 +134,17 @@ TEST(CliBadInput, ExitTwoNothingOnStdoutFieldOnStderr) {
       {"unknown cross-validation split",
        {"validate", "--cv", "case", empty_cases},
        {"--cv", "case", "--cv source"}},
+      // A value CLI11 cannot convert: the flag, the value, what it takes and its default.
+      {"exponent for a whole number",
+       {"memory", "--infer", "--context", "1e9"},
+       {"--context: expected a whole number", "\"1e9\"", "--context 4096"}},
+      {"overflowing whole number",
+       {"memory", "--infer", "--context", "99999999999999999999"},
+       {"--context", "within range", "99999999999999999999"}},
+      {"fraction for a GPU count",
+       {"memory", "--gpus", "1.5"},
+       {"--gpus: expected a whole number", "\"1.5\""}},
+      {"word for a number", {"plan", "infer", "--qps", "abc"}, {"--qps: expected a number", "abc"}},
   };
   for (const auto& c : cases) {
     SCOPED_TRACE(c.name + ": gpuplan " + Join(c.args));
