@@ -1108,7 +1108,8 @@ TEST(GeforceEfficiency, GeforceBoardsTakeTheirOwnEntryAheadOfTheArchitecture) {
   ASSERT_GT(geforce, 0);
   ASSERT_GT(ada, 0);
   EXPECT_GT(geforce, ada);
-  for (const char* id : {"RTX-4090", "RTX-4070-Ti-SUPER", "RTX-3090", "RTX-5090"}) {
+  for (const char* id : {"RTX-4090", "RTX-4070-Ti-SUPER", "RTX-3090", "RTX-5090", "RTX-3060",
+                         "RTX-4060-Ti-16GB", "RTX-5080", "RTX-2080-Ti"}) {
     EXPECT_EQ(cal.GemmEfficiency(Acc(id)), geforce) << id;
   }
   EXPECT_EQ(cal.GemmEfficiency(Acc("L40S")), ada);  // AD102, as the RTX 4090
