@@ -92,6 +92,17 @@ Result<Output> RunCrossValidate(const GlobalOptions& g, const ValidateArgs& a, c
       j["constants"].push_back(
           {{"key", c.key}, {"shipped", c.shipped}, {"refit_all", c.refit_all}});
     }
+    j["cases"] = json::array();
+    for (size_t i = 0; i < cv->shipped.cases.size(); ++i) {
+      const CaseResult& in = cv->shipped.cases[i];
+      const CaseResult& held = cv->held_out.cases[i];
+      json e = {{"id", in.id},         {"file", in.file},     {"kind", in.kind},
+                {"metric", in.metric}, {"source", in.source}, {"measured", in.measured}};
+      e["in_sample_error"] = in.ok && in.error ? json(*in.error) : json(nullptr);
+      e["held_out_error"] = held.ok && held.error ? json(*held.error) : json(nullptr);
+      if (!in.ok) e["reason"] = in.reason;
+      j["cases"].push_back(e);
+    }
     out.text = DumpJson(j) + "\n";
     return out;
   }
@@ -134,6 +145,17 @@ Result<Output> RunCrossValidate(const GlobalOptions& g, const ValidateArgs& a, c
   for (const auto& x : cv->constants)
     c.Row({x.key, fmt::format("{:.4g}", x.shipped), fmt::format("{:.4g}", x.refit_all)});
   out.text += "\n" + c.Render();
+  // Each case's error in sample and with its own source held out: where the two part, the
+  // constants lean on that source.
+  Table per({"case", "source", "metric", "in-sample", "held out"});
+  auto err = [&](const CaseResult& r) {
+    return r.ok && r.error ? fmt::format("{:+.1f}%", 100 * *r.error) : std::string("-");
+  };
+  for (size_t i = 0; i < cv->shipped.cases.size(); ++i) {
+    const CaseResult& in = cv->shipped.cases[i];
+    per.Row({in.id, in.source, in.metric, err(in), err(cv->held_out.cases[i])});
+  }
+  out.text += "\n" + per.Render();
   return out;
 }
 

@@ -7,6 +7,7 @@
 #include "testing/test_util.h"
 
 #include <chrono>
+#include <cmath>
 #include <csignal>
 #include <cstdint>
 #include <filesystem>
@@ -378,6 +379,40 @@ TEST(CliGood, GpusJson) {
     EXPECT_NEAR(a["bf16_tflops"].get<double>(), 989.4, 0.5);
   }
   EXPECT_TRUE(found);
+}
+
+// `validate --cv source` lists each case's in-sample and held-out error: two sources that
+// measured the same setup 10x apart each come out further off when their own case is held out.
+TEST(CliGood, CrossValidationListsEachCase) {
+  auto serve = [](const std::string& id, const std::string& source, double measured) {
+    return "{\"id\":\"" + id +
+           "\",\"kind\":\"infer_throughput\",\"model\":{\"preset\":\"Llama-2-7B\"},"
+           "\"hardware\":{\"gpu\":\"A100-SXM4-80GB\",\"gpus\":1},"
+           "\"workload\":{\"infer\":{\"precision\":\"fp16\",\"tp\":1,\"input_len\":128,"
+           "\"output_len\":128,\"scenario\":\"offline\",\"engine\":\"trt-llm\"}},"
+           "\"metric\":\"output_tokens_per_s\",\"measured\":" +
+           std::to_string(measured) + ",\"source\":\"" + source + "\"}\n";
+  };
+  TempDir dir;
+  const std::string f = dir.Write("cases.jsonl", serve("a1", "github.com/org/alpha x", 20000) +
+                                                     serve("b1", "github.com/org/beta x", 2000));
+  RunResult r = RunCli({"--json", "validate", "--cv", "source", f});
+  ASSERT_EQ(r.exit_code, kExitOk) << r.Describe();
+  nlohmann::json j = nlohmann::json::parse(r.out, nullptr, false);
+  ASSERT_FALSE(j.is_discarded()) << r.Describe();
+  ASSERT_TRUE(j["cases"].is_array());
+  ASSERT_EQ(j["cases"].size(), 2u) << r.Describe();
+  for (const auto& c : j["cases"]) {
+    ASSERT_TRUE(c["in_sample_error"].is_number()) << c.dump();
+    ASSERT_TRUE(c["held_out_error"].is_number()) << c.dump();
+    EXPECT_GT(std::abs(c["held_out_error"].get<double>()),
+              std::abs(c["in_sample_error"].get<double>()))
+        << c.dump();
+  }
+  RunResult t = RunCli({"validate", "--cv", "source", f});
+  ASSERT_EQ(t.exit_code, kExitOk) << t.Describe();
+  EXPECT_TRUE(Has(t.out, "held out")) << t.Describe();
+  EXPECT_TRUE(Has(t.out, "a1")) << t.Describe();
 }
 
 TEST(CliGood, InstancesH100Aws) {
