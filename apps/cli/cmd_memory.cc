@@ -222,6 +222,11 @@ std::string InferText(const MemoryAnalysis& an, const InferMemoryAnalysis& s,
   text +=
       fmt::format("\n  Accelerators that hold weights + {} x {} tokens of KV, cheapest first:\n",
                   o->concurrency, o->context);
+  // Left out for want of kernels for the weight format, one line per reason.
+  std::string left_out;
+  for (const auto& g : GroupByWhy(s.no_kernels)) {
+    left_out += fmt::format("  not listed: {} ({})\n", fmt::join(g.ids, ", "), g.why);
+  }
   if (s.fits.empty()) {
     // Suggest only the knobs the user has not already turned.
     std::vector<std::string> knobs;
@@ -240,7 +245,7 @@ std::string InferText(const MemoryAnalysis& an, const InferMemoryAnalysis& s,
   } else {
     text += t.Render("  ");
   }
-  return text;
+  return text + left_out;
 }
 
 Result<Output> RunMemory(const GlobalOptions& g, const MemoryArgs& args) {

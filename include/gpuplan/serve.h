@@ -6,6 +6,8 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
+#include <vector>
 
 #include "gpuplan/benchmark.h"
 #include "gpuplan/catalog.h"
@@ -164,6 +166,24 @@ bool VllmEstimatesCudaGraphs(std::string_view version);
 // decode graphs for the sizes up to max_num_seqs (vllm/config/vllm.py; logged as
 // "PIECEWISE=51 (largest=512), FULL=35 (largest=256)" at 256 sequences). docs/model.md 4.3.
 int VllmCudaGraphCaptures(int max_num_seqs, int max_num_batched_tokens);
+
+// Why vLLM cannot serve weights of this format (`weights`, `quant`: a 4-bit method, int8, fp8)
+// on `acc`, or "" when it can (16-bit weights always can). Each platform's
+// `supported_quantization` list and, on NVIDIA GPUs, each method's minimum compute capability
+// (`get_min_capability`): AWQ, FP8, INT8 W8A8 and the FP4 formats need 7.5 (Turing),
+// bitsandbytes 7.0, GPTQ and GGUF 6.0; ROCm has no bitsandbytes on Instinct GPUs (gfx9) and FP8
+// from MI300 (gfx94x); vllm-gaudi runs compressed-tensors, FP8, AWQ and GPTQ; AWS Neuron int8
+// and FP8 weights; TPU (tpu-inference) int8, FP8, AWQ and MXFP4 (docs.vllm.ai "Quantization:
+// Supported Hardware"; vllm/platforms). The planner places no vLLM replica where this is not
+// empty. docs/model.md 4.3.
+std::string VllmWeightFormatUnsupported(const Accelerator& acc, Precision weights,
+                                        const std::optional<QuantSpec>& quant);
+// (accelerator id, why) pairs grouped by why, in first-seen order: one note per reason.
+struct IdsWithWhy {
+  std::string why;
+  std::vector<std::string> ids;
+};
+std::vector<IdsWithWhy> GroupByWhy(const std::vector<std::pair<std::string, std::string>>& id_why);
 
 // vLLM's default --gpu-memory-utilization at `version` ("" = current): 0.92 from 0.20 (vLLM PR
 // 38284 raised CacheConfig.gpu_memory_utilization from 0.9; on main by April 2026, after 0.19.0

@@ -301,6 +301,14 @@ class Rules {
 
   // ---- serving ---------------------------------------------------------------------------
   void Serving(const SetupServing& v) {
+    // vLLM (the serving model's engine) has no kernels for the weights there.
+    if (const std::string why = VllmWeightFormatUnsupported(*r_.acc, v.precision, std::nullopt);
+        !why.empty()) {
+      Add(Severity::kError, "serve-weight-format",
+          fmt::format("{} weights of {} cannot be served on {} with vLLM: {}",
+                      PrecisionName(v.precision), v.model.name, r_.acc->id, why),
+          "serve 16-bit weights on this GPU, or a GPU whose kernels run this format");
+    }
     const ComputeDevice dev = DeviceFromAccelerator(*r_.acc, cal_, r_.inst.intra_node_link);
     ServePerf perf;
     int tp = 1;

@@ -6,6 +6,7 @@
 // batch on the same roofline. CPUs: cores x clock x FLOP/cycle (AVX-512/AMX) and DDR bandwidth.
 #include <algorithm>
 #include <cmath>
+#include <fmt/format.h>
 #include <iterator>
 #include <optional>
 #include <string>
@@ -847,6 +848,141 @@ VllmSchedulerDefaults VllmDefaults(const Accelerator& acc, std::string_view vers
   if (d.estimates_cuda_graphs)
     d.cuda_graph_captures = VllmCudaGraphCaptures(d.max_num_seqs, d.max_num_batched_tokens);
   return d;
+}
+
+namespace {
+
+// The weight formats vLLM's platforms list separately.
+enum class WeightFormat { kNone, kAwq, kGptq, kBnb, kGguf, kInt4, kInt8, kFp8, kNvfp4, kMxfp4 };
+
+WeightFormat FormatOf(Precision weights, const std::optional<QuantSpec>& quant) {
+  if (quant) {
+    const std::string& m = quant->method;
+    if (m == "awq") return WeightFormat::kAwq;
+    if (m == "gptq") return WeightFormat::kGptq;
+    if (m.rfind("bnb", 0) == 0) return WeightFormat::kBnb;
+    if (m.rfind("gguf", 0) == 0) return WeightFormat::kGguf;
+    if (m == "nvfp4") return WeightFormat::kNvfp4;
+    if (m == "mxfp4") return WeightFormat::kMxfp4;
+    if (m.find("fp8") != std::string::npos) return WeightFormat::kFp8;
+    if (m == "int8") return WeightFormat::kInt8;
+    return quant->bits < 8 ? WeightFormat::kInt4 : WeightFormat::kNone;
+  }
+  switch (weights) {
+    case Precision::kInt4:
+      return WeightFormat::kInt4;
+    case Precision::kInt8:
+      return WeightFormat::kInt8;
+    case Precision::kFp8:
+      return WeightFormat::kFp8;
+    default:
+      return WeightFormat::kNone;
+  }
+}
+
+const char* FormatName(WeightFormat f) {
+  switch (f) {
+    case WeightFormat::kAwq:
+      return "AWQ";
+    case WeightFormat::kGptq:
+      return "GPTQ";
+    case WeightFormat::kBnb:
+      return "bitsandbytes";
+    case WeightFormat::kGguf:
+      return "GGUF";
+    case WeightFormat::kInt4:
+      return "4-bit";
+    case WeightFormat::kInt8:
+      return "INT8";
+    case WeightFormat::kFp8:
+      return "FP8";
+    case WeightFormat::kNvfp4:
+      return "NVFP4";
+    case WeightFormat::kMxfp4:
+      return "MXFP4";
+    case WeightFormat::kNone:
+      break;
+  }
+  return "16-bit";
+}
+
+// An NVIDIA GPU's compute capability (x 10) from its architecture; 0 when not NVIDIA or unknown.
+int NvidiaCapability(const Accelerator& acc) {
+  if (internal::ToLower(acc.vendor) != "nvidia") return 0;
+  const std::string a = internal::ToLower(acc.arch);
+  static const std::pair<const char*, int> kArch[] = {
+      {"pascal", 60}, {"volta", 70},  {"turing", 75},     {"ampere", 80},
+      {"ada", 89},    {"hopper", 90}, {"blackwell", 100},
+  };
+  for (const auto& [name, cc] : kArch) {
+    if (a.rfind(name, 0) == 0) return cc;
+  }
+  return 0;
+}
+
+}  // namespace
+
+std::string VllmWeightFormatUnsupported(const Accelerator& acc, Precision weights,
+                                        const std::optional<QuantSpec>& quant) {
+  const WeightFormat f = FormatOf(weights, quant);
+  if (f == WeightFormat::kNone) return "";
+  const std::string name = FormatName(f);
+  const std::string vendor = internal::ToLower(acc.vendor);
+  const std::string arch = internal::ToLower(acc.arch);
+  if (const int cc = NvidiaCapability(acc); cc > 0) {
+    const int need =
+        f == WeightFormat::kGptq || f == WeightFormat::kGguf || f == WeightFormat::kInt4 ? 60
+        : f == WeightFormat::kBnb                                                        ? 70
+                                                                                         : 75;
+    if (cc >= need) return "";
+    return fmt::format("vLLM's {} kernels need compute capability {}.{} or newer; {} is {}.{}",
+                       name, need / 10, need % 10, acc.arch.substr(0, acc.arch.find(' ')), cc / 10,
+                       cc % 10);
+  }
+  if (vendor == "amd") {
+    if (f == WeightFormat::kBnb)
+      return "vLLM on ROCm has no bitsandbytes on Instinct GPUs (gfx9: 64-wide wavefronts)";
+    const bool fp8_hw =
+        arch.find("cdna 3") != std::string::npos || arch.find("cdna 4") != std::string::npos;
+    if (f == WeightFormat::kFp8 && !fp8_hw)
+      return fmt::format("vLLM on ROCm runs FP8 from MI300 (gfx94x) on; {} has no FP8", acc.arch);
+    return "";
+  }
+  if (arch.rfind("gaudi", 0) == 0) {
+    if (f == WeightFormat::kBnb || f == WeightFormat::kGguf || f == WeightFormat::kNvfp4 ||
+        f == WeightFormat::kMxfp4)
+      return fmt::format(
+          "vLLM on Gaudi (vllm-gaudi) runs FP8, INT8 (compressed-tensors), AWQ and GPTQ "
+          "weights, not {}",
+          name);
+    return "";
+  }
+  if (arch.rfind("neuroncore", 0) == 0) {
+    if (f == WeightFormat::kInt8 || f == WeightFormat::kFp8) return "";
+    return fmt::format("vLLM on AWS Neuron runs int8 and FP8 weights only, not {}", name);
+  }
+  if (arch.rfind("tpu", 0) == 0) {
+    if (f == WeightFormat::kInt8 || f == WeightFormat::kFp8 || f == WeightFormat::kAwq ||
+        f == WeightFormat::kMxfp4)
+      return "";
+    return fmt::format("vLLM on TPU (tpu-inference) runs int8, FP8, AWQ and MXFP4 weights, not {}",
+                       name);
+  }
+  return "";
+}
+
+std::vector<IdsWithWhy> GroupByWhy(const std::vector<std::pair<std::string, std::string>>& id_why) {
+  std::vector<IdsWithWhy> out;
+  for (const auto& [id, why] : id_why) {
+    auto g = std::find_if(out.begin(), out.end(),
+                          [&w = why](const IdsWithWhy& x) { return x.why == w; });
+    if (g == out.end()) {
+      out.push_back({why, {id}});
+    } else {
+      g->ids.push_back(id);
+    }
+  }
+  return out;
 }
 
 bool KeepsInterleavedWindowKv(Engine engine, std::string_view version) {

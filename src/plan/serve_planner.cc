@@ -320,6 +320,8 @@ Result<ServePlanResult> PlanServingImpl(const ServeJobSpec& job, const Catalog& 
   std::vector<ServePlan> all;
   int skipped_suspect = 0;
   int offers = 0, llm_cpu_offers = 0;  // priced rows the filters keep (why nothing is planned)
+  // Accelerators vLLM has no kernels for the weight format on, each with why.
+  std::vector<std::pair<std::string, std::string>> no_kernels;
   for (const auto& inst : catalog.instances) {
     if (!job.clouds.empty() && !In(job.clouds, inst.cloud)) continue;
     if (!job.regions.empty() && !In(job.regions, inst.region)) continue;
@@ -348,6 +350,15 @@ Result<ServePlanResult> PlanServingImpl(const ServeJobSpec& job, const Catalog& 
       acc = catalog.FindAccelerator(inst.accelerator);
       if (!acc) continue;
       if (NotServedOn(acc->id)) continue;
+      if (job.engine == Engine::kVllm) {
+        std::string why = VllmWeightFormatUnsupported(*acc, job.weight_precision, job.quant);
+        if (!why.empty()) {
+          if (std::none_of(no_kernels.begin(), no_kernels.end(),
+                           [&](const auto& x) { return x.first == acc->id; }))
+            no_kernels.emplace_back(acc->id, std::move(why));
+          continue;
+        }
+      }
       key.hw = acc;
       key.count = inst.accelerator_count;
       key.intra = inst.intra_node_link;
@@ -431,6 +442,14 @@ Result<ServePlanResult> PlanServingImpl(const ServeJobSpec& job, const Catalog& 
     if (a.tp != b.tp) return a.tp < b.tp;
     return a.pp < b.pp;
   });
+  // Offers skipped for want of kernels for the weight format, one note per reason.
+  for (const auto& g : GroupByWhy(no_kernels)) {
+    out.notes.push_back(fmt::format(
+        "{}: not planned for these weights ({}); serve 16-bit weights there, or a format they "
+        "run",
+        fmt::join(g.ids, ", "), g.why));
+  }
+  const bool only_format_skips = out.evaluated == 0 && !no_kernels.empty();
   if (all.empty() && offers == 0) {
     // Nothing was evaluated: say which filter left no offer, not that the SLOs failed.
     std::string where;
@@ -461,7 +480,7 @@ Result<ServePlanResult> PlanServingImpl(const ServeJobSpec& job, const Catalog& 
         fmt::format("{} serving on CPUs is not planned (llama.cpp-class speeds): allow GPUs (drop "
                     "--cpu-only), or serve an encoder, a ViT or a CNN on CPUs",
                     m.is_decoder_llm() ? "LLM" : "token-by-token (encoder-decoder)"));
-  } else if (all.empty()) {
+  } else if (all.empty() && !only_format_skips) {
     out.notes.push_back(
         "no deployment meets the SLOs with the allowed hardware (or the load needs "
         "more than 100,000 replicas); relax the SLOs, allow more GPUs per replica, "

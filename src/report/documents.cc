@@ -109,6 +109,10 @@ json InferSectionJson(const MemoryAnalysis& a, const InferMemoryAnalysis& s) {
     }
     j["fits"].push_back(fj);
   }
+  j["no_kernels"] = json::array();
+  for (const auto& [id, why] : s.no_kernels) {
+    j["no_kernels"].push_back({{"accelerator", id}, {"why", why}});
+  }
   return j;
 }
 

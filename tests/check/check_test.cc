@@ -90,6 +90,15 @@ const char* kServeSteadyAutoscaled = R"(
 hardware: {instance: g5.xlarge, region: us-east-1}
 serve: {model: llama-2-7b, qps: 0.5, input_len: 512, output_len: 128, autoscaling: true, load: variable}
 )";
+// FP8 weights on V100s (compute capability 7.0): vLLM has no FP8 kernels there; on L4s it has.
+const char* kServeFp8OnVolta = R"(
+hardware: {accelerator: V100-SXM2-32GB, gpus_per_node: 1}
+serve: {model: llama-3.1-8b, precision: fp8, qps: 1, input_len: 512, output_len: 128}
+)";
+const char* kServeFp8OnAda = R"(
+hardware: {accelerator: L4, gpus_per_node: 1}
+serve: {model: llama-3.1-8b, precision: fp8, qps: 1, input_len: 512, output_len: 128}
+)";
 const char* kServeOverloaded = R"(
 hardware: {instance: g5.xlarge, region: us-east-1}
 serve: {model: llama-2-7b, qps: 5000, input_len: 512, output_len: 128, load: steady}
@@ -183,6 +192,9 @@ std::vector<RuleCase> Cases() {
       {"b12_autoscaled", kServeSteadyAutoscaled, "B12-autoscaling", false, W, "guide B12"},
       {"capacity_over", kServeOverloaded, "serve-capacity", true, E, "load > capacity"},
       {"capacity_ok", p4d, "serve-capacity", false, W, "load < capacity"},
+      {"fp8_volta", kServeFp8OnVolta, "serve-weight-format", true, E,
+       "vLLM's FP8 kernels need compute capability 7.5"},
+      {"fp8_ada", kServeFp8OnAda, "serve-weight-format", false, W, "FP8 runs natively on Ada"},
   };
 }
 

@@ -415,6 +415,30 @@ TEST(CliGood, CrossValidationListsEachCase) {
   EXPECT_TRUE(Has(t.out, "a1")) << t.Describe();
 }
 
+// `memory --infer` lists no accelerator vLLM has no kernels for the weight format on, and says
+// which and why: AWQ on V100s (Volta, compute capability 7.0 < 7.5).
+TEST(CliGood, MemoryInferLeavesOutGpusWithoutKernelsForTheFormat) {
+  RunResult r =
+      RunCli({"--json", "memory", "--model", "llama-3.1-8b", "--infer", "--quant", "awq"});
+  ASSERT_EQ(r.exit_code, kExitOk) << r.Describe();
+  nlohmann::json j = nlohmann::json::parse(r.out, nullptr, false);
+  ASSERT_FALSE(j.is_discarded()) << r.Describe();
+  for (const auto& f : j["infer"]["fits"]) {
+    EXPECT_EQ(f["accelerator"].get<std::string>().find("V100"), std::string::npos) << f.dump();
+  }
+  bool v100 = false;
+  for (const auto& n : j["infer"]["no_kernels"]) {
+    if (n["accelerator"] == "V100-SXM2-32GB") {
+      v100 = true;
+      EXPECT_TRUE(Has(n["why"].get<std::string>(), "7.5")) << n.dump();
+    }
+  }
+  EXPECT_TRUE(v100) << r.out;
+  RunResult t = RunCli({"memory", "--model", "llama-3.1-8b", "--infer", "--quant", "awq"});
+  ASSERT_EQ(t.exit_code, kExitOk) << t.Describe();
+  EXPECT_TRUE(Has(t.out, "not listed: V100-SXM2-16GB, V100-SXM2-32GB")) << t.out;
+}
+
 TEST(CliGood, InstancesH100Aws) {
   RunResult r = RunCli({"instances", "--gpu", "H100", "--cloud", "aws"});
   ASSERT_EQ(r.exit_code, kExitOk) << r.Describe();

@@ -1645,5 +1645,46 @@ TEST(TgiStartup, WarmupLogitsAndKvRule) {
                    4096.0 * 128256 * 2 * 2.5);
 }
 
+// vLLM serves a weight format only where its platform has kernels for it (docs.vllm.ai
+// "Quantization: Supported Hardware"; vllm/platforms; each method's get_min_capability).
+TEST(VllmWeightFormats, OnlyWhereThePlatformHasKernels) {
+  const auto awq = GetQuantPreset(QuantPresetId::kAwq).Spec();
+  const auto gptq = GetQuantPreset(QuantPresetId::kGptq).Spec();
+  const auto nf4 = GetQuantPreset(QuantPresetId::kBnbNf4).Spec();
+  const auto gguf = GetQuantPreset(QuantPresetId::kGgufQ4KM).Spec();
+  const std::optional<QuantSpec> none;
+  // 16-bit weights run everywhere.
+  for (const char* id : {"V100-SXM2-32GB", "Inferentia2", "MI250X", "Gaudi2", "P100-PCIe-16GB"}) {
+    EXPECT_EQ(VllmWeightFormatUnsupported(Acc(id), Precision::kFp16, none), "") << id;
+  }
+  // AWQ needs Turing (7.5): not Volta, yes on a T4, a 3060 and an H100.
+  const std::string v100 =
+      VllmWeightFormatUnsupported(Acc("V100-SXM2-32GB"), Precision::kFp16, awq);
+  EXPECT_NE(v100.find("7.5"), std::string::npos) << v100;
+  EXPECT_NE(v100.find("7.0"), std::string::npos) << v100;
+  for (const char* id : {"T4", "RTX-3060", "H100-SXM5-80GB", "B200-HGX"}) {
+    EXPECT_EQ(VllmWeightFormatUnsupported(Acc(id), Precision::kFp16, awq), "") << id;
+  }
+  // GPTQ and GGUF need 6.0 (a V100 runs them); bitsandbytes 7.0 (a P100 does not).
+  EXPECT_EQ(VllmWeightFormatUnsupported(Acc("V100-SXM2-32GB"), Precision::kFp16, gptq), "");
+  EXPECT_EQ(VllmWeightFormatUnsupported(Acc("V100-SXM2-32GB"), Precision::kFp16, gguf), "");
+  EXPECT_NE(VllmWeightFormatUnsupported(Acc("P100-PCIe-16GB"), Precision::kFp16, nf4), "");
+  // FP8 and INT8 weights need 7.5 on NVIDIA; FP8 on ROCm from MI300; no bitsandbytes on ROCm.
+  EXPECT_NE(VllmWeightFormatUnsupported(Acc("V100-SXM2-32GB"), Precision::kFp8, none), "");
+  EXPECT_NE(VllmWeightFormatUnsupported(Acc("V100-SXM2-32GB"), Precision::kInt8, none), "");
+  EXPECT_EQ(VllmWeightFormatUnsupported(Acc("A100-SXM4-80GB"), Precision::kFp8, none), "");
+  EXPECT_NE(VllmWeightFormatUnsupported(Acc("MI250X"), Precision::kFp8, none), "");
+  EXPECT_EQ(VllmWeightFormatUnsupported(Acc("MI300X"), Precision::kFp8, none), "");
+  EXPECT_EQ(VllmWeightFormatUnsupported(Acc("MI300X"), Precision::kFp16, awq), "");
+  EXPECT_NE(VllmWeightFormatUnsupported(Acc("MI300X"), Precision::kFp16, nf4), "");
+  // AWS Neuron: int8 and FP8 weights only.
+  EXPECT_NE(VllmWeightFormatUnsupported(Acc("Inferentia2"), Precision::kFp16, awq), "");
+  EXPECT_EQ(VllmWeightFormatUnsupported(Acc("Inferentia2"), Precision::kInt8, none), "");
+  EXPECT_EQ(VllmWeightFormatUnsupported(Acc("Inferentia2"), Precision::kFp8, none), "");
+  // Gaudi: AWQ and GPTQ (awq_hpu, gptq_hpu) but no GGUF.
+  EXPECT_EQ(VllmWeightFormatUnsupported(Acc("Gaudi2"), Precision::kFp16, awq), "");
+  EXPECT_NE(VllmWeightFormatUnsupported(Acc("Gaudi2"), Precision::kFp16, gguf), "");
+}
+
 }  // namespace
 }  // namespace gpuplan

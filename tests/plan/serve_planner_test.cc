@@ -538,6 +538,42 @@ TEST(PlanServing, SaysWhyNothingWasPlanned) {
   EXPECT_TRUE(Has(bad.error().hint, "did you mean \"aws\"")) << bad.error().hint;
 }
 
+// vLLM has no AWQ kernels on Volta (compute capability 7.0 < 7.5) nor on AWS Neuron (int8 and
+// FP8 weights only): AWQ plans skip them and say why; pinned to a V100, nothing is planned and
+// the note says why, not that the SLOs failed.
+TEST(PlanServing, NoPlanWhereVllmHasNoKernelsForTheWeights) {
+  ServeJobSpec j = LlmJob("llama-3.1-8b", 1, 512, 128);
+  ASSERT_TRUE(ApplyQuantName("awq", "--quant", j.weight_precision, j.quant).ok());
+  j.top = 1000;
+  auto r = PlanServing(j, Cat(), Cal());
+  ASSERT_TRUE(r.ok()) << r.error().ToString();
+  ASSERT_FALSE(r->plans.empty());
+  for (const ServePlan& p : r->plans) {
+    EXPECT_FALSE(Has(p.instance->accelerator, "V100")) << p.instance->instance_type;
+    EXPECT_NE(p.instance->accelerator, "Inferentia2") << p.instance->instance_type;
+  }
+  std::string all;
+  for (const auto& n : r->notes) all += n + "\n";
+  EXPECT_TRUE(Has(all, "V100-SXM2-32GB")) << all;
+  EXPECT_TRUE(Has(all, "compute capability 7.5")) << all;
+  EXPECT_TRUE(Has(all, "Inferentia2")) << all;
+  // 16-bit weights still run on both.
+  ServeJobSpec fp16 = LlmJob("llama-3.1-8b", 1, 512, 128);
+  fp16.top = 1000;
+  auto r16 = PlanServing(fp16, Cat(), Cal());
+  ASSERT_TRUE(r16.ok());
+  EXPECT_TRUE(std::any_of(r16->plans.begin(), r16->plans.end(),
+                          [](const ServePlan& p) { return Has(p.instance->accelerator, "V100"); }));
+  j.gpus = {"V100-SXM2-32GB"};
+  auto pinned = PlanServing(j, Cat(), Cal());
+  ASSERT_TRUE(pinned.ok());
+  EXPECT_TRUE(pinned->plans.empty());
+  all.clear();
+  for (const auto& n : pinned->notes) all += n + "\n";
+  EXPECT_TRUE(Has(all, "compute capability 7.5")) << all;
+  EXPECT_FALSE(Has(all, "SLOs")) << all;
+}
+
 // However light the load, a deployment runs at least one replica (1e-9 req/s gave "0 on 0"
 // replicas at $0 and an infinite utilisation).
 TEST(PlanServing, AnyLoadRunsAtLeastOneReplica) {
