@@ -69,6 +69,22 @@ class Rules {
   void Training(const SetupTraining& t) {
     auto shape_r = ShapeTraining(t, r_.gpus() * s_.nodes);
     if (!shape_r) return;  // ValidateSetup reports it
+    // The GPU has no tensor path for the training precision: no layout runs it.
+    if (!TrainGemmPeak(*r_.acc, t.precision, t.fp4_gemms)) {
+      const bool fp8 = t.precision == Precision::kFp8 && !t.fp4_gemms;
+      Add(Severity::kError, "train-precision",
+          t.fp4_gemms ? fmt::format("{} has no FP4 tensor cores: NVFP4 training needs Blackwell",
+                                    r_.acc->id)
+          : fp8       ? fmt::format("{} has no FP8 tensor cores: FP8 training (Transformer Engine, "
+                                          "torchao float8) needs compute capability 8.9 (Ada, Hopper, "
+                                          "Blackwell), MI300 or Gaudi 2",
+                                    r_.acc->id)
+                      : fmt::format("{} has no {} path (Volta and Turing have no bf16)", r_.acc->id,
+                                    PrecisionName(t.precision)),
+          t.fp4_gemms || fp8 ? "train in bf16 on this GPU, or rent one with the tensor cores"
+                             : "train in fp16 (with loss scaling) on this GPU");
+      return;
+    }
     const TrainShape sh = *shape_r;
     const HardwareView hw = Hw(r_.inst);
     const TrainEval ev = EvaluateTraining(t.model, sh.par, sh.opt, sh.job, hw, cal_, s_.headroom);

@@ -159,6 +159,9 @@ double Fp4Factor(const Accelerator& acc, double fp8_factor) {
 
 std::optional<FlopPerSec> TrainGemmPeak(const Accelerator& acc, Precision p, bool fp4_gemms) {
   if (fp4_gemms) return acc.fp4;
+  // FP8 training casts the GEMM inputs to FP8 on FP8 tensor cores (Transformer Engine and torchao
+  // float8 need compute capability 8.9; MI300, Gaudi 2): a device without them has no FP8 recipe.
+  if (p == Precision::kFp8) return acc.fp8;
   return acc.PeakFor(p == Precision::kFp32 ? Precision::kTf32 : p);
 }
 

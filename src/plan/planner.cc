@@ -424,6 +424,11 @@ Result<TrainPlanResult> PlanTrainingImpl(const TrainJobSpec& job, const Catalog&
             ? fmt::format("{} {} no FP4 tensor cores (NVFP4 training needs Blackwell: B200, "
                           "GB200, B300, GB300): not planned; use --precision fp8 there",
                           fmt::join(no_precision, ", "), no_precision.size() == 1 ? "has" : "have")
+        : job.precision == Precision::kFp8
+            ? fmt::format("{} {} no FP8 tensor cores (FP8 training needs Ada, Hopper, Blackwell, "
+                          "MI300 or Gaudi 2: Transformer Engine and torchao float8 need compute "
+                          "capability 8.9): not planned; use --precision bf16 there",
+                          fmt::join(no_precision, ", "), no_precision.size() == 1 ? "has" : "have")
             : fmt::format("{} {} no {} path (Volta/Turing have no bf16): not planned; use "
                           "--precision fp16 there",
                           fmt::join(no_precision, ", "), no_precision.size() == 1 ? "has" : "have",

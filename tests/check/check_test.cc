@@ -99,6 +99,15 @@ const char* kServeFp8OnAda = R"(
 hardware: {accelerator: L4, gpus_per_node: 1}
 serve: {model: llama-3.1-8b, precision: fp8, qps: 1, input_len: 512, output_len: 128}
 )";
+// FP8 training on A100s, which have no FP8 tensor cores.
+const char* kFp8TrainOnAmpere = R"(
+hardware: {accelerator: A100-SXM4-80GB, gpus_per_node: 8, intra_link: nvswitch, storage: nvme, storage_gbps: 20}
+train: {model: llama-2-7b, precision: fp8, micro_batch: 1, seq_len: 4096, global_batch: 64, zero: 3}
+)";
+const char* kFp8TrainOnHopper = R"(
+hardware: {accelerator: H100-SXM5-80GB, gpus_per_node: 8, intra_link: nvswitch, storage: nvme, storage_gbps: 20}
+train: {model: llama-2-7b, precision: fp8, micro_batch: 1, seq_len: 4096, global_batch: 64, zero: 3}
+)";
 const char* kServeOverloaded = R"(
 hardware: {instance: g5.xlarge, region: us-east-1}
 serve: {model: llama-2-7b, qps: 5000, input_len: 512, output_len: 128, load: steady}
@@ -195,6 +204,9 @@ std::vector<RuleCase> Cases() {
       {"fp8_volta", kServeFp8OnVolta, "serve-weight-format", true, E,
        "vLLM's FP8 kernels need compute capability 7.5"},
       {"fp8_ada", kServeFp8OnAda, "serve-weight-format", false, W, "FP8 runs natively on Ada"},
+      {"fp8_train_ampere", kFp8TrainOnAmpere, "train-precision", true, E,
+       "FP8 training needs compute capability 8.9"},
+      {"fp8_train_hopper", kFp8TrainOnHopper, "train-precision", false, W, "Hopper has FP8"},
   };
 }
 
@@ -220,14 +232,14 @@ TEST(CheckTest, GoodSetupHasNoWarnings) {
 }
 
 // A setup's training precision takes the planner's names, fp4 (NVFP4) included, and the same
-// step model: NVFP4 on H100s is a layout that cannot run, with the reason.
+// step model: NVFP4 on H100s cannot run (no FP4 tensor cores), with the reason.
 TEST(CheckTest, Fp4SetupOnHopperCannotRun) {
   std::string yaml = Example("good_8xh100_training");
   const auto at = yaml.find("precision: bf16");
   ASSERT_NE(at, std::string::npos);
   yaml.replace(at, std::string("precision: bf16").size(), "precision: fp4");
   const auto fs = Check(yaml);
-  const Finding* bad = Find(fs, "layout-invalid", Severity::kError);
+  const Finding* bad = Find(fs, "train-precision", Severity::kError);
   ASSERT_NE(bad, nullptr);
   EXPECT_NE(bad->message.find("no FP4 tensor cores"), std::string::npos) << bad->message;
   yaml.replace(yaml.find("precision: fp4"), std::string("precision: fp4").size(),
