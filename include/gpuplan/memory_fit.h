@@ -86,8 +86,8 @@ struct InferMemoryAnalysis {
   double memory_fraction = 0;   // the engine's (or the given) memory fraction
   std::string weights;          // "bf16" or "awq (4.25 bits/weight incl. scales)"
   std::vector<MemoryFit> fits;  // cheapest first, then accelerator id
-  // Accelerators left out because vLLM has no kernels for the weight format there, with why
-  // (VllmWeightFormatUnsupported); empty for other engines and for 16-bit weights.
+  // Accelerators left out because the engine cannot serve the weights there, with why
+  // (EngineCannotServe).
   std::vector<std::pair<std::string, std::string>> no_kernels;
 };
 

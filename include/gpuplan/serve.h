@@ -178,6 +178,13 @@ int VllmCudaGraphCaptures(int max_num_seqs, int max_num_batched_tokens);
 // empty. docs/model.md 4.3.
 std::string VllmWeightFormatUnsupported(const Accelerator& acc, Precision weights,
                                         const std::optional<QuantSpec>& quant);
+// Why `engine` cannot serve these weights on `acc`, or "" when it can: vLLM as above; SGLang
+// the same NVIDIA kernel minimums (its AWQ, FP8 and Marlin kernels come from the same code) and
+// no AWS Neuron backend; TensorRT-LLM NVIDIA Ampere or newer only (its support matrix: SM 8.0,
+// 8.6, 8.9, 9.0 and Blackwell), FP8 from Ada (8.9), no bitsandbytes or GGUF checkpoints. TGI and
+// transformers are not filtered. docs/model.md 11.
+std::string EngineCannotServe(Engine engine, const Accelerator& acc, Precision weights,
+                              const std::optional<QuantSpec>& quant);
 // (accelerator id, why) pairs grouped by why, in first-seen order: one note per reason.
 struct IdsWithWhy {
   std::string why;

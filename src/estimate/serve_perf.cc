@@ -971,6 +971,39 @@ std::string VllmWeightFormatUnsupported(const Accelerator& acc, Precision weight
   return "";
 }
 
+std::string EngineCannotServe(Engine engine, const Accelerator& acc, Precision weights,
+                              const std::optional<QuantSpec>& quant) {
+  const int cc = NvidiaCapability(acc);
+  const WeightFormat f = FormatOf(weights, quant);
+  switch (engine) {
+    case Engine::kVllm:
+      return VllmWeightFormatUnsupported(acc, weights, quant);
+    case Engine::kSglang:
+      if (internal::ToLower(acc.arch).rfind("neuroncore", 0) == 0)
+        return "SGLang has no AWS Neuron backend";
+      return cc > 0 ? VllmWeightFormatUnsupported(acc, weights, quant) : "";
+    case Engine::kTrtLlm:
+      if (cc < 80)
+        return fmt::format(
+            "TensorRT-LLM runs on NVIDIA Ampere or newer (compute capability 8.0+){}",
+            cc > 0 ? fmt::format("; {} is {}.{}", acc.arch.substr(0, acc.arch.find(' ')), cc / 10,
+                                 cc % 10)
+                   : fmt::format("; {} is not an NVIDIA GPU", acc.id));
+      if (f == WeightFormat::kFp8 && cc < 89)
+        return fmt::format(
+            "TensorRT-LLM's FP8 needs compute capability 8.9 (Ada, Hopper); {} is "
+            "{}.{}",
+            acc.arch.substr(0, acc.arch.find(' ')), cc / 10, cc % 10);
+      if (f == WeightFormat::kBnb || f == WeightFormat::kGguf)
+        return fmt::format("TensorRT-LLM does not load {} checkpoints", FormatName(f));
+      return "";
+    case Engine::kTgi:
+    case Engine::kTransformers:
+      break;
+  }
+  return "";
+}
+
 std::vector<IdsWithWhy> GroupByWhy(const std::vector<std::pair<std::string, std::string>>& id_why) {
   std::vector<IdsWithWhy> out;
   for (const auto& [id, why] : id_why) {

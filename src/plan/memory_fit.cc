@@ -392,12 +392,10 @@ Result<InferMemoryAnalysis> AnalyzeServing(const Catalog& cat, const ModelSpec& 
                                    : kDefaultEngineFraction);
   for (const auto& acc : cat.accelerators) {
     if (pinned && &acc != pinned) continue;
-    if (o->engine == Engine::kVllm) {
-      std::string why = VllmWeightFormatUnsupported(acc, o->weight_precision, o->quant);
-      if (!why.empty()) {
-        s.no_kernels.emplace_back(acc.id, std::move(why));
-        continue;
-      }
+    if (std::string why = EngineCannotServe(o->engine, acc, o->weight_precision, o->quant);
+        !why.empty()) {
+      s.no_kernels.emplace_back(acc.id, std::move(why));
+      continue;
     }
     if (auto f = FitServing(m, *o, a, acc)) {
       f->offers = CheapestOffers(cat, acc, f->gpus, false, cur, rate);

@@ -320,7 +320,7 @@ Result<ServePlanResult> PlanServingImpl(const ServeJobSpec& job, const Catalog& 
   std::vector<ServePlan> all;
   int skipped_suspect = 0;
   int offers = 0, llm_cpu_offers = 0;  // priced rows the filters keep (why nothing is planned)
-  // Accelerators vLLM has no kernels for the weight format on, each with why.
+  // Accelerators the engine cannot serve these weights on, each with why.
   std::vector<std::pair<std::string, std::string>> no_kernels;
   for (const auto& inst : catalog.instances) {
     if (!job.clouds.empty() && !In(job.clouds, inst.cloud)) continue;
@@ -350,8 +350,8 @@ Result<ServePlanResult> PlanServingImpl(const ServeJobSpec& job, const Catalog& 
       acc = catalog.FindAccelerator(inst.accelerator);
       if (!acc) continue;
       if (NotServedOn(acc->id)) continue;
-      if (job.engine == Engine::kVllm) {
-        std::string why = VllmWeightFormatUnsupported(*acc, job.weight_precision, job.quant);
+      {
+        std::string why = EngineCannotServe(job.engine, *acc, job.weight_precision, job.quant);
         if (!why.empty()) {
           if (std::none_of(no_kernels.begin(), no_kernels.end(),
                            [&](const auto& x) { return x.first == acc->id; }))
@@ -442,12 +442,10 @@ Result<ServePlanResult> PlanServingImpl(const ServeJobSpec& job, const Catalog& 
     if (a.tp != b.tp) return a.tp < b.tp;
     return a.pp < b.pp;
   });
-  // Offers skipped for want of kernels for the weight format, one note per reason.
+  // Offers the engine cannot serve these weights on, one note per reason.
   for (const auto& g : GroupByWhy(no_kernels)) {
-    out.notes.push_back(fmt::format(
-        "{}: not planned for these weights ({}); serve 16-bit weights there, or a format they "
-        "run",
-        fmt::join(g.ids, ", "), g.why));
+    out.notes.push_back(fmt::format("{}: not planned with {} ({})", fmt::join(g.ids, ", "),
+                                    EngineName(job.engine), g.why));
   }
   const bool only_format_skips = out.evaluated == 0 && !no_kernels.empty();
   if (all.empty() && offers == 0) {

@@ -1686,5 +1686,27 @@ TEST(VllmWeightFormats, OnlyWhereThePlatformHasKernels) {
   EXPECT_NE(VllmWeightFormatUnsupported(Acc("Gaudi2"), Precision::kFp16, gguf), "");
 }
 
+// Engines other than vLLM: TensorRT-LLM runs on NVIDIA Ampere or newer, FP8 from Ada, and loads
+// neither bitsandbytes nor GGUF; SGLang has no Neuron backend and vLLM's NVIDIA minimums; TGI is
+// not filtered.
+TEST(EngineHardware, EachEngineOnlyWhereItRuns) {
+  const std::optional<QuantSpec> none;
+  const auto nf4 = GetQuantPreset(QuantPresetId::kBnbNf4).Spec();
+  EXPECT_NE(EngineCannotServe(Engine::kTrtLlm, Acc("MI300X"), Precision::kFp16, none), "");
+  EXPECT_NE(EngineCannotServe(Engine::kTrtLlm, Acc("T4"), Precision::kFp16, none), "");
+  EXPECT_NE(EngineCannotServe(Engine::kTrtLlm, Acc("Inferentia2"), Precision::kFp16, none), "");
+  EXPECT_EQ(EngineCannotServe(Engine::kTrtLlm, Acc("A100-SXM4-80GB"), Precision::kFp16, none), "");
+  EXPECT_NE(EngineCannotServe(Engine::kTrtLlm, Acc("A100-SXM4-80GB"), Precision::kFp8, none), "");
+  EXPECT_EQ(EngineCannotServe(Engine::kTrtLlm, Acc("L40S"), Precision::kFp8, none), "");
+  EXPECT_NE(EngineCannotServe(Engine::kTrtLlm, Acc("H100-SXM5-80GB"), Precision::kFp16, nf4), "");
+  EXPECT_NE(EngineCannotServe(Engine::kSglang, Acc("Inferentia2"), Precision::kFp16, none), "");
+  EXPECT_NE(EngineCannotServe(Engine::kSglang, Acc("V100-SXM2-32GB"), Precision::kFp8, none), "");
+  EXPECT_EQ(EngineCannotServe(Engine::kSglang, Acc("MI300X"), Precision::kFp8, none), "");
+  EXPECT_EQ(EngineCannotServe(Engine::kTgi, Acc("Inferentia2"), Precision::kFp16, none), "");
+  // vLLM is VllmWeightFormatUnsupported.
+  EXPECT_EQ(EngineCannotServe(Engine::kVllm, Acc("V100-SXM2-32GB"), Precision::kFp8, none),
+            VllmWeightFormatUnsupported(Acc("V100-SXM2-32GB"), Precision::kFp8, none));
+}
+
 }  // namespace
 }  // namespace gpuplan
