@@ -55,6 +55,14 @@ struct Accelerator {
   bool InferenceOnly() const;
 };
 
+// (accelerator id, why) pairs grouped by why, in first-seen order: one note per reason when a
+// search leaves accelerators out.
+struct IdsWithWhy {
+  std::string why;
+  std::vector<std::string> ids;
+};
+std::vector<IdsWithWhy> GroupByWhy(const std::vector<std::pair<std::string, std::string>>& id_why);
+
 // One server CPU socket.
 struct Cpu {
   std::string id;  // "Xeon-Platinum-8380"

@@ -155,6 +155,10 @@ StepTime EstimateTrainStep(const ModelSpec& m, const Parallelism& par,
 // the FP4 rate for NVFP4 training; nullopt where the device has neither.
 std::optional<FlopPerSec> TrainGemmPeak(const Accelerator& acc, Precision p, bool fp4_gemms);
 
+// Why bitsandbytes (QLoRA's NF4 base) cannot run on `acc`, or "" when it can: it has CUDA,
+// ROCm, Intel XPU and Gaudi (HPU) backends, none for AWS Neuron or TPU. docs/model.md 9.2.
+std::string BitsandbytesUnsupported(const Accelerator& acc);
+
 // A lower bound on EstimateTrainStep(...).total for every micro-batch, recompute, ZeRO stage,
 // offload and interleaving choice of the layout `par` (tp, pp, dp, cp, ep) at `global_batch`:
 // GEMM work at the asymptotic GEMM efficiency, the byte part of TP and EP traffic, no

@@ -185,12 +185,6 @@ std::string VllmWeightFormatUnsupported(const Accelerator& acc, Precision weight
 // transformers are not filtered. docs/model.md 11.
 std::string EngineCannotServe(Engine engine, const Accelerator& acc, Precision weights,
                               const std::optional<QuantSpec>& quant);
-// (accelerator id, why) pairs grouped by why, in first-seen order: one note per reason.
-struct IdsWithWhy {
-  std::string why;
-  std::vector<std::string> ids;
-};
-std::vector<IdsWithWhy> GroupByWhy(const std::vector<std::pair<std::string, std::string>>& id_why);
 
 // vLLM's default --gpu-memory-utilization at `version` ("" = current): 0.92 from 0.20 (vLLM PR
 // 38284 raised CacheConfig.gpu_memory_utilization from 0.9; on main by April 2026, after 0.19.0

@@ -338,6 +338,20 @@ const Accelerator* FindByParts(const std::vector<Accelerator>& accelerators,
 
 }  // namespace
 
+std::vector<IdsWithWhy> GroupByWhy(const std::vector<std::pair<std::string, std::string>>& id_why) {
+  std::vector<IdsWithWhy> out;
+  for (const auto& [id, why] : id_why) {
+    auto g = std::find_if(out.begin(), out.end(),
+                          [&w = why](const IdsWithWhy& x) { return x.why == w; });
+    if (g == out.end()) {
+      out.push_back({why, {id}});
+    } else {
+      g->ids.push_back(id);
+    }
+  }
+  return out;
+}
+
 const Accelerator* Catalog::FindAccelerator(std::string_view name) const {
   for (const auto& a : accelerators) {
     if (NameMatches(name, a.id, a.aliases)) return &a;

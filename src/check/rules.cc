@@ -85,6 +85,14 @@ class Rules {
                              : "train in fp16 (with loss scaling) on this GPU");
       return;
     }
+    if (t.method == TrainMethod::kQlora) {
+      if (const std::string no = BitsandbytesUnsupported(*r_.acc); !no.empty()) {
+        Add(Severity::kError, "train-qlora-backend",
+            fmt::format("QLoRA's NF4 base needs bitsandbytes on {}: {}", r_.acc->id, no),
+            "fine-tune with LoRA on a 16-bit base there, or rent GPUs for QLoRA");
+        return;
+      }
+    }
     const TrainShape sh = *shape_r;
     const HardwareView hw = Hw(r_.inst);
     const TrainEval ev = EvaluateTraining(t.model, sh.par, sh.opt, sh.job, hw, cal_, s_.headroom);

@@ -1004,20 +1004,6 @@ std::string EngineCannotServe(Engine engine, const Accelerator& acc, Precision w
   return "";
 }
 
-std::vector<IdsWithWhy> GroupByWhy(const std::vector<std::pair<std::string, std::string>>& id_why) {
-  std::vector<IdsWithWhy> out;
-  for (const auto& [id, why] : id_why) {
-    auto g = std::find_if(out.begin(), out.end(),
-                          [&w = why](const IdsWithWhy& x) { return x.why == w; });
-    if (g == out.end()) {
-      out.push_back({why, {id}});
-    } else {
-      g->ids.push_back(id);
-    }
-  }
-  return out;
-}
-
 bool KeepsInterleavedWindowKv(Engine engine, std::string_view version) {
   if (engine == Engine::kTgi || engine == Engine::kTrtLlm || engine == Engine::kSglang)
     return false;

@@ -8,6 +8,7 @@
 #include <cmath>
 #include <fmt/format.h>
 
+#include "base/strings.h"
 #include "estimate/hardware.h"
 #include "estimate/roofline.h"
 #include "gpuplan/perf.h"
@@ -163,6 +164,13 @@ std::optional<FlopPerSec> TrainGemmPeak(const Accelerator& acc, Precision p, boo
   // float8 need compute capability 8.9; MI300, Gaudi 2): a device without them has no FP8 recipe.
   if (p == Precision::kFp8) return acc.fp8;
   return acc.PeakFor(p == Precision::kFp32 ? Precision::kTf32 : p);
+}
+
+std::string BitsandbytesUnsupported(const Accelerator& acc) {
+  const std::string arch = internal::ToLower(acc.arch);
+  if (arch.rfind("neuroncore", 0) == 0) return "bitsandbytes has no AWS Neuron backend";
+  if (arch.rfind("tpu", 0) == 0) return "bitsandbytes has no TPU backend";
+  return "";
 }
 
 StepTime EstimateTrainStep(const ModelSpec& m, const Parallelism& par,

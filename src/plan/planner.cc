@@ -189,7 +189,9 @@ Result<TrainPlanResult> PlanTrainingImpl(const TrainJobSpec& job, const Catalog&
   int dropped_host_offload = 0;
   int skipped_fixed = 0, rounded_batch = 0;
   std::vector<std::string> no_precision;  // accelerators without the job's precision
-  LayoutSearchStats why;                  // summed over shapes: why layouts were rejected
+  // Accelerators bitsandbytes (a QLoRA job's NF4 base) has no backend for, with why.
+  std::vector<std::pair<std::string, std::string>> no_bnb;
+  LayoutSearchStats why;  // summed over shapes: why layouts were rejected
   // Visit shapes cheapest-bound first so the bound prunes well.
   struct Visit {
     double bound;
@@ -206,6 +208,14 @@ Result<TrainPlanResult> PlanTrainingImpl(const TrainJobSpec& job, const Catalog&
     if (!peak) {
       if (no_precision.empty() || no_precision.back() != acc->id) no_precision.push_back(acc->id);
       continue;
+    }
+    if (job.method == TrainMethod::kQlora) {
+      if (std::string no = BitsandbytesUnsupported(*acc); !no.empty()) {
+        if (std::none_of(no_bnb.begin(), no_bnb.end(),
+                         [&](const auto& x) { return x.first == acc->id; }))
+          no_bnb.emplace_back(acc->id, std::move(no));
+        continue;
+      }
     }
     double min_price = 1e300;
     for (const auto* i : insts) {
@@ -433,6 +443,10 @@ Result<TrainPlanResult> PlanTrainingImpl(const TrainJobSpec& job, const Catalog&
                           "--precision fp16 there",
                           fmt::join(no_precision, ", "), no_precision.size() == 1 ? "has" : "have",
                           PrecisionName(job.precision)));
+  }
+  for (const auto& g : GroupByWhy(no_bnb)) {
+    out.notes.push_back(fmt::format("{}: QLoRA not planned ({}); use --method lora there",
+                                    fmt::join(g.ids, ", "), g.why));
   }
   if (skipped_fixed)
     out.notes.push_back(

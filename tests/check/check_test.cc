@@ -108,6 +108,11 @@ const char* kFp8TrainOnHopper = R"(
 hardware: {accelerator: H100-SXM5-80GB, gpus_per_node: 8, intra_link: nvswitch, storage: nvme, storage_gbps: 20}
 train: {model: llama-2-7b, precision: fp8, micro_batch: 1, seq_len: 4096, global_batch: 64, zero: 3}
 )";
+// QLoRA on Trainium: bitsandbytes has no Neuron backend.
+const char* kQloraOnTrainium = R"(
+hardware: {instance: trn1.32xlarge, region: us-east-1, storage: nvme, storage_gbps: 20}
+train: {model: llama-2-7b, method: qlora, micro_batch: 1, seq_len: 4096, global_batch: 16}
+)";
 const char* kServeOverloaded = R"(
 hardware: {instance: g5.xlarge, region: us-east-1}
 serve: {model: llama-2-7b, qps: 5000, input_len: 512, output_len: 128, load: steady}
@@ -207,6 +212,9 @@ std::vector<RuleCase> Cases() {
       {"fp8_train_ampere", kFp8TrainOnAmpere, "train-precision", true, E,
        "FP8 training needs compute capability 8.9"},
       {"fp8_train_hopper", kFp8TrainOnHopper, "train-precision", false, W, "Hopper has FP8"},
+      {"qlora_trainium", kQloraOnTrainium, "train-qlora-backend", true, E,
+       "bitsandbytes has no AWS Neuron backend"},
+      {"qlora_h100", kFp8TrainOnHopper, "train-qlora-backend", false, W, "not QLoRA"},
   };
 }
 

@@ -672,5 +672,38 @@ TEST(Nvfp4Planning, MegatronCoreOnBlackwellOnly) {
   EXPECT_TRUE(said);
 }
 
+// FP8 training needs FP8 tensor cores (Transformer Engine, torchao float8: compute capability
+// 8.9): A100s get no plan and a note saying why; QLoRA's bitsandbytes has no AWS Neuron backend,
+// so Trainium gets no QLoRA plan and a note.
+TEST(Planner, NoFp8TrainingWithoutFp8TensorCoresNoQloraOnNeuron) {
+  auto notes_of = [](const TrainPlanResult& r) {
+    std::string all;
+    for (const auto& n : r.notes) all += n + "\n";
+    return all;
+  };
+  TrainJobSpec fp8 = JobFor("llama-2-7b", 1e9, 4096);
+  fp8.precision = Precision::kFp8;
+  fp8.gpus = {"A100-SXM4-80GB"};
+  auto a100 = PlanTraining(fp8, Cat(), DefaultCalibration());
+  ASSERT_TRUE(a100) << a100.error().ToString();
+  EXPECT_TRUE(a100->plans.empty());
+  EXPECT_NE(notes_of(*a100).find("no FP8 tensor cores"), std::string::npos) << notes_of(*a100);
+  fp8.gpus = {"H100-SXM5-80GB"};
+  auto h100 = PlanTraining(fp8, Cat(), DefaultCalibration());
+  ASSERT_TRUE(h100) << h100.error().ToString();
+  EXPECT_FALSE(h100->plans.empty());
+  TrainJobSpec qlora = JobFor("llama-2-7b", 1e8, 4096, TrainMethod::kQlora);
+  qlora.gpus = {"Trainium1"};
+  auto trn = PlanTraining(qlora, Cat(), DefaultCalibration());
+  ASSERT_TRUE(trn) << trn.error().ToString();
+  EXPECT_TRUE(trn->plans.empty());
+  EXPECT_NE(notes_of(*trn).find("bitsandbytes has no AWS Neuron backend"), std::string::npos)
+      << notes_of(*trn);
+  qlora.method = TrainMethod::kLora;
+  auto lora = PlanTraining(qlora, Cat(), DefaultCalibration());
+  ASSERT_TRUE(lora) << lora.error().ToString();
+  EXPECT_FALSE(lora->plans.empty());
+}
+
 }  // namespace
 }  // namespace gpuplan
