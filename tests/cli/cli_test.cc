@@ -36,6 +36,7 @@ constexpr int kExitBadInput = 2;
 using gpuplan::test::Has;
 using gpuplan::test::RunCli;
 using gpuplan::test::RunResult;
+using gpuplan::test::ServeCaseJsonl;
 using gpuplan::test::Slurp;
 using gpuplan::test::TempDir;
 
@@ -384,18 +385,10 @@ TEST(CliGood, GpusJson) {
 // `validate --cv source` lists each case's in-sample and held-out error: two sources that
 // measured the same setup 10x apart each come out further off when their own case is held out.
 TEST(CliGood, CrossValidationListsEachCase) {
-  auto serve = [](const std::string& id, const std::string& source, double measured) {
-    return "{\"id\":\"" + id +
-           "\",\"kind\":\"infer_throughput\",\"model\":{\"preset\":\"Llama-2-7B\"},"
-           "\"hardware\":{\"gpu\":\"A100-SXM4-80GB\",\"gpus\":1},"
-           "\"workload\":{\"infer\":{\"precision\":\"fp16\",\"tp\":1,\"input_len\":128,"
-           "\"output_len\":128,\"scenario\":\"offline\",\"engine\":\"trt-llm\"}},"
-           "\"metric\":\"output_tokens_per_s\",\"measured\":" +
-           std::to_string(measured) + ",\"source\":\"" + source + "\"}\n";
-  };
   TempDir dir;
-  const std::string f = dir.Write("cases.jsonl", serve("a1", "github.com/org/alpha x", 20000) +
-                                                     serve("b1", "github.com/org/beta x", 2000));
+  const std::string f =
+      dir.Write("cases.jsonl", ServeCaseJsonl("a1", "github.com/org/alpha x", 20000) +
+                                   ServeCaseJsonl("b1", "github.com/org/beta x", 2000));
   RunResult r = RunCli({"--json", "validate", "--cv", "source", f});
   ASSERT_EQ(r.exit_code, kExitOk) << r.Describe();
   nlohmann::json j = nlohmann::json::parse(r.out, nullptr, false);

@@ -28,6 +28,20 @@ inline bool Has(std::string_view s, std::string_view part) {
   return s.find(part) != std::string_view::npos;
 }
 
+// One infer_throughput case line (SCHEMA.md) for Llama-2-7B on one A100 80 GB under TensorRT-LLM,
+// 128 in / 128 out tokens offline, attributed to `source`: cross-validation tests give two
+// sources measurements of the same setup.
+inline std::string ServeCaseJsonl(const std::string& id, const std::string& source,
+                                  double measured) {
+  return "{\"id\":\"" + id +
+         "\",\"kind\":\"infer_throughput\",\"model\":{\"preset\":\"Llama-2-7B\"},"
+         "\"hardware\":{\"gpu\":\"A100-SXM4-80GB\",\"gpus\":1},"
+         "\"workload\":{\"infer\":{\"precision\":\"fp16\",\"tp\":1,\"input_len\":128,"
+         "\"output_len\":128,\"scenario\":\"offline\",\"engine\":\"trt-llm\"}},"
+         "\"metric\":\"output_tokens_per_s\",\"measured\":" +
+         std::to_string(measured) + ",\"source\":\"" + source + "\"}\n";
+}
+
 inline std::string Slurp(const std::filesystem::path& p) {
   std::ifstream in(p, std::ios::binary);
   std::stringstream ss;

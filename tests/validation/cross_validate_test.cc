@@ -17,24 +17,14 @@ namespace fs = std::filesystem;
 // Two sources of the same dense decoder served on the same GPU: the single-source fold must
 // refit without the other source's case, so a case whose only sibling is in its own source
 // is predicted with the shipped constants' neighbourhood, not with its own measurement.
-std::string ServeCase(const std::string& id, const std::string& source, double measured) {
-  return "{\"id\":\"" + id +
-         "\",\"kind\":\"infer_throughput\",\"model\":{\"preset\":\"Llama-2-7B\"},"
-         "\"hardware\":{\"gpu\":\"A100-SXM4-80GB\",\"gpus\":1},"
-         "\"workload\":{\"infer\":{\"precision\":\"fp16\",\"tp\":1,\"input_len\":128,"
-         "\"output_len\":128,\"scenario\":\"offline\",\"engine\":\"trt-llm\"}},"
-         "\"metric\":\"output_tokens_per_s\",\"measured\":" +
-         std::to_string(measured) + ",\"source\":\"" + source + "\"}\n";
-}
-
 TEST(CrossValidation, FoldsDoNotSeeTheirOwnSource) {
   auto cat = LoadBuiltinCatalog();
   ASSERT_TRUE(cat.ok()) << cat.error().ToString();
   // Source A measured 3x what source B measured for the same setup. Fitted on both, the
   // constants land between; held out, A is predicted from B alone (too low) and B from A alone
   // (too high): the held-out errors must be worse than the refit ones on both sides.
-  std::string text = ServeCase("a1", "github.com/org/alpha file.md", 20000) +
-                     ServeCase("b1", "github.com/org/beta file.md", 2000);
+  std::string text = test::ServeCaseJsonl("a1", "github.com/org/alpha file.md", 20000) +
+                     test::ServeCaseJsonl("b1", "github.com/org/beta file.md", 2000);
   auto cv = CrossValidateBySource({{"synthetic.jsonl", text}}, *cat);
   ASSERT_TRUE(cv.ok()) << cv.error().ToString();
   ASSERT_EQ(cv->sources.size(), 2u);
@@ -74,7 +64,7 @@ TEST(CrossValidation, SourceKeys) {
   auto cat = LoadBuiltinCatalog();
   ASSERT_TRUE(cat.ok());
   auto one = [&](const std::string& source) {
-    std::string c = ServeCase("x", source, 1000);
+    std::string c = test::ServeCaseJsonl("x", source, 1000);
     auto r = RunValidation(c, "k.jsonl", *cat);
     EXPECT_TRUE(r.ok());
     return r.ok() && !r->cases.empty() ? r->cases[0].source : std::string("?");
