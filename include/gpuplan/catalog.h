@@ -53,6 +53,8 @@ struct Accelerator {
   // An inference-only device: AWS Inferentia (the Neuron SDK trains on Trainium; Inf2 instances
   // are sold for inference). Training plans, fits and checks skip it.
   bool InferenceOnly() const;
+  // An AWS Neuron device (Inferentia, Trainium): it runs the Neuron SDK, not CUDA or ROCm.
+  bool AwsNeuron() const;
 };
 
 // (accelerator id, why) pairs grouped by why, in first-seen order: one note per reason when a

@@ -69,6 +69,11 @@ struct LayoutConstraints {
 // Applies the framework's capabilities: search constraints and calibration overrides.
 void ApplyFramework(TrainFramework f, Calibration& cal, LayoutConstraints& fixed);
 
+// Applies what the accelerator's training stack runs, and says it ("" = nothing to apply): on
+// AWS Trainium, NeuronX Distributed Training (tensor, pipeline and sequence parallelism with
+// ZeRO-1; no ZeRO-2/3, FSDP or CPU offload). docs/model.md 9.2.
+std::string ApplyAcceleratorLimits(const Accelerator& acc, LayoutConstraints& fixed);
+
 // Applies what a run-to-target benchmark's reference implementation does differently from its
 // framework (data/benchmarks.csv ref_dp_overlap: MLPerf BERT and Stable Diffusion reduce their
 // gradients after the backward, with their own data parallelism: ZeRO <= 1). For runs of that

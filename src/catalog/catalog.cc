@@ -26,6 +26,8 @@ using internal::ToLower;
 
 bool Accelerator::InferenceOnly() const { return id.rfind("Inferentia", 0) == 0; }
 
+bool Accelerator::AwsNeuron() const { return vendor == "AWS" && arch.rfind("NeuronCore", 0) == 0; }
+
 std::optional<FlopPerSec> Accelerator::PeakFor(Precision p) const {
   // Lower precisions fall back to the next wider tensor path the device has.
   switch (p) {

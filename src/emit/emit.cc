@@ -94,6 +94,26 @@ Result<std::vector<EmittedFile>> Emit(std::string_view plan_json, std::string_vi
                      "give the real peak with --peak-qps, or re-plan for the higher load");
   }
   const std::string t(target);
+  if (const Accelerator* acc = catalog.FindAccelerator(p.accelerator);
+      t != "monitoring" && acc && acc->vendor != "NVIDIA") {
+    // The files gpuplan writes are CUDA ones: the vllm/vllm-openai image and nvidia.com/gpu
+    // resources for serving, NVIDIA's Megatron-LM, DeepSpeed and Trainer launches for training.
+    // AWS Neuron (NxD Training and Inference), ROCm (rocm/vllm images, amd.com/gpu) and Gaudi
+    // (habana.ai/gaudi) each need their own.
+    const std::string stack =
+        acc->AwsNeuron()
+            ? (p.kind == Kind::kTrain ? "the AWS Neuron SDK (NeuronX Distributed Training)"
+                                      : "vLLM on AWS Neuron (NxD Inference: its own image, "
+                                        "aws.amazon.com/neuron resources, a compile step)")
+        : acc->vendor == "AMD" ? "ROCm (rocm/vllm or ROCm Megatron-LM images, amd.com/gpu "
+                                 "resources)"
+                               : acc->vendor + "'s own software stack";
+    return MakeError(ErrorCode::kUnsupported, p.path + ".accelerator",
+                     "not yet: " + p.accelerator + " runs " + stack +
+                         ", and gpuplan writes CUDA deployments and launches",
+                     "deploy the plan with the vendor's containers yourself, or pick an NVIDIA "
+                     "plan with --rank");
+  }
   if (p.kind == Kind::kTrain && t != "monitoring" && emit::UsesFsdp(p) && (p.tp > 1 || p.cp > 1)) {
     // The planner's FSDP layouts may add tensor or context parallelism (FSDP2 + TP, as
     // torchtitan runs it); the Trainer launch gpuplan writes has neither.

@@ -957,7 +957,7 @@ std::string VllmWeightFormatUnsupported(const Accelerator& acc, Precision weight
           name);
     return "";
   }
-  if (arch.rfind("neuroncore", 0) == 0) {
+  if (acc.AwsNeuron()) {
     if (f == WeightFormat::kInt8 || f == WeightFormat::kFp8) return "";
     return fmt::format("vLLM on AWS Neuron runs int8 and FP8 weights only, not {}", name);
   }
@@ -979,8 +979,7 @@ std::string EngineCannotServe(Engine engine, const Accelerator& acc, Precision w
     case Engine::kVllm:
       return VllmWeightFormatUnsupported(acc, weights, quant);
     case Engine::kSglang:
-      if (internal::ToLower(acc.arch).rfind("neuroncore", 0) == 0)
-        return "SGLang has no AWS Neuron backend";
+      if (acc.AwsNeuron()) return "SGLang has no AWS Neuron backend";
       return cc > 0 ? VllmWeightFormatUnsupported(acc, weights, quant) : "";
     case Engine::kTrtLlm:
       if (cc < 80)

@@ -167,9 +167,8 @@ std::optional<FlopPerSec> TrainGemmPeak(const Accelerator& acc, Precision p, boo
 }
 
 std::string BitsandbytesUnsupported(const Accelerator& acc) {
-  const std::string arch = internal::ToLower(acc.arch);
-  if (arch.rfind("neuroncore", 0) == 0) return "bitsandbytes has no AWS Neuron backend";
-  if (arch.rfind("tpu", 0) == 0) return "bitsandbytes has no TPU backend";
+  if (acc.AwsNeuron()) return "bitsandbytes has no AWS Neuron backend";
+  if (internal::ToLower(acc.arch).rfind("tpu", 0) == 0) return "bitsandbytes has no TPU backend";
   return "";
 }
 

@@ -666,6 +666,15 @@ void ApplyBenchmarkImplementation(const TrainBenchmark& b, Calibration& cal,
   fixed.max_zero_stage = std::min(fixed.max_zero_stage, 1);
 }
 
+std::string ApplyAcceleratorLimits(const Accelerator& acc, LayoutConstraints& fixed) {
+  if (!acc.AwsNeuron()) return "";
+  fixed.max_zero_stage = std::min(fixed.max_zero_stage, 1);
+  fixed.optimizer_offload = false;
+  fixed.param_offload = false;
+  return "Trainium trains with NeuronX Distributed Training (tensor, pipeline and sequence "
+         "parallelism with ZeRO-1): its layouts have no ZeRO-2/3, FSDP or CPU offload";
+}
+
 void ApplyFramework(TrainFramework f, Calibration& cal, LayoutConstraints& fixed) {
   auto set = [&cal](std::string_view key, double value) {
     SetEntry(cal, key, value, "framework capability");

@@ -191,6 +191,8 @@ Result<TrainPlanResult> PlanTrainingImpl(const TrainJobSpec& job, const Catalog&
   std::vector<std::string> no_precision;  // accelerators without the job's precision
   // Accelerators bitsandbytes (a QLoRA job's NF4 base) has no backend for, with why.
   std::vector<std::pair<std::string, std::string>> no_bnb;
+  // What accelerators' own training stacks allow (ApplyAcceleratorLimits), said once each.
+  std::vector<std::string> stack_limits;
   LayoutSearchStats why;  // summed over shapes: why layouts were rejected
   // Visit shapes cheapest-bound first so the bound prunes well.
   struct Visit {
@@ -287,6 +289,10 @@ Result<TrainPlanResult> PlanTrainingImpl(const TrainJobSpec& job, const Catalog&
       ram_per_gpu = std::max(ram_per_gpu, inst->ram.value() / std::max(1, inst->accelerator_count));
     }
     if (ram_known && ram_per_gpu > 0) shape_fixed.host_ram_per_gpu_bytes = ram_per_gpu;
+    if (std::string limits = ApplyAcceleratorLimits(acc, shape_fixed); !limits.empty()) {
+      if (std::find(stack_limits.begin(), stack_limits.end(), limits) == stack_limits.end())
+        stack_limits.push_back(std::move(limits));
+    }
     auto choice =
         BestTrainLayout(job.model, shape_base, tj, hw, fw_cal, job.headroom, shape_fixed, &stats);
     if (!choice && stats.batch_unrunnable > 0 && stats.fits == 0) {
@@ -444,6 +450,7 @@ Result<TrainPlanResult> PlanTrainingImpl(const TrainJobSpec& job, const Catalog&
                           fmt::join(no_precision, ", "), no_precision.size() == 1 ? "has" : "have",
                           PrecisionName(job.precision)));
   }
+  for (const auto& l : stack_limits) out.notes.push_back(l);
   for (const auto& g : GroupByWhy(no_bnb)) {
     out.notes.push_back(fmt::format("{}: QLoRA not planned ({}); use --method lora there",
                                     fmt::join(g.ids, ", "), g.why));

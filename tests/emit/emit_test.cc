@@ -790,6 +790,31 @@ TEST(Emit, TorchtuneAndTorchtitanLayoutsAreNotYetLaunched) {
   }
 }
 
+// gpuplan's deployment files are CUDA ones (vllm/vllm-openai and nvidia.com/gpu; NVIDIA's
+// Megatron-LM, DeepSpeed and Trainer launches): a plan on AMD, AWS Neuron or Gaudi is "not yet",
+// naming the accelerator, for every target but monitoring.
+TEST(Emit, NonNvidiaPlansAreNotYetDeployed) {
+  json serve = json::parse(PlanText(Scenarios()[0]));
+  json train = json::parse(PlanText(Scenarios()[4]));
+  const json nvidia = serve["plans"][0]["accelerator"];
+  for (json* doc : {&serve, &train}) {
+    for (const char* acc : {"MI300X", "Inferentia2", "Trainium1", "Gaudi2"}) {
+      (*doc)["plans"][0]["accelerator"] = acc;
+      for (const char* target : {"k8s", "skypilot", "slurm"}) {
+        auto r = gpuplan::Emit(doc->dump(), target, {}, Cat());
+        ASSERT_FALSE(r) << acc << " " << target;
+        EXPECT_EQ(r.error().code, gpuplan::ErrorCode::kUnsupported) << acc << " " << target;
+        EXPECT_EQ(r.error().field, "plans[0].accelerator") << acc << " " << target;
+        EXPECT_TRUE(Has(r.error().message, acc)) << r.error().message;
+        EXPECT_TRUE(Has(r.error().message, "not yet")) << r.error().message;
+      }
+    }
+  }
+  serve["plans"][0]["accelerator"] = nvidia;
+  auto ok = gpuplan::Emit(serve.dump(), "k8s", {}, Cat());
+  EXPECT_TRUE(ok) << ok.error().ToString();
+}
+
 // Interleaving that does not divide the layers evenly (DeepSeek-V3's 61 layers over 16 virtual
 // stages; here Llama-2-70B's 80 over 4 x 7 = 28) launches with Megatron-Core's pipeline layout:
 // every layer placed once, the embedding first and the loss last, no chunk above
