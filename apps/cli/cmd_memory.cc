@@ -61,6 +61,15 @@ std::pair<std::optional<double>, std::string> CheapestWhere(const std::vector<Of
   return {cheapest, "-"};
 }
 
+// Accelerators an analysis left out because the job cannot run there, one line per reason.
+std::string NotListed(const std::vector<std::pair<std::string, std::string>>& id_why) {
+  std::string text;
+  for (const auto& g : GroupByWhy(id_why)) {
+    text += fmt::format("  not listed: {} ({})\n", fmt::join(g.ids, ", "), g.why);
+  }
+  return text;
+}
+
 std::string TrainText(const MemoryAnalysis& an, const TrainMemoryAnalysis& t,
                       const MemoryRequest& a) {
   const ModelSpec& m = an.model;
@@ -128,6 +137,7 @@ std::string TrainText(const MemoryAnalysis& an, const TrainMemoryAnalysis& t,
   text += t.fits.empty() ? "  none: the job does not fit; try --recompute full, --zero 3, more "
                            "--gpus, or LoRA/QLoRA\n"
                          : tb.Render("  ");
+  text += NotListed(t.no_kernels);
   if (!t.fits.empty()) {
     const auto& f = t.fits.front();
     text += fmt::format("\n  Cheapest per cloud for {} x {}:\n", f.gpus, f.acc->id);
@@ -222,11 +232,7 @@ std::string InferText(const MemoryAnalysis& an, const InferMemoryAnalysis& s,
   text +=
       fmt::format("\n  Accelerators that hold weights + {} x {} tokens of KV, cheapest first:\n",
                   o->concurrency, o->context);
-  // Left out for want of kernels for the weight format, one line per reason.
-  std::string left_out;
-  for (const auto& g : GroupByWhy(s.no_kernels)) {
-    left_out += fmt::format("  not listed: {} ({})\n", fmt::join(g.ids, ", "), g.why);
-  }
+  const std::string left_out = NotListed(s.no_kernels);
   if (s.fits.empty()) {
     // Suggest only the knobs the user has not already turned.
     std::vector<std::string> knobs;

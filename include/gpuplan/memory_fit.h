@@ -76,6 +76,8 @@ struct TrainMemoryAnalysis {
   MemoryBreakdown memory;       // at `reference`
   double headroom = 0.8;        // the request's
   std::vector<MemoryFit> fits;  // cheapest setup first, then accelerator id
+  // Accelerators left out because the job cannot run there, with why (TrainingUnsupported).
+  std::vector<std::pair<std::string, std::string>> no_kernels;
 };
 
 struct InferMemoryAnalysis {

@@ -159,6 +159,19 @@ std::optional<FlopPerSec> TrainGemmPeak(const Accelerator& acc, Precision p, boo
 // ROCm, Intel XPU and Gaudi (HPU) backends, none for AWS Neuron or TPU. docs/model.md 9.2.
 std::string BitsandbytesUnsupported(const Accelerator& acc);
 
+// Why a training job cannot run on an accelerator, and what runs instead.
+struct CannotTrain {
+  bool precision = true;  // no tensor path for the precision; false: no bitsandbytes (QLoRA)
+  std::string why;        // "no FP8 tensor cores: FP8 training ... needs compute capability 8.9"
+  std::string instead;    // "train in bf16"
+};
+// The reason a training job cannot run on `acc`, or nullopt when it can: no tensor path for its
+// precision (TrainGemmPeak: bf16 on Volta/Turing, FP8 without FP8 tensor cores, NVFP4 before
+// Blackwell) or, for QLoRA, no bitsandbytes backend. The training planner, `memory --train` and
+// `check` all ask this. docs/model.md 9.2.
+std::optional<CannotTrain> TrainingUnsupported(const Accelerator& acc, Precision precision,
+                                               bool fp4_gemms, TrainMethod method);
+
 // A lower bound on EstimateTrainStep(...).total for every micro-batch, recompute, ZeRO stage,
 // offload and interleaving choice of the layout `par` (tp, pp, dp, cp, ep) at `global_batch`:
 // GEMM work at the asymptotic GEMM efficiency, the byte part of TP and EP traffic, no

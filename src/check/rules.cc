@@ -69,29 +69,13 @@ class Rules {
   void Training(const SetupTraining& t) {
     auto shape_r = ShapeTraining(t, r_.gpus() * s_.nodes);
     if (!shape_r) return;  // ValidateSetup reports it
-    // The GPU has no tensor path for the training precision: no layout runs it.
-    if (!TrainGemmPeak(*r_.acc, t.precision, t.fp4_gemms)) {
-      const bool fp8 = t.precision == Precision::kFp8 && !t.fp4_gemms;
-      Add(Severity::kError, "train-precision",
-          t.fp4_gemms ? fmt::format("{} has no FP4 tensor cores: NVFP4 training needs Blackwell",
-                                    r_.acc->id)
-          : fp8       ? fmt::format("{} has no FP8 tensor cores: FP8 training (Transformer Engine, "
-                                          "torchao float8) needs compute capability 8.9 (Ada, Hopper, "
-                                          "Blackwell), MI300 or Gaudi 2",
-                                    r_.acc->id)
-                      : fmt::format("{} has no {} path (Volta and Turing have no bf16)", r_.acc->id,
-                                    PrecisionName(t.precision)),
-          t.fp4_gemms || fp8 ? "train in bf16 on this GPU, or rent one with the tensor cores"
-                             : "train in fp16 (with loss scaling) on this GPU");
+    // The GPU has no tensor path for the training precision, or no bitsandbytes for QLoRA: no
+    // layout runs it (TrainingUnsupported, as the planner skips it).
+    if (const auto no = TrainingUnsupported(*r_.acc, t.precision, t.fp4_gemms, t.method)) {
+      Add(Severity::kError, no->precision ? "train-precision" : "train-qlora-backend",
+          fmt::format("{} cannot train this job: {}", r_.acc->id, no->why),
+          no->instead + " on this accelerator, or rent one that runs the job as written");
       return;
-    }
-    if (t.method == TrainMethod::kQlora) {
-      if (const std::string no = BitsandbytesUnsupported(*r_.acc); !no.empty()) {
-        Add(Severity::kError, "train-qlora-backend",
-            fmt::format("QLoRA's NF4 base needs bitsandbytes on {}: {}", r_.acc->id, no),
-            "fine-tune with LoRA on a 16-bit base there, or rent GPUs for QLoRA");
-        return;
-      }
     }
     const TrainShape sh = *shape_r;
     const HardwareView hw = Hw(r_.inst);

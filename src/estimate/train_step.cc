@@ -172,6 +172,33 @@ std::string BitsandbytesUnsupported(const Accelerator& acc) {
   return "";
 }
 
+std::optional<CannotTrain> TrainingUnsupported(const Accelerator& acc, Precision precision,
+                                               bool fp4_gemms, TrainMethod method) {
+  if (!TrainGemmPeak(acc, precision, fp4_gemms)) {
+    if (fp4_gemms)
+      return CannotTrain{true,
+                         "no FP4 tensor cores: NVFP4 training needs Blackwell (B200, GB200, "
+                         "B300, GB300)",
+                         "train in fp8"};
+    if (precision == Precision::kFp8)
+      return CannotTrain{true,
+                         "no FP8 tensor cores: FP8 training (Transformer Engine, torchao "
+                         "float8) needs compute capability 8.9 (Ada, Hopper, Blackwell), MI300 "
+                         "or Gaudi 2",
+                         "train in bf16"};
+    return CannotTrain{true,
+                       fmt::format("no {} path: Volta and Turing have no bf16 tensor cores",
+                                   PrecisionName(precision)),
+                       "train in fp16"};
+  }
+  if (method == TrainMethod::kQlora) {
+    if (std::string no = BitsandbytesUnsupported(acc); !no.empty())
+      return CannotTrain{false, "QLoRA's NF4 base needs bitsandbytes, and " + no,
+                         "fine-tune with LoRA"};
+  }
+  return std::nullopt;
+}
+
 StepTime EstimateTrainStep(const ModelSpec& m, const Parallelism& par,
                            const TrainMemoryOptions& opt, int global_batch, const HardwareView& hw,
                            const Calibration& cal, Trace* trace, const StepConstants* kp) {

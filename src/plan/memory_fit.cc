@@ -329,6 +329,10 @@ Result<TrainMemoryAnalysis> AnalyzeTraining(const Catalog& cat, const ModelSpec&
   for (const auto& acc : cat.accelerators) {
     if (pinned && &acc != pinned) continue;
     if (acc.InferenceOnly()) continue;
+    if (auto no = TrainingUnsupported(acc, o->precision, o->fp4_gemms, o->method)) {
+      s.no_kernels.emplace_back(acc.id, no->why + "; " + no->instead + " there");
+      continue;
+    }
     auto f = FitTraining(m, *o, a, acc);
     if (a.recompute.empty() && o->recompute == Recompute::kNone) {
       // Recompute was not stated: full recompute is what a user turns on before renting more

@@ -188,9 +188,8 @@ Result<TrainPlanResult> PlanTrainingImpl(const TrainJobSpec& job, const Catalog&
   int dropped_memory = 0, dropped_deadline = 0, dropped_budget = 0, skipped_bound = 0;
   int dropped_host_offload = 0;
   int skipped_fixed = 0, rounded_batch = 0;
-  std::vector<std::string> no_precision;  // accelerators without the job's precision
-  // Accelerators bitsandbytes (a QLoRA job's NF4 base) has no backend for, with why.
-  std::vector<std::pair<std::string, std::string>> no_bnb;
+  // Accelerators the job cannot run on (TrainingUnsupported), with why.
+  std::vector<std::pair<std::string, std::string>> cannot_run;
   // What accelerators' own training stacks allow (ApplyAcceleratorLimits), said once each.
   std::vector<std::string> stack_limits;
   LayoutSearchStats why;  // summed over shapes: why layouts were rejected
@@ -206,19 +205,13 @@ Result<TrainPlanResult> PlanTrainingImpl(const TrainJobSpec& job, const Catalog&
     const Accelerator* acc = catalog.FindAccelerator(k.acc);
     if (!acc || acc->InferenceOnly()) continue;
     // The step model runs fp32 jobs on the TF32 tensor path: bound with the same peak.
-    auto peak = TrainGemmPeak(*acc, job.precision, job.fp4_gemms);
-    if (!peak) {
-      if (no_precision.empty() || no_precision.back() != acc->id) no_precision.push_back(acc->id);
+    if (auto no = TrainingUnsupported(*acc, job.precision, job.fp4_gemms, job.method)) {
+      if (std::none_of(cannot_run.begin(), cannot_run.end(),
+                       [&](const auto& x) { return x.first == acc->id; }))
+        cannot_run.emplace_back(acc->id, no->why + "; " + no->instead + " there");
       continue;
     }
-    if (job.method == TrainMethod::kQlora) {
-      if (std::string no = BitsandbytesUnsupported(*acc); !no.empty()) {
-        if (std::none_of(no_bnb.begin(), no_bnb.end(),
-                         [&](const auto& x) { return x.first == acc->id; }))
-          no_bnb.emplace_back(acc->id, std::move(no));
-        continue;
-      }
-    }
+    auto peak = TrainGemmPeak(*acc, job.precision, job.fp4_gemms);
     double min_price = 1e300;
     for (const auto* i : insts) {
       if (i->price_on_demand)
@@ -434,27 +427,10 @@ Result<TrainPlanResult> PlanTrainingImpl(const TrainJobSpec& job, const Catalog&
               : ""));
     }
   }
-  if (!no_precision.empty()) {
-    out.notes.push_back(
-        job.fp4_gemms
-            ? fmt::format("{} {} no FP4 tensor cores (NVFP4 training needs Blackwell: B200, "
-                          "GB200, B300, GB300): not planned; use --precision fp8 there",
-                          fmt::join(no_precision, ", "), no_precision.size() == 1 ? "has" : "have")
-        : job.precision == Precision::kFp8
-            ? fmt::format("{} {} no FP8 tensor cores (FP8 training needs Ada, Hopper, Blackwell, "
-                          "MI300 or Gaudi 2: Transformer Engine and torchao float8 need compute "
-                          "capability 8.9): not planned; use --precision bf16 there",
-                          fmt::join(no_precision, ", "), no_precision.size() == 1 ? "has" : "have")
-            : fmt::format("{} {} no {} path (Volta/Turing have no bf16): not planned; use "
-                          "--precision fp16 there",
-                          fmt::join(no_precision, ", "), no_precision.size() == 1 ? "has" : "have",
-                          PrecisionName(job.precision)));
+  for (const auto& g : GroupByWhy(cannot_run)) {
+    out.notes.push_back(fmt::format("{}: not planned ({})", fmt::join(g.ids, ", "), g.why));
   }
   for (const auto& l : stack_limits) out.notes.push_back(l);
-  for (const auto& g : GroupByWhy(no_bnb)) {
-    out.notes.push_back(fmt::format("{}: QLoRA not planned ({}); use --method lora there",
-                                    fmt::join(g.ids, ", "), g.why));
-  }
   if (skipped_fixed)
     out.notes.push_back(
         fmt::format("{} instance shapes skipped: their GPUs per node do not divide the fixed "

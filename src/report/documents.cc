@@ -31,6 +31,13 @@ json ModelJson(const MemoryAnalysis& a) {
   return {{"name", a.model.name}, {"params", a.params.total}, {"active_params", a.params.active}};
 }
 
+// Accelerators an analysis left out because the job cannot run there, with why.
+json NoKernelsJson(const std::vector<std::pair<std::string, std::string>>& id_why) {
+  json a = json::array();
+  for (const auto& [id, why] : id_why) a.push_back({{"accelerator", id}, {"why", why}});
+  return a;
+}
+
 json TrainSectionJson(const MemoryAnalysis& a, const TrainMemoryAnalysis& t) {
   json j;
   const auto& o = t.options;
@@ -73,6 +80,7 @@ json TrainSectionJson(const MemoryAnalysis& a, const TrainMemoryAnalysis& t) {
     }
     j["fits"].push_back(fj);
   }
+  j["no_kernels"] = NoKernelsJson(t.no_kernels);
   return j;
 }
 
@@ -109,10 +117,7 @@ json InferSectionJson(const MemoryAnalysis& a, const InferMemoryAnalysis& s) {
     }
     j["fits"].push_back(fj);
   }
-  j["no_kernels"] = json::array();
-  for (const auto& [id, why] : s.no_kernels) {
-    j["no_kernels"].push_back({{"accelerator", id}, {"why", why}});
-  }
+  j["no_kernels"] = NoKernelsJson(s.no_kernels);
   return j;
 }
 

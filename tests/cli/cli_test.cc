@@ -432,6 +432,29 @@ TEST(CliGood, MemoryInferLeavesOutGpusWithoutKernelsForTheFormat) {
   EXPECT_TRUE(Has(t.out, "not listed: V100-SXM2-16GB, V100-SXM2-32GB")) << t.out;
 }
 
+// `memory --train` lists no accelerator the job cannot run on, with why: FP8 training on A100s
+// (no FP8 tensor cores), as the training planner skips them.
+TEST(CliGood, MemoryTrainLeavesOutGpusThatCannotRunTheJob) {
+  RunResult r =
+      RunCli({"--json", "memory", "--model", "llama-2-7b", "--train", "--precision", "fp8"});
+  ASSERT_EQ(r.exit_code, kExitOk) << r.Describe();
+  nlohmann::json j = nlohmann::json::parse(r.out, nullptr, false);
+  ASSERT_FALSE(j.is_discarded()) << r.Describe();
+  bool h100 = false;
+  for (const auto& f : j["train"]["fits"]) {
+    EXPECT_EQ(f["accelerator"].get<std::string>().find("A100"), std::string::npos) << f.dump();
+    h100 = h100 || f["accelerator"] == "H100-SXM5-80GB";
+  }
+  EXPECT_TRUE(h100) << r.out;
+  bool a100 = false;
+  for (const auto& n : j["train"]["no_kernels"]) {
+    if (n["accelerator"] != "A100-SXM4-80GB") continue;
+    a100 = true;
+    EXPECT_TRUE(Has(n["why"].get<std::string>(), "no FP8 tensor cores")) << n.dump();
+  }
+  EXPECT_TRUE(a100) << r.out;
+}
+
 TEST(CliGood, InstancesH100Aws) {
   RunResult r = RunCli({"instances", "--gpu", "H100", "--cloud", "aws"});
   ASSERT_EQ(r.exit_code, kExitOk) << r.Describe();
