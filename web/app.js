@@ -143,7 +143,11 @@
         doc.plans.map((p, i) => [i + 1, p.cloud, p.instance_type, p.region, p.accelerator ? `${p.gpus_per_replica} x ${p.accelerator}` : `CPU ${p.cpu}`,
           `${p.replicas} on ${p.instances}`, p.batch, p.ttft_p99_ms.toFixed(0), p.tpot_p99_ms > 0 ? p.tpot_p99_ms.toFixed(1) : '-',
           `${(100 * p.utilization).toFixed(0)}%`, money(p.cost_per_hour, cur), money(p.cost_per_month, cur)]));
-      if (!doc.plans.length) { showError('serve-error', { status: 200, doc: { message: 'no deployment meets the SLOs' } }); return; }
+      if (!doc.plans.length) {
+        // The planner's notes say why (the SLOs, the filters, or hardware the engine cannot run).
+        showError('serve-error', { status: 200, doc: { message: 'no deployment: ' + ((doc.notes || []).join('; ') || 'none meets the SLOs') } });
+        return;
+      }
       // Replicas and cost over a day: the same job replayed over a synthetic diurnal trace.
       const sim = Object.assign({}, body, { synthetic: { days: 1, peak_rps: body.serve.qps }, policies: ['hpa', 'static'] });
       sim.serve = Object.assign({}, body.serve);
