@@ -66,8 +66,12 @@ std::string ServingRuntime(const ModelSpec& model, const InstanceType& inst, Eng
     return model.is_decoder_llm() ? "llama.cpp" : "ONNX Runtime / OpenVINO";
   }
   if (IsNeuron(inst.accelerator)) {
-    return model.is_decoder_llm() ? "vLLM on AWS Neuron (NxD Inference)"
-                                  : "AWS Neuron (torch-neuronx)";
+    if (!model.is_decoder_llm()) return "AWS Neuron (torch-neuronx)";
+    // TGI and transformers run on Neuron through Hugging Face's optimum-neuron; vLLM through
+    // NxD Inference.
+    return engine == Engine::kTgi            ? "TGI on AWS Neuron (optimum-neuron)"
+           : engine == Engine::kTransformers ? "transformers on AWS Neuron (optimum-neuron)"
+                                             : "vLLM on AWS Neuron (NxD Inference)";
   }
   if (!model.generates_tokens()) return "Triton + TensorRT";
   return EngineName(engine);

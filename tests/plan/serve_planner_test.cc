@@ -574,6 +574,21 @@ TEST(PlanServing, NoPlanWhereVllmHasNoKernelsForTheWeights) {
   EXPECT_FALSE(Has(all, "SLOs")) << all;
 }
 
+// An Inferentia plan names the stack that runs the engine asked for on Neuron: vLLM through NxD
+// Inference, TGI through optimum-neuron.
+TEST(PlanServing, NeuronRuntimeFollowsTheEngine) {
+  for (const auto& [engine, runtime] :
+       {std::pair{Engine::kVllm, "vLLM on AWS Neuron"}, {Engine::kTgi, "TGI on AWS Neuron"}}) {
+    ServeJobSpec j = LlmJob("llama-3.1-8b", 1, 512, 128);
+    j.engine = engine;
+    j.gpus = {"Inferentia2"};
+    auto r = PlanServing(j, Cat(), Cal());
+    ASSERT_TRUE(r.ok()) << r.error().ToString();
+    ASSERT_FALSE(r->plans.empty()) << EngineName(engine);
+    EXPECT_TRUE(Has(r->plans.front().runtime, runtime)) << r->plans.front().runtime;
+  }
+}
+
 // However light the load, a deployment runs at least one replica (1e-9 req/s gave "0 on 0"
 // replicas at $0 and an infinite utilisation).
 TEST(PlanServing, AnyLoadRunsAtLeastOneReplica) {
