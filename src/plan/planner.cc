@@ -190,8 +190,9 @@ Result<TrainPlanResult> PlanTrainingImpl(const TrainJobSpec& job, const Catalog&
   int skipped_fixed = 0, rounded_batch = 0;
   // Accelerators the job cannot run on (TrainingUnsupported), with why.
   std::vector<std::pair<std::string, std::string>> cannot_run;
-  // What accelerators' own training stacks allow (ApplyAcceleratorLimits), said once each.
-  std::vector<std::string> stack_limits;
+  // What accelerators' own training stacks allow (ApplyAcceleratorLimits), by accelerator id;
+  // said once each when a listed plan runs there.
+  std::vector<std::pair<std::string, std::string>> stack_limits;
   LayoutSearchStats why;  // summed over shapes: why layouts were rejected
   // Visit shapes cheapest-bound first so the bound prunes well.
   struct Visit {
@@ -282,10 +283,8 @@ Result<TrainPlanResult> PlanTrainingImpl(const TrainJobSpec& job, const Catalog&
       ram_per_gpu = std::max(ram_per_gpu, inst->ram.value() / std::max(1, inst->accelerator_count));
     }
     if (ram_known && ram_per_gpu > 0) shape_fixed.host_ram_per_gpu_bytes = ram_per_gpu;
-    if (std::string limits = ApplyAcceleratorLimits(acc, shape_fixed); !limits.empty()) {
-      if (std::find(stack_limits.begin(), stack_limits.end(), limits) == stack_limits.end())
-        stack_limits.push_back(std::move(limits));
-    }
+    if (std::string limits = ApplyAcceleratorLimits(acc, shape_fixed); !limits.empty())
+      stack_limits.emplace_back(acc.id, std::move(limits));
     auto choice =
         BestTrainLayout(job.model, shape_base, tj, hw, fw_cal, job.headroom, shape_fixed, &stats);
     if (!choice && stats.batch_unrunnable > 0 && stats.fits == 0) {
@@ -430,7 +429,16 @@ Result<TrainPlanResult> PlanTrainingImpl(const TrainJobSpec& job, const Catalog&
   for (const auto& g : GroupByWhy(cannot_run)) {
     out.notes.push_back(fmt::format("{}: not planned ({})", fmt::join(g.ids, ", "), g.why));
   }
-  for (const auto& l : stack_limits) out.notes.push_back(l);
+  std::vector<std::string> said;
+  for (const auto& [id, limits] : stack_limits) {
+    const bool listed =
+        std::any_of(out.plans.begin(), out.plans.end(),
+                    [&, &i = id](const TrainPlan& p) { return p.instance->accelerator == i; });
+    if (listed && std::find(said.begin(), said.end(), limits) == said.end()) {
+      out.notes.push_back(limits);
+      said.push_back(limits);
+    }
+  }
   if (skipped_fixed)
     out.notes.push_back(
         fmt::format("{} instance shapes skipped: their GPUs per node do not divide the fixed "
