@@ -705,5 +705,25 @@ TEST(Planner, NoFp8TrainingWithoutFp8TensorCoresNoQloraOnNeuron) {
   EXPECT_FALSE(lora->plans.empty());
 }
 
+// Trainium trains with NeuronX Distributed Training: its plans have ZeRO <= 1 and no offload
+// (Llama-2-13B on trn1 came out as FSDP ZeRO-3 with everything offloaded), and a note says why.
+TEST(Planner, TrainiumLayoutsAreNeuronxDistributedOnes) {
+  TrainJobSpec j = JobFor("llama-2-13b", 2e9, 4096);
+  j.gpus = {"Trainium1"};
+  j.top = 20;
+  auto r = PlanTraining(j, Cat(), DefaultCalibration());
+  ASSERT_TRUE(r) << r.error().ToString();
+  ASSERT_FALSE(r->plans.empty());
+  for (const TrainPlan& p : r->plans) {
+    EXPECT_LE(p.par.zero_stage, 1) << p.instance->instance_type;
+    EXPECT_FALSE(p.opt.optimizer_offload) << p.instance->instance_type;
+    EXPECT_FALSE(p.opt.param_offload) << p.instance->instance_type;
+    EXPECT_NE(p.framework, TrainFramework::kFsdp) << p.instance->instance_type;
+  }
+  bool said = false;
+  for (const auto& n : r->notes) said = said || n.find("NeuronX Distributed") != std::string::npos;
+  EXPECT_TRUE(said);
+}
+
 }  // namespace
 }  // namespace gpuplan
