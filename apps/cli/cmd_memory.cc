@@ -134,9 +134,12 @@ std::string TrainText(const MemoryAnalysis& an, const TrainMemoryAnalysis& t,
       "\n  Accelerators that hold it under {:.0f}% of memory (B5) with the fewest"
       " GPUs, cheapest setup first ({}):\n",
       a.headroom * 100, a.gpus > 0 ? fmt::format("{} GPUs pinned", a.gpus) : "GPU counts 1-1024");
-  text += t.fits.empty() ? "  none: the job does not fit; try --recompute full, --zero 3, more "
-                           "--gpus, or LoRA/QLoRA\n"
-                         : tb.Render("  ");
+  // Nothing listed because the job cannot run on the pinned accelerator: the reason follows.
+  text += !t.fits.empty() ? tb.Render("  ")
+          : !a.gpu.empty() && !t.no_kernels.empty()
+              ? std::string("  none\n")
+              : "  none: the job does not fit; try --recompute full, --zero "
+                "3, more --gpus, or LoRA/QLoRA\n";
   text += NotListed(t.no_kernels);
   if (!t.fits.empty()) {
     const auto& f = t.fits.front();
@@ -233,7 +236,9 @@ std::string InferText(const MemoryAnalysis& an, const InferMemoryAnalysis& s,
       fmt::format("\n  Accelerators that hold weights + {} x {} tokens of KV, cheapest first:\n",
                   o->concurrency, o->context);
   const std::string left_out = NotListed(s.no_kernels);
-  if (s.fits.empty()) {
+  if (s.fits.empty() && !a.gpu.empty() && !s.no_kernels.empty()) {
+    text += "  none\n";  // the engine cannot serve these weights there: the reason follows
+  } else if (s.fits.empty()) {
     // Suggest only the knobs the user has not already turned.
     std::vector<std::string> knobs;
     std::string q = a.quant;

@@ -430,6 +430,12 @@ TEST(CliGood, MemoryInferLeavesOutGpusWithoutKernelsForTheFormat) {
   RunResult t = RunCli({"memory", "--model", "llama-3.1-8b", "--infer", "--quant", "awq"});
   ASSERT_EQ(t.exit_code, kExitOk) << t.Describe();
   EXPECT_TRUE(Has(t.out, "not listed: V100-SXM2-16GB, V100-SXM2-32GB")) << t.out;
+  // Pinned to a V100: nothing listed, and the reason is the kernels, not memory (no "try ...").
+  RunResult p = RunCli({"memory", "--model", "llama-3.1-8b", "--infer", "--quant", "awq", "--gpu",
+                        "V100-SXM2-32GB"});
+  ASSERT_EQ(p.exit_code, kExitNothingFits) << p.Describe();
+  EXPECT_TRUE(Has(p.out, "not listed: V100-SXM2-32GB")) << p.out;
+  EXPECT_FALSE(Has(p.out, "none: try")) << p.out;
 }
 
 // `memory --train` lists no accelerator the job cannot run on, with why: FP8 training on A100s
