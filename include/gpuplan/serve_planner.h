@@ -84,8 +84,10 @@ struct ServePlan {
   std::vector<std::string> also_regions;  // same deployment, same or higher price elsewhere
 };
 
-// The serving runtime for `model` on `inst` when the job asked for `engine`.
-std::string ServingRuntime(const ModelSpec& model, const InstanceType& inst, Engine engine);
+// The serving runtime for `model` on `inst` (whose accelerator is `acc`, nullptr for a CPU
+// instance) when the job asked for `engine`.
+std::string ServingRuntime(const ModelSpec& model, const InstanceType& inst, const Accelerator* acc,
+                           Engine engine);
 
 struct ServePlanResult {
   std::vector<ServePlan> plans;  // cheapest first

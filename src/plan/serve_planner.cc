@@ -29,10 +29,6 @@ bool In(const std::vector<std::string>& v, const std::string& x) {
   return std::find(v.begin(), v.end(), x) != v.end();
 }
 
-bool IsNeuron(const std::string& acc) {
-  return acc.rfind("Inferentia", 0) == 0 || acc.rfind("Trainium", 0) == 0;
-}
-
 // Training chips the serving planner does not place: Trainium (Inferentia serves) and TPUs.
 bool NotServedOn(const std::string& acc) {
   return acc.rfind("Trainium", 0) == 0 || acc.rfind("TPU", 0) == 0;
@@ -58,14 +54,15 @@ void CollapseRegions(std::vector<ServePlan>& plans) {
 
 }  // namespace
 
-std::string ServingRuntime(const ModelSpec& model, const InstanceType& inst, Engine engine) {
+std::string ServingRuntime(const ModelSpec& model, const InstanceType& inst, const Accelerator* acc,
+                           Engine engine) {
   if (inst.is_cpu_only()) {
     if (model.arch == ModelArch::kEncoderDecoder) {
       return model.is_audio_model() ? "whisper.cpp / CTranslate2 (faster-whisper)" : "CTranslate2";
     }
     return model.is_decoder_llm() ? "llama.cpp" : "ONNX Runtime / OpenVINO";
   }
-  if (IsNeuron(inst.accelerator)) {
+  if (acc && acc->AwsNeuron()) {
     if (!model.is_decoder_llm()) return "AWS Neuron (torch-neuronx)";
     // TGI and transformers run on Neuron through Hugging Face's optimum-neuron; vLLM through
     // NxD Inference.
@@ -235,8 +232,9 @@ void AddServeWarnings(const ServeJobSpec& job, const Catalog& catalog, const Ser
                     "or more GPUs per replica",
                     p.perf.kv_tokens));
   }
-  p.runtime = ServingRuntime(m, inst, job.engine);
-  if (!cpu_inst && IsNeuron(inst.accelerator)) {
+  const Accelerator* acc = cpu_inst ? nullptr : catalog.FindAccelerator(inst.accelerator);
+  p.runtime = ServingRuntime(m, inst, acc, job.engine);
+  if (acc && acc->AwsNeuron()) {
     p.warnings.push_back(
         "Inferentia/Trainium run the AWS Neuron SDK, not CUDA: the model is "
         "compiled for Neuron first (" +
