@@ -219,11 +219,11 @@ serve("output_len -2", SERVE + "  output_len: -2\n", "serve.output_len")
 serve("output_len huge", SERVE + "  output_len: 2147483648\n", "serve.output_len")
 serve("denoise_steps 0", "model: sdxl-unet\nserve:\n  qps: 1\n  denoise_steps: 0\n", "serve.denoise_steps")
 serve("denoise_steps 2.5", "model: sdxl-unet\nserve:\n  qps: 1\n  denoise_steps: 2.5\n", "serve.denoise_steps")
-serve("denoise_steps on an LLM", SERVE + "  denoise_steps: 20\n", "--denoise-steps")
+serve("denoise_steps on an LLM", SERVE + "  denoise_steps: 20\n", "s.yaml:4:serve.denoise_steps")
 serve("qps 0", "model: Llama-2-7B\nserve:\n  qps: 0\n", "serve.qps")
 serve("qps .nan", "model: Llama-2-7B\nserve:\n  qps: .nan\n", "serve.qps")
 serve("qps text", "model: Llama-2-7B\nserve:\n  qps: lots\n", "serve.qps")
-serve("qps 1e9", "model: Llama-2-7B\nserve:\n  qps: 1e9\n", "--qps")
+serve("qps 1e9", "model: Llama-2-7B\nserve:\n  qps: 1e9\n", "s.yaml:3:serve.qps")
 serve("top 0", SERVE + "top: 0\n", "top")
 serve("top 1e10", SERVE + "top: 1e10\n", "top")
 serve("unknown key", SERVE + "bogus: 1\n", "bogus")
@@ -232,13 +232,30 @@ serve("deep nesting", "model: " + "[" * 5000 + "]" * 5000 + "\n", "s.yaml")
 serve("tpot .inf", SERVE + "slo:\n  tpot_p99_ms: .inf\n", "slo.tpot_p99_ms")
 serve("no model, empty benchmark", "serve:\n  qps: 1\n  benchmark: \"\"\n", "serve.benchmark")
 serve("no model, benchmark without a preset", "serve:\n  qps: 1\n  benchmark: gptj-99\n", "--model")
-serve("no model, unknown benchmark", "serve:\n  qps: 1\n  benchmark: mlperf/nope\n", "--benchmark")
+serve("no model, unknown benchmark", "serve:\n  qps: 1\n  benchmark: mlperf/nope\n", "s.yaml:3:serve.benchmark")
 serve("no model, no benchmark", "serve:\n  qps: 1\n", "model")
 serve("util 1", SERVE + "  target_utilization: 1\n", "util")
 serve("model missing", "serve:\n  qps: 1\n", "model")
 serve("empty", "", "s.yaml")
 serve("model empty", "model: ''\nserve:\n  qps: 1\n", "model")
-serve("input_len beyond the context", SERVE + "  input_len: 4096\n", "--input-len")
+serve("input_len beyond the context", SERVE + "  input_len: 4096\n", "s.yaml:4:serve.input_len")
+
+# A value the file gave is named by its file:line:key, whichever layer rejects it (the reader,
+# the job's checks or the planner), and the hint speaks of keys, not flags.
+serve("engine unknown", SERVE + "  engine: zzz\n", "s.yaml:4:serve.engine")
+serve("precision unknown", SERVE + "  precision: fp7\n", "s.yaml:4:serve.precision")
+serve("quant unknown", SERVE + "  quant: awq9\n", "s.yaml:4:serve.quant")
+serve("kv_precision unknown", SERVE + "  kv_precision: fp3\n", "s.yaml:4:serve.kv_precision")
+serve("model unknown", "model: zzz-7b\nserve:\n  qps: 1\n", "s.yaml:1:model")
+serve("cloud unknown", SERVE + "constraints:\n  clouds: [aws, zzz]\n", "s.yaml:5:constraints.clouds[1]")
+serve("cloud unknown tco", SERVE + "constraints:\n  clouds: [zzz]\n", "s.yaml:5:constraints.clouds[0]",
+      cmd=("tco",))
+serve("gpu unknown", SERVE + "constraints:\n  gpus: [H900]\n", "s.yaml:5:constraints.gpus")
+serve("currency unknown", SERVE + "constraints:\n  currency: EUR\n", "s.yaml:5:constraints.currency")
+serve("gpus with cpu_only", SERVE + "constraints:\n  gpus: [L4]\n  cpu_only: true\n",
+      "s.yaml:5:constraints.gpus")
+serve("output_len on an encoder", "model: bert-base\nserve:\n  qps: 1\n  output_len: 5\n",
+      "s.yaml:4:serve.output_len")
 
 # --- check YAML --------------------------------------------------------------------------------
 CHECK = "hardware:\n  instance: p5.48xlarge\n  region: us-east-1\nnodes: 1\ntrain:\n  model: llama-2-7b\n  method: full\n"

@@ -103,7 +103,7 @@ Result<Output> RunPlanInfer(const GlobalOptions& g, const InferArgs& a) {
   auto job = BuildServeJob(a, g);
   if (!job) return job.error();
   auto res = PlanServing(*job, *cat, DefaultCalibration(), g.cny_per_usd);
-  if (!res) return res.error();
+  if (!res) return NameFileField(res.error(), a);
   Output out;
   out.exit_code = res->plans.empty() ? kExitNothingFits : kExitOk;
   if (g.json) {
@@ -198,7 +198,7 @@ Result<Output> RunTco(const GlobalOptions& g, const InferArgs& a) {
     req.profile = std::move(*prof);
   }
   auto r = PlanTco(*job, *cat, req, g.cny_per_usd);
-  if (!r) return r.error();
+  if (!r) return NameFileField(r.error(), a);
   const Currency cur = job->currency;
   const auto& gpu = r->gpu;
   const auto& cpu = r->cpu;

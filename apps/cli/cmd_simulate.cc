@@ -206,7 +206,7 @@ Result<Output> RunSimulate(const GlobalOptions& g, SimArgs a) {
   o.cold_start.node_provision_s = a.node_provision_s;
   o.cold_start.image_bytes = a.image_gb * 1e9;
   auto res = Simulate(*job, *cat, DefaultCalibration(), trace, o, g.cny_per_usd);
-  if (!res) return res.error();
+  if (!res) return NameFileField(res.error(), a.serve);
   const Currency cur = job->currency;
   const PolicyResult* st = nullptr;
   for (const auto& p : res->policies) {

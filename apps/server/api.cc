@@ -96,31 +96,13 @@ bool QueryFlag(std::string_view query, std::string_view name) {
 }
 
 Error ServeFieldOfFlag(Error e) {
-  static const std::map<std::string, std::string> kMap = {
-      {"--model", "model"},
-      {"--qps", "serve.qps"},
-      {"--tokens-per-s", "serve.qps"},
-      {"--users", "serve.qps"},
-      {"--benchmark", "serve.benchmark"},
-      {"--input-len", "serve.input_len"},
-      {"--output-len", "serve.output_len"},
-      {"--denoise-steps", "serve.denoise_steps"},
-      {"--precision", "serve.precision"},
-      {"--quant", "serve.quant"},
-      {"--kv-precision", "serve.kv_precision"},
-      {"--engine", "serve.engine"},
-      {"--util", "serve.target_utilization"},
-      {"--ttft-ms", "slo.ttft_p99_ms"},
-      {"--tpot-ms", "slo.tpot_p99_ms"},
-      {"--e2e-ms", "slo.e2e_p99_ms"},
-      {"--clouds", "constraints.clouds"},
-      {"--regions", "constraints.regions"},
-      {"--gpus", "constraints.gpus"},
-      {"--currency", "constraints.currency"},
-      {"--top", "top"},
-      {"--years", "years"},
-      {"--profile", "profile"}};
-  if (auto it = kMap.find(e.field); it != kMap.end()) e.field = it->second;
+  const size_t bracket = e.field.find('[');  // "--clouds[1]": the flag --clouds, item 1
+  if (std::string_view key = ServeFileKeyOfFlag(std::string_view(e.field).substr(0, bracket));
+      !key.empty()) {
+    e.field = std::string(key) + (bracket == std::string::npos ? "" : e.field.substr(bracket));
+  } else if (e.field == "--years" || e.field == "--profile") {
+    e.field = e.field.substr(2);
+  }
   return e;
 }
 

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <functional>
+#include <map>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -31,7 +32,8 @@ Status FinalizeTrainJob(TrainJobSpec& job, InputSource source, std::string_view 
                         const TrainJobFields& fields = {});
 
 // A serving job as a front end states it: each value optional, unset means the default below.
-// Errors from BuildServeJob name the CLI flag ("--qps"); the HTTP API maps them to its fields.
+// Errors from BuildServeJob name the CLI flag ("--qps"), or the job file's field
+// ("job.yaml:5:serve.qps") when the value came from a file (`from_file`).
 struct ServeRequest {
   std::string model = "Llama-2-13B";  // preset, HF id, config.json or .safetensors path
   // False when `model` is the built-in default (no --model, no model in the file): a named
@@ -56,7 +58,15 @@ struct ServeRequest {
   bool cpu = false, cpu_only = false, reserved = false;
   bool include_suspect = false, by_region = false;
   std::optional<int> top;
+  // The flags whose values a job file gave, and where: "--engine" -> "job.yaml:8:serve.engine".
+  std::map<std::string, std::string, std::less<>> from_file;
 };
+
+// `e` naming the job file's field instead of the flag, when the flag's value came from the file
+// (the flag in the message and the hint becomes the field's path too).
+Error NameFileField(Error e, const ServeRequest& r);
+// The serving job file's key ("serve.engine") of a flag ("--engine"); empty when it has none.
+std::string_view ServeFileKeyOfFlag(std::string_view flag);
 
 // Fills the fields of `r` that `unset(flag)` reports as not given from a serving job file
 // (values given elsewhere win). `unset` null: every field the file has.

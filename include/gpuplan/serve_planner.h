@@ -4,6 +4,7 @@
 // and 1M output tokens. Also CPU-vs-GPU TCO with the break-even load.
 #pragma once
 
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -113,6 +114,9 @@ struct ServeJobFile {
   std::string precision, quant, kv_precision, engine, currency;
   std::vector<std::string> clouds, regions, gpus;
   std::optional<bool> cpu, cpu_only, reserved, include_suspect;
+  // Where each value the file gives sits, by the CLI flag it stands for:
+  // "--engine" -> "job.yaml:8:serve.engine" (MergeServeJobFile hands it on to the request).
+  std::map<std::string, std::string, std::less<>> where;
 };
 // Errors name "label:LINE:yaml.path"; unknown keys get a did-you-mean.
 Result<ServeJobFile> ParseServeJobYaml(std::string_view yaml_text, std::string_view label);

@@ -6,6 +6,10 @@
 
 #include <fmt/format.h>
 
+#include <cctype>
+#include <string>
+#include <utility>
+
 #include "gpuplan/job_validate.h"
 
 namespace gpuplan {
@@ -53,33 +57,112 @@ Status FinalizeTrainJob(TrainJobSpec& job, InputSource source, std::string_view 
 
 void MergeServeJobFile(ServeRequest& a, const ServeJobFile& f,
                        const std::function<bool(const char*)>& is_unset) {
-  auto unset = [&](const char* flag) { return !is_unset || is_unset(flag); };
-  if (unset("--model") && !f.model.empty()) {
+  // Takes the file's value of `flag` and remembers where it sits.
+  auto take = [&](const char* flag, bool has) {
+    if (!has || (is_unset && !is_unset(flag))) return false;
+    if (auto it = f.where.find(flag); it != f.where.end()) a.from_file[flag] = it->second;
+    return true;
+  };
+  if (take("--model", !f.model.empty())) {
     a.model = f.model;
     a.model_given = true;
   }
-  if (unset("--qps") && unset("--tokens-per-s") && unset("--users") && f.qps) a.qps = *f.qps;
-  if (unset("--benchmark") && !f.benchmark.empty()) a.benchmark = f.benchmark;
-  if (unset("--input-len") && f.input_len) a.input_len = *f.input_len;
-  if (unset("--output-len") && f.output_len) a.output_len = *f.output_len;
-  if (unset("--denoise-steps") && f.denoise_steps) a.denoise_steps = *f.denoise_steps;
-  if (unset("--ttft-ms") && f.ttft_p99_ms) a.ttft_ms = *f.ttft_p99_ms;
-  if (unset("--tpot-ms") && f.tpot_p99_ms) a.tpot_ms = *f.tpot_p99_ms;
-  if (unset("--e2e-ms") && f.e2e_p99_ms) a.e2e_ms = *f.e2e_p99_ms;
-  if (unset("--util") && f.target_utilization) a.util = *f.target_utilization;
-  if (unset("--precision") && !f.precision.empty()) a.precision = f.precision;
-  if (unset("--quant") && !f.quant.empty()) a.quant = f.quant;
-  if (unset("--kv-precision") && !f.kv_precision.empty()) a.kv_precision = f.kv_precision;
-  if (unset("--engine") && !f.engine.empty()) a.engine = f.engine;
-  if (unset("--currency") && !f.currency.empty()) a.currency = f.currency;
-  if (unset("--clouds") && !f.clouds.empty()) a.clouds = f.clouds;
-  if (unset("--regions") && !f.regions.empty()) a.regions = f.regions;
-  if (unset("--gpus") && !f.gpus.empty()) a.gpus = f.gpus;
-  if (unset("--cpu") && f.cpu) a.cpu = *f.cpu;
-  if (unset("--cpu-only") && f.cpu_only) a.cpu_only = *f.cpu_only;
-  if (unset("--reserved") && f.reserved) a.reserved = *f.reserved;
-  if (unset("--include-suspect") && f.include_suspect) a.include_suspect = *f.include_suspect;
-  if (unset("--top") && f.top) a.top = *f.top;
+  const bool load_flag = is_unset && (!is_unset("--tokens-per-s") || !is_unset("--users"));
+  if (take("--qps", f.qps.has_value() && !load_flag)) a.qps = *f.qps;
+  if (take("--benchmark", !f.benchmark.empty())) a.benchmark = f.benchmark;
+  if (take("--input-len", f.input_len.has_value())) a.input_len = *f.input_len;
+  if (take("--output-len", f.output_len.has_value())) a.output_len = *f.output_len;
+  if (take("--denoise-steps", f.denoise_steps.has_value())) a.denoise_steps = *f.denoise_steps;
+  if (take("--ttft-ms", f.ttft_p99_ms.has_value())) a.ttft_ms = *f.ttft_p99_ms;
+  if (take("--tpot-ms", f.tpot_p99_ms.has_value())) a.tpot_ms = *f.tpot_p99_ms;
+  if (take("--e2e-ms", f.e2e_p99_ms.has_value())) a.e2e_ms = *f.e2e_p99_ms;
+  if (take("--util", f.target_utilization.has_value())) a.util = *f.target_utilization;
+  if (take("--precision", !f.precision.empty())) a.precision = f.precision;
+  if (take("--quant", !f.quant.empty())) a.quant = f.quant;
+  if (take("--kv-precision", !f.kv_precision.empty())) a.kv_precision = f.kv_precision;
+  if (take("--engine", !f.engine.empty())) a.engine = f.engine;
+  if (take("--currency", !f.currency.empty())) a.currency = f.currency;
+  if (take("--clouds", !f.clouds.empty())) a.clouds = f.clouds;
+  if (take("--regions", !f.regions.empty())) a.regions = f.regions;
+  if (take("--gpus", !f.gpus.empty())) a.gpus = f.gpus;
+  if (take("--cpu", f.cpu.has_value())) a.cpu = *f.cpu;
+  if (take("--cpu-only", f.cpu_only.has_value())) a.cpu_only = *f.cpu_only;
+  if (take("--reserved", f.reserved.has_value())) a.reserved = *f.reserved;
+  if (take("--include-suspect", f.include_suspect.has_value()))
+    a.include_suspect = *f.include_suspect;
+  if (take("--top", f.top.has_value())) a.top = *f.top;
+}
+
+namespace {
+// `text` with each whole-word `flag` ("--cpu", not the start of "--cpu-only") replaced.
+std::string ReplaceFlag(std::string text, std::string_view flag, std::string_view with) {
+  for (size_t at = text.find(flag); at != std::string::npos; at = text.find(flag, at)) {
+    const size_t end = at + flag.size();
+    const bool word_end =
+        end == text.size() ||
+        !(std::isalnum(static_cast<unsigned char>(text[end])) != 0 || text[end] == '-');
+    if (!word_end) {
+      at = end;
+      continue;
+    }
+    text.replace(at, flag.size(), with);
+    at += with.size();
+  }
+  return text;
+}
+}  // namespace
+
+namespace {
+// The serving job file's key of each flag (docs/serve-yaml.md). --tokens-per-s and --users are
+// other ways to give the file's serve.qps.
+constexpr std::pair<std::string_view, std::string_view> kServeFileKeys[] = {
+    {"--model", "model"},
+    {"--qps", "serve.qps"},
+    {"--tokens-per-s", "serve.qps"},
+    {"--users", "serve.qps"},
+    {"--benchmark", "serve.benchmark"},
+    {"--input-len", "serve.input_len"},
+    {"--output-len", "serve.output_len"},
+    {"--denoise-steps", "serve.denoise_steps"},
+    {"--precision", "serve.precision"},
+    {"--quant", "serve.quant"},
+    {"--kv-precision", "serve.kv_precision"},
+    {"--engine", "serve.engine"},
+    {"--util", "serve.target_utilization"},
+    {"--ttft-ms", "slo.ttft_p99_ms"},
+    {"--tpot-ms", "slo.tpot_p99_ms"},
+    {"--e2e-ms", "slo.e2e_p99_ms"},
+    {"--clouds", "constraints.clouds"},
+    {"--regions", "constraints.regions"},
+    {"--gpus", "constraints.gpus"},
+    {"--cpu", "constraints.cpu"},
+    {"--cpu-only", "constraints.cpu_only"},
+    {"--reserved", "constraints.reserved"},
+    {"--include-suspect", "constraints.include_suspect"},
+    {"--currency", "constraints.currency"},
+    {"--top", "top"}};
+}  // namespace
+
+std::string_view ServeFileKeyOfFlag(std::string_view flag) {
+  for (const auto& [f, key] : kServeFileKeys) {
+    if (f == flag) return key;
+  }
+  return {};
+}
+
+Error NameFileField(Error e, const ServeRequest& r) {
+  // "--clouds[1]" is the flag --clouds, item 1.
+  const size_t bracket = e.field.find('[');
+  auto it = r.from_file.find(std::string_view(e.field).substr(0, bracket));
+  if (it == r.from_file.end()) return e;
+  e.field = it->second + (bracket == std::string::npos ? "" : e.field.substr(bracket));
+  // Whoever wrote the file is told its keys, not flags: "use constraints.cpu", not "use --cpu".
+  for (const auto& [flag, key] : kServeFileKeys) {
+    if (flag == "--tokens-per-s" || flag == "--users") continue;
+    e.message = ReplaceFlag(std::move(e.message), flag, key);
+    e.hint = ReplaceFlag(std::move(e.hint), flag, key);
+  }
+  return e;
 }
 
 std::string ServeModelRef(const ServeRequest& r) {
@@ -91,8 +174,9 @@ std::string ServeModelRef(const ServeRequest& r) {
   return r.model;
 }
 
-Result<ServeJobSpec> BuildServeJob(const ServeRequest& a, std::string_view default_currency,
-                                   const ModelSpec* given_model) {
+namespace {
+Result<ServeJobSpec> BuildServeJobOfFlags(const ServeRequest& a, std::string_view default_currency,
+                                          const ModelSpec* given_model) {
   ServeJobSpec job;
   if (a.model.empty() && given_model == nullptr) {
     return MakeError(ErrorCode::kInvalidArgument, "--model", "is empty",
@@ -299,6 +383,15 @@ Result<ServeJobSpec> BuildServeJob(const ServeRequest& a, std::string_view defau
                      "use USD or CNY");
   job.currency = *c;
   if (auto st = ValidateServeJob(job, InputSource::kFlags); !st) return st.error();
+  return job;
+}
+
+}  // namespace
+
+Result<ServeJobSpec> BuildServeJob(const ServeRequest& a, std::string_view default_currency,
+                                   const ModelSpec* given_model) {
+  auto job = BuildServeJobOfFlags(a, default_currency, given_model);
+  if (!job) return NameFileField(job.error(), a);
   return job;
 }
 

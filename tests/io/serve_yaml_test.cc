@@ -97,6 +97,41 @@ TEST(ServeYaml, BadInputNamesTheField) {
   EXPECT_FALSE(ParseServeJobYaml("", "job.yaml").ok());
 }
 
+// A value the file gave and the job's checks reject is named by the file's line and key, and the
+// hint speaks of keys (before: "--engine: unknown engine", "drop --gpus, or use --cpu").
+TEST(ServeYaml, JobChecksNameTheFileKeyOfAValueFromTheFile) {
+  auto f = ParseServeJobYaml(
+      "model: llama-2-7b\nserve:\n  qps: 1\n  engine: zzz\nconstraints:\n  gpus: [L4]\n  "
+      "cpu_only: true\n",
+      "job.yaml");
+  ASSERT_TRUE(f.ok()) << f.error().ToString();
+  EXPECT_EQ(f->where.at("--engine"), "job.yaml:4:serve.engine");
+  ServeRequest r;
+  MergeServeJobFile(r, *f);
+  auto job = BuildServeJob(r, "USD");
+  ASSERT_FALSE(job.ok());
+  // --gpus with --cpu-only is checked first.
+  EXPECT_EQ(job.error().field, "job.yaml:6:constraints.gpus");
+  EXPECT_NE(job.error().message.find("constraints.cpu_only"), std::string::npos)
+      << job.error().ToString();
+  EXPECT_EQ(job.error().hint.find("--"), std::string::npos) << job.error().ToString();
+  r.cpu_only = false;
+  job = BuildServeJob(r, "USD");
+  ASSERT_FALSE(job.ok());
+  EXPECT_EQ(job.error().field, "job.yaml:4:serve.engine");
+  // A flag given beside the file keeps its name; "--clouds[1]" keeps its item.
+  ServeRequest flags;
+  flags.engine = "zzz";
+  MergeServeJobFile(flags, *f, [](const char* flag) { return std::string(flag) != "--engine"; });
+  flags.cpu_only = false;
+  job = BuildServeJob(flags, "USD");
+  ASSERT_FALSE(job.ok());
+  EXPECT_EQ(job.error().field, "--engine");
+  r.from_file["--clouds"] = "job.yaml:9:constraints.clouds";
+  EXPECT_EQ(NameFileField(Error{ErrorCode::kNotFound, "--clouds[1]", "unknown cloud", ""}, r).field,
+            "job.yaml:9:constraints.clouds[1]");
+}
+
 // The shared YamlReader's rules (issue 10): a key given twice is an error (before, the first
 // value silently won), a list item must be a name, and errors name the key's line.
 TEST(ServeYaml, SharedReaderRules) {

@@ -72,7 +72,9 @@ TEST(TrustLayout, RecomputeAndTensorParallelAsTheFrameworksRunThem) {
           << TrainFrameworkName(p.framework) << " "
           << RecomputeLabel(p.opt.recompute, p.opt.recompute_layers);
       const int per_node = p.instance->accelerator_count;
-      if (p.par.tp <= per_node) EXPECT_EQ(per_node % p.par.tp, 0) << "tp " << p.par.tp;
+      if (p.par.tp <= per_node) {
+        EXPECT_EQ(per_node % p.par.tp, 0) << "tp " << p.par.tp;
+      }
     }
   }
 }
