@@ -192,8 +192,8 @@ Result<SetupHardware> ReadHardware(const Reader& r, const Section& sec) {
     std::optional<int> i;
     GPUPLAN_ASSIGN_OR_RETURN(i, n.Int("gpus_per_node", 1));
     if (!i) {
-      return r.Fail(sec.node, "hardware.gpus_per_node",
-                    "missing gpus_per_node for custom hardware");
+      return r.Fail(sec.node, "hardware.gpus_per_node", "missing gpus_per_node for custom hardware",
+                    "e.g. `gpus_per_node: 8` under hardware:");
     }
     h.gpus_per_node = *i;
     std::optional<IntraNodeLink> intra;

@@ -162,18 +162,33 @@ Error YamlReader::UnknownKey(const Entry& e, std::string_view path,
                            : "did you mean \"" + best + "\"? (known keys: " + Join(known) + ")");
 }
 
+namespace {
+// The fix for a list or map where one value belongs.
+std::string OneValueHint(const Entry& e) {
+  return "write one value on the key's line, e.g. `" + e.key + ": 4`";
+}
+// The fix for text where a finite number belongs.
+std::string NumberHint(const Entry& e) {
+  return "write a finite number, e.g. `" + e.key + ": 2.5` (no units, not .nan or .inf)";
+}
+}  // namespace
+
 Result<std::string> YamlReader::Str(const Entry& e) const {
   if (!e.value.IsScalar()) {
-    return Fail(e, "expected a text value, got " + Describe(e.value));
+    return Fail(e, "expected one value, got " + Describe(e.value), OneValueHint(e));
   }
   std::string s = Trim(e.value.Scalar());
-  if (s.empty()) return Fail(e, "is empty");
+  if (s.empty()) {
+    return Fail(
+        e, "is empty",
+        "give it a value, or remove `" + e.key + ":` to use the default (" + schema_.doc + ")");
+  }
   return s;
 }
 
 Result<std::string> YamlReader::Text(const Entry& e) const {
   if (!e.value.IsScalar()) {
-    return Fail(e, "expected a text value, got " + Describe(e.value));
+    return Fail(e, "expected one value, got " + Describe(e.value), OneValueHint(e));
   }
   return Trim(e.value.Scalar());
 }
@@ -196,7 +211,7 @@ Result<double> YamlReader::Number(const Entry& e, double min_exclusive) const {
   auto s = Str(e);
   if (!s) return s.error();
   auto v = internal::ParseDouble(*s);
-  if (!v) return Fail(e, "expected a number, got " + Excerpt(*s));
+  if (!v) return Fail(e, "expected a number, got " + Excerpt(*s), NumberHint(e));
   if (!(*v > min_exclusive)) {
     return Fail(e, fmt::format("must be > {:g}, got ", min_exclusive) + Shown(*s));
   }
@@ -217,7 +232,7 @@ Result<double> YamlReader::PositiveNumber(const Entry& e) const {
   auto s = Str(e);
   if (!s) return s.error();
   auto v = internal::ParseDouble(*s);
-  if (!v) return Fail(e, "expected a number, got " + Excerpt(*s));
+  if (!v) return Fail(e, "expected a number, got " + Excerpt(*s), NumberHint(e));
   if (!(*v > 0)) return Fail(e, "must be > 0, got " + Shown(*s));
   return *v;
 }
@@ -226,7 +241,10 @@ Result<int> YamlReader::Int(const Entry& e, int min, int max) const {
   auto s = Str(e);
   if (!s) return s.error();
   std::string t = *s;
-  if (!StripGrouping(t)) return Fail(e, "expected a whole number, got " + Excerpt(*s));
+  if (!StripGrouping(t)) {
+    return Fail(e, "expected a whole number, got " + Excerpt(*s),
+                "write the number in full, e.g. 4096 (no K/M suffixes here)");
+  }
   auto v = internal::ParseDouble(t);
   if (!v || *v != std::floor(*v)) {
     return Fail(e, "expected a whole number, got " + Excerpt(*s),
@@ -258,7 +276,7 @@ Result<std::vector<std::string>> YamlReader::Names(const Entry& e, bool lower) c
       return Fail(item, path, "expected a name, got " + Describe(item));
     }
     std::string s = Trim(item.Scalar());
-    if (s.empty()) return Fail(item, path, "is empty");
+    if (s.empty()) return Fail(item, path, "is empty", "remove the empty item");
     if (lower) s = ToLower(s);
     if (std::find(out.begin(), out.end(), s) == out.end()) out.push_back(std::move(s));
     return {};
