@@ -2,6 +2,8 @@
 
 #include <cmath>
 
+#include "gpuplan/input.h"
+
 namespace gpuplan::internal {
 
 int JsonNestingDepth(std::string_view text, int cap) {
@@ -61,18 +63,18 @@ Result<Json> ParseJson(std::string_view text, std::string_view label, std::uint6
 }
 
 std::string JsonTypeName(const Json& v) {
+  // Scalars show their value (quoted and cut short for text), so the reader sees what to fix.
   switch (v.type()) {
     case Json::value_t::null:
       return "null";
     case Json::value_t::boolean:
-      return "a boolean";
+      return v.get<bool>() ? "true" : "false";
     case Json::value_t::number_integer:
     case Json::value_t::number_unsigned:
-      return "an integer";
     case Json::value_t::number_float:
-      return "a number";
+      return v.dump();
     case Json::value_t::string:
-      return "a string of " + std::to_string(v.get_ref<const std::string&>().size()) + " bytes";
+      return "the text " + Excerpt(v.get_ref<const std::string&>());
     case Json::value_t::array:
       return "an array of " + std::to_string(v.size()) + " items";
     case Json::value_t::object:

@@ -455,6 +455,9 @@ double SlidingAttentionShare(const ModelSpec& m, double tokens) {
 
 Status ValidateModel(const ModelSpec& m, std::string_view field) {
   auto err = [&](std::string sub, std::string msg, std::string hint = {}) -> Status {
+    if (hint.empty()) {
+      hint = "set " + sub + " to the model's own value (its config.json in the model's repository)";
+    }
     return MakeError(ErrorCode::kInvalidArgument, std::string(field) + "." + sub, std::move(msg),
                      std::move(hint));
   };
