@@ -570,6 +570,9 @@ plan("nodes 1e10", mod(["plans", 0, "nodes"], 1e10), "plans[0].nodes")
 plan("gpus_per_node 1e6", mod(["plans", 0, "gpus_per_node"], 1000000), "gpus_per_node")
 plan("tp 1e9", mod(["plans", 0, "layout", "tp"], 10**9), "layout.tp")
 plan("micro_batch 1e9", mod(["plans", 0, "layout", "micro_batch"], 10**9), "micro_batch")
+plan("tp 0", mod(["plans", 0, "layout", "tp"], 0), "plans[0].layout.tp")
+plan("micro_batch 0", mod(["plans", 0, "layout", "micro_batch"], 0), "plans[0].layout.micro_batch")
+plan("nodes 0", mod(["plans", 0, "nodes"], 0), "plans[0].nodes")
 plan("seq_len 1e12", mod(["job", "seq_len"], 10**12), "job.seq_len")
 plan("tokens 1e400", json.dumps(PLAN_TRAIN).replace('"tokens": 1000000000.0', '"tokens": 1e400'), "--plan")
 plan("not json", "nope", "--plan")
@@ -580,6 +583,23 @@ plan("rank 0", PLAN_TRAIN, "--rank", extra=["--rank", "0"])
 plan("rank 99", PLAN_TRAIN, "--rank", extra=["--rank", "99"])
 plan("rank -1", PLAN_TRAIN, "--rank", extra=["--rank", "-1"])
 plan("instance_type array", mod(["plans", 0, "instance_type"], [[[1]]]), "instance_type")
+PLAN_SERVE = {"schema_version": "1",
+              "job": {"model": "Llama-2-7B", "qps": 2.0, "input_len": 512, "output_len": 256,
+                      "engine": "vllm", "precision": "fp16"},
+              "plans": [{"cloud": "aws", "region": "us-east-1", "instance_type": "g6e.xlarge",
+                         "accelerator": "L40S", "gpus_per_replica": 1, "replicas": 1, "batch": 86,
+                         "kv_tokens_per_replica": 55440, "capacity_qps_per_replica": 2.79,
+                         "e2e_p99_ms": 21950.4, "cost_per_hour": 1.86}]}
+def smod(key, value):
+    d = json.loads(json.dumps(PLAN_SERVE))
+    d["plans"][0][key] = value
+    return d
+# A serving plan with zero replicas or a zero batch was emitted as one (clamped silently).
+for target in ["k8s", "vllm"]:
+    plan("serve replicas 0", smod("replicas", 0), "plans[0].replicas", target)
+    plan("serve batch 0", smod("batch", 0), "plans[0].batch", target)
+case("plan json (k8s): the serving plan these cases mutate emits", ["emit", "k8s", "--plan", "p.json"],
+     rc=0, files={"p.json": json.dumps(PLAN_SERVE)})
 case("plan json: invalid utf-8", ["emit", "slurm", "--plan", "p.json"], field="--plan",
      hex={"p.json": json.dumps(mod(["job", "model"], "@@")).replace("@@", "x\xff").encode("latin-1").hex()})
 case("plan json: 17 MiB", ["emit", "slurm", "--plan", "p.json"], field="--plan",

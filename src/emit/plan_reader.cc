@@ -46,6 +46,10 @@ class Fields {
   int Int(const json& j, std::string_view key, std::string_view path) {
     return Keep(Require(internal::GetIntIn(j, key, path, 0, 1000000000), key, path), 0);
   }
+  // A whole number in [1, 1e9]: a count the plan cannot have zero of.
+  int Count(const json& j, std::string_view key, std::string_view path) {
+    return Keep(Require(internal::GetIntIn(j, key, path, 1, 1000000000), key, path), 1);
+  }
   std::string Str(const json& j, std::string_view key, std::string_view path) {
     return Keep(Require(GetString(j, key, path), key, path), std::string());
   }
@@ -140,8 +144,8 @@ Result<Plan> ReadPlan(const json& doc, int rank) {
                          f.Int(j, "nodes_per_replica", p.path)),
              "multi-node serving emit is not implemented yet (issue 12)");
     }
-    p.replicas = std::max(1, f.Int(j, "replicas", p.path));
-    p.batch = std::max(1, f.Int(j, "batch", p.path));
+    p.replicas = f.Count(j, "replicas", p.path);
+    p.batch = f.Count(j, "batch", p.path);
     p.kv_tokens = static_cast<std::int64_t>(f.NumIn(j, "kv_tokens_per_replica", p.path, 0, 1e12));
     p.capacity_qps = f.NumIn(j, "capacity_qps_per_replica", p.path, 0, kMaxRate);
     // Plans written before planned_utilization existed are planned at the job's target.
@@ -176,14 +180,14 @@ Result<Plan> ReadPlan(const json& doc, int rank) {
     }
     p.accelerator = f.Str(j, "accelerator", p.path);
     p.gpus_per_node = f.Int(j, "gpus_per_node", p.path);
-    p.nodes = std::max(1, f.Int(j, "nodes", p.path));
+    p.nodes = f.Count(j, "nodes", p.path);
     const json& l = f.At(j, "layout", p.path);
     const std::string lp = p.path + ".layout";
-    p.tp = f.Int(l, "tp", lp);
-    p.pp = f.Int(l, "pp", lp);
-    p.dp = f.Int(l, "dp", lp);
+    p.tp = f.Count(l, "tp", lp);
+    p.pp = f.Count(l, "pp", lp);
+    p.dp = f.Count(l, "dp", lp);
     p.zero_stage = f.Int(l, "zero_stage", lp);
-    p.micro_batch = f.Int(l, "micro_batch", lp);
+    p.micro_batch = f.Count(l, "micro_batch", lp);
     p.grad_accum = std::max(1, f.Int(l, "num_microbatches", lp));
     p.recompute = f.Str(l, "recompute", lp);
     p.recompute_layers = f.OptInt(l, "recompute_layers", lp).value_or(0);
