@@ -348,7 +348,9 @@ Result<LoadTrace> ParseMooncakeTrace(std::string_view text, std::string_view lab
     }
     if (v[1] > kMaxSeqLen || v[2] > kMaxSeqLen) {
       return LineError(label, n, v[1] > kMaxSeqLen ? "input_length" : "output_length",
-                       fmt::format("must be at most {} tokens", kMaxSeqLen));
+                       fmt::format("must be at most {} tokens, got {:g}", kMaxSeqLen,
+                                   v[1] > kMaxSeqLen ? v[1] : v[2]),
+                       "a request's length in tokens; drop or fix the line");
     }
     bin.Add(v[0] / 1000.0, v[1], v[2]);
   }
