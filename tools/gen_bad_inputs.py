@@ -647,6 +647,11 @@ case("endless: plan train -f /dev/zero", ["plan", "train", "-f", "/dev/zero"], f
 case("endless: validate /dev/zero", ["validate", "/dev/zero"], field="FILE", timeout_s=20)
 case("endless: --catalog /dev/zero", ["--catalog", "/dev/zero", "gpus"], field="--catalog", timeout_s=20)
 case("endless: emit --plan /dev/zero", ["emit", "slurm", "--plan", "/dev/zero"], field="--plan", timeout_s=10)
+case("endless: simulate --trace /dev/zero", ["simulate", "--model", "Llama-2-7B", "--trace", "/dev/zero"],
+     field="--trace", timeout_s=10)
+case("endless: simulate --plan /dev/zero", ["simulate", "--plan", "/dev/zero"], field="--plan", timeout_s=10)
+case("endless: plan infer -f /dev/urandom", ["plan", "infer", "-f", "/dev/urandom"], field="-f",
+     timeout_s=10)
 case("endless: memory --model /dev/zero", ["memory", "--model", "/dev/zero"], field="--model", timeout_s=10)
 
 # --- a flag the requested analysis would ignore (twentieth session) --------------------------

@@ -90,12 +90,9 @@ Result<HpaSelect> ParseSelect(const std::string& s, const char* flag) {
 
 // A `plan infer --json` document: the job and the top deployment's hardware become flags.
 Status MergePlanDocument(InferArgs& a, const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in)
-    return MakeError(ErrorCode::kIo, "--plan", "cannot read \"" + path + "\"", "check the path");
-  std::stringstream ss;
-  ss << in.rdbuf();
-  auto parsed = gpuplan::internal::ParseJson(ss.str(), "--plan");
+  auto text = ReadInputFile(path, "--plan", kMaxJsonFileBytes);
+  if (!text) return text.error();
+  auto parsed = gpuplan::internal::ParseJson(*text, "--plan");
   const json* plans = nullptr;
   if (parsed) {
     auto pl = gpuplan::internal::GetArray(*parsed, "plans", "");

@@ -20,6 +20,7 @@ inline constexpr std::uint64_t kMaxJsonLineBytes = 1ull << 20;    // one validat
 inline constexpr std::uint64_t kMaxJsonlFileBytes = 64ull << 20;  // a validate case file
 inline constexpr std::uint64_t kMaxYamlFileBytes = 1ull << 20;    // job / serve / check YAML
 inline constexpr std::uint64_t kMaxCsvFileBytes = 32ull << 20;    // a catalog override
+inline constexpr std::uint64_t kMaxTraceFileBytes = 1ull << 30;   // a simulate --trace file
 inline constexpr std::size_t kMaxCsvRows = 100000;                // rows of one catalog CSV
 inline constexpr int kMaxJsonDepth = 64;                          // nesting of [ and {
 inline constexpr std::size_t kMaxNameBytes = 256;                 // a model name, path or id

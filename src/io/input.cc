@@ -35,6 +35,12 @@ Result<std::string> ReadInputFile(const std::string& path, std::string_view fiel
   if (S_ISDIR(st.st_mode)) {
     return MakeError(ErrorCode::kIo, f, Excerpt(path) + " is a directory", "give a file");
   }
+  // A device (/dev/zero, /dev/urandom, a terminal) is no input file: some never end. Pipes
+  // (`-f /dev/stdin` fed by a pipe) are read, up to the limit.
+  if (S_ISCHR(st.st_mode) || S_ISBLK(st.st_mode)) {
+    return MakeError(ErrorCode::kIo, f, Excerpt(path) + " is a device, not a file",
+                     "give a regular file (or pipe the input in)");
+  }
   if (S_ISREG(st.st_mode) && static_cast<std::uint64_t>(st.st_size) > max_bytes) {
     return MakeError(ErrorCode::kInvalidArgument, f,
                      fmt::format("{} has {} bytes, more than the limit of {} bytes", Excerpt(path),

@@ -377,12 +377,10 @@ Result<LoadTrace> ParseTrace(std::string_view text, std::string_view label) {
 }
 
 Result<LoadTrace> ReadTraceFile(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in)
-    return MakeError(ErrorCode::kIo, "--trace", "cannot read \"" + path + "\"", "check the path");
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ParseTrace(ss.str(), path);
+  // Bounded like every input (a device such as /dev/zero never ends).
+  auto text = ReadInputFile(path, "--trace", kMaxTraceFileBytes);
+  if (!text) return text.error();
+  return ParseTrace(*text, path);
 }
 
 Result<LoadTrace> SyntheticTrace(const SyntheticTraceOptions& o) {
