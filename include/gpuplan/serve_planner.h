@@ -114,8 +114,8 @@ struct ServeJobFile {
   std::string precision, quant, kv_precision, engine, currency;
   std::vector<std::string> clouds, regions, gpus;
   std::optional<bool> cpu, cpu_only, reserved, include_suspect;
-  // Where each value the file gives sits, by the CLI flag it stands for:
-  // "--engine" -> "job.yaml:8:serve.engine" (MergeServeJobFile hands it on to the request).
+  // Where each value the file gives sits, by its key: "serve.engine" -> "job.yaml:8:serve.engine"
+  // (MergeServeJobFile hands it on to the request).
   std::map<std::string, std::string, std::less<>> where;
 };
 // Errors name "label:LINE:yaml.path"; unknown keys get a did-you-mean.

@@ -55,12 +55,51 @@ Status FinalizeTrainJob(TrainJobSpec& job, InputSource source, std::string_view 
   return ValidateTrainJob(job, source, label);
 }
 
+namespace {
+// The serving job file's key of each flag (docs/serve-yaml.md). --tokens-per-s and --users are
+// other ways to give the file's serve.qps.
+constexpr std::pair<std::string_view, std::string_view> kServeFileKeys[] = {
+    {"--model", "model"},
+    {"--qps", "serve.qps"},
+    {"--tokens-per-s", "serve.qps"},
+    {"--users", "serve.qps"},
+    {"--benchmark", "serve.benchmark"},
+    {"--input-len", "serve.input_len"},
+    {"--output-len", "serve.output_len"},
+    {"--denoise-steps", "serve.denoise_steps"},
+    {"--precision", "serve.precision"},
+    {"--quant", "serve.quant"},
+    {"--kv-precision", "serve.kv_precision"},
+    {"--engine", "serve.engine"},
+    {"--util", "serve.target_utilization"},
+    {"--ttft-ms", "slo.ttft_p99_ms"},
+    {"--tpot-ms", "slo.tpot_p99_ms"},
+    {"--e2e-ms", "slo.e2e_p99_ms"},
+    {"--clouds", "constraints.clouds"},
+    {"--regions", "constraints.regions"},
+    {"--gpus", "constraints.gpus"},
+    {"--cpu", "constraints.cpu"},
+    {"--cpu-only", "constraints.cpu_only"},
+    {"--reserved", "constraints.reserved"},
+    {"--include-suspect", "constraints.include_suspect"},
+    {"--currency", "constraints.currency"},
+    {"--top", "top"}};
+}  // namespace
+
+std::string_view ServeFileKeyOfFlag(std::string_view flag) {
+  for (const auto& [f, key] : kServeFileKeys) {
+    if (f == flag) return key;
+  }
+  return {};
+}
+
 void MergeServeJobFile(ServeRequest& a, const ServeJobFile& f,
                        const std::function<bool(const char*)>& is_unset) {
   // Takes the file's value of `flag` and remembers where it sits.
   auto take = [&](const char* flag, bool has) {
     if (!has || (is_unset && !is_unset(flag))) return false;
-    if (auto it = f.where.find(flag); it != f.where.end()) a.from_file[flag] = it->second;
+    if (auto it = f.where.find(ServeFileKeyOfFlag(flag)); it != f.where.end())
+      a.from_file[flag] = it->second;
     return true;
   };
   if (take("--model", !f.model.empty())) {
@@ -111,44 +150,6 @@ std::string ReplaceFlag(std::string text, std::string_view flag, std::string_vie
   return text;
 }
 }  // namespace
-
-namespace {
-// The serving job file's key of each flag (docs/serve-yaml.md). --tokens-per-s and --users are
-// other ways to give the file's serve.qps.
-constexpr std::pair<std::string_view, std::string_view> kServeFileKeys[] = {
-    {"--model", "model"},
-    {"--qps", "serve.qps"},
-    {"--tokens-per-s", "serve.qps"},
-    {"--users", "serve.qps"},
-    {"--benchmark", "serve.benchmark"},
-    {"--input-len", "serve.input_len"},
-    {"--output-len", "serve.output_len"},
-    {"--denoise-steps", "serve.denoise_steps"},
-    {"--precision", "serve.precision"},
-    {"--quant", "serve.quant"},
-    {"--kv-precision", "serve.kv_precision"},
-    {"--engine", "serve.engine"},
-    {"--util", "serve.target_utilization"},
-    {"--ttft-ms", "slo.ttft_p99_ms"},
-    {"--tpot-ms", "slo.tpot_p99_ms"},
-    {"--e2e-ms", "slo.e2e_p99_ms"},
-    {"--clouds", "constraints.clouds"},
-    {"--regions", "constraints.regions"},
-    {"--gpus", "constraints.gpus"},
-    {"--cpu", "constraints.cpu"},
-    {"--cpu-only", "constraints.cpu_only"},
-    {"--reserved", "constraints.reserved"},
-    {"--include-suspect", "constraints.include_suspect"},
-    {"--currency", "constraints.currency"},
-    {"--top", "top"}};
-}  // namespace
-
-std::string_view ServeFileKeyOfFlag(std::string_view flag) {
-  for (const auto& [f, key] : kServeFileKeys) {
-    if (f == flag) return key;
-  }
-  return {};
-}
 
 Error NameFileField(Error e, const ServeRequest& r) {
   // "--clouds[1]" is the flag --clouds, item 1.

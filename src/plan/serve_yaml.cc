@@ -48,17 +48,16 @@ Result<std::optional<Section>> SubSection(const Reader& r, const Section& top,
   return std::optional<Section>(std::move(*s));
 }
 
-// Reads `key` of `sec` (when given) with `read` into `out`, and records where it sits under
-// `flag`, the CLI flag it stands for.
+// Reads `key` of `sec` (when given) with `read` into `out`, and records where it sits.
 template <class T, class F>
-Status Opt(const Reader& r, ServeJobFile& f, const char* flag, const std::optional<Section>& sec,
+Status Opt(const Reader& r, ServeJobFile& f, const std::optional<Section>& sec,
            std::string_view key, F read, T& out) {
   const Entry* e = sec ? sec->Get(key) : nullptr;
   if (e == nullptr) return {};
   auto v = read(*e);
   if (!v) return v.error();
   out = std::move(*v);
-  f.where[flag] = r.Field(*e);
+  f.where[e->path] = r.Field(*e);
   return {};
 }
 
@@ -85,7 +84,7 @@ Result<ServeJobFile> Parse(const YAML::Node& root, const Reader& r) {
       return r.Fail(*model, "must be a non-empty name", "name a preset, HF id or config.json path");
     }
     f.model = model->value.Scalar();
-    f.where["--model"] = r.Field(*model);
+    f.where["model"] = r.Field(*model);
   }
 
   auto positive = [&](const Entry& e) { return r.Number(e, 0); };
@@ -94,36 +93,35 @@ Result<ServeJobFile> Parse(const YAML::Node& root, const Reader& r) {
   auto flag = [&](const Entry& e) { return r.Bool(e); };
   const std::optional<Section> top_opt(top);
   for (Status st : {
-           Opt(r, f, "--qps", serve, "qps", positive, f.qps),
-           Opt(r, f, "--benchmark", serve, "benchmark", text, f.benchmark),
+           Opt(r, f, serve, "qps", positive, f.qps),
+           Opt(r, f, serve, "benchmark", text, f.benchmark),
            Opt(
-               r, f, "--input-len", serve, "input_len",
-               [&](const Entry& e) { return r.Int(e, 1, kMaxSeqLen); }, f.input_len),
+               r, f, serve, "input_len", [&](const Entry& e) { return r.Int(e, 1, kMaxSeqLen); },
+               f.input_len),
            Opt(
-               r, f, "--output-len", serve, "output_len",
-               [&](const Entry& e) { return r.Int(e, 0, kMaxSeqLen); }, f.output_len),
+               r, f, serve, "output_len", [&](const Entry& e) { return r.Int(e, 0, kMaxSeqLen); },
+               f.output_len),
            Opt(
-               r, f, "--denoise-steps", serve, "denoise_steps",
+               r, f, serve, "denoise_steps",
                [&](const Entry& e) { return r.Int(e, 1, kMaxDenoiseSteps); }, f.denoise_steps),
-           Opt(r, f, "--util", serve, "target_utilization", positive, f.target_utilization),
-           Opt(r, f, "--precision", serve, "precision", text, f.precision),
-           Opt(r, f, "--quant", serve, "quant", text, f.quant),
-           Opt(r, f, "--kv-precision", serve, "kv_precision", text, f.kv_precision),
-           Opt(r, f, "--engine", serve, "engine", text, f.engine),
-           Opt(r, f, "--ttft-ms", slo, "ttft_p99_ms", positive, f.ttft_p99_ms),
-           Opt(r, f, "--tpot-ms", slo, "tpot_p99_ms", positive, f.tpot_p99_ms),
-           Opt(r, f, "--e2e-ms", slo, "e2e_p99_ms", positive, f.e2e_p99_ms),
-           Opt(r, f, "--clouds", constraints, "clouds", names, f.clouds),
-           Opt(r, f, "--regions", constraints, "regions", names, f.regions),
-           Opt(r, f, "--gpus", constraints, "gpus", names, f.gpus),
-           Opt(r, f, "--cpu", constraints, "cpu", flag, f.cpu),
-           Opt(r, f, "--cpu-only", constraints, "cpu_only", flag, f.cpu_only),
-           Opt(r, f, "--reserved", constraints, "reserved", flag, f.reserved),
-           Opt(r, f, "--include-suspect", constraints, "include_suspect", flag, f.include_suspect),
-           Opt(r, f, "--currency", constraints, "currency", text, f.currency),
+           Opt(r, f, serve, "target_utilization", positive, f.target_utilization),
+           Opt(r, f, serve, "precision", text, f.precision),
+           Opt(r, f, serve, "quant", text, f.quant),
+           Opt(r, f, serve, "kv_precision", text, f.kv_precision),
+           Opt(r, f, serve, "engine", text, f.engine),
+           Opt(r, f, slo, "ttft_p99_ms", positive, f.ttft_p99_ms),
+           Opt(r, f, slo, "tpot_p99_ms", positive, f.tpot_p99_ms),
+           Opt(r, f, slo, "e2e_p99_ms", positive, f.e2e_p99_ms),
+           Opt(r, f, constraints, "clouds", names, f.clouds),
+           Opt(r, f, constraints, "regions", names, f.regions),
+           Opt(r, f, constraints, "gpus", names, f.gpus),
+           Opt(r, f, constraints, "cpu", flag, f.cpu),
+           Opt(r, f, constraints, "cpu_only", flag, f.cpu_only),
+           Opt(r, f, constraints, "reserved", flag, f.reserved),
+           Opt(r, f, constraints, "include_suspect", flag, f.include_suspect),
+           Opt(r, f, constraints, "currency", text, f.currency),
            Opt(
-               r, f, "--top", top_opt, "top", [&](const Entry& e) { return r.Int(e, 1, kMaxTop); },
-               f.top),
+               r, f, top_opt, "top", [&](const Entry& e) { return r.Int(e, 1, kMaxTop); }, f.top),
        }) {
     if (!st) return st.error();
   }

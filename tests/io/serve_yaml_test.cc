@@ -105,7 +105,7 @@ TEST(ServeYaml, JobChecksNameTheFileKeyOfAValueFromTheFile) {
       "cpu_only: true\n",
       "job.yaml");
   ASSERT_TRUE(f.ok()) << f.error().ToString();
-  EXPECT_EQ(f->where.at("--engine"), "job.yaml:4:serve.engine");
+  EXPECT_EQ(f->where.at("serve.engine"), "job.yaml:4:serve.engine");
   ServeRequest r;
   MergeServeJobFile(r, *f);
   auto job = BuildServeJob(r, "USD");
