@@ -142,6 +142,10 @@ def job(name, text, field, rc=2, via="plan", **kw):
     args = ["plan", "train", "-f", "j.yaml"] if via == "plan" else ["emit", "slurm", "--job", "j.yaml"]
     case(f"job yaml ({via}): {name}", args, rc=rc, field=field, files={"j.yaml": text}, **kw)
 
+# Values the planner checks against the catalog are named by the file's line too.
+for via in ["plan", "emit"]:
+    job("unknown cloud", JOB + "constraints:\n  clouds: [aws, zzz]\n", "j.yaml:7:constraints.clouds[1]", via=via)
+    job("unknown gpu", JOB + "constraints:\n  gpus: [H900]\n", "j.yaml:7:constraints.gpus[0]", via=via)
 for via in ["plan", "emit"]:
     job("comma newline (LoadAll hang)", ",\n", "j.yaml", via=via, timeout_s=10)
     job("two documents", JOB + "---\n" + JOB, "j.yaml:", via=via)

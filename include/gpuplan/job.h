@@ -2,6 +2,7 @@
 // much, where. Parsed from a YAML job file or built from CLI flags; validated once here.
 #pragma once
 
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -59,6 +60,9 @@ struct TrainJobSpec {
   int top = 5;                   // plans to print
   bool include_suspect = false;  // rank catalog rows whose source marks them suspect
   bool by_region = false;        // keep rows that differ only by region apart
+  // Where a job file gave the keys the planner checks against the catalog (it names them when
+  // they are wrong): "constraints.clouds" -> "job.yaml:7:constraints.clouds".
+  std::map<std::string, std::string, std::less<>> file_keys;
 
   double TotalTokens() const;  // tokens x epochs (or samples x seq_len x epochs)
 };

@@ -366,16 +366,19 @@ Result<TrainJobSpec> ParseJob(const YAML::Node& root, const Reader& r) {
       auto v = r.Names(*e, true);
       if (!v) return v.error();
       job.clouds = std::move(*v);
+      job.file_keys[e->path] = r.Field(*e);
     }
     if (const Entry* e = c.Get("regions")) {
       auto v = r.Names(*e, true);
       if (!v) return v.error();
       job.regions = std::move(*v);
+      job.file_keys[e->path] = r.Field(*e);
     }
     if (const Entry* e = c.Get("gpus")) {
       auto v = r.Names(*e, false);
       if (!v) return v.error();
       job.gpus = std::move(*v);
+      job.file_keys[e->path] = r.Field(*e);
     }
     if (const Entry* e = c.Get("spot")) {
       auto v = r.Bool(*e);
