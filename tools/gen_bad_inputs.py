@@ -265,6 +265,11 @@ serve("output_len on an encoder", "model: bert-base\nserve:\n  qps: 1\n  output_
 CHECK = "hardware:\n  instance: p5.48xlarge\n  region: us-east-1\nnodes: 1\ntrain:\n  model: llama-2-7b\n  method: full\n"
 def check(name, text, field, **kw):
     case(f"check yaml: {name}", ["check", "-f", "c.yaml"], field=field, files={"c.yaml": text}, **kw)
+check("framework unknown", CHECK + "  framework: zzz\n", "train.framework")
+check("optimizer unknown", CHECK + "  optimizer: adamw-3bit\n", "train.optimizer")
+check("lora_rank with method full", CHECK + "  lora_rank: 8\n", "train.lora_rank")
+check("lora_rank above hidden", CHECK.replace("method: full", "method: lora") + "  lora_rank: 9000\n",
+      "train.lora_rank")
 check("comma newline", ",\n", "c.yaml", timeout_s=10)
 check("empty", "", "c.yaml")
 # fuzz_check_yaml: a global batch of 10^8 took seconds (every value up to the per-rank batch was

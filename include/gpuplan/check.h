@@ -65,6 +65,12 @@ struct SetupTraining {
   int zero_stage = 0;
   int tp = 1;
   int pp = 1;
+  // What the run uses (defaults: the planner's): the framework (kGeneric = the one `plan train`
+  // would pick for the layout), the optimizer and, for LoRA/QLoRA, the adapter rank.
+  TrainFramework framework = TrainFramework::kGeneric;
+  Optimizer optimizer = Optimizer::kAdamW;
+  bool paged_optimizer = false;
+  std::optional<int> lora_rank;
   Bytes dataset;      // 0 = unknown
   std::string field;  // "label:LINE:train"
 };

@@ -129,6 +129,20 @@ class Rules {
           "change tp/pp/micro_batch (`gpuplan plan train` finds a layout)");
       return;
     }
+    // The setup names its framework and it does not run the layout as written (the
+    // planner's FrameworkSupports; memory above is the generic layout's).
+    if (t.framework != TrainFramework::kGeneric &&
+        !FrameworkSupports(t.framework, sh.par, sh.opt) && AnyFrameworkSupports(sh.par, sh.opt)) {
+      const auto other = FrameworkFor(TrainFramework::kGeneric, sh.par, sh.opt);
+      Add(Severity::kWarning, "layout-framework",
+          fmt::format("{} does not run this layout as written (tp {} pp {} ZeRO-{}, recompute "
+                      "{}){}",
+                      TrainFrameworkName(t.framework), sh.par.tp, sh.par.pp, sh.par.zero_stage,
+                      RecomputeName(sh.opt.recompute),
+                      other ? fmt::format("; {} does", TrainFrameworkName(*other)) : ""),
+          "change the layout to one the framework runs (`gpuplan plan train --framework " +
+              std::string(TrainFrameworkName(t.framework)) + "` finds one), or switch framework");
+    }
     // A layout no framework runs as written (FrameworkSupports): the step time and memory
     // above are for a run nobody can launch.
     if (!AnyFrameworkSupports(sh.par, sh.opt)) {

@@ -113,16 +113,18 @@ Result<TrainShape> ShapeTraining(const SetupTraining& t, int gpus) {
   TrainJobSpec spec;
   spec.model = t.model;
   spec.method = t.method;
+  spec.precision = t.precision;
+  spec.fp4_gemms = t.fp4_gemms;
+  spec.optimizer = t.optimizer;
+  spec.paged_optimizer = t.paged_optimizer;
+  if (t.lora_rank) spec.lora_rank = *t.lora_rank;
   spec.seq_len = t.seq_len;
   spec.global_batch = t.global_batch.value_or(0);
-  s.opt.method = t.method;
-  s.opt.precision = t.precision;
-  s.opt.fp4_gemms = t.fp4_gemms;
+  // The planner's options for the same job (one home), then the setup's layout choices.
+  s.opt = TrainOptionsFor(spec);
+  s.opt.notes = true;
   s.opt.micro_batch = t.micro_batch;
-  s.opt.seq_len = EffectiveSeqLen(spec);
   s.opt.recompute = t.recompute;
-  s.opt.dropout = DefaultDropout(t.model);
-  if (t.method == TrainMethod::kQlora) s.opt.base_bits = 4;
   const int per_step = t.micro_batch * s.par.dp;
   if (t.global_batch && t.gradient_accumulation &&
       *t.global_batch != per_step * *t.gradient_accumulation) {
@@ -154,8 +156,7 @@ Result<TrainShape> ShapeTraining(const SetupTraining& t, int gpus) {
   // The framework that runs this layout, as the planner picks it (Megatron-Core for model
   // parallelism, DDP/FSDP/DeepSpeed for data parallelism), and what it does to memory: the
   // same rule as `plan train`, so a plan checked as a setup gets the same findings.
-  if (auto fw = FrameworkFor(TrainFramework::kGeneric, s.par, s.opt))
-    ApplyFrameworkMemory(*fw, s.par, s.opt);
+  if (auto fw = FrameworkFor(t.framework, s.par, s.opt)) ApplyFrameworkMemory(*fw, s.par, s.opt);
   return s;
 }
 

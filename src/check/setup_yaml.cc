@@ -63,7 +63,8 @@ const internal::YamlSchema& SetupSchema() {
          "network_gbps", "ram_gb", "vcpus", "storage", "storage_gbps"}},
        {"train",
         {"model", "method", "precision", "micro_batch", "seq_len", "global_batch",
-         "gradient_accumulation", "recompute", "zero", "tp", "pp", "dataset_size"}},
+         "gradient_accumulation", "recompute", "zero", "tp", "pp", "framework", "optimizer",
+         "lora_rank", "dataset_size"}},
        {"serve", {"model", "precision", "qps", "input_len", "output_len", "autoscaling", "load"}}},
       "docs/check.md",
       "the setup file",
@@ -258,6 +259,30 @@ Result<SetupTraining> ReadTraining(const Reader& r, const Section& sec) {
   t.tp = i.value_or(1);
   GPUPLAN_ASSIGN_OR_RETURN(i, n.Int("pp", 1));
   t.pp = i.value_or(1);
+  // The job file's names and rules (docs/job-yaml.md).
+  std::optional<TrainFramework> fw;
+  GPUPLAN_ASSIGN_OR_RETURN(
+      fw, n.Choice<TrainFramework>("framework", ParseTrainFramework, TrainFrameworkNames()));
+  t.framework = fw.value_or(TrainFramework::kGeneric);
+  std::optional<Optimizer> o;
+  GPUPLAN_ASSIGN_OR_RETURN(o, n.Choice<Optimizer>("optimizer", ParseOptimizer, OptimizerNames()));
+  if (o) {
+    t.optimizer = *o;
+    t.paged_optimizer = PagedOptimizerName(sec.Get("optimizer")->value.Scalar());
+  }
+  if (const Entry* e = n.Get("lora_rank")) {
+    if (t.method != TrainMethod::kLora && t.method != TrainMethod::kQlora) {
+      return r.Fail(
+          *e,
+          "applies to method lora or qlora, got method " + std::string(TrainMethodName(t.method)),
+          "set train.method: lora (or qlora), or remove lora_rank");
+    }
+    // A rank above the hidden size adds nothing (the job file's bound).
+    const int max_rank = t.model.hidden > 0
+                             ? static_cast<int>(std::min<long long>(kMaxLoraRank, t.model.hidden))
+                             : kMaxLoraRank;
+    GPUPLAN_ASSIGN_OR_RETURN(t.lora_rank, n.Int("lora_rank", 1, max_rank));
+  }
   std::optional<std::string> s;
   GPUPLAN_ASSIGN_OR_RETURN(s, n.Str("dataset_size"));
   if (s) {

@@ -157,14 +157,27 @@ std::optional<Finding> MemoryHeadroomRule(const TrainFacts& f) {
       ToGiB(m.activations), ToGiB(m.logits),
       ToGiB(m.cuda_context + m.nccl_buffers + m.allocator_slack));
   const char* where = frac > 1 ? "it does not fit" : frac > f.headroom ? "over" : "close to";
+  // The fixes this layout has not taken yet.
+  std::vector<std::string> fixes;
+  if (f.par.dp > 1 && f.par.zero_stage < 3)
+    fixes.emplace_back("shard model states (ZeRO-3 / FSDP)");
+  if (f.opt.recompute != Recompute::kFull) fixes.emplace_back("recompute activations");
+  if (f.opt.micro_batch > 1) fixes.emplace_back("lower the micro-batch");
+  if ((f.opt.optimizer == Optimizer::kAdamW || f.opt.optimizer == Optimizer::kAdam) &&
+      m.optimizer.value() > 0.2 * used.value()) {
+    fixes.emplace_back("an 8-bit optimizer (adamw-8bit)");
+  }
+  std::string fix;
+  for (const auto& x : fixes) fix += x + ", ";
+  fix += (fixes.empty() ? "use " : "or use ") +
+         std::string("a larger-memory GPU (`gpuplan memory` shows each term)");
   return Finding{
       frac > 1 ? Severity::kError : Severity::kWarning, "B5-memory-headroom",
       fmt::format("memory at {:.0f}% of the GPU, {} the {:.0f}% headroom rule (B5): {:.1f} GiB "
                   "per GPU ({}) of {:.1f} GiB usable on {}; real use runs 20-30% above theory",
                   Pct(frac), frac > 1 ? fmt::format("{}; over", where) : where, Pct(f.headroom),
                   ToGiB(used), terms, ToGiB(usable), f.accelerator->id),
-      "shard model states (ZeRO-3 / FSDP), recompute activations, lower the micro-batch, or use "
-      "a larger-memory GPU (`gpuplan memory` shows each term)"};
+      fix};
 }
 
 std::optional<Finding> PcieMultiGpuRule(const TrainFacts& f, std::optional<double> nvlink_share) {

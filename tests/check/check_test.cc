@@ -108,6 +108,25 @@ const char* kFp8TrainOnHopper = R"(
 hardware: {accelerator: H100-SXM5-80GB, gpus_per_node: 8, intra_link: nvswitch, storage: nvme, storage_gbps: 20}
 train: {model: llama-2-7b, precision: fp8, micro_batch: 1, seq_len: 4096, global_batch: 64, zero: 3}
 )";
+// The setup names its framework: Megatron-Core does not shard parameters (ZeRO-3); FSDP does.
+const char* kMegatronZero3 = R"(
+hardware: {accelerator: H100-SXM5-80GB, gpus_per_node: 8, intra_link: nvswitch, storage: nvme, storage_gbps: 20}
+train: {model: llama-2-7b, micro_batch: 1, seq_len: 4096, global_batch: 64, zero: 3, recompute: full, framework: megatron-core}
+)";
+const char* kFsdpZero3 = R"(
+hardware: {accelerator: H100-SXM5-80GB, gpus_per_node: 8, intra_link: nvswitch, storage: nvme, storage_gbps: 20}
+train: {model: llama-2-7b, micro_batch: 1, seq_len: 4096, global_batch: 64, zero: 3, recompute: full, framework: fsdp}
+)";
+// 13B full fine-tune on 8 x A100 40GB under ZeRO-3: 32-bit AdamW states are near the headroom
+// line; adamw-8bit's quarter-size states are not (before, check assumed AdamW whatever the run).
+const char* kAdamw32On40GB = R"(
+hardware: {accelerator: A100-SXM4-40GB, gpus_per_node: 8, intra_link: nvswitch, storage: nvme, storage_gbps: 20}
+train: {model: llama-2-13b, micro_batch: 1, seq_len: 4096, global_batch: 128, zero: 3, recompute: full}
+)";
+const char* kAdamw8On40GB = R"(
+hardware: {accelerator: A100-SXM4-40GB, gpus_per_node: 8, intra_link: nvswitch, storage: nvme, storage_gbps: 20}
+train: {model: llama-2-13b, micro_batch: 1, seq_len: 4096, global_batch: 128, zero: 3, recompute: full, optimizer: adamw-8bit}
+)";
 // QLoRA on Trainium: bitsandbytes has no Neuron backend.
 const char* kQloraOnTrainium = R"(
 hardware: {instance: trn1.32xlarge, region: us-east-1, storage: nvme, storage_gbps: 20}
@@ -215,6 +234,13 @@ std::vector<RuleCase> Cases() {
       {"qlora_trainium", kQloraOnTrainium, "train-qlora-backend", true, E,
        "bitsandbytes has no AWS Neuron backend"},
       {"qlora_h100", kFp8TrainOnHopper, "train-qlora-backend", false, W, "not QLoRA"},
+      {"framework_megatron_zero3", kMegatronZero3, "layout-framework", true, W,
+       "Megatron-Core's distributed optimizer is ZeRO-1; parameters are not sharded"},
+      {"framework_fsdp_zero3", kFsdpZero3, "layout-framework", false, W, "FSDP FULL_SHARD"},
+      {"optimizer_adamw32_b5", kAdamw32On40GB, "B5-memory-headroom", true, W,
+       "12 GiB of AdamW states per GPU"},
+      {"optimizer_adamw8_b5", kAdamw8On40GB, "B5-memory-headroom", false, W,
+       "bitsandbytes 8-bit states: a quarter of the size"},
   };
 }
 
@@ -231,6 +257,19 @@ TEST(CheckTest, DeclaredStorageBandwidthIsWhatIsJudged) {
   const Finding* read = Find(fs, "A9-host-storage-read", Severity::kWarning);
   ASSERT_NE(read, nullptr);
   EXPECT_NE(read->message.find("declares 0.5 GB/s"), std::string::npos) << read->message;
+}
+
+// B5's fix offers only what the layout has not done: this one shards (ZeRO-3) and recomputes
+// everything at micro-batch 1 already; its AdamW states are a third of the memory.
+TEST(CheckTest, MemoryFixOffersOnlyStepsNotTaken) {
+  const Finding* b5 = nullptr;
+  const auto fs = Check(kAdamw32On40GB);
+  b5 = Find(fs, "B5-memory-headroom", Severity::kWarning);
+  ASSERT_NE(b5, nullptr);
+  EXPECT_EQ(b5->fix.find("ZeRO-3"), std::string::npos) << b5->fix;
+  EXPECT_EQ(b5->fix.find("recompute"), std::string::npos) << b5->fix;
+  EXPECT_EQ(b5->fix.find("micro-batch"), std::string::npos) << b5->fix;
+  EXPECT_NE(b5->fix.find("adamw-8bit"), std::string::npos) << b5->fix;
 }
 
 TEST(CheckTest, GoodSetupHasNoWarnings) {
