@@ -265,6 +265,10 @@ serve("output_len on an encoder", "model: bert-base\nserve:\n  qps: 1\n  output_
 CHECK = "hardware:\n  instance: p5.48xlarge\n  region: us-east-1\nnodes: 1\ntrain:\n  model: llama-2-7b\n  method: full\n"
 def check(name, text, field, **kw):
     case(f"check yaml: {name}", ["check", "-f", "c.yaml"], field=field, files={"c.yaml": text}, **kw)
+CHECK_SERVE = "hardware:\n  instance: g5.xlarge\n  region: us-east-1\nserve:\n  model: llama-2-7b\n  qps: 1\n"
+check("serve engine unknown", CHECK_SERVE + "  engine: zzz\n", "serve.engine")
+check("serve quant unknown", CHECK_SERVE + "  quant: awq9\n", "serve.quant")
+check("serve kv_precision int4", CHECK_SERVE + "  kv_precision: int4\n", "serve.kv_precision")
 check("framework unknown", CHECK + "  framework: zzz\n", "train.framework")
 check("optimizer unknown", CHECK + "  optimizer: adamw-3bit\n", "train.optimizer")
 check("lora_rank with method full", CHECK + "  lora_rank: 8\n", "train.lora_rank")

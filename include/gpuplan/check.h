@@ -79,6 +79,9 @@ struct SetupServing {
   std::string model_arg;
   ModelSpec model;
   Precision precision = Precision::kBf16;
+  std::optional<QuantSpec> quant;         // serve.quant: a quantization preset (awq, gptq, ...)
+  std::optional<Precision> kv_precision;  // unset: DefaultKvPrecision of the weights
+  Engine engine = Engine::kVllm;
   double qps = 1;  // peak requests per second
   int input_len = 512;
   int output_len = 128;

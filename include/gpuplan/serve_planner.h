@@ -121,6 +121,10 @@ struct ServeJobFile {
 // Errors name "label:LINE:yaml.path"; unknown keys get a did-you-mean.
 Result<ServeJobFile> ParseServeJobYaml(std::string_view yaml_text, std::string_view label);
 
+// The engine setup one replica of `job` runs at tensor-parallel width `tp` (weights, KV, engine
+// and its host overlap, beams): the planner's, `check`'s and the load curves' one home.
+ServeSetup ServeSetupFor(const ServeJobSpec& job, int tp);
+
 Result<ServePlanResult> PlanServing(const ServeJobSpec& job, const Catalog& catalog,
                                     const Calibration& cal,
                                     std::optional<double> cny_per_usd = std::nullopt);

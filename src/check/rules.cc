@@ -17,6 +17,7 @@
 #include "gpuplan/job.h"
 #include "gpuplan/pitfalls.h"
 #include "gpuplan/plan.h"
+#include "gpuplan/quant_preset.h"
 #include "gpuplan/serve.h"
 #include "gpuplan/serve_planner.h"
 #include "gpuplan/sizing.h"
@@ -322,13 +323,30 @@ class Rules {
   }
 
   // ---- serving ---------------------------------------------------------------------------
+  // The setup's serving job as the planner states one (the planner's defaults where it is
+  // silent): one ServeSetup for the capacity here and for B1's search.
+  ServeJobSpec ServeJobOf(const SetupServing& v) const {
+    ServeJobSpec job;
+    job.model = v.model;
+    job.weight_precision = v.precision;
+    job.quant = v.quant;
+    job.kv_precision = v.kv_precision.value_or(DefaultKvPrecision(v.precision));
+    job.engine = v.engine;
+    job.qps = v.qps;
+    job.input_len = v.input_len;
+    job.output_len = v.output_len;
+    return job;
+  }
+
   void Serving(const SetupServing& v) {
-    // vLLM (the serving model's engine) has no kernels for the weights there.
-    if (const std::string why = VllmWeightFormatUnsupported(*r_.acc, v.precision, std::nullopt);
+    const ServeJobSpec job = ServeJobOf(v);
+    // The engine has no kernels for the weights there.
+    if (const std::string why = EngineCannotServe(v.engine, *r_.acc, v.precision, v.quant);
         !why.empty()) {
       Add(Severity::kError, "serve-weight-format",
-          fmt::format("{} weights of {} cannot be served on {} with vLLM: {}",
-                      PrecisionName(v.precision), v.model.name, r_.acc->id, why),
+          fmt::format("{} weights of {} cannot be served on {} with {}: {}",
+                      v.quant ? v.quant->method : std::string(PrecisionName(v.precision)),
+                      v.model.name, r_.acc->id, EngineName(v.engine), why),
           "serve 16-bit weights on this GPU, or a GPU whose kernels run this format");
     }
     const ComputeDevice dev = DeviceFromAccelerator(*r_.acc, cal_, r_.inst.intra_node_link);
@@ -336,10 +354,8 @@ class Rules {
     int tp = 1;
     if (v.model.is_decoder_llm()) {
       for (tp = 1; tp <= r_.gpus(); tp *= 2) {
-        ServeSetup ss;
-        ss.weight_precision = v.precision;
-        ss.tp = tp;
-        perf = EstimateLlmServing(v.model, ss, dev, v.input_len, v.output_len, 0, cal_);
+        perf = EstimateLlmServing(v.model, ServeSetupFor(job, tp), dev, v.input_len, v.output_len,
+                                  0, cal_);
         if (perf.fits) break;
       }
     } else {
@@ -379,12 +395,7 @@ class Rules {
   // cheaper deployment carries.
   void TrainingInstanceServing(const SetupServing& v, const std::string& cap_text) {
     if (r_.custom || !r_.price_usd || !IsTrainingClass(r_.inst)) return;
-    ServeJobSpec job;
-    job.model = v.model;
-    job.weight_precision = v.precision;
-    job.qps = v.qps;
-    job.input_len = v.input_len;
-    job.output_len = v.output_len;
+    ServeJobSpec job = ServeJobOf(v);
     job.clouds = {r_.inst.cloud};
     job.top = 1;
     auto res = PlanServing(job, cat_, cal_);

@@ -11,6 +11,7 @@
 
 #include "check/check_internal.h"
 #include "gpuplan/check.h"
+#include "gpuplan/quant_preset.h"
 #include "gpuplan/input.h"
 #include "gpuplan/job_validate.h"
 #include "gpuplan/job.h"
@@ -65,7 +66,9 @@ const internal::YamlSchema& SetupSchema() {
         {"model", "method", "precision", "micro_batch", "seq_len", "global_batch",
          "gradient_accumulation", "recompute", "zero", "tp", "pp", "framework", "optimizer",
          "lora_rank", "dataset_size"}},
-       {"serve", {"model", "precision", "qps", "input_len", "output_len", "autoscaling", "load"}}},
+       {"serve",
+        {"model", "precision", "quant", "kv_precision", "engine", "qps", "input_len", "output_len",
+         "autoscaling", "load"}}},
       "docs/check.md",
       "the setup file",
       "a setup file is a map: `hardware: ...`, `train: ...` or `serve: ...`; see docs/check.md",
@@ -310,6 +313,22 @@ Result<SetupServing> ReadServing(const Reader& r, const Section& sec) {
                              NamesOf({Precision::kFp32, Precision::kBf16, Precision::kFp16,
                                       Precision::kFp8, Precision::kInt8, Precision::kInt4})));
   s.precision = p.value_or(Precision::kBf16);
+  // The serving job file's names (docs/serve-yaml.md).
+  if (const Entry* e = n.Get("quant")) {
+    std::optional<std::string> name;
+    GPUPLAN_ASSIGN_OR_RETURN(name, n.Str("quant"));
+    if (auto st = ApplyQuantName(*name, r.Field(*e), s.precision, s.quant); !st) return st.error();
+  }
+  if (const Entry* e = n.Get("kv_precision")) {
+    std::optional<std::string> name;
+    GPUPLAN_ASSIGN_OR_RETURN(name, n.Str("kv_precision"));
+    auto kv = ParseKvPrecision(*name, r.Field(*e), s.precision);
+    if (!kv) return kv.error();
+    s.kv_precision = *kv;
+  }
+  std::optional<Engine> engine;
+  GPUPLAN_ASSIGN_OR_RETURN(engine, n.Choice<Engine>("engine", ParseEngine, EngineNames()));
+  s.engine = engine.value_or(Engine::kVllm);
   std::optional<double> q;
   GPUPLAN_ASSIGN_OR_RETURN(q, n.Number("qps", 0));
   if (!q) return r.Fail(sec.node, "serve.qps", "missing qps (peak requests per second)");

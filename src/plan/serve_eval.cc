@@ -41,7 +41,9 @@ ComputeDevice CpuInstanceDevice(const InstanceType& inst, const Cpu& cpu, const 
   return DeviceFromCpu(cpu, sockets, cores, cal);
 }
 
-ServeSetup SetupFor(const ServeJobSpec& job, int tp) {
+}  // namespace serve_internal
+
+ServeSetup ServeSetupFor(const ServeJobSpec& job, int tp) {
   ServeSetup su;
   su.weight_precision = job.weight_precision;
   su.quant = job.quant;
@@ -54,6 +56,8 @@ ServeSetup SetupFor(const ServeJobSpec& job, int tp) {
   su.max_new_tokens = job.max_output_len;
   return su;
 }
+
+namespace serve_internal {
 
 namespace {
 
@@ -69,7 +73,7 @@ LayoutEval EvaluateLayoutAt(const ServeJobSpec& job, const ComputeDevice& dev, S
   out.utilization = rho;
   const int tp = layout.tp, pp = layout.pp;
   if (m.generates_tokens()) {
-    const ServeSetup su = SetupFor(job, tp);
+    const ServeSetup su = ServeSetupFor(job, tp);
     auto estimate = [&](int b) {
       return pp > 1 ? EstimateLlmServingPipelined(m, su, dev, pp, stage_link, stage_latency,
                                                   job.input_len, job.output_len, b, cal)
@@ -229,8 +233,8 @@ void EvaluateGpuShape(const ServeJobSpec& job, const InstanceType& inst, const C
     se.stage_link = BytesPerSec(inst.inter_node_bw->value() / 8 * k.Fabric(inst.inter_node_fabric));
     const int tp = se.layouts.back().layout.tp;
     for (int pp = 2; !one_node && pp <= kMaxServeNodesPerReplica && pp <= m.layers; ++pp) {
-      if (EstimateLlmServingPipelined(m, SetupFor(job, tp), dev, pp, se.stage_link, k.stage_latency,
-                                      job.input_len, job.output_len, 0, cal)
+      if (EstimateLlmServingPipelined(m, ServeSetupFor(job, tp), dev, pp, se.stage_link,
+                                      k.stage_latency, job.input_len, job.output_len, 0, cal)
               .fits) {
         se.layouts.push_back(
             EvaluateLayout(job, dev, {tp, pp}, se.stage_link, k.stage_latency, cal));
@@ -244,7 +248,6 @@ void EvaluateGpuShape(const ServeJobSpec& job, const InstanceType& inst, const C
 
 using serve_internal::CpuInstanceDevice;
 using serve_internal::QueueP99;
-using serve_internal::SetupFor;
 
 double ServeQueueP99(double service_s, double rho, int servers) {
   return QueueP99(service_s, rho, servers);
@@ -308,12 +311,12 @@ ServeLoadCurve BuildServeLoadCurve(const ServeJobSpec& job, const ServePlan& pla
   for (int b : batches) {
     ServePerf r = c.llm && plan.pp > 1 && inst.inter_node_bw
                       ? EstimateLlmServingPipelined(
-                            m, SetupFor(job, plan.tp), dev, plan.pp,
+                            m, ServeSetupFor(job, plan.tp), dev, plan.pp,
                             BytesPerSec(inst.inter_node_bw->value() / 8 *
                                         FabricEfficiency(inst.inter_node_fabric, cal)),
                             Seconds(cal.Get("link_latency_us.inter", 15) * 1e-6), job.input_len,
                             job.output_len, b, cal)
-                  : c.llm ? EstimateLlmServing(m, SetupFor(job, plan.tp), dev, job.input_len,
+                  : c.llm ? EstimateLlmServing(m, ServeSetupFor(job, plan.tp), dev, job.input_len,
                                                job.output_len, b, cal)
                           : EstimateRequest(m, job.weight_precision, dev, b,
                                             std::max(1, job.input_len), cal, true, job.diffusion);

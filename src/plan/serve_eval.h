@@ -17,9 +17,6 @@ double QueueP99(double service_s, double rho, int servers);
 // sockets.
 ComputeDevice CpuInstanceDevice(const InstanceType& inst, const Cpu& cpu, const Calibration& cal);
 
-// The serving setup of the job at tensor-parallel width `tp`.
-ServeSetup SetupFor(const ServeJobSpec& job, int tp);
-
 // One serving layout of an instance: tensor parallel within a node, pipeline stages across
 // nodes (pp = nodes per replica).
 struct ServeLayout {

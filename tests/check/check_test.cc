@@ -95,6 +95,20 @@ const char* kServeFp8OnVolta = R"(
 hardware: {accelerator: V100-SXM2-32GB, gpus_per_node: 1}
 serve: {model: llama-3.1-8b, precision: fp8, qps: 1, input_len: 512, output_len: 128}
 )";
+// The setup names its engine and quantization: TensorRT-LLM runs on Ampere or newer only; AWQ
+// needs compute capability 7.5 in vLLM (V100 is 7.0); vLLM serves AWQ on a T4.
+const char* kServeTrtllmOnT4 = R"(
+hardware: {accelerator: T4, gpus_per_node: 4}
+serve: {model: llama-2-7b, precision: fp16, engine: trt-llm, qps: 1, input_len: 512, output_len: 128}
+)";
+const char* kServeAwqOnVolta = R"(
+hardware: {accelerator: V100-SXM2-32GB, gpus_per_node: 1}
+serve: {model: llama-2-7b, quant: awq, qps: 1, input_len: 512, output_len: 128}
+)";
+const char* kServeAwqOnT4 = R"(
+hardware: {accelerator: T4, gpus_per_node: 1}
+serve: {model: llama-2-7b, quant: awq, qps: 1, input_len: 512, output_len: 128}
+)";
 const char* kServeFp8OnAda = R"(
 hardware: {accelerator: L4, gpus_per_node: 1}
 serve: {model: llama-3.1-8b, precision: fp8, qps: 1, input_len: 512, output_len: 128}
@@ -228,6 +242,11 @@ std::vector<RuleCase> Cases() {
       {"fp8_volta", kServeFp8OnVolta, "serve-weight-format", true, E,
        "vLLM's FP8 kernels need compute capability 7.5"},
       {"fp8_ada", kServeFp8OnAda, "serve-weight-format", false, W, "FP8 runs natively on Ada"},
+      {"engine_trtllm_t4", kServeTrtllmOnT4, "serve-weight-format", true, E,
+       "TensorRT-LLM's support matrix starts at Ampere"},
+      {"quant_awq_volta", kServeAwqOnVolta, "serve-weight-format", true, E,
+       "vLLM's AWQ kernels need compute capability 7.5"},
+      {"quant_awq_t4", kServeAwqOnT4, "serve-weight-format", false, W, "T4 is 7.5"},
       {"fp8_train_ampere", kFp8TrainOnAmpere, "train-precision", true, E,
        "FP8 training needs compute capability 8.9"},
       {"fp8_train_hopper", kFp8TrainOnHopper, "train-precision", false, W, "Hopper has FP8"},
