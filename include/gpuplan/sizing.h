@@ -54,6 +54,8 @@ struct HostNeeds {
   BytesPerSec storage_bw;              // sustained read bandwidth the GPUs need
   BitsPerSec network;                  // per-node network for multi-node jobs (0 for single node)
   std::vector<std::string> rationale;  // one line per item: the rule and its numbers
+  // What starves when the cores fall short, for the host check's verdict.
+  std::string cpu_short = "data loading may starve the GPUs";
 };
 
 HostNeeds SizeHost(SizingPolicy policy, const SizingInput& in);

@@ -281,6 +281,13 @@ HostNeeds SizeDefault(const SizingInput& in) {
   if (in.training) {
     const int per_gpu = in.token_input ? kDefaultCoresPerGpuTrainTokens : kDefaultCoresPerGpuTrain;
     n.cpu_cores = Cores(b.gpus, per_gpu, kDefaultCoresPerNode);
+    // Token ids cost the loaders next to nothing: the cores go to each GPU's training process
+    // (Python launching its kernels) and NCCL's proxy threads.
+    if (in.token_input) {
+      n.cpu_short =
+          "the GPUs' training processes and NCCL threads contend for cores (slower "
+          "kernel launches)";
+    }
     if (b.explain)
       n.rationale.push_back(fmt::format(
           "CPU: {} GPUs x {} cores + {} = {} cores (default: per GPU the training loop, {} "
@@ -472,11 +479,10 @@ std::vector<HostFinding> CheckHost(const HostNeeds& needs, const InstanceType& i
     f.ok = f.has >= f.needed;
     const std::string how = IsBareMetal(inst) ? "bare-metal threads, 2 per core"
                                               : "vCPUs are hardware threads, 2 per core";
-    f.text = fmt::format("needs {} cores, instance has {} ({} vCPUs; {}): {}", needs.cpu_cores,
-                         Num(f.has, 1), inst.vcpus, how,
-                         f.ok ? "ok"
-                              : "too few; data loading may starve the GPUs, pick a shape with "
-                                "more vCPUs");
+    f.text =
+        fmt::format("needs {} cores, instance has {} ({} vCPUs; {}): {}", needs.cpu_cores,
+                    Num(f.has, 1), inst.vcpus, how,
+                    f.ok ? "ok" : "too few; " + needs.cpu_short + ", pick a shape with more vCPUs");
     out.push_back(f);
   }
   {  // RAM, in decimal GB (the catalog's RAM and the need are binary; GiB shown beside them).
