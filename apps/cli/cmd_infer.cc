@@ -220,9 +220,12 @@ Result<Output> RunTco(const GlobalOptions& g, const InferArgs& a) {
   }
   if (break_even) {
     s += fmt::format("break-even: CPU serving is cheaper up to about {:.0f} req/s\n", *break_even);
+  } else if (!cpu && !r->cpu_notes.empty()) {
+    s += "break-even: none: no CPU deployment was planned (the note below says why)\n";
   } else {
     s += "break-even: CPU serving is not cheaper at any load scanned (or cannot meet the SLOs)\n";
   }
+  for (const std::string& n : r->cpu_notes) s += "note (CPU): " + n + "\n";
   if (!r->guide_rule.empty()) s += r->guide_rule + "\n";
   if (r->day_night) {
     const DayNightPlan* dn = &*r->day_night;

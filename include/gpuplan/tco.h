@@ -21,7 +21,9 @@ struct TcoRequest {
   std::vector<double> profile;  // empty, or 24 hourly loads (req/s) for the day/night mix
 };
 struct TcoResult {
-  std::optional<ServePlan> gpu, cpu;      // cheapest GPU-only / CPU-only deployment at job.qps
+  std::optional<ServePlan> gpu, cpu;  // cheapest GPU-only / CPU-only deployment at job.qps
+  // Without a CPU deployment, the CPU planner's notes on why (e.g. LLMs are not planned on CPUs).
+  std::vector<std::string> cpu_notes;
   std::optional<double> break_even_qps;   // highest scanned load at which CPUs are cheaper
   std::optional<DayNightPlan> day_night;  // with a profile
   double months = 0;

@@ -477,8 +477,8 @@ Result<ServePlanResult> PlanServingImpl(const ServeJobSpec& job, const Catalog& 
     }
   } else if (all.empty() && offers == llm_cpu_offers) {
     out.notes.push_back(
-        fmt::format("{} serving on CPUs is not planned (llama.cpp-class speeds): allow GPUs (drop "
-                    "--cpu-only), or serve an encoder, a ViT or a CNN on CPUs",
+        fmt::format("{} serving on CPUs is not planned (llama.cpp-class speeds): serve it on "
+                    "GPUs; CPUs are planned for encoders, ViTs and CNNs",
                     m.is_decoder_llm() ? "LLM" : "token-by-token (encoder-decoder)"));
   } else if (all.empty() && !only_format_skips) {
     out.notes.push_back(

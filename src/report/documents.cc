@@ -145,7 +145,8 @@ json TcoDocument(const ServeJobSpec& job, const Catalog& catalog, const TcoReque
             {"gpu", r.gpu ? ServePlanJson(*r.gpu, cur) : json(nullptr)},
             {"cpu", r.cpu ? ServePlanJson(*r.cpu, cur) : json(nullptr)},
             {"break_even_qps", r.break_even_qps ? json(*r.break_even_qps) : json(nullptr)},
-            {"guide_rule", r.guide_rule}};
+            {"guide_rule", r.guide_rule},
+            {"cpu_notes", r.cpu_notes}};
   if (r.gpu && r.cpu) {
     j["total_gpu"] = r.gpu->cost_per_month * r.months;
     j["total_cpu"] = r.cpu->cost_per_month * r.months;

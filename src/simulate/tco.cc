@@ -17,7 +17,8 @@ constexpr double kScanEndQps = 100000;
 // Cheapest monthly deployment serving `qps` with only GPUs or only CPUs.
 // A job the planner refuses (an unknown cloud or GPU) is an error, not "no deployment".
 Result<std::optional<ServePlan>> Cheapest(const ServeJobSpec& base, const Catalog& cat, double qps,
-                                          bool cpu, std::optional<double> rate) {
+                                          bool cpu, std::optional<double> rate,
+                                          std::vector<std::string>* why_none = nullptr) {
   ServeJobSpec j = base;
   j.qps = qps;
   j.allow_cpu = cpu;
@@ -26,7 +27,10 @@ Result<std::optional<ServePlan>> Cheapest(const ServeJobSpec& base, const Catalo
   j.with_guide = false;
   auto r = PlanServing(j, cat, DefaultCalibration(), rate);
   if (!r) return r.error();
-  if (r->plans.empty()) return std::optional<ServePlan>();
+  if (r->plans.empty()) {
+    if (why_none != nullptr) *why_none = r->notes;
+    return std::optional<ServePlan>();
+  }
   return std::optional<ServePlan>(r->plans.front());
 }
 
@@ -72,7 +76,7 @@ Result<TcoResult> PlanTco(const ServeJobSpec& job, const Catalog& catalog, const
   TcoResult r;
   r.months = req.years * 12;
   GPUPLAN_ASSIGN_OR_RETURN(r.gpu, Cheapest(job, catalog, job.qps, false, rate));
-  GPUPLAN_ASSIGN_OR_RETURN(r.cpu, Cheapest(job, catalog, job.qps, true, rate));
+  GPUPLAN_ASSIGN_OR_RETURN(r.cpu, Cheapest(job, catalog, job.qps, true, rate, &r.cpu_notes));
   // Break-even: the load below which the CPU deployment is cheaper.
   for (double q = kScanStartQps; q <= kScanEndQps; q *= kScanStep) {
     std::optional<ServePlan> gq, cq;

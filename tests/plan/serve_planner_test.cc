@@ -1311,6 +1311,24 @@ TEST(CliTco, GuideB10OnlyForTextEncoders) {
   EXPECT_TRUE(Has(nlohmann::json::parse(json.out)["guide_rule"].get<std::string>(), "guide B10"));
 }
 
+// An LLM has no CPU deployment (not planned): tco says so, instead of "CPUs are not cheaper at
+// any load", and the JSON carries the planner's reason.
+TEST(CliTco, LlmSaysWhyThereIsNoCpuDeployment) {
+  RunResult r = RunCli({"tco", "--model", "llama-2-7b", "--qps", "2"});
+  ASSERT_EQ(r.exit_code, 0) << r.Describe();
+  EXPECT_TRUE(Has(r.out, "no CPU deployment was planned")) << r.Describe();
+  EXPECT_TRUE(Has(r.out, "note (CPU): LLM serving on CPUs is not planned")) << r.Describe();
+  EXPECT_FALSE(Has(r.out, "--cpu-only")) << r.Describe();
+  RunResult j = RunCli({"--json", "tco", "--model", "llama-2-7b", "--qps", "2"});
+  ASSERT_EQ(j.exit_code, 0) << j.Describe();
+  const auto doc = nlohmann::json::parse(j.out);
+  EXPECT_TRUE(doc["cpu"].is_null());
+  ASSERT_FALSE(doc["cpu_notes"].empty()) << doc.dump(2);
+  RunResult bert = RunCli(With(kTcoBert, {"--json"}));
+  ASSERT_EQ(bert.exit_code, 0) << bert.Describe();
+  EXPECT_TRUE(nlohmann::json::parse(bert.out)["cpu_notes"].empty());
+}
+
 TEST(CliTco, JsonHasGpuCpuAndBreakEven) {
   RunResult r = RunCli(With(kTcoBert, {"--json"}));
   ASSERT_EQ(r.exit_code, 0) << r.Describe();
