@@ -314,8 +314,13 @@ Result<Output> RunSimulate(const GlobalOptions& g, SimArgs a) {
         r.slo_violation_requests, r.slo_violation_while_starting, r.scale_ups);
     if (r.policy == ScalingPolicyKind::kSchedule) {
       if (r.cpu_hours.empty()) {
-        s += "             no hour ran on CPU (a CPU deployment is never cheaper or cannot meet "
-             "the SLOs)\n";
+        // gpuplan plans no LLM serving on CPUs (llama.cpp-class speeds): say so, not "never
+        // cheaper".
+        s += job->model.generates_tokens()
+                 ? "             no hour ran on CPU (token-by-token serving on CPUs is not "
+                   "planned: llama.cpp-class speeds)\n"
+                 : "             no hour ran on CPU (a CPU deployment is never cheaper or cannot "
+                   "meet the SLOs)\n";
       } else {
         std::string hrs;
         for (int h : r.cpu_hours) hrs += (hrs.empty() ? "" : ",") + std::to_string(h);
