@@ -274,6 +274,11 @@ Result<TrainPlanResult> PlanTrainingImpl(const TrainJobSpec& job, const Catalog&
     // on GPUs it does not support (Volta).
     if (!FusedAttentionOn(acc, job.framework)) shape_base.flash_attention = false;
     LayoutConstraints shape_fixed = fw_fixed;
+    // A batch the job does not state is the planner's default (DefaultGlobalBatch), not a
+    // requirement: each data-parallel size runs it rounded down to whole steps, as the
+    // validation adapter does for a case that states none (16 sequences on 3 GPUs: 15 by data
+    // parallelism, rather than a pipeline over 3 nodes because 3 does not divide 16).
+    if (job.global_batch <= 0) shape_fixed.round_global_batch = true;
     // The largest RAM per GPU among the shape's machines bounds the offloaded states; a machine
     // whose RAM the catalog does not give (an imported row) leaves them unbounded.
     double ram_per_gpu = 0;

@@ -441,6 +441,32 @@ TEST(Planner, Deterministic) {
             << a->evaluated << " layouts; best " << Describe(a->plans.front()) << "\n";
 }
 
+// A batch the job leaves to the planner is rounded down per data-parallel size, as the
+// validation adapter does: LoRA's default 16 sequences on exactly 3 GPUs runs data-parallel at
+// 15 (before, no dp-3 layout was searched at all, and every plan was a 3-node pipeline). A stated
+// batch is still the job's: 16 on 3 GPUs keeps dp 3 out.
+TEST(Planner, DefaultBatchRoundsToTheDataParallelSize) {
+  TrainJobSpec j = JobFor("llama-2-7b", 1e7, 4096);
+  j.method = TrainMethod::kLora;
+  j.num_gpus = 3;
+  j.top = 20;
+  auto r = Plan(j);
+  ASSERT_TRUE(r.ok()) << r.error().ToString();
+  ASSERT_FALSE(r->plans.empty());
+  bool dp3 = false;
+  for (const TrainPlan& p : r->plans) {
+    if (p.par.dp != 3) continue;
+    dp3 = true;
+    EXPECT_EQ(p.global_batch % 3, 0) << Describe(p);
+    EXPECT_LE(p.global_batch, 16) << Describe(p);
+  }
+  EXPECT_TRUE(dp3) << "no data-parallel plan on 3 GPUs";
+  j.global_batch = 16;
+  r = Plan(j);
+  ASSERT_TRUE(r.ok()) << r.error().ToString();
+  for (const TrainPlan& p : r->plans) EXPECT_NE(p.par.dp, 3) << Describe(p);
+}
+
 // Every plan returned (ranked and Pareto) meets the deadline and the budget it was given; a
 // deadline nobody can meet leaves no plans and says why.
 TEST(Planner, MeetsDeadlineAndBudget) {
