@@ -269,6 +269,8 @@ CHECK_SERVE = "hardware:\n  instance: g5.xlarge\n  region: us-east-1\nserve:\n  
 check("serve engine unknown", CHECK_SERVE + "  engine: zzz\n", "serve.engine")
 check("serve quant unknown", CHECK_SERVE + "  quant: awq9\n", "serve.quant")
 check("serve kv_precision int4", CHECK_SERVE + "  kv_precision: int4\n", "serve.kv_precision")
+check("serve tp 3 on 4 GPUs", "hardware:\n  instance: g5.12xlarge\n  region: us-east-1\nserve:\n  model: llama-2-7b\n  tp: 3\n  qps: 1\n", "c.yaml:6:serve.tp")
+check("serve tp 0", CHECK_SERVE + "  tp: 0\n", "serve.tp")
 check("framework unknown", CHECK + "  framework: zzz\n", "train.framework")
 check("optimizer unknown", CHECK + "  optimizer: adamw-3bit\n", "train.optimizer")
 check("lora_rank with method full", CHECK + "  lora_rank: 8\n", "train.lora_rank")

@@ -82,6 +82,10 @@ struct SetupServing {
   std::optional<QuantSpec> quant;         // serve.quant: a quantization preset (awq, gptq, ...)
   std::optional<Precision> kv_precision;  // unset: DefaultKvPrecision of the weights
   Engine engine = Engine::kVllm;
+  // Tensor-parallel GPUs per replica (`--tensor-parallel-size`); unset: the fewest that hold the
+  // model. `tp_field`: "label:LINE:serve.tp" for errors that need the hardware.
+  std::optional<int> tp;
+  std::string tp_field;
   double qps = 1;  // peak requests per second
   int input_len = 512;
   int output_len = 128;

@@ -352,7 +352,20 @@ class Rules {
     const ComputeDevice dev = DeviceFromAccelerator(*r_.acc, cal_, r_.inst.intra_node_link);
     ServePerf perf;
     int tp = 1;
-    if (v.model.is_decoder_llm()) {
+    if (v.model.is_decoder_llm() && v.tp) {
+      // The setup's own tensor-parallel size: it fits there or it does not.
+      tp = *v.tp;
+      perf = EstimateLlmServing(v.model, ServeSetupFor(job, tp), dev, v.input_len, v.output_len, 0,
+                                cal_);
+      if (!perf.fits) {
+        Add(Severity::kError, "B5-memory-headroom",
+            fmt::format("{} does not fit for serving at tp {} on {}: {}", v.model.name, tp,
+                        r_.acc->id, perf.why),
+            "raise tp, quantize the weights (int8/int4), or use larger GPUs "
+            "(`gpuplan memory --infer` shows who holds it)");
+        return;
+      }
+    } else if (v.model.is_decoder_llm()) {
       for (tp = 1; tp <= r_.gpus(); tp *= 2) {
         perf = EstimateLlmServing(v.model, ServeSetupFor(job, tp), dev, v.input_len, v.output_len,
                                   0, cal_);

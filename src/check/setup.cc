@@ -169,6 +169,14 @@ Status ValidateSetup(const Setup& setup, const Catalog& catalog) {
     auto s = check_internal::ShapeTraining(*setup.train, r->gpus() * setup.nodes);
     if (!s) return s.error();
   }
+  // A replica's tensor-parallel group stays within a node and divides its GPUs.
+  if (setup.serve && setup.serve->tp &&
+      (*setup.serve->tp > r->gpus() || r->gpus() % *setup.serve->tp != 0)) {
+    return MakeError(
+        ErrorCode::kInvalidArgument, setup.serve->tp_field,
+        fmt::format("tp {} does not divide the node's {} GPUs", *setup.serve->tp, r->gpus()),
+        "give a tensor-parallel size that divides GPUs per node (1, 2, 4, 8)");
+  }
   return {};
 }
 

@@ -109,6 +109,16 @@ const char* kServeAwqOnT4 = R"(
 hardware: {accelerator: T4, gpus_per_node: 1}
 serve: {model: llama-2-7b, quant: awq, qps: 1, input_len: 512, output_len: 128}
 )";
+// The setup's own tensor-parallel size: Llama-2-13B (26 GB of weights) does not fit one A10G
+// (24 GB) but does at tp 4 (before, check always searched the smallest tp that fits).
+const char* kServe13bTp1OnA10g = R"(
+hardware: {instance: g5.12xlarge, region: us-east-1}
+serve: {model: llama-2-13b, tp: 1, qps: 1, input_len: 512, output_len: 128}
+)";
+const char* kServe13bTp4OnA10g = R"(
+hardware: {instance: g5.12xlarge, region: us-east-1}
+serve: {model: llama-2-13b, tp: 4, qps: 1, input_len: 512, output_len: 128}
+)";
 const char* kServeFp8OnAda = R"(
 hardware: {accelerator: L4, gpus_per_node: 1}
 serve: {model: llama-3.1-8b, precision: fp8, qps: 1, input_len: 512, output_len: 128}
@@ -247,6 +257,10 @@ std::vector<RuleCase> Cases() {
       {"quant_awq_volta", kServeAwqOnVolta, "serve-weight-format", true, E,
        "vLLM's AWQ kernels need compute capability 7.5"},
       {"quant_awq_t4", kServeAwqOnT4, "serve-weight-format", false, W, "T4 is 7.5"},
+      {"serve_tp1_13b_a10g", kServe13bTp1OnA10g, "B5-memory-headroom", true, E,
+       "26 GB of weights on a 24 GB GPU"},
+      {"serve_tp4_13b_a10g", kServe13bTp4OnA10g, "B5-memory-headroom", false, E,
+       "6.5 GB of weights per GPU at tp 4"},
       {"fp8_train_ampere", kFp8TrainOnAmpere, "train-precision", true, E,
        "FP8 training needs compute capability 8.9"},
       {"fp8_train_hopper", kFp8TrainOnHopper, "train-precision", false, W, "Hopper has FP8"},
