@@ -86,6 +86,8 @@ struct SetupServing {
   // model. `tp_field`: "label:LINE:serve.tp" for errors that need the hardware.
   std::optional<int> tp;
   std::string tp_field;
+  // vLLM's --max-model-len; unset: the engine's default, the model's context length.
+  std::optional<int> max_model_len;
   double qps = 1;  // peak requests per second
   int input_len = 512;
   int output_len = 128;

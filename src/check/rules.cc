@@ -382,6 +382,7 @@ class Rules {
       return;
     }
     tp = std::min(tp, r_.gpus());
+    MaxModelLen(v, perf, tp);
     const int replicas = r_.gpus() / tp * s_.nodes;
     const double capacity = perf.samples_per_s * replicas;
     const double util = v.qps / capacity;
@@ -402,6 +403,27 @@ class Rules {
           "autoscale (Kubernetes HPA: GPU utilization target 60%, scale-down window 300 s, at "
           "most 20% per 60 s; `gpuplan emit` writes one)");
     }
+  }
+
+  // vLLM refuses to start when one sequence of max_model_len tokens (by default the model's
+  // whole context) does not fit the KV cache it has left ("To serve at least one request with
+  // the model's max seq len ..., ... KV cache is needed, which is larger than the available KV
+  // cache memory"): Llama-3.1-8B's 128K context on a 24 GB GPU. Sliding-window models are left
+  // out (their KV per sequence is the window's).
+  void MaxModelLen(const SetupServing& v, const ServePerf& perf, int tp) {
+    if (v.engine != Engine::kVllm || !v.model.is_decoder_llm() || v.model.sliding_layers > 0 ||
+        perf.kv_tokens <= 0)
+      return;
+    const int len = v.max_model_len.value_or(v.model.max_positions);
+    if (len <= 0 || perf.kv_tokens >= len) return;
+    Add(Severity::kError, "serve-max-model-len",
+        fmt::format("vLLM will not start: one sequence of max_model_len {} tokens{} needs more "
+                    "KV cache than the {} tokens left per replica at tp {} on {}",
+                    len, v.max_model_len ? "" : " (the default: the model's context length)",
+                    perf.kv_tokens, tp, r_.acc->id),
+        fmt::format("pass --max-model-len {} or less (the requests here need {}), raise tp, or "
+                    "quantize the weights",
+                    perf.kv_tokens, v.input_len + v.output_len));
   }
 
   // B1: a training-class instance (NVLink/NVSwitch + RDMA fabric) serving a load that a much

@@ -67,8 +67,8 @@ const internal::YamlSchema& SetupSchema() {
          "gradient_accumulation", "recompute", "zero", "tp", "pp", "framework", "optimizer",
          "lora_rank", "dataset_size"}},
        {"serve",
-        {"model", "precision", "quant", "kv_precision", "engine", "tp", "qps", "input_len",
-         "output_len", "autoscaling", "load"}}},
+        {"model", "precision", "quant", "kv_precision", "engine", "tp", "max_model_len", "qps",
+         "input_len", "output_len", "autoscaling", "load"}}},
       "docs/check.md",
       "the setup file",
       "a setup file is a map: `hardware: ...`, `train: ...` or `serve: ...`; see docs/check.md",
@@ -333,6 +333,7 @@ Result<SetupServing> ReadServing(const Reader& r, const Section& sec) {
     GPUPLAN_ASSIGN_OR_RETURN(s.tp, n.Int("tp", 1, 1024));
     s.tp_field = r.Field(*e);
   }
+  GPUPLAN_ASSIGN_OR_RETURN(s.max_model_len, n.Int("max_model_len", 1, kMaxSeqLen));
   std::optional<double> q;
   GPUPLAN_ASSIGN_OR_RETURN(q, n.Number("qps", 0));
   if (!q) return r.Fail(sec.node, "serve.qps", "missing qps (peak requests per second)");

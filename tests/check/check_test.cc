@@ -119,6 +119,16 @@ const char* kServe13bTp4OnA10g = R"(
 hardware: {instance: g5.12xlarge, region: us-east-1}
 serve: {model: llama-2-13b, tp: 4, qps: 1, input_len: 512, output_len: 128}
 )";
+// vLLM's default max_model_len is the model's context: Llama-3.1-8B's 131072 tokens of KV do not
+// fit what one A10G leaves (~33K tokens), so `vllm serve` refuses to start; 8192 starts.
+const char* kServe128kOnA10g = R"(
+hardware: {instance: g5.xlarge, region: us-east-1}
+serve: {model: llama-3.1-8b, qps: 1, input_len: 512, output_len: 128}
+)";
+const char* kServe8kOnA10g = R"(
+hardware: {instance: g5.xlarge, region: us-east-1}
+serve: {model: llama-3.1-8b, max_model_len: 8192, qps: 1, input_len: 512, output_len: 128}
+)";
 const char* kServeFp8OnAda = R"(
 hardware: {accelerator: L4, gpus_per_node: 1}
 serve: {model: llama-3.1-8b, precision: fp8, qps: 1, input_len: 512, output_len: 128}
@@ -257,6 +267,9 @@ std::vector<RuleCase> Cases() {
       {"quant_awq_volta", kServeAwqOnVolta, "serve-weight-format", true, E,
        "vLLM's AWQ kernels need compute capability 7.5"},
       {"quant_awq_t4", kServeAwqOnT4, "serve-weight-format", false, W, "T4 is 7.5"},
+      {"max_model_len_default", kServe128kOnA10g, "serve-max-model-len", true, E,
+       "vLLM: max seq len larger than the KV cache it can store"},
+      {"max_model_len_8k", kServe8kOnA10g, "serve-max-model-len", false, E, "8192 fits"},
       {"serve_tp1_13b_a10g", kServe13bTp1OnA10g, "B5-memory-headroom", true, E,
        "26 GB of weights on a 24 GB GPU"},
       {"serve_tp4_13b_a10g", kServe13bTp4OnA10g, "B5-memory-headroom", false, E,
