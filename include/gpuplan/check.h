@@ -88,6 +88,9 @@ struct SetupServing {
   std::string tp_field;
   // vLLM's --max-model-len; unset: the engine's default, the model's context length.
   std::optional<int> max_model_len;
+  // The engine's memory fraction (vLLM --gpu-memory-utilization, SGLang --mem-fraction-static,
+  // TGI --cuda-memory-fraction); unset: the engine's default.
+  std::optional<double> memory_fraction;
   double qps = 1;  // peak requests per second
   int input_len = 512;
   int output_len = 128;

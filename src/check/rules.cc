@@ -338,6 +338,13 @@ class Rules {
     return job;
   }
 
+  // The planner's engine setup at `tp`, with the setup's own memory fraction when it gives one.
+  static ServeSetup SetupAt(const SetupServing& v, const ServeJobSpec& job, int tp) {
+    ServeSetup su = ServeSetupFor(job, tp);
+    if (v.memory_fraction) su.memory_fraction = *v.memory_fraction;
+    return su;
+  }
+
   void Serving(const SetupServing& v) {
     const ServeJobSpec job = ServeJobOf(v);
     // The engine has no kernels for the weights there.
@@ -355,8 +362,8 @@ class Rules {
     if (v.model.is_decoder_llm() && v.tp) {
       // The setup's own tensor-parallel size: it fits there or it does not.
       tp = *v.tp;
-      perf = EstimateLlmServing(v.model, ServeSetupFor(job, tp), dev, v.input_len, v.output_len, 0,
-                                cal_);
+      perf =
+          EstimateLlmServing(v.model, SetupAt(v, job, tp), dev, v.input_len, v.output_len, 0, cal_);
       if (!perf.fits) {
         Add(Severity::kError, "B5-memory-headroom",
             fmt::format("{} does not fit for serving at tp {} on {}: {}", v.model.name, tp,
@@ -367,8 +374,8 @@ class Rules {
       }
     } else if (v.model.is_decoder_llm()) {
       for (tp = 1; tp <= r_.gpus(); tp *= 2) {
-        perf = EstimateLlmServing(v.model, ServeSetupFor(job, tp), dev, v.input_len, v.output_len,
-                                  0, cal_);
+        perf = EstimateLlmServing(v.model, SetupAt(v, job, tp), dev, v.input_len, v.output_len, 0,
+                                  cal_);
         if (perf.fits) break;
       }
     } else {
@@ -421,8 +428,8 @@ class Rules {
                     "KV cache than the {} tokens left per replica at tp {} on {}",
                     len, v.max_model_len ? "" : " (the default: the model's context length)",
                     perf.kv_tokens, tp, r_.acc->id),
-        fmt::format("pass --max-model-len {} or less (the requests here need {}), raise tp, or "
-                    "quantize the weights",
+        fmt::format("pass --max-model-len {} or less (the requests here need {}), raise "
+                    "--gpu-memory-utilization or tp, or quantize the weights",
                     perf.kv_tokens, v.input_len + v.output_len));
   }
 

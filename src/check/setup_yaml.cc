@@ -67,8 +67,8 @@ const internal::YamlSchema& SetupSchema() {
          "gradient_accumulation", "recompute", "zero", "tp", "pp", "framework", "optimizer",
          "lora_rank", "dataset_size"}},
        {"serve",
-        {"model", "precision", "quant", "kv_precision", "engine", "tp", "max_model_len", "qps",
-         "input_len", "output_len", "autoscaling", "load"}}},
+        {"model", "precision", "quant", "kv_precision", "engine", "tp", "max_model_len",
+         "gpu_memory_utilization", "qps", "input_len", "output_len", "autoscaling", "load"}}},
       "docs/check.md",
       "the setup file",
       "a setup file is a map: `hardware: ...`, `train: ...` or `serve: ...`; see docs/check.md",
@@ -334,6 +334,12 @@ Result<SetupServing> ReadServing(const Reader& r, const Section& sec) {
     s.tp_field = r.Field(*e);
   }
   GPUPLAN_ASSIGN_OR_RETURN(s.max_model_len, n.Int("max_model_len", 1, kMaxSeqLen));
+  GPUPLAN_ASSIGN_OR_RETURN(s.memory_fraction, n.Number("gpu_memory_utilization", 0));
+  if (s.memory_fraction && *s.memory_fraction > 1) {
+    return r.Fail(*n.Get("gpu_memory_utilization"),
+                  fmt::format("must be in (0, 1], got {:g}", *s.memory_fraction),
+                  "a fraction of the GPU's memory, e.g. 0.9");
+  }
   std::optional<double> q;
   GPUPLAN_ASSIGN_OR_RETURN(q, n.Number("qps", 0));
   if (!q) return r.Fail(sec.node, "serve.qps", "missing qps (peak requests per second)");

@@ -129,6 +129,16 @@ const char* kServe8kOnA10g = R"(
 hardware: {instance: g5.xlarge, region: us-east-1}
 serve: {model: llama-3.1-8b, max_model_len: 8192, qps: 1, input_len: 512, output_len: 128}
 )";
+// The setup's memory fraction moves the KV budget: 40000 tokens do not fit at vLLM's default
+// utilisation on one A10G, and do at 0.98.
+const char* kServe40kOnA10g = R"(
+hardware: {instance: g5.xlarge, region: us-east-1}
+serve: {model: llama-3.1-8b, max_model_len: 40000, qps: 1, input_len: 512, output_len: 128}
+)";
+const char* kServe40kAt098OnA10g = R"(
+hardware: {instance: g5.xlarge, region: us-east-1}
+serve: {model: llama-3.1-8b, max_model_len: 40000, gpu_memory_utilization: 0.98, qps: 1, input_len: 512, output_len: 128}
+)";
 const char* kServeFp8OnAda = R"(
 hardware: {accelerator: L4, gpus_per_node: 1}
 serve: {model: llama-3.1-8b, precision: fp8, qps: 1, input_len: 512, output_len: 128}
@@ -270,6 +280,10 @@ std::vector<RuleCase> Cases() {
       {"max_model_len_default", kServe128kOnA10g, "serve-max-model-len", true, E,
        "vLLM: max seq len larger than the KV cache it can store"},
       {"max_model_len_8k", kServe8kOnA10g, "serve-max-model-len", false, E, "8192 fits"},
+      {"max_model_len_40k", kServe40kOnA10g, "serve-max-model-len", true, E,
+       "~33K tokens left at the default utilisation"},
+      {"max_model_len_40k_at_098", kServe40kAt098OnA10g, "serve-max-model-len", false, E,
+       "gpu_memory_utilization 0.98 leaves more"},
       {"serve_tp1_13b_a10g", kServe13bTp1OnA10g, "B5-memory-headroom", true, E,
        "26 GB of weights on a 24 GB GPU"},
       {"serve_tp4_13b_a10g", kServe13bTp4OnA10g, "B5-memory-headroom", false, E,
