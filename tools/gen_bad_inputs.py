@@ -274,6 +274,8 @@ check("serve max_model_len 0", CHECK_SERVE + "  max_model_len: 0\n", "serve.max_
 check("serve gpu_memory_utilization 1.5", CHECK_SERVE + "  gpu_memory_utilization: 1.5\n", "serve.gpu_memory_utilization")
 check("serve gpu_memory_utilization 0", CHECK_SERVE + "  gpu_memory_utilization: 0\n", "serve.gpu_memory_utilization")
 check("serve tp 0", CHECK_SERVE + "  tp: 0\n", "serve.tp")
+check("tp x cp beyond the GPUs", CHECK + "  tp: 8\n  cp: 4\n", "train.tp")
+check("ep 0", CHECK + "  ep: 0\n", "train.ep")
 check("framework unknown", CHECK + "  framework: zzz\n", "train.framework")
 check("optimizer unknown", CHECK + "  optimizer: adamw-3bit\n", "train.optimizer")
 check("lora_rank with method full", CHECK + "  lora_rank: 8\n", "train.lora_rank")

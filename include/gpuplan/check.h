@@ -65,6 +65,8 @@ struct SetupTraining {
   int zero_stage = 0;
   int tp = 1;
   int pp = 1;
+  int cp = 1;  // context parallelism (ring attention over the sequence)
+  int ep = 1;  // expert parallelism (MoE models)
   // What the run uses (defaults: the planner's): the framework (kGeneric = the one `plan train`
   // would pick for the layout), the optimizer and, for LoRA/QLoRA, the adapter rank.
   TrainFramework framework = TrainFramework::kGeneric;

@@ -127,7 +127,7 @@ class Rules {
                       sh.opt.seq_len, RecomputeName(sh.opt.recompute));
       Add(Severity::kError, "layout-invalid",
           "the layout cannot run: " + ev.step.reason + " [" + layout + "]",
-          "change tp/pp/micro_batch (`gpuplan plan train` finds a layout)");
+          "change tp/pp/cp/ep/micro_batch (`gpuplan plan train` finds a layout)");
       return;
     }
     // The setup names its framework and it does not run the layout as written (the

@@ -99,15 +99,17 @@ Result<Resolved> Resolve(const Setup& s, const Catalog& cat) {
 
 Result<TrainShape> ShapeTraining(const SetupTraining& t, int gpus) {
   TrainShape s;
-  const int mp = t.tp * t.pp;
-  if (gpus % mp != 0) {
+  const long long mp = static_cast<long long>(t.tp) * t.pp * t.cp;
+  if (mp > gpus || gpus % mp != 0) {
     return MakeError(ErrorCode::kInvalidArgument, t.field + ".tp",
-                     fmt::format("tp x pp = {} does not divide the {} GPUs", mp, gpus),
-                     "pick tp and pp whose product divides GPUs per node x nodes");
+                     fmt::format("tp x pp x cp = {} does not divide the {} GPUs", mp, gpus),
+                     "pick tp, pp and cp whose product divides GPUs per node x nodes");
   }
   s.par.tp = t.tp;
   s.par.pp = t.pp;
-  s.par.dp = gpus / mp;
+  s.par.cp = t.cp;
+  s.par.ep = t.ep;
+  s.par.dp = static_cast<int>(gpus / mp);
   s.par.zero_stage = t.zero_stage;
   s.par.sequence_parallel = t.tp > 1;
   TrainJobSpec spec;

@@ -64,8 +64,8 @@ const internal::YamlSchema& SetupSchema() {
          "network_gbps", "ram_gb", "vcpus", "storage", "storage_gbps"}},
        {"train",
         {"model", "method", "precision", "micro_batch", "seq_len", "global_batch",
-         "gradient_accumulation", "recompute", "zero", "tp", "pp", "framework", "optimizer",
-         "lora_rank", "dataset_size"}},
+         "gradient_accumulation", "recompute", "zero", "tp", "pp", "cp", "ep", "framework",
+         "optimizer", "lora_rank", "dataset_size"}},
        {"serve",
         {"model", "precision", "quant", "kv_precision", "engine", "tp", "max_model_len",
          "gpu_memory_utilization", "qps", "input_len", "output_len", "autoscaling", "load"}}},
@@ -262,6 +262,10 @@ Result<SetupTraining> ReadTraining(const Reader& r, const Section& sec) {
   t.tp = i.value_or(1);
   GPUPLAN_ASSIGN_OR_RETURN(i, n.Int("pp", 1));
   t.pp = i.value_or(1);
+  GPUPLAN_ASSIGN_OR_RETURN(i, n.Int("cp", 1));
+  t.cp = i.value_or(1);
+  GPUPLAN_ASSIGN_OR_RETURN(i, n.Int("ep", 1));
+  t.ep = i.value_or(1);
   // The job file's names and rules (docs/job-yaml.md).
   std::optional<TrainFramework> fw;
   GPUPLAN_ASSIGN_OR_RETURN(

@@ -171,6 +171,17 @@ const char* kAdamw8On40GB = R"(
 hardware: {accelerator: A100-SXM4-40GB, gpus_per_node: 8, intra_link: nvswitch, storage: nvme, storage_gbps: 20}
 train: {model: llama-2-13b, micro_batch: 1, seq_len: 4096, global_batch: 128, zero: 3, recompute: full, optimizer: adamw-8bit}
 )";
+// Expert parallelism in a setup: ep 8 over Mixtral's 8 experts runs; ep 3 divides none.
+const char* kMixtralEp8 = R"(
+hardware: {accelerator: H100-SXM5-80GB, gpus_per_node: 8, intra_link: nvswitch, inter_fabric: infiniband, network_gbps: 3200, storage: nvme, storage_gbps: 20}
+nodes: 2
+train: {model: mixtral-8x7b, micro_batch: 1, seq_len: 4096, global_batch: 256, tp: 2, ep: 8, recompute: selective, zero: 1}
+)";
+const char* kMixtralEp3 = R"(
+hardware: {accelerator: H100-SXM5-80GB, gpus_per_node: 8, intra_link: nvswitch, inter_fabric: infiniband, network_gbps: 3200, storage: nvme, storage_gbps: 20}
+nodes: 2
+train: {model: mixtral-8x7b, micro_batch: 1, seq_len: 4096, global_batch: 256, tp: 2, ep: 3, recompute: selective, zero: 1}
+)";
 // QLoRA on Trainium: bitsandbytes has no Neuron backend.
 const char* kQloraOnTrainium = R"(
 hardware: {instance: trn1.32xlarge, region: us-east-1, storage: nvme, storage_gbps: 20}
@@ -294,6 +305,8 @@ std::vector<RuleCase> Cases() {
       {"qlora_trainium", kQloraOnTrainium, "train-qlora-backend", true, E,
        "bitsandbytes has no AWS Neuron backend"},
       {"qlora_h100", kFp8TrainOnHopper, "train-qlora-backend", false, W, "not QLoRA"},
+      {"ep8_mixtral", kMixtralEp8, "layout-invalid", false, E, "8 experts over 8 ranks"},
+      {"ep3_mixtral", kMixtralEp3, "layout-invalid", true, E, "ep must divide the experts"},
       {"framework_megatron_zero3", kMegatronZero3, "layout-framework", true, W,
        "Megatron-Core's distributed optimizer is ZeRO-1; parameters are not sharded"},
       {"framework_fsdp_zero3", kFsdpZero3, "layout-framework", false, W, "FSDP FULL_SHARD"},
