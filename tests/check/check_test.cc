@@ -478,6 +478,7 @@ TEST(CheckCliTest, ExitCodes) {
   EXPECT_EQ(RunCli("check -f " + dir + "p4d_light_variable_serving.yaml --json"), 0);
   EXPECT_EQ(RunCli("check -f " + dir + "two_zones_spot_no_rdma.yaml"), 1);
   EXPECT_EQ(RunCli("check -f " + dir + "pcie_8gpu_7b.yaml --json"), 1);
+  EXPECT_EQ(RunCli("check -f " + dir + "a10g_vllm_default_context.yaml"), 1);
   EXPECT_EQ(RunCli("check -f " + dir + "does_not_exist.yaml"), 2);
   const std::string bad = ::testing::TempDir() + "gpuplan_check_bad.yaml";
   std::ofstream(bad) << "hardware: {instance: p5.48xlarge}\ntrain: {model: llama-2-7b, zero: 7}\n";
