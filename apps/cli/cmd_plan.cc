@@ -262,10 +262,7 @@ Result<Output> RunPlanTrain(const GlobalOptions& g, const PlanTrainArgs& a) {
         e.field = flag + e.field.substr(std::string(prefix).size());
     }
     // A value from the job file: its file and line ("job.yaml:7:constraints.clouds[1]").
-    const std::string_view key = std::string_view(e.field).substr(0, e.field.find('['));
-    if (auto it = job->file_keys.find(key); it != job->file_keys.end())
-      e.field = it->second + e.field.substr(key.size());
-    return e;
+    return FieldAt(std::move(e), job->file_keys);
   }
   const Currency cur = job->currency;
   Output out;

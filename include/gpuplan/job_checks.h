@@ -62,6 +62,11 @@ struct ServeRequest {
   std::map<std::string, std::string, std::less<>> from_file;
 };
 
+// `e` with its field replaced by where it sits when `where` has it: the field up to an item
+// index ("constraints.clouds" of "constraints.clouds[1]") is looked up, the index kept
+// ("job.yaml:7:constraints.clouds[1]").
+Error FieldAt(Error e, const std::map<std::string, std::string, std::less<>>& where);
+
 // `e` naming the job file's field instead of the flag, when the flag's value came from the file
 // (the flag in the message and the hint becomes the field's path too).
 Error NameFileField(Error e, const ServeRequest& r);

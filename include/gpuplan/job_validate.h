@@ -29,6 +29,10 @@ std::optional<ContextExcess> ExceedsContext(const ModelSpec& m, long long tokens
 // The ranges every training job must satisfy, whatever its source: finite numbers, sane upper
 // bounds (the constants above; LoRA rank <= hidden size), mutually exclusive and required
 // combinations. `label` prefixes YAML paths ("job.yaml: train.max_nodes").
+// The largest LoRA rank worth asking for: min(kMaxLoraRank, the hidden size); a rank above the
+// hidden size adds nothing. The job files', the flags' and check setups' bound.
+int MaxLoraRank(const ModelSpec& m);
+
 Status ValidateTrainJob(const TrainJobSpec& job, InputSource source, std::string_view label = {});
 Status ValidateServeJob(const ServeJobSpec& job, InputSource source, std::string_view label = {});
 

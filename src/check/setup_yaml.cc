@@ -284,11 +284,7 @@ Result<SetupTraining> ReadTraining(const Reader& r, const Section& sec) {
           "applies to method lora or qlora, got method " + std::string(TrainMethodName(t.method)),
           "set train.method: lora (or qlora), or remove lora_rank");
     }
-    // A rank above the hidden size adds nothing (the job file's bound).
-    const int max_rank = t.model.hidden > 0
-                             ? static_cast<int>(std::min<long long>(kMaxLoraRank, t.model.hidden))
-                             : kMaxLoraRank;
-    GPUPLAN_ASSIGN_OR_RETURN(t.lora_rank, n.Int("lora_rank", 1, max_rank));
+    GPUPLAN_ASSIGN_OR_RETURN(t.lora_rank, n.Int("lora_rank", 1, MaxLoraRank(t.model)));
   }
   std::optional<std::string> s;
   GPUPLAN_ASSIGN_OR_RETURN(s, n.Str("dataset_size"));

@@ -151,12 +151,19 @@ std::string ReplaceFlag(std::string text, std::string_view flag, std::string_vie
 }
 }  // namespace
 
+Error FieldAt(Error e, const std::map<std::string, std::string, std::less<>>& where) {
+  const size_t bracket = e.field.find('[');
+  auto it = where.find(std::string_view(e.field).substr(0, bracket));
+  if (it == where.end()) return e;
+  e.field = it->second + (bracket == std::string::npos ? "" : e.field.substr(bracket));
+  return e;
+}
+
 Error NameFileField(Error e, const ServeRequest& r) {
   // "--clouds[1]" is the flag --clouds, item 1.
-  const size_t bracket = e.field.find('[');
-  auto it = r.from_file.find(std::string_view(e.field).substr(0, bracket));
-  if (it == r.from_file.end()) return e;
-  e.field = it->second + (bracket == std::string::npos ? "" : e.field.substr(bracket));
+  const std::string field = e.field;
+  e = FieldAt(std::move(e), r.from_file);
+  if (e.field == field) return e;
   // Whoever wrote the file is told its keys, not flags: "use constraints.cpu", not "use --cpu".
   for (const auto& [flag, key] : kServeFileKeys) {
     if (flag == "--tokens-per-s" || flag == "--users") continue;

@@ -55,6 +55,11 @@ std::optional<ContextExcess> ExceedsContext(const ModelSpec& m, long long tokens
                   m.max_positions)};
 }
 
+int MaxLoraRank(const ModelSpec& m) {
+  return m.hidden > 0 ? static_cast<int>(std::min<long long>(kMaxLoraRank, m.hidden))
+                      : kMaxLoraRank;
+}
+
 Status ValidateTrainJob(const TrainJobSpec& job, InputSource source, std::string_view label) {
   Namer n(source, label);
   if (job.model.name.size() > kMaxNameBytes) {
@@ -77,9 +82,7 @@ Status ValidateTrainJob(const TrainJobSpec& job, InputSource source, std::string
     return st;
   if (auto st = IntRange(job.top, n("--top", "top"), 1, kMaxTop); !st) return st;
   const bool lora = job.method == TrainMethod::kLora || job.method == TrainMethod::kQlora;
-  const long long max_rank = lora && job.model.hidden > 0
-                                 ? std::min<long long>(kMaxLoraRank, job.model.hidden)
-                                 : kMaxLoraRank;
+  const int max_rank = lora ? MaxLoraRank(job.model) : kMaxLoraRank;
   if (auto st = IntRange(job.lora_rank, n("--lora-rank", "train.lora_rank"), 1, max_rank); !st)
     return st;
   if (auto st = CheckRange(job.epochs, n("--epochs", "train.data.epochs"), 0, kMaxEpochs, true);
