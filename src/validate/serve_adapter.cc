@@ -154,8 +154,8 @@ Predicted PredictInferenceMemory(const ModelSpec& m, const Json& w, const Json& 
   bool vllm_graph_estimate = false;
   if (o.engine == Engine::kVllm) {
     // vLLM's scheduler defaults by engine generation (VllmDefaults: the perf path's too).
-    const VllmSchedulerDefaults d =
-        VllmDefaults(*acc, Str(w, "version"), Int(w, "max_model_len").value_or(0), !m.mla);
+    const VllmSchedulerDefaults d = VllmDefaults(
+        *acc, Str(w, "version"), Int(w, "max_model_len").value_or(m.max_positions), !m.mla);
     o.max_num_batched_tokens = d.max_num_batched_tokens;
     o.max_num_seqs = d.max_num_seqs;
     if (!o.memory_fraction) o.memory_fraction = d.gpu_memory_utilization;
@@ -188,7 +188,10 @@ Predicted PredictInferenceMemory(const ModelSpec& m, const Json& w, const Json& 
   o.concurrency = Int(w, "batch").value_or(Int(w, "concurrency").value_or(1));
   o.context = std::max(1, in + out);
   if (o.engine != Engine::kTransformers) {
-    o.context = Int(w, "max_model_len").value_or(tgi_context.value_or(o.context));
+    // An engine not told its context serves the model's own (vLLM's max_model_len defaults to
+    // the config's rope-scaled length, as `check` assumes); unknown, one request's length.
+    const int model_len = m.max_positions > 0 ? m.max_positions : o.context;
+    o.context = Int(w, "max_model_len").value_or(tgi_context.value_or(model_len));
     o.concurrency = 1;
   }
   Bytes total = Num(w, "total_gpu_memory_gib") ? GiB(*Num(w, "total_gpu_memory_gib"))

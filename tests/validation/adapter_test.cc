@@ -242,6 +242,21 @@ TEST(ServeAdapter, EngineDefaultSequenceLimits) {
   EXPECT_EQ(EngineDefaultMaxSeqs(Engine::kSglang, *l40s, ""), 2048);
 }
 
+// vLLM not told its context serves the model's own (max_model_len defaults to the config's
+// length, the rule `check` applies): a V0 engine profiles one prompt of that length, so a silent
+// case is the case that states Mistral-7B-v0.3's 32768, not a 2048-token one.
+TEST(ServeAdapter, VllmUnstatedContextIsTheModels) {
+  const std::string hw = "\"gpu\":\"A100-SXM4-80GB\",\"gpus\":1,\"gpus_per_node\":1";
+  const std::string v0 = "\"engine\":\"vllm\",\"version\":\"0.6.3\",\"tp\":1";
+  auto peak = [&](const std::string& extra) {
+    return Predicted(CaseLine("memory", "Mistral-7B-Instruct-v0.3", hw, "infer", v0 + extra,
+                              "activation_peak_gib"));
+  };
+  const double silent = peak("");
+  EXPECT_DOUBLE_EQ(silent, peak(",\"max_model_len\":32768"));
+  EXPECT_GT(silent, 2 * peak(",\"max_model_len\":2048"));
+}
+
 // The TensorRT-LLM release a case's source names (EngineOverlapsHostWork then tells the 0.x
 // runtime from the 1.x overlap scheduler): by tag, branch, release URL or MLPerf round.
 TEST(ServeAdapter, TrtLlmReleaseFromTheSource) {
