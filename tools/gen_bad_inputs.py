@@ -555,6 +555,8 @@ case("validate: --explain with --cv", ["validate", "--cv", "source", "--explain"
 case("instances --min-gpus -1", ["instances", "--min-gpus", "-1"], field="--min-gpus")
 case("instances --limit -5", ["instances", "--limit", "-5"], field="--limit")
 case("instances --min-gpu-memory nan", ["instances", "--min-gpu-memory", "nan"], field="--min-gpu-memory")
+case("instances --region not in the catalog", ["instances", "--region", "3d"], field="--region")
+case("instances --region of another cloud", ["instances", "--cloud", "aws", "--region", "us-central1"], field="--region")
 case("instances --cpu-only --gpu H100", ["instances", "--cpu-only", "--gpu", "H100"], field="--cpu-only")
 
 # --- plan JSON for emit --------------------------------------------------------------------

@@ -153,22 +153,43 @@ Result<Output> RunInstances(const GlobalOptions& g, const InstanceFilter& f) {
                      "--min-gpu-memory) was given",
                      "drop --cpu-only, or drop the GPU filter");
   }
+  // A cloud or region no catalog row has is a typo or a place the catalog does not price: say
+  // which, with the nearest known name, rather than list nothing.
+  auto known_values = [&](auto field, const std::string& within_cloud) {
+    std::vector<std::string> v;
+    for (const auto& i : cat->instances) {
+      if (!within_cloud.empty() && i.cloud != within_cloud) continue;
+      const std::string& x = field(i);
+      if (!x.empty() && std::find(v.begin(), v.end(), x) == v.end()) v.push_back(x);
+    }
+    std::sort(v.begin(), v.end());
+    return v;
+  };
+  auto unknown = [](const std::string& flag, const std::string& what, const std::string& value,
+                    const std::vector<std::string>& known) -> Error {
+    std::string best = ClosestMatch(value, known);
+    return MakeError(ErrorCode::kNotFound, flag, what,
+                     best.empty() ? "the catalog has: " + fmt::format("{}", fmt::join(known, "; "))
+                                  : "did you mean \"" + best + "\"?");
+  };
   if (!f.cloud.empty()) {
-    bool known = std::any_of(cat->instances.begin(), cat->instances.end(),
-                             [&](const InstanceType& i) { return i.cloud == f.cloud; });
-    if (!known) {
-      std::vector<std::string> clouds;
-      for (const auto& i : cat->instances) {
-        if (std::find(clouds.begin(), clouds.end(), i.cloud) == clouds.end()) {
-          clouds.push_back(i.cloud);
-        }
-      }
-      std::string best = ClosestMatch(f.cloud, clouds);
-      return MakeError(ErrorCode::kNotFound, "--cloud", "unknown cloud \"" + f.cloud + "\"",
-                       best.empty() ? "known: " + fmt::format("{}", fmt::join(clouds, ", "))
-                                    : "did you mean \"" + best + "\"?");
+    auto clouds =
+        known_values([](const InstanceType& i) -> const std::string& { return i.cloud; }, "");
+    if (std::find(clouds.begin(), clouds.end(), f.cloud) == clouds.end()) {
+      return unknown("--cloud", "unknown cloud \"" + f.cloud + "\"", f.cloud, clouds);
     }
   }
+  if (!f.region.empty()) {
+    auto regions =
+        known_values([](const InstanceType& i) -> const std::string& { return i.region; }, f.cloud);
+    if (std::find(regions.begin(), regions.end(), f.region) == regions.end()) {
+      return unknown("--region",
+                     "no " + (f.cloud.empty() ? std::string() : f.cloud + " ") +
+                         "instance in region \"" + f.region + "\" in the catalog",
+                     f.region, regions);
+    }
+  }
+
   std::vector<std::pair<double, const InstanceType*>> rows;
   for (const auto& i : cat->instances) {
     if (want && i.accelerator != want->id) continue;
