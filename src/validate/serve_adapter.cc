@@ -198,6 +198,34 @@ Predicted PredictInferenceMemory(const ModelSpec& m, const Json& w, const Json& 
                                                : VisibleMemory(acc->Usable());
   InferMemory r = EstimateInferenceMemory(m, o, total);
   const MemoryBreakdown& b = r.breakdown;
+  if (g_trace) {
+    // The engine's budget term by term, in the order its start-up log gives them.
+    const double gib = GiB(1).value();
+    g_trace->Add("device memory", "the case's total_gpu_memory, or 99% of the board",
+                 total.value() / gib, "GiB");
+    if (o.memory_fraction) {
+      g_trace->Add("memory fraction", "stated, or the engine release's default", *o.memory_fraction,
+                   "");
+    }
+    g_trace->Add("context", "max_model_len, or the model's own", o.context, "tokens");
+    if (o.max_num_batched_tokens > 0) {
+      g_trace->Add("profiled tokens", "max_num_batched_tokens (the release's default)",
+                   o.max_num_batched_tokens, "tokens");
+    }
+    g_trace->Add("weights", "per GPU", b.weights.value() / gib, "GiB");
+    g_trace->Add("activation peak", "the profiling run's (rank 0)",
+                 r.reported_activation_peak.value() / gib, "GiB");
+    g_trace->Add("non-torch", "what the profiling run adds outside PyTorch (rank 0)",
+                 r.reported_non_torch.value() / gib, "GiB");
+    if (r.cuda_graph_estimate.value() > 0) {
+      g_trace->Add("CUDA graphs", "the engine's estimate", r.cuda_graph_estimate.value() / gib,
+                   "GiB");
+    }
+    g_trace->Add("KV budget", "fraction x device - the engine's non-KV terms",
+                 r.kv_budget.value() / gib, "GiB");
+    g_trace->Add("KV tokens", "budget / KV bytes per token, whole blocks",
+                 static_cast<double>(r.kv_tokens), "tokens");
+  }
   if (metric == "weights_gib") return b.weights.value();  // the engine's own load
   if (metric == "non_torch_gib") return r.reported_non_torch.value();
   if (metric == "activation_peak_gib") return r.reported_activation_peak.value();

@@ -2,7 +2,8 @@
 // MLPerf LLM case takes the benchmark's lengths and FP8 format, runs at the tensor-parallel
 // degree the serving planner would pick, and a Server case at the load whose mean TPOT is its
 // share of the p99 bound), and `validate --explain` on a training-memory case (the breakdown term
-// by term) and on an LLM serving case (the decode step's parts).
+// by term), on an LLM serving case (the decode step's parts) and on an engine's start-up memory
+// (its KV budget term by term).
 #include <gtest/gtest.h>
 
 #include <map>
@@ -671,6 +672,28 @@ TEST(TrainAdapter, MemoryExplainListsTheBreakdown) {
   EXPECT_GE(c.explain.size(), 8u);
   EXPECT_GT(context, 0);
   EXPECT_NEAR(sum, *c.predicted, 1e-6 * *c.predicted);
+}
+
+// --explain on a vLLM start-up memory case lists its budget as the engine logs it: the KV pool
+// is the fraction of the device less the weights, the profiled activation peak, the non-torch
+// increase and the CUDA-graph estimate, and it is the prediction.
+TEST(ServeAdapter, MemoryExplainListsTheEnginesBudget) {
+  const std::string line =
+      "{\"id\":\"k\",\"kind\":\"memory\",\"model\":{\"preset\":\"Llama-3-8B\"},"
+      "\"hardware\":{\"gpu\":\"H100-SXM5-80GB\",\"gpus\":1},\"workload\":{\"infer\":{"
+      "\"precision\":\"bf16\",\"tp\":1,\"engine\":\"vllm\",\"version\":\"0.11.0\","
+      "\"max_model_len\":8192}},\"metric\":\"kv_cache_gib\",\"measured\":50,\"source\":\"x\"}\n";
+  const CaseResult c = Explained(line, "k");
+  ASSERT_TRUE(c.ok) << c.reason;
+  std::map<std::string, double> t;
+  for (const auto& [name, value] : c.explain) t[name.substr(0, name.find(" ["))] = value;
+  ASSERT_TRUE(t.count("device memory") && t.count("memory fraction") && t.count("KV budget"));
+  EXPECT_EQ(t["context"], 8192);
+  const double rest = t["memory fraction"] * t["device memory"] - t["weights"] -
+                      t["activation peak"] - t["non-torch"] - t["CUDA graphs"];
+  EXPECT_NEAR(rest, t["KV budget"], 1e-6 * t["KV budget"]);
+  EXPECT_NEAR(t["KV budget"], *c.predicted, 1e-9 * *c.predicted);
+  EXPECT_GT(t["KV tokens"], 0);
 }
 
 // --explain on an LLM serving case lists the estimate's terms: the decode step is
