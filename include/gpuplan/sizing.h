@@ -3,6 +3,7 @@
 // those needs, and a bill of materials for a custom build. Pure functions.
 #pragma once
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -40,6 +41,11 @@ struct SizingInput {
   // The training input is pre-tokenised text read as token ids (memory-mapped, no decoding):
   // the default policy then counts 2 data-loader workers per GPU instead of 4.
   bool token_input = false;
+  // Multi-node training: the share of the plan's step that its data-, pipeline- and
+  // expert-parallel collectives leave exposed at this instance's fabric (EstimateTrainStep at
+  // the instance's own bandwidth); unset when unknown. The network check then judges a fabric
+  // below the per-GPU floor by what it does to this plan, not by the floor alone.
+  std::optional<double> exposed_comm_share;
   // false: SizeHost leaves HostNeeds::rationale empty (search loops); every number is the same.
   bool explain = true;
 };
@@ -56,6 +62,7 @@ struct HostNeeds {
   std::vector<std::string> rationale;  // one line per item: the rule and its numbers
   // What starves when the cores fall short, for the host check's verdict.
   std::string cpu_short = "data loading may starve the GPUs";
+  std::optional<double> exposed_comm_share;  // SizingInput::exposed_comm_share
 };
 
 HostNeeds SizeHost(SizingPolicy policy, const SizingInput& in);

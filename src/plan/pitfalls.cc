@@ -113,6 +113,10 @@ SizingInput TrainingSizingInput(const TrainJobSpec& job, const InstanceType& ins
       in.data_feed = BytesPerSec(form.bytes * eval.step.samples_per_s / nodes);
     }
     in.data_feed_basis = form.basis;
+    if (nodes > 1 && eval.step.total.value() > 0) {
+      const StepTime& st = eval.step;
+      in.exposed_comm_share = (st.dp_comm + st.pp_comm + st.ep_comm).value() / st.total.value();
+    }
   }
   return in;
 }

@@ -99,6 +99,9 @@ constexpr Seconds kDefaultModelLoadTime = Seconds(60);
 // Multi-node floor: one RDMA link of >= 100 Gbit/s per GPU (B8: RDMA between nodes; the guides
 // give no figure: gpuplan's floor, docs/sizing.md).
 constexpr BitsPerSec kRdmaFloorPerGpu = Gbps(100);
+// A fabric below that floor still carries a plan whose step leaves at most this share of its
+// time to exposed inter-node collectives (the planner's "material" communication share, A12).
+constexpr double kFabricExposedShareOk = 0.10;
 // Unknown training checkpoint: mixed-precision Adam saves bf16 weights (2 B/param) + fp32
 // master (4) + m, v (8) = 14 B/param (ZeRO, Rajbhandari et al. 2020, minus the gradients),
 // i.e. 7 x bf16 model files.
@@ -420,6 +423,7 @@ HostNeeds SizeHost(SizingPolicy policy, const SizingInput& in) {
       n = SizeDefault(in);
       break;
   }
+  n.exposed_comm_share = in.exposed_comm_share;
   // Every policy, training: when the plan's own input rate is known, storage is sized from it
   // (a fixed per-GPU rule is a rule of thumb for vision-class input and over-sizes text jobs by
   // orders of magnitude); the default policy keeps its checkpoint-restore term.
@@ -586,11 +590,22 @@ std::vector<HostFinding> CheckHost(const HostNeeds& needs, const InstanceType& i
           "multi-node training needs RDMA (guide B8); pick an instance with InfiniBand, EFA or "
           "RoCE",
           Net(needs.network), Net(has));
-    } else {
+    } else if (has >= needs.network || !needs.exposed_comm_share) {
       f.ok = has >= needs.network;
       f.text = fmt::format("needs {} RDMA per node, instance has {} ({}): {}", Net(needs.network),
                            Net(has), InterNodeFabricName(inst.inter_node_fabric),
                            f.ok ? "ok" : "too slow; communication will dominate the step time");
+    } else {
+      // Below the floor, the plan's own step (computed at this fabric) is the verdict.
+      const double share = *needs.exposed_comm_share;
+      f.ok = share <= kFabricExposedShareOk;
+      f.text = fmt::format(
+          "needs {} RDMA per node by the {} per-GPU floor, instance has {} ({}): {} this plan's "
+          "step at {} leaves {:.0f}% of it to exposed inter-node communication{}",
+          Net(needs.network), Net(kRdmaFloorPerGpu), Net(has),
+          InterNodeFabricName(inst.inter_node_fabric),
+          f.ok ? "below the floor, but" : "too slow:", Net(has), 100 * share,
+          f.ok ? ": ok" : "; a faster fabric, fewer nodes or a layout that communicates less");
     }
     out.push_back(f);
   }

@@ -475,6 +475,16 @@ TEST(CheckHostTest, Sentences) {
   const HostNeeds a7_multi = SizeHost(SizingPolicy::kGuideA, WithNodes(A7Input(), 2));
   const HostNeeds b7 = SizeHost(SizingPolicy::kGuideB, B7Input());
   const HostNeeds a8 = SizeHost(SizingPolicy::kGuideA, A8Input());
+  // A plan that knows its step: a fabric below the floor is judged by what the step leaves
+  // exposed at that fabric.
+  auto with_share = [](SizingInput in, double share) {
+    in.exposed_comm_share = share;
+    return in;
+  };
+  const HostNeeds hidden =
+      SizeHost(SizingPolicy::kGuideA, with_share(WithNodes(A7Input(), 2), 0.02));
+  const HostNeeds exposed =
+      SizeHost(SizingPolicy::kGuideA, with_share(WithNodes(A7Input(), 2), 0.25));
   struct CheckCase {
     const char* name;
     HostNeeds needs;
@@ -517,6 +527,12 @@ TEST(CheckHostTest, Sentences) {
        "needs 800 Gbit/s RDMA per node, instance has 3200 Gbit/s (efa): ok", "B8 docs/sizing.md"},
       {"multi_p4de_network", a7_multi, P4de(), "network", false, 800, 400, "too slow",
        "B8 docs/sizing.md"},
+      {"multi_p4de_network_hidden", hidden, P4de(), "network", true, 800, 400,
+       "below the floor, but this plan's step at 400 Gbit/s leaves 2% of it to exposed", "B8"},
+      {"multi_p4de_network_exposed", exposed, P4de(), "network", false, 800, 400,
+       "too slow: this plan's step at 400 Gbit/s leaves 25%", "B8"},
+      {"multi_p5_network_known_share", exposed, P5(), "network", true, 800, 3200,
+       "needs 800 Gbit/s RDMA per node, instance has 3200 Gbit/s (efa): ok", "B8"},
       {"multi_oci_no_fabric", a7_multi, OciBmH100(), "network", false, 800, 0,
        "no RDMA fabric recorded", "B8"},
       {"oci_bare_metal_cpu", a7, OciBmH100(), "cpu", true, 80, 112,
