@@ -35,6 +35,8 @@ struct TrainShape {
   int accumulation = 1;
 };
 
+// The sizes that divide `n` GPUs, listed for a hint ("1, 2, 4, 8").
+std::string DivisorsHint(int n);
 // The training layout and batch of a setup on `gpus` GPUs; errors name the setup field.
 Result<TrainShape> ShapeTraining(const SetupTraining& t, int gpus);
 

@@ -3,6 +3,7 @@
 #include "check/check_internal.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <cmath>
@@ -97,13 +98,22 @@ Result<Resolved> Resolve(const Setup& s, const Catalog& cat) {
   return r;
 }
 
+std::string DivisorsHint(int n) {
+  std::vector<int> d;
+  for (int i = 1; i <= n; ++i) {
+    if (n % i == 0) d.push_back(i);
+  }
+  return fmt::format("{}", fmt::join(d, ", "));
+}
+
 Result<TrainShape> ShapeTraining(const SetupTraining& t, int gpus) {
   TrainShape s;
   const long long mp = static_cast<long long>(t.tp) * t.pp * t.cp;
   if (mp > gpus || gpus % mp != 0) {
     return MakeError(ErrorCode::kInvalidArgument, t.field + ".tp",
                      fmt::format("tp x pp x cp = {} does not divide the {} GPUs", mp, gpus),
-                     "pick tp, pp and cp whose product divides GPUs per node x nodes");
+                     fmt::format("pick tp, pp and cp whose product divides the {} GPUs ({})", gpus,
+                                 DivisorsHint(gpus)));
   }
   s.par.tp = t.tp;
   s.par.pp = t.pp;
@@ -177,7 +187,8 @@ Status ValidateSetup(const Setup& setup, const Catalog& catalog) {
     return MakeError(
         ErrorCode::kInvalidArgument, setup.serve->tp_field,
         fmt::format("tp {} does not divide the node's {} GPUs", *setup.serve->tp, r->gpus()),
-        "give a tensor-parallel size that divides GPUs per node (1, 2, 4, 8)");
+        fmt::format("give a tensor-parallel size that divides the node's GPUs ({})",
+                    check_internal::DivisorsHint(r->gpus())));
   }
   return {};
 }

@@ -444,7 +444,11 @@ INSTANTIATE_TEST_SUITE_P(
         BadCase{"malformed", "hardware: [\n", "bad.yaml", "malformed YAML"},
         BadCase{"tp_not_dividing",
                 "hardware: {instance: p5.48xlarge}\ntrain: {model: llama-2-7b, tp: 3}\n",
-                "train.tp", "does not divide"}),
+                "train.tp", "divides the 8 GPUs (1, 2, 4, 8)"},
+        // The hint lists the sizes this node allows, not a generic list (g5.12xlarge: 4 GPUs).
+        BadCase{"serve_tp_not_dividing",
+                "hardware: {instance: g5.12xlarge}\nserve: {model: llama-3.1-8b, qps: 1, tp: 8}\n",
+                "serve.tp", "divides the node's GPUs (1, 2, 4)"}),
     [](const auto& p) { return std::string(p.param.name); });
 
 // The shared YamlReader's rules in setup files (issue 10): duplicate keys, whole numbers bounded
