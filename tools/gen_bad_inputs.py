@@ -557,6 +557,9 @@ case("instances --limit -5", ["instances", "--limit", "-5"], field="--limit")
 case("instances --min-gpu-memory nan", ["instances", "--min-gpu-memory", "nan"], field="--min-gpu-memory")
 case("instances --region not in the catalog", ["instances", "--region", "3d"], field="--region")
 case("instances --region of another cloud", ["instances", "--cloud", "aws", "--region", "us-central1"], field="--region")
+case("plan infer --regions typo", ["plan", "infer", "-m", "llama-3-8b", "--qps", "1", "--regions", "us-east-l"], field="--regions[0]")
+case("plan train --regions not in the catalog", ["plan", "train", "-m", "llama-2-7b", "--tokens", "1B", "--regions", "us-east-1,zz"], field="--regions[1]")
+case("tco --regions of another cloud", ["tco", "-m", "llama-3-8b", "--qps", "1", "--clouds", "aws", "--regions", "us-central1"], field="--regions[0]")
 case("instances --cpu-only --gpu H100", ["instances", "--cpu-only", "--gpu", "H100"], field="--cpu-only")
 
 # --- plan JSON for emit --------------------------------------------------------------------

@@ -155,46 +155,22 @@ Result<Output> RunInstances(const GlobalOptions& g, const InstanceFilter& f) {
   }
   // A cloud or region no catalog row has is a typo or a place the catalog does not price: say
   // which, with the nearest known name, rather than list nothing.
-  auto known_values = [&](auto field, const std::string& within_cloud) {
-    std::vector<std::string> v;
-    for (const auto& i : cat->instances) {
-      if (!within_cloud.empty() && i.cloud != within_cloud) continue;
-      const std::string& x = field(i);
-      if (!x.empty() && std::find(v.begin(), v.end(), x) == v.end()) v.push_back(x);
-    }
-    std::sort(v.begin(), v.end());
-    return v;
-  };
-  auto unknown = [](const std::string& flag, const std::string& what, const std::string& value,
-                    const std::vector<std::string>& known) -> Error {
-    std::string best = ClosestMatch(value, known);
-    return MakeError(ErrorCode::kNotFound, flag, what,
-                     best.empty() ? "the catalog has: " + fmt::format("{}", fmt::join(known, "; "))
-                                  : "did you mean \"" + best + "\"?");
-  };
   if (!f.cloud.empty()) {
-    auto clouds =
-        known_values([](const InstanceType& i) -> const std::string& { return i.cloud; }, "");
-    if (std::find(clouds.begin(), clouds.end(), f.cloud) == clouds.end()) {
-      return unknown("--cloud", "unknown cloud \"" + f.cloud + "\"", f.cloud, clouds);
-    }
+    if (auto st = cat->CheckCloud(f.cloud, "--cloud"); !st) return st.error();
   }
+  std::string region;  // the catalog's spelling
   if (!f.region.empty()) {
-    auto regions =
-        known_values([](const InstanceType& i) -> const std::string& { return i.region; }, f.cloud);
-    if (std::find(regions.begin(), regions.end(), f.region) == regions.end()) {
-      return unknown("--region",
-                     "no " + (f.cloud.empty() ? std::string() : f.cloud + " ") +
-                         "instance in region \"" + f.region + "\" in the catalog",
-                     f.region, regions);
-    }
+    std::vector<std::string> clouds;
+    if (!f.cloud.empty()) clouds.push_back(f.cloud);
+    auto r = cat->ResolveRegion(f.region, "--region", clouds);
+    if (!r) return r.error();
+    region = std::move(*r);
   }
-
   std::vector<std::pair<double, const InstanceType*>> rows;
   for (const auto& i : cat->instances) {
     if (want && i.accelerator != want->id) continue;
     if (!f.cloud.empty() && i.cloud != f.cloud) continue;
-    if (!f.region.empty() && i.region != f.region) continue;
+    if (!region.empty() && i.region != region) continue;
     if (f.cpu_only && !i.is_cpu_only()) continue;
     if (f.min_gpus > 0 && i.accelerator_count < f.min_gpus) continue;
     if (f.min_gpu_memory_gib > 0) {

@@ -257,6 +257,7 @@ Result<Output> RunPlanTrain(const GlobalOptions& g, const PlanTrainArgs& a) {
     Error e = res.error();
     for (const auto& [prefix, flag, given] :
          {std::tuple{"constraints.clouds", "--clouds", !a.clouds.empty()},
+          std::tuple{"constraints.regions", "--regions", !a.regions.empty()},
           std::tuple{"constraints.gpus", "--gpus", !a.gpus.empty()}}) {
       if (given && e.field.rfind(prefix, 0) == 0)
         e.field = flag + e.field.substr(std::string(prefix).size());

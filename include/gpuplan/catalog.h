@@ -196,6 +196,11 @@ struct Catalog {
   Result<const Cpu*> ResolveCpu(std::string_view name, std::string_view field) const;
   // A cloud some instance row names, else an Error for `field` with a did-you-mean hint.
   Status CheckCloud(std::string_view name, std::string_view field) const;
+  // The catalog's spelling of a region some instance row of `clouds` (all clouds when empty)
+  // names, matched regardless of case ("texas, us" is "Texas, US"), else an Error for `field`
+  // naming the nearest region, or those the clouds have.
+  Result<std::string> ResolveRegion(std::string_view name, std::string_view field,
+                                    const std::vector<std::string>& clouds = {}) const;
   // Converts `amount` from one currency to another with the catalog's rate (or `override_rate`,
   // given as CNY per USD, when set). Same currency: unchanged.
   double Convert(double amount, Currency from, Currency to,

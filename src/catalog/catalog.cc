@@ -1,6 +1,9 @@
 #include "gpuplan/catalog.h"
 #include "gpuplan/input.h"
 
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
 #include <algorithm>
 #include <cctype>
 #include <chrono>
@@ -442,6 +445,27 @@ Status Catalog::CheckCloud(std::string_view name, std::string_view field) const 
   for (const auto& c : clouds) known += (known.empty() ? "" : ", ") + c;
   return MakeError(ErrorCode::kNotFound, std::string(field), "unknown cloud " + Excerpt(name),
                    best.empty() ? "known: " + known : "did you mean \"" + best + "\"?");
+}
+
+Result<std::string> Catalog::ResolveRegion(std::string_view name, std::string_view field,
+                                           const std::vector<std::string>& clouds) const {
+  const std::string want = internal::ToLower(name);
+  std::vector<std::string> regions;
+  for (const auto& i : instances) {
+    if (!clouds.empty() && std::find(clouds.begin(), clouds.end(), i.cloud) == clouds.end())
+      continue;
+    if (internal::ToLower(i.region) == want) return i.region;
+    if (!i.region.empty() && std::find(regions.begin(), regions.end(), i.region) == regions.end())
+      regions.push_back(i.region);
+  }
+  std::sort(regions.begin(), regions.end());
+  const std::string best = ClosestMatch(name, regions);
+  const std::string where =
+      clouds.empty() ? std::string() : fmt::format("{} ", fmt::join(clouds, "/"));
+  return MakeError(ErrorCode::kNotFound, std::string(field),
+                   fmt::format("no {}instance in region {} in the catalog", where, Excerpt(name)),
+                   best.empty() ? fmt::format("the catalog has: {}", fmt::join(regions, "; "))
+                                : "did you mean \"" + best + "\"?");
 }
 
 double Catalog::CnyPerUsd() const {

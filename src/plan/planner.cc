@@ -137,13 +137,20 @@ Result<TrainPlanResult> PlanTrainingImpl(const TrainJobSpec& job, const Catalog&
     if (auto st = catalog.CheckCloud(job.clouds[k], fmt::format("constraints.clouds[{}]", k)); !st)
       return st.error();
   }
+  std::vector<std::string> regions;  // the catalog's spelling of each
+  for (size_t k = 0; k < job.regions.size(); ++k) {
+    auto r = catalog.ResolveRegion(job.regions[k], fmt::format("constraints.regions[{}]", k),
+                                   job.clouds);
+    if (!r) return r.error();
+    regions.push_back(std::move(*r));
+  }
   // ---- group instances into shapes ---------------------------------------------------------
   std::map<ShapeKey, std::vector<const InstanceType*>> shapes;
   int skipped_suspect = 0;
   for (const auto& i : catalog.instances) {
     if (i.is_cpu_only()) continue;
     if (!job.clouds.empty() && !Contains(job.clouds, i.cloud)) continue;
-    if (!job.regions.empty() && !Contains(job.regions, i.region)) continue;
+    if (!regions.empty() && !Contains(regions, i.region)) continue;
     if (!gpu_ids.empty() && !Contains(gpu_ids, i.accelerator)) continue;
     if (!i.price_on_demand && !(job.spot_allowed && i.price_spot)) continue;
     if (!i.suspect_reason.empty() && !job.include_suspect) {

@@ -313,6 +313,12 @@ Result<ServePlanResult> PlanServingImpl(const ServeJobSpec& job, const Catalog& 
     if (auto st = catalog.CheckCloud(job.clouds[c], fmt::format("--clouds[{}]", c)); !st)
       return st.error();
   }
+  std::vector<std::string> regions;  // the catalog's spelling of each
+  for (size_t r = 0; r < job.regions.size(); ++r) {
+    auto reg = catalog.ResolveRegion(job.regions[r], fmt::format("--regions[{}]", r), job.clouds);
+    if (!reg) return reg.error();
+    regions.push_back(std::move(*reg));
+  }
   const ModelSpec& m = job.model;
   const bool llm = m.generates_tokens();
   const ServeConstants k(cal);
@@ -326,7 +332,7 @@ Result<ServePlanResult> PlanServingImpl(const ServeJobSpec& job, const Catalog& 
   std::vector<std::pair<std::string, std::string>> no_kernels;
   for (const auto& inst : catalog.instances) {
     if (!job.clouds.empty() && !In(job.clouds, inst.cloud)) continue;
-    if (!job.regions.empty() && !In(job.regions, inst.region)) continue;
+    if (!regions.empty() && !In(regions, inst.region)) continue;
     const bool cpu_inst = inst.is_cpu_only();
     if (cpu_inst && (!job.allow_cpu || inst.cpu.empty())) continue;
     if (!cpu_inst && (!job.allow_gpu || (!gpu_ids.empty() && !In(gpu_ids, inst.accelerator))))
@@ -454,12 +460,12 @@ Result<ServePlanResult> PlanServingImpl(const ServeJobSpec& job, const Catalog& 
     // Nothing was evaluated: say which filter left no offer, not that the SLOs failed.
     std::string where;
     if (!job.clouds.empty()) where += fmt::format(" on {}", fmt::join(job.clouds, "/"));
-    if (!job.regions.empty()) where += fmt::format(" in {}", fmt::join(job.regions, "/"));
+    if (!regions.empty()) where += fmt::format(" in {}", fmt::join(regions, "/"));
     if (!gpu_ids.empty()) {
       std::vector<std::string> rented;  // accelerators the same clouds and regions do price
       for (const auto& inst : catalog.instances) {
         if ((!job.clouds.empty() && !In(job.clouds, inst.cloud)) ||
-            (!job.regions.empty() && !In(job.regions, inst.region)) || inst.is_cpu_only() ||
+            (!regions.empty() && !In(regions, inst.region)) || inst.is_cpu_only() ||
             !inst.price_on_demand || In(rented, inst.accelerator) ||
             NotServedOn(inst.accelerator)) {
           continue;

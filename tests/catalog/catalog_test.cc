@@ -213,6 +213,24 @@ TEST(BuiltinCatalog, BothCurrenciesPresent) {
   EXPECT_GE(cny_priced, 1);
 }
 
+// A region resolves to the catalog's spelling whatever its case (job files lower-case their
+// names; data/instances/vast.csv writes "Texas, US"); one no row of the allowed clouds has is an
+// error naming the field and the nearest region.
+TEST(BuiltinCatalog, ResolveRegion) {
+  const Catalog& cat = Builtin();
+  auto texas = cat.ResolveRegion("texas, us", "constraints.regions[0]");
+  ASSERT_TRUE(texas.ok()) << texas.error().ToString();
+  EXPECT_EQ(*texas, "Texas, US");
+  auto typo = cat.ResolveRegion("us-east-l", "--regions[0]");
+  ASSERT_FALSE(typo.ok());
+  EXPECT_EQ(typo.error().field, "--regions[0]");
+  EXPECT_NE(typo.error().hint.find("us-east-1"), std::string::npos) << typo.error().ToString();
+  auto other_cloud = cat.ResolveRegion("us-central1", "--region", {"aws"});
+  ASSERT_FALSE(other_cloud.ok());
+  EXPECT_NE(other_cloud.error().message.find("no aws instance"), std::string::npos);
+  EXPECT_TRUE(cat.ResolveRegion("us-central1", "--region", {"gcp"}).ok());
+}
+
 // CPU-only families with a cpus.csv id, as listed in data/instances/*.csv. (Azure has no
 // CPU-only rows in data/instances/azure.csv; see the report.)
 TEST(BuiltinCatalog, CpuOnlyFamiliesNameTheirCpu) {
