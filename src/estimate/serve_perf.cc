@@ -835,9 +835,14 @@ VllmSchedulerDefaults VllmDefaults(const Accelerator& acc, std::string_view vers
     // V0 turns chunked prefill on by default above a 32K context ("Chunked prefill is enabled by
     // default for models with max_model_len > 32K", engine/arg_utils.py; not for MLA models),
     // and then schedules (and profiles) 2048 tokens per step (config.py
-    // _DEFAULT_MAX_NUM_BATCHED_TOKENS); otherwise one whole max_model_len prompt.
-    d.max_num_batched_tokens =
-        max_model_len > 32768 && chunked_prefill_ok ? 2048 : std::max(max_model_len, 2048);
+    // _DEFAULT_MAX_NUM_BATCHED_TOKENS); otherwise one whole max_model_len prompt. That default
+    // came with PR 6666 (merged 2024-07-23, first in 0.5.4): an older release profiles the
+    // whole context whatever its length. A release not named is taken to have it.
+    const bool auto_chunked =
+        !r || r->major > 0 || r->minor > 5 || (r->minor == 5 && r->patch >= 4);
+    d.max_num_batched_tokens = max_model_len > 32768 && chunked_prefill_ok && auto_chunked
+                                   ? 2048
+                                   : std::max(max_model_len, 2048);
     return d;
   }
   if (r && r->major == 0 && r->minor < 18) d.v1_sort_sampler = true;

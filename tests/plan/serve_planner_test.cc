@@ -985,8 +985,9 @@ TEST(TrtllmBench, EngineLimitsFollowItsTuningRule) {
   EXPECT_EQ(c.max_batch_size, 64);
 }
 
-// vLLM V0 profiles one whole max_model_len prompt, except above a 32K context, where it turns
-// chunked prefill on and schedules 2048 tokens per step (not for MLA models); V1 keeps its own.
+// vLLM V0 profiles one whole max_model_len prompt, except above a 32K context, where (from 0.5.4)
+// it turns chunked prefill on and schedules 2048 tokens per step (not for MLA models); V1 keeps
+// its own.
 TEST(VllmDefaults, V0ChunksPrefillAboveThirtyTwoK) {
   const Accelerator* a100 = Cat().FindAccelerator("A100-SXM4-80GB");
   ASSERT_NE(a100, nullptr);
@@ -998,6 +999,9 @@ TEST(VllmDefaults, V0ChunksPrefillAboveThirtyTwoK) {
       131072);
   EXPECT_TRUE(VllmDefaults(*a100, "0.7.2", 131072).v0);
   EXPECT_FALSE(VllmDefaults(*a100, "0.10.0", 131072).v0);
+  // The default came with PR 6666 (0.5.4): 0.5.0 still profiles a whole 128K prompt.
+  EXPECT_EQ(VllmDefaults(*a100, "0.5.0", 131072).max_num_batched_tokens, 131072);
+  EXPECT_EQ(VllmDefaults(*a100, "0.5.4", 131072).max_num_batched_tokens, 2048);
 }
 
 // vLLM's default --gpu-memory-utilization: 0.9 through 0.19 (V0 included), 0.92 from 0.20 and
