@@ -66,8 +66,11 @@ Result<ModelSpec> RequestModel(json& j, const char* key, const std::string& fiel
         "give a preset name (`gpuplan models`) or paste a config.json as model_config");
   }
   if (!it->is_string()) {
-    return MakeError(ErrorCode::kInvalidArgument, field,
-                     std::string("must be a preset name, got ") + it->type_name());
+    return MakeError(
+        ErrorCode::kInvalidArgument, field,
+        std::string("must be a preset name, got ") + gpuplan::internal::JsonTypeName(*it),
+        "give a preset name as a string (`gpuplan models`), or paste a config.json "
+        "as model_config");
   }
   const std::string name = it->get<std::string>();
   const ModelSpec* p = FindPreset(name);
@@ -193,7 +196,8 @@ ApiResponse Tco(const ApiContext& ctx, std::string_view, std::string_view body) 
   if (!years.is_null()) {
     if (!years.is_number()) {
       return Bad(MakeError(ErrorCode::kInvalidArgument, "years",
-                           std::string("must be a number, got ") + years.type_name()));
+                           "must be a number, got " + gpuplan::internal::JsonTypeName(years),
+                           "give the years to cost over as a number, e.g. \"years\": 3"));
     }
     req.years = years.get<double>();
   }

@@ -150,7 +150,10 @@ ApiResponse SimulateDay(const ApiContext& ctx, std::string_view, std::string_vie
   json s = j->contains("synthetic") ? (*j)["synthetic"] : json::object();
   j->erase("synthetic");
   if (!s.is_object())
-    return Bad(MakeError(ErrorCode::kInvalidArgument, "synthetic", "must be an object"));
+    return Bad(MakeError(ErrorCode::kInvalidArgument, "synthetic",
+                         "must be an object, got " + gpuplan::internal::JsonTypeName(s),
+                         "give the synthetic day's settings, e.g. \"synthetic\": {\"days\": 1, "
+                         "\"peak_rps\": 6}"));
   if (auto st = OnlyKeys(s,
                          {"days", "interval_s", "peak_rps", "trough", "peak_hour", "weekend_factor",
                           "noise", "bursts", "burst_factor", "burst_minutes", "seed"},
@@ -174,7 +177,8 @@ ApiResponse SimulateDay(const ApiContext& ctx, std::string_view, std::string_vie
   if (auto st = GetInt(s, "seed", seed, "synthetic"); !st) return Bad(st.error());
   if (seed < 0)
     return Bad(MakeError(ErrorCode::kInvalidArgument, "synthetic.seed",
-                         fmt::format("must be >= 0, got {}", seed)));
+                         fmt::format("must be >= 0, got {}", seed),
+                         "give a seed of 0 or more (the same seed gives the same day)"));
   syn.seed = static_cast<std::uint64_t>(seed);
   auto trace = SyntheticTrace(syn);
   if (!trace) {
@@ -187,14 +191,21 @@ ApiResponse SimulateDay(const ApiContext& ctx, std::string_view, std::string_vie
   }
   std::vector<std::string> names = {"hpa", "kpa", "saturation", "schedule", "static"};
   if (auto it = j->find("policies"); it != j->end()) {
+    const std::string policies_hint =
+        "give a list of policy names, e.g. \"policies\": [\"hpa\", \"static\"] (hpa, kpa, "
+        "saturation, schedule, static)";
     if (!it->is_array())
       return Bad(
-          MakeError(ErrorCode::kInvalidArgument, "policies", "must be a list of policy names"));
+          MakeError(ErrorCode::kInvalidArgument, "policies",
+                    "must be a list of policy names, got " + gpuplan::internal::JsonTypeName(*it),
+                    policies_hint));
     names.clear();
     for (const auto& p : *it) {
       if (!p.is_string())
-        return Bad(
-            MakeError(ErrorCode::kInvalidArgument, "policies", "must be a list of policy names"));
+        return Bad(MakeError(
+            ErrorCode::kInvalidArgument, "policies",
+            "must be a list of policy names, got an item " + gpuplan::internal::JsonTypeName(p),
+            policies_hint));
       names.push_back(p.get<std::string>());
     }
     j->erase(it);

@@ -73,9 +73,8 @@ class [[nodiscard]] Status {
     lhs = std::move(*gpuplan_r_);               \
   } while (0)
 
-inline Error MakeError(ErrorCode code, std::string field, std::string message,
-                       std::string hint = {}) {
-  return Error{code, std::move(field), std::move(message), std::move(hint)};
-}
+// An Error. A range message states its own fix: without a hint, "must be in [1, 366], got 0"
+// gets "use a value in [1, 366]" (and ">= 1", "at most 64", "a whole number in [1, 8]" alike).
+Error MakeError(ErrorCode code, std::string field, std::string message, std::string hint = {});
 
 }  // namespace gpuplan

@@ -20,10 +20,26 @@ const Json* FindMember(const Json& obj, std::string_view key) {
 
 namespace {
 
+// The JSON spelling a value of `wanted` takes, for the fix.
+std::string Example(std::string_view key, std::string_view wanted) {
+  const std::string k(key);
+  if (wanted == "true or false") return "\"" + k + "\": true";
+  if (wanted == "a whole number") return "\"" + k + "\": 4";
+  if (wanted == "a number") return "\"" + k + "\": 2.5";
+  if (wanted == "a string") return "\"" + k + "\": \"...\"";
+  return "";
+}
+
 Error WrongType(std::string_view path, std::string_view key, std::string_view wanted,
                 const Json& got) {
+  const std::string example = Example(key, wanted);
   return MakeError(ErrorCode::kParse, JsonFieldPath(path, key),
-                   "expected " + std::string(wanted) + ", got " + JsonTypeName(got));
+                   "expected " + std::string(wanted) + ", got " + JsonTypeName(got),
+                   example.empty() ? "give " + std::string(wanted)
+                                   : "give " + std::string(wanted) +
+                                         " (JSON, unquoted unless a "
+                                         "string), e.g. " +
+                                         example);
 }
 
 }  // namespace
@@ -35,7 +51,8 @@ Result<std::optional<double>> GetNumber(const Json& obj, std::string_view key,
   if (!v->is_number()) return WrongType(path, key, "a number", *v);
   double d = v->get<double>();
   if (!std::isfinite(d)) {
-    return MakeError(ErrorCode::kParse, JsonFieldPath(path, key), "expected a finite number");
+    return MakeError(ErrorCode::kParse, JsonFieldPath(path, key), "expected a finite number",
+                     "give a finite number, e.g. \"" + std::string(key) + "\": 2.5");
   }
   return std::optional<double>(d);
 }
@@ -46,7 +63,8 @@ Result<std::optional<double>> GetNumberIn(const Json& obj, std::string_view key,
   if (!v || !*v) return v;
   if (!(**v >= lo && **v <= hi)) {
     return MakeError(ErrorCode::kParse, JsonFieldPath(path, key),
-                     fmt::format("must be in [{:g}, {:g}], got {:g}", lo, hi, **v));
+                     fmt::format("must be in [{:g}, {:g}], got {:g}", lo, hi, **v),
+                     fmt::format("give a number from {:g} to {:g}", lo, hi));
   }
   return v;
 }
@@ -78,7 +96,8 @@ Result<std::optional<int>> GetIntIn(const Json& obj, std::string_view key, std::
   if (!*v) return std::optional<int>();
   if (**v < lo || **v > hi) {
     return MakeError(ErrorCode::kParse, JsonFieldPath(path, key),
-                     fmt::format("must be a whole number in [{}, {}], got {}", lo, hi, **v));
+                     fmt::format("must be a whole number in [{}, {}], got {}", lo, hi, **v),
+                     fmt::format("give a whole number from {} to {}", lo, hi));
   }
   return std::optional<int>(static_cast<int>(**v));
 }

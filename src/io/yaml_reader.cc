@@ -171,6 +171,10 @@ std::string OneValueHint(const Entry& e) {
 std::string NumberHint(const Entry& e) {
   return "write a finite number, e.g. `" + e.key + ": 2.5` (no units, not .nan or .inf)";
 }
+// The fix for a value out of its range.
+std::string RangeHint(const Entry& e, const std::string& range) {
+  return "give `" + e.key + ":` " + range;
+}
 }  // namespace
 
 Result<std::string> YamlReader::Str(const Entry& e) const {
@@ -197,12 +201,14 @@ Result<double> YamlReader::Count(const Entry& e, double min_exclusive) const {
   auto s = Str(e);
   if (!s) return s.error();
   if (min_exclusive >= 0 && LooksNegative(*s)) {
-    return Fail(e, fmt::format("must be > {:g}, got ", min_exclusive) + Shown(*s));
+    return Fail(e, fmt::format("must be > {:g}, got ", min_exclusive) + Shown(*s),
+                RangeHint(e, fmt::format("a value above {:g}", min_exclusive)));
   }
   auto v = ParseCount(*s, Field(e));
   if (!v) return v.error();
   if (!(*v > min_exclusive)) {
-    return Fail(e, fmt::format("must be > {:g}, got ", min_exclusive) + Shown(*s));
+    return Fail(e, fmt::format("must be > {:g}, got ", min_exclusive) + Shown(*s),
+                RangeHint(e, fmt::format("a value above {:g}", min_exclusive)));
   }
   return *v;
 }
@@ -213,7 +219,8 @@ Result<double> YamlReader::Number(const Entry& e, double min_exclusive) const {
   auto v = internal::ParseDouble(*s);
   if (!v) return Fail(e, "expected a number, got " + Excerpt(*s), NumberHint(e));
   if (!(*v > min_exclusive)) {
-    return Fail(e, fmt::format("must be > {:g}, got ", min_exclusive) + Shown(*s));
+    return Fail(e, fmt::format("must be > {:g}, got ", min_exclusive) + Shown(*s),
+                RangeHint(e, fmt::format("a number above {:g}", min_exclusive)));
   }
   return *v;
 }
@@ -221,10 +228,11 @@ Result<double> YamlReader::Number(const Entry& e, double min_exclusive) const {
 Result<double> YamlReader::PositiveCount(const Entry& e) const {
   auto s = Str(e);
   if (!s) return s.error();
-  if (LooksNegative(*s)) return Fail(e, "must be > 0, got " + Shown(*s));
+  if (LooksNegative(*s))
+    return Fail(e, "must be > 0, got " + Shown(*s), RangeHint(e, "a value above 0"));
   auto v = ParseCount(*s, Field(e));
   if (!v) return v.error();
-  if (!(*v > 0)) return Fail(e, "must be > 0, got " + Shown(*s));
+  if (!(*v > 0)) return Fail(e, "must be > 0, got " + Shown(*s), RangeHint(e, "a value above 0"));
   return *v;
 }
 
@@ -233,7 +241,7 @@ Result<double> YamlReader::PositiveNumber(const Entry& e) const {
   if (!s) return s.error();
   auto v = internal::ParseDouble(*s);
   if (!v) return Fail(e, "expected a number, got " + Excerpt(*s), NumberHint(e));
-  if (!(*v > 0)) return Fail(e, "must be > 0, got " + Shown(*s));
+  if (!(*v > 0)) return Fail(e, "must be > 0, got " + Shown(*s), RangeHint(e, "a number above 0"));
   return *v;
 }
 
@@ -250,11 +258,12 @@ Result<int> YamlReader::Int(const Entry& e, int min, int max) const {
     return Fail(e, "expected a whole number, got " + Excerpt(*s),
                 "write the number in full, e.g. 4096 (no K/M suffixes here)");
   }
+  const std::string range = fmt::format("a whole number from {} to {}", min, max);
   if (*v < min) {
-    return Fail(e, "must be >= " + std::to_string(min) + ", got " + Shown(*s));
+    return Fail(e, "must be >= " + std::to_string(min) + ", got " + Shown(*s), RangeHint(e, range));
   }
   if (*v > max) {
-    return Fail(e, "must be <= " + std::to_string(max) + ", got " + Shown(*s));
+    return Fail(e, "must be <= " + std::to_string(max) + ", got " + Shown(*s), RangeHint(e, range));
   }
   return static_cast<int>(*v);
 }
@@ -266,14 +275,16 @@ Result<bool> YamlReader::Bool(const Entry& e) const {
   // YAML 1.1's spellings, as yaml-cpp reads them.
   if (t == "true" || t == "yes" || t == "on" || t == "y") return true;
   if (t == "false" || t == "no" || t == "off" || t == "n") return false;
-  return Fail(e, "expected true or false, got " + Excerpt(*s));
+  return Fail(e, "expected true or false, got " + Excerpt(*s),
+              "write `" + e.key + ": true` or `" + e.key + ": false`");
 }
 
 Result<std::vector<std::string>> YamlReader::Names(const Entry& e, bool lower) const {
   std::vector<std::string> out;
   auto add = [&](const YAML::Node& item, const std::string& path) -> Status {
     if (!item.IsScalar()) {
-      return Fail(item, path, "expected a name, got " + Describe(item));
+      return Fail(item, path, "expected a name, got " + Describe(item),
+                  "write each item as a plain name, e.g. `" + e.key + ": [a, b]`");
     }
     std::string s = Trim(item.Scalar());
     if (s.empty()) return Fail(item, path, "is empty", "remove the empty item");

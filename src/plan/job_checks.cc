@@ -348,7 +348,8 @@ Result<ServeJobSpec> BuildServeJobOfFlags(const ServeRequest& a, std::string_vie
   if (a.tokens_per_s) {
     if (job.output_len <= 0) {
       return MakeError(ErrorCode::kInvalidArgument, "--tokens-per-s",
-                       "needs --output-len > 0 to convert tokens/s into requests/s");
+                       "needs --output-len > 0 to convert tokens/s into requests/s",
+                       "give --output-len (tokens per response), or the load as --qps");
     }
     qps = *a.tokens_per_s / job.output_len;
   }

@@ -62,7 +62,9 @@ Result<TrainMemoryOptions> BuildTrainOptions(const MemoryRequest& a, const Model
   auto sd = ParsePrecision(a.optimizer_states);
   if (!sd || (*sd != Precision::kFp32 && *sd != Precision::kBf16)) {
     return MakeError(ErrorCode::kInvalidArgument, "--optimizer-states",
-                     "must be fp32 or bf16, got \"" + a.optimizer_states + "\"");
+                     "must be fp32 or bf16, got \"" + a.optimizer_states + "\"",
+                     "use fp32 (mixed precision's default) or bf16 (pure bf16 "
+                     "training)");
   }
   o.optimizer_state_dtype = *sd;
   o.master_weights = !a.guide_b4;
@@ -458,7 +460,8 @@ Status ValidateMemoryRequest(const MemoryRequest& a) {
   if (a.gpus < 0) return CheckPositive(a.gpus, "--gpus").error();
   if (a.zero < -1 || a.zero > 3) {
     return MakeError(ErrorCode::kInvalidArgument, "--zero",
-                     fmt::format("must be 0-3, got {}", a.zero));
+                     fmt::format("must be 0-3, got {}", a.zero),
+                     "0 = none, 1 = optimizer states, 2 = + gradients, 3 = + parameters sharded");
   }
   if (!a.fsdp.empty() && a.fsdp != "full" && a.fsdp != "hybrid" && a.fsdp != "grad-op") {
     return MakeError(ErrorCode::kInvalidArgument, "--fsdp", "unknown FSDP mode \"" + a.fsdp + "\"",

@@ -39,7 +39,8 @@ Result<std::optional<ServePlan>> Cheapest(const ServeJobSpec& base, const Catalo
 Status CheckTcoYears(double years, std::string_view field) {
   if (!(years > 0 && years <= 10)) {
     return MakeError(ErrorCode::kInvalidArgument, std::string(field),
-                     fmt::format("must be in (0, 10], got {}", years));
+                     fmt::format("must be in (0, 10], got {}", years),
+                     "give the years to cost over, above 0 and at most 10 (e.g. 3)");
   }
   return {};
 }
