@@ -557,6 +557,13 @@ CaseResult Explained(const std::string& line, const std::string& id) {
   return r->cases[0];
 }
 
+// An explained case's terms by name, the bracketed formula dropped ("decode step").
+std::map<std::string, double> TermsOf(const CaseResult& c) {
+  std::map<std::string, double> t;
+  for (const auto& [name, value] : c.explain) t[name.substr(0, name.find(" ["))] = value;
+  return t;
+}
+
 // NVIDIA's SDXL Server harness feeds every GPU from one queue (inference_benchmarks.csv
 // server_dispatch "shared"): with four GPUs a query waits for the first free one, so the run
 // sustains a larger share of Offline than one GPU alone does. ResNet's LWIS harness deals
@@ -631,8 +638,7 @@ TEST(ServeAdapter, PipelineStagesAcrossNodesHoldAModelNoNodeHolds) {
   EXPECT_DOUBLE_EQ(Predicted(line(",\"pp\":2")), stated);  // stages of TP 8 each
   const CaseResult c = Explained(line(""), "c");
   ASSERT_TRUE(c.ok) << c.reason;
-  std::map<std::string, double> t;
-  for (const auto& [name, value] : c.explain) t[name.substr(0, name.find(" ["))] = value;
+  std::map<std::string, double> t = TermsOf(c);
   EXPECT_EQ(t["pipeline stages"], 2.0);
   EXPECT_EQ(t["replicas"], 1.0);
 }
@@ -685,8 +691,7 @@ TEST(ServeAdapter, MemoryExplainListsTheEnginesBudget) {
       "\"max_model_len\":8192}},\"metric\":\"kv_cache_gib\",\"measured\":50,\"source\":\"x\"}\n";
   const CaseResult c = Explained(line, "k");
   ASSERT_TRUE(c.ok) << c.reason;
-  std::map<std::string, double> t;
-  for (const auto& [name, value] : c.explain) t[name.substr(0, name.find(" ["))] = value;
+  std::map<std::string, double> t = TermsOf(c);
   ASSERT_TRUE(t.count("device memory") && t.count("memory fraction") && t.count("KV budget"));
   EXPECT_EQ(t["context"], 8192);
   const double rest = t["memory fraction"] * t["device memory"] - t["weights"] -
@@ -708,8 +713,7 @@ TEST(ServeAdapter, ExplainListsTheDecodeStepParts) {
       "\"measured\":1000,\"source\":\"x\"}\n";
   const CaseResult c = Explained(line, "s");
   ASSERT_TRUE(c.ok) << c.reason;
-  std::map<std::string, double> t;
-  for (const auto& [name, value] : c.explain) t[name.substr(0, name.find(" ["))] = value;
+  std::map<std::string, double> t = TermsOf(c);
   ASSERT_TRUE(t.count("decode step") && t.count("decode: weights read") &&
               t.count("output tokens/s per replica"));
   const double parts = std::max(t["decode: weights read"], t["decode: GEMM compute"]) +
