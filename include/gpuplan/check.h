@@ -48,7 +48,7 @@ struct SetupHardware {
   std::optional<StorageKind> storage;
   std::optional<BytesPerSec> storage_bw;
   // "label:LINE:path" of the keys, for errors that need the catalog.
-  std::string instance_field, accelerator_field;
+  std::string instance_field, accelerator_field, region_field;
 };
 
 struct SetupTraining {

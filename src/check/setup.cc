@@ -40,7 +40,7 @@ Result<Resolved> Resolve(const Setup& s, const Catalog& cat) {
       types.push_back(i.instance_type);
       if (internal::ToLower(i.instance_type) != internal::ToLower(h.instance_type)) continue;
       regions.push_back(i.region);
-      if (!h.region.empty() && i.region != h.region) continue;
+      if (!h.region.empty() && internal::ToLower(i.region) != internal::ToLower(h.region)) continue;
       if (found == nullptr) found = &i;
     }
     if (found == nullptr && regions.empty()) {
@@ -51,10 +51,12 @@ Result<Resolved> Resolve(const Setup& s, const Catalog& cat) {
                                     : "did you mean \"" + best + "\"?");
     }
     if (found == nullptr) {
+      const std::string best = ClosestMatch(h.region, regions);
       return MakeError(
-          ErrorCode::kNotFound, h.instance_field,
+          ErrorCode::kNotFound, h.region_field.empty() ? h.instance_field : h.region_field,
           "instance type \"" + h.instance_type + "\" is not in region \"" + h.region + "\"",
-          "regions in the catalog: " + Join(regions));
+          (best.empty() ? std::string() : "did you mean \"" + best + "\"? ") +
+              "The catalog has it in: " + Join(regions));
     }
     if (found->is_cpu_only()) {
       return MakeError(ErrorCode::kUnsupported, h.instance_field,

@@ -172,6 +172,8 @@ Result<SetupHardware> ReadHardware(const Reader& r, const Section& sec) {
       instance != nullptr ? r.Field(*instance) : r.Field(YAML::Node(), "hardware.instance");
   GPUPLAN_ASSIGN_OR_RETURN(s, n.Str("region"));
   if (s) h.region = *s;
+  const Entry* region = sec.Raw("region");
+  h.region_field = region != nullptr ? r.Field(*region) : h.instance_field;
   GPUPLAN_ASSIGN_OR_RETURN(s, n.Str("accelerator"));
   if (s) h.accelerator = *s;
   const Entry* accel = sec.Raw("accelerator");

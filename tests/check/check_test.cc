@@ -440,6 +440,11 @@ INSTANTIATE_TEST_SUITE_P(
         BadCase{"unknown_gpu",
                 "hardware: {accelerator: HX-9000, gpus_per_node: 8}\ntrain: {model: llama-2-7b}\n",
                 "hardware.accelerator", "HX-9000"},
+        // A region the instance is not in names hardware.region, with the nearest one.
+        BadCase{"region_typo",
+                "hardware: {instance: p5.48xlarge, region: us-east-l}\n"
+                "train: {model: llama-2-7b}\n",
+                "hardware.region", "did you mean \"us-east-1\""},
         BadCase{"no_job", "hardware: {instance: p5.48xlarge}\n", "train", "missing the job"},
         BadCase{"malformed", "hardware: [\n", "bad.yaml", "malformed YAML"},
         BadCase{"tp_not_dividing",
