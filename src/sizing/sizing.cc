@@ -600,7 +600,7 @@ std::vector<HostFinding> CheckHost(const HostNeeds& needs, const InstanceType& i
       const double share = *needs.exposed_comm_share;
       f.ok = share <= kFabricExposedShareOk;
       f.text = fmt::format(
-          "needs {} RDMA per node by the {} per-GPU floor, instance has {} ({}): {} this plan's "
+          "needs {} RDMA per node by the {} per-GPU floor, instance has {} ({}): {} the job's "
           "step at {} leaves {:.0f}% of it to exposed inter-node communication{}",
           Net(needs.network), Net(kRdmaFloorPerGpu), Net(has),
           InterNodeFabricName(inst.inter_node_fabric),
