@@ -281,6 +281,9 @@ check("optimizer unknown", CHECK + "  optimizer: adamw-3bit\n", "train.optimizer
 check("lora_rank with method full", CHECK + "  lora_rank: 8\n", "train.lora_rank")
 check("lora_rank above hidden", CHECK.replace("method: full", "method: lora") + "  lora_rank: 9000\n",
       "train.lora_rank")
+check("region the instance is not in",
+      "hardware:\n  instance: p5.48xlarge\n  region: us-east-l\ntrain:\n  model: llama-2-7b\n",
+      "hardware.region")
 check("comma newline", ",\n", "c.yaml", timeout_s=10)
 check("empty", "", "c.yaml")
 # fuzz_check_yaml: a global batch of 10^8 took seconds (every value up to the per-rank batch was
@@ -557,8 +560,6 @@ case("instances --limit -5", ["instances", "--limit", "-5"], field="--limit")
 case("instances --min-gpu-memory nan", ["instances", "--min-gpu-memory", "nan"], field="--min-gpu-memory")
 case("instances --region not in the catalog", ["instances", "--region", "3d"], field="--region")
 case("instances --region of another cloud", ["instances", "--cloud", "aws", "--region", "us-central1"], field="--region")
-case("check: a region the instance is not in", ["check", "-f", "s.yaml"], field="hardware.region",
-     files={"s.yaml": "hardware:\n  instance: p5.48xlarge\n  region: us-east-l\ntrain:\n  model: llama-2-7b\n"})
 case("plan infer --regions typo", ["plan", "infer", "-m", "llama-3-8b", "--qps", "1", "--regions", "us-east-l"], field="--regions[0]")
 case("plan train --regions not in the catalog", ["plan", "train", "-m", "llama-2-7b", "--tokens", "1B", "--regions", "us-east-1,zz"], field="--regions[1]")
 case("tco --regions of another cloud", ["tco", "-m", "llama-3-8b", "--qps", "1", "--clouds", "aws", "--regions", "us-central1"], field="--regions[0]")

@@ -201,6 +201,10 @@ struct Catalog {
   // naming the nearest region, or those the clouds have.
   Result<std::string> ResolveRegion(std::string_view name, std::string_view field,
                                     const std::vector<std::string>& clouds = {}) const;
+  // ResolveRegion of each name; item k's error names `field`[k].
+  Result<std::vector<std::string>> ResolveRegions(const std::vector<std::string>& names,
+                                                  std::string_view field,
+                                                  const std::vector<std::string>& clouds) const;
   // Converts `amount` from one currency to another with the catalog's rate (or `override_rate`,
   // given as CNY per USD, when set). Same currency: unchanged.
   double Convert(double amount, Currency from, Currency to,

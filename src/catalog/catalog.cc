@@ -468,6 +468,18 @@ Result<std::string> Catalog::ResolveRegion(std::string_view name, std::string_vi
                                 : "did you mean \"" + best + "\"?");
 }
 
+Result<std::vector<std::string>> Catalog::ResolveRegions(
+    const std::vector<std::string>& names, std::string_view field,
+    const std::vector<std::string>& clouds) const {
+  std::vector<std::string> out;
+  for (size_t k = 0; k < names.size(); ++k) {
+    auto r = ResolveRegion(names[k], fmt::format("{}[{}]", field, k), clouds);
+    if (!r) return r.error();
+    out.push_back(std::move(*r));
+  }
+  return out;
+}
+
 double Catalog::CnyPerUsd() const {
   for (const auto& r : rates) {
     if (r.from == Currency::kUsd && r.to == Currency::kCny) return r.rate;

@@ -173,7 +173,7 @@ Result<SetupHardware> ReadHardware(const Reader& r, const Section& sec) {
   GPUPLAN_ASSIGN_OR_RETURN(s, n.Str("region"));
   if (s) h.region = *s;
   const Entry* region = sec.Raw("region");
-  h.region_field = region != nullptr ? r.Field(*region) : h.instance_field;
+  if (region != nullptr) h.region_field = r.Field(*region);
   GPUPLAN_ASSIGN_OR_RETURN(s, n.Str("accelerator"));
   if (s) h.accelerator = *s;
   const Entry* accel = sec.Raw("accelerator");

@@ -32,14 +32,11 @@ std::string Example(std::string_view key, std::string_view wanted) {
 
 Error WrongType(std::string_view path, std::string_view key, std::string_view wanted,
                 const Json& got) {
+  std::string hint = "give " + std::string(wanted);
   const std::string example = Example(key, wanted);
+  if (!example.empty()) hint += " (JSON, unquoted unless a string), e.g. " + example;
   return MakeError(ErrorCode::kParse, JsonFieldPath(path, key),
-                   "expected " + std::string(wanted) + ", got " + JsonTypeName(got),
-                   example.empty() ? "give " + std::string(wanted)
-                                   : "give " + std::string(wanted) +
-                                         " (JSON, unquoted unless a "
-                                         "string), e.g. " +
-                                         example);
+                   "expected " + std::string(wanted) + ", got " + JsonTypeName(got), hint);
 }
 
 }  // namespace
@@ -63,8 +60,7 @@ Result<std::optional<double>> GetNumberIn(const Json& obj, std::string_view key,
   if (!v || !*v) return v;
   if (!(**v >= lo && **v <= hi)) {
     return MakeError(ErrorCode::kParse, JsonFieldPath(path, key),
-                     fmt::format("must be in [{:g}, {:g}], got {:g}", lo, hi, **v),
-                     fmt::format("give a number from {:g} to {:g}", lo, hi));
+                     fmt::format("must be in [{:g}, {:g}], got {:g}", lo, hi, **v));
   }
   return v;
 }
@@ -96,8 +92,7 @@ Result<std::optional<int>> GetIntIn(const Json& obj, std::string_view key, std::
   if (!*v) return std::optional<int>();
   if (**v < lo || **v > hi) {
     return MakeError(ErrorCode::kParse, JsonFieldPath(path, key),
-                     fmt::format("must be a whole number in [{}, {}], got {}", lo, hi, **v),
-                     fmt::format("give a whole number from {} to {}", lo, hi));
+                     fmt::format("must be a whole number in [{}, {}], got {}", lo, hi, **v));
   }
   return std::optional<int>(static_cast<int>(**v));
 }

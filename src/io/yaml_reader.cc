@@ -171,10 +171,6 @@ std::string OneValueHint(const Entry& e) {
 std::string NumberHint(const Entry& e) {
   return "write a finite number, e.g. `" + e.key + ": 2.5` (no units, not .nan or .inf)";
 }
-// The fix for a value out of its range.
-std::string RangeHint(const Entry& e, const std::string& range) {
-  return "give `" + e.key + ":` " + range;
-}
 }  // namespace
 
 Result<std::string> YamlReader::Str(const Entry& e) const {
@@ -201,14 +197,12 @@ Result<double> YamlReader::Count(const Entry& e, double min_exclusive) const {
   auto s = Str(e);
   if (!s) return s.error();
   if (min_exclusive >= 0 && LooksNegative(*s)) {
-    return Fail(e, fmt::format("must be > {:g}, got ", min_exclusive) + Shown(*s),
-                RangeHint(e, fmt::format("a value above {:g}", min_exclusive)));
+    return Fail(e, fmt::format("must be > {:g}, got ", min_exclusive) + Shown(*s));
   }
   auto v = ParseCount(*s, Field(e));
   if (!v) return v.error();
   if (!(*v > min_exclusive)) {
-    return Fail(e, fmt::format("must be > {:g}, got ", min_exclusive) + Shown(*s),
-                RangeHint(e, fmt::format("a value above {:g}", min_exclusive)));
+    return Fail(e, fmt::format("must be > {:g}, got ", min_exclusive) + Shown(*s));
   }
   return *v;
 }
@@ -219,8 +213,7 @@ Result<double> YamlReader::Number(const Entry& e, double min_exclusive) const {
   auto v = internal::ParseDouble(*s);
   if (!v) return Fail(e, "expected a number, got " + Excerpt(*s), NumberHint(e));
   if (!(*v > min_exclusive)) {
-    return Fail(e, fmt::format("must be > {:g}, got ", min_exclusive) + Shown(*s),
-                RangeHint(e, fmt::format("a number above {:g}", min_exclusive)));
+    return Fail(e, fmt::format("must be > {:g}, got ", min_exclusive) + Shown(*s));
   }
   return *v;
 }
@@ -228,11 +221,10 @@ Result<double> YamlReader::Number(const Entry& e, double min_exclusive) const {
 Result<double> YamlReader::PositiveCount(const Entry& e) const {
   auto s = Str(e);
   if (!s) return s.error();
-  if (LooksNegative(*s))
-    return Fail(e, "must be > 0, got " + Shown(*s), RangeHint(e, "a value above 0"));
+  if (LooksNegative(*s)) return Fail(e, "must be > 0, got " + Shown(*s));
   auto v = ParseCount(*s, Field(e));
   if (!v) return v.error();
-  if (!(*v > 0)) return Fail(e, "must be > 0, got " + Shown(*s), RangeHint(e, "a value above 0"));
+  if (!(*v > 0)) return Fail(e, "must be > 0, got " + Shown(*s));
   return *v;
 }
 
@@ -241,7 +233,7 @@ Result<double> YamlReader::PositiveNumber(const Entry& e) const {
   if (!s) return s.error();
   auto v = internal::ParseDouble(*s);
   if (!v) return Fail(e, "expected a number, got " + Excerpt(*s), NumberHint(e));
-  if (!(*v > 0)) return Fail(e, "must be > 0, got " + Shown(*s), RangeHint(e, "a number above 0"));
+  if (!(*v > 0)) return Fail(e, "must be > 0, got " + Shown(*s));
   return *v;
 }
 
@@ -258,12 +250,13 @@ Result<int> YamlReader::Int(const Entry& e, int min, int max) const {
     return Fail(e, "expected a whole number, got " + Excerpt(*s),
                 "write the number in full, e.g. 4096 (no K/M suffixes here)");
   }
-  const std::string range = fmt::format("a whole number from {} to {}", min, max);
+  // Either bound's fix names both (MakeError's range fix would give one).
+  const std::string range = fmt::format("give `{}:` a whole number from {} to {}", e.key, min, max);
   if (*v < min) {
-    return Fail(e, "must be >= " + std::to_string(min) + ", got " + Shown(*s), RangeHint(e, range));
+    return Fail(e, "must be >= " + std::to_string(min) + ", got " + Shown(*s), range);
   }
   if (*v > max) {
-    return Fail(e, "must be <= " + std::to_string(max) + ", got " + Shown(*s), RangeHint(e, range));
+    return Fail(e, "must be <= " + std::to_string(max) + ", got " + Shown(*s), range);
   }
   return static_cast<int>(*v);
 }

@@ -137,13 +137,9 @@ Result<TrainPlanResult> PlanTrainingImpl(const TrainJobSpec& job, const Catalog&
     if (auto st = catalog.CheckCloud(job.clouds[k], fmt::format("constraints.clouds[{}]", k)); !st)
       return st.error();
   }
-  std::vector<std::string> regions;  // the catalog's spelling of each
-  for (size_t k = 0; k < job.regions.size(); ++k) {
-    auto r = catalog.ResolveRegion(job.regions[k], fmt::format("constraints.regions[{}]", k),
-                                   job.clouds);
-    if (!r) return r.error();
-    regions.push_back(std::move(*r));
-  }
+  auto resolved = catalog.ResolveRegions(job.regions, "constraints.regions", job.clouds);
+  if (!resolved) return resolved.error();
+  const std::vector<std::string>& regions = *resolved;  // the catalog's spelling of each
   // ---- group instances into shapes ---------------------------------------------------------
   std::map<ShapeKey, std::vector<const InstanceType*>> shapes;
   int skipped_suspect = 0;

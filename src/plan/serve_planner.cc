@@ -313,12 +313,9 @@ Result<ServePlanResult> PlanServingImpl(const ServeJobSpec& job, const Catalog& 
     if (auto st = catalog.CheckCloud(job.clouds[c], fmt::format("--clouds[{}]", c)); !st)
       return st.error();
   }
-  std::vector<std::string> regions;  // the catalog's spelling of each
-  for (size_t r = 0; r < job.regions.size(); ++r) {
-    auto reg = catalog.ResolveRegion(job.regions[r], fmt::format("--regions[{}]", r), job.clouds);
-    if (!reg) return reg.error();
-    regions.push_back(std::move(*reg));
-  }
+  auto resolved = catalog.ResolveRegions(job.regions, "--regions", job.clouds);
+  if (!resolved) return resolved.error();
+  const std::vector<std::string>& regions = *resolved;  // the catalog's spelling of each
   const ModelSpec& m = job.model;
   const bool llm = m.generates_tokens();
   const ServeConstants k(cal);
