@@ -146,6 +146,7 @@ def job(name, text, field, rc=2, via="plan", **kw):
 for via in ["plan", "emit"]:
     job("unknown cloud", JOB + "constraints:\n  clouds: [aws, zzz]\n", "j.yaml:7:constraints.clouds[1]", via=via)
     job("unknown gpu", JOB + "constraints:\n  gpus: [H900]\n", "j.yaml:7:constraints.gpus[0]", via=via)
+    job("marketplace not a bool", JOB + "constraints:\n  marketplace: 2\n", "j.yaml:7:constraints.marketplace", via=via)
 for via in ["plan", "emit"]:
     job("comma newline (LoadAll hang)", ",\n", "j.yaml", via=via, timeout_s=10)
     job("two documents", JOB + "---\n" + JOB, "j.yaml:", via=via)
@@ -258,6 +259,10 @@ serve("gpu unknown", SERVE + "constraints:\n  gpus: [H900]\n", "s.yaml:5:constra
 serve("currency unknown", SERVE + "constraints:\n  currency: EUR\n", "s.yaml:5:constraints.currency")
 serve("gpus with cpu_only", SERVE + "constraints:\n  gpus: [L4]\n  cpu_only: true\n",
       "s.yaml:5:constraints.gpus")
+serve("marketplace not a bool", SERVE + "constraints:\n  marketplace: sometimes\n",
+      "s.yaml:5:constraints.marketplace")
+serve("only marketplace clouds, listings dropped",
+      SERVE + "constraints:\n  clouds: [vast]\n  marketplace: false\n", None, rc=1)
 serve("output_len on an encoder", "model: bert-base\nserve:\n  qps: 1\n  output_len: 5\n",
       "s.yaml:4:serve.output_len")
 

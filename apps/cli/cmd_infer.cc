@@ -333,6 +333,8 @@ void RegisterInferCommands(CLI::App& app, GlobalOptions& g, Runner& run) {
               "Rank by 1-year reserved prices where the catalog has them");
   c->add_flag("--include-suspect", a->include_suspect,
               "Also rank catalog rows whose source marks the price suspect or anomalous");
+  c->add_flag("--no-marketplace", a->no_marketplace,
+              "Rank the providers' own rows only, not marketplace listings (vast.ai hosts)");
   c->add_flag("--by-region", a->by_region, "List each region of an instance as its own plan");
   c->add_flag("--explain", a->explain, "Print the top plan's terms with their formulas");
   c->callback([&g, &run, a, c] {

@@ -42,7 +42,7 @@ struct PlanTrainArgs {
   std::optional<int> num_gpus, nodes;  // a fixed cluster (issue 11)
   std::vector<std::string> clouds, regions, gpus;
   bool spot = false;
-  bool include_suspect = false, by_region = false;
+  bool include_suspect = false, by_region = false, no_marketplace = false;
   std::string objective, host_policy, currency;
   std::optional<double> headroom;
   bool explain = false;
@@ -189,6 +189,7 @@ Result<TrainJobSpec> BuildJob(const PlanTrainArgs& a) {
   if (!a.gpus.empty()) job.gpus = a.gpus;
   if (a.spot) job.spot_allowed = true;
   if (a.include_suspect) job.include_suspect = true;
+  if (a.no_marketplace) job.marketplace = false;
   if (a.by_region) job.by_region = true;
   if (!a.objective.empty()) {
     auto o = ParseObjective(a.objective);
@@ -503,6 +504,8 @@ void RegisterPlanCommand(CLI::App& app, GlobalOptions& g, Runner& run) {
   t->add_flag("--spot", a->spot, "Allow spot/preemptible instances");
   t->add_flag("--include-suspect", a->include_suspect,
               "Also rank catalog rows whose source marks the price suspect or anomalous");
+  t->add_flag("--no-marketplace", a->no_marketplace,
+              "Rank the providers' own rows only, not marketplace listings (vast.ai hosts)");
   t->add_flag("--by-region", a->by_region, "List each region of an instance as its own plan");
   t->add_option("--checkpoint-every", a->checkpoint_every,
                 "Checkpoint interval, e.g. 1h (0 = none)");

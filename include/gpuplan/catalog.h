@@ -136,8 +136,9 @@ struct InstanceType {
   std::string source;
   std::string as_of;
   std::string notes;
-  // Source-anomaly flags from the optional `flags` column (`;`-separated, see
-  // KnownInstanceFlags()), e.g. "suspect-sku", "spot-above-on-demand". Reviewable in the CSV.
+  // Flags from the optional `flags` column (`;`-separated, see KnownInstanceFlags()): source
+  // anomalies ("suspect-sku", "spot-above-on-demand") and the kind of offer ("marketplace").
+  // Reviewable in the CSV.
   std::vector<std::string> flags;
   // Where the 1y/3y reserved prices come from (optional `reserved_source` column); empty when
   // the row has none or they share `source`.
@@ -149,13 +150,21 @@ struct InstanceType {
   bool is_cpu_only() const { return accelerator.empty() || accelerator_count == 0; }
 };
 
-// One source-anomaly flag an instance row may carry in its `flags` column.
+// One flag an instance row may carry in its `flags` column.
 struct InstanceFlag {
   const char* name;     // "suspect-sku"
-  const char* meaning;  // the suspect reason shown to users
+  const char* meaning;  // the suspect reason shown to users, or what the flag says
+  bool suspect = true;  // doubts the row's price (SuspectReason); false: describes the offer
 };
 // Every flag the loader accepts; an unknown flag is a parse error naming the cell.
 const std::vector<InstanceFlag>& KnownInstanceFlags();
+
+// The flag of a marketplace listing: one host's offer (vast.ai), not a provider's own SKU. Its
+// price is real but set by the host and volatile, its capacity is that host's machines, and no
+// provider SLA covers the host. Planners rank such rows (constraints.marketplace: false drops
+// them) and say so beside each plan on one.
+inline constexpr const char* kMarketplaceFlag = "marketplace";
+bool IsMarketplace(const InstanceType& it);
 
 // Why a row should not be trusted for ranking, or empty. The single place deciding: a flag from
 // the `flags` column (its meaning), else spot above on-demand (a source anomaly the loader sees

@@ -59,6 +59,7 @@ struct TrainJobSpec {
   int max_gpus = 0;
   int top = 5;                   // plans to print
   bool include_suspect = false;  // rank catalog rows whose source marks them suspect
+  bool marketplace = true;       // rank marketplace listings (kMarketplaceFlag)
   bool by_region = false;        // keep rows that differ only by region apart
   // Where a job file gave the keys the planner checks against the catalog (it names them when
   // they are wrong): "constraints.clouds" -> "job.yaml:7:constraints.clouds".

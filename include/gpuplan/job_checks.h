@@ -57,6 +57,7 @@ struct ServeRequest {
   std::vector<std::string> clouds, regions, gpus;
   bool cpu = false, cpu_only = false, reserved = false;
   bool include_suspect = false, by_region = false;
+  bool no_marketplace = false;  // drop marketplace listings (--no-marketplace)
   std::optional<int> top;
   // The flags whose values a job file gave, and where: "--engine" -> "job.yaml:8:serve.engine".
   std::map<std::string, std::string, std::less<>> from_file;

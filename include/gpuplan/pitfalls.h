@@ -181,6 +181,11 @@ std::optional<Finding> TrainingInstanceServingRule(const InstanceType& inst,
                                                    const std::optional<CheaperServing>& cheaper,
                                                    const std::string& currency);
 
+// A marketplace listing (IsMarketplace: a vast.ai host's offer) for a setup of `machines`
+// machines: its price is the host's, as of the catalog's snapshot, it is that host's capacity,
+// and no provider SLA covers it. Warning; shared by the training and serving planners and check.
+std::optional<Finding> MarketplaceRule(const InstanceType& inst, int machines);
+
 // Every rule above that needs no search (all but A3), in a fixed order: what a plan's
 // warnings and `gpuplan check` share.
 std::vector<Finding> TrainingPitfalls(const TrainFacts& f, const Calibration& cal,

@@ -46,6 +46,7 @@ struct ServeJobSpec {
   Currency currency = Currency::kUsd;
   int top = 5;
   bool include_suspect = false;  // rank catalog rows whose source marks them suspect
+  bool marketplace = true;       // rank marketplace listings (kMarketplaceFlag)
   bool by_region = false;        // keep rows that differ only by region apart
   bool with_guide = true;        // compare with the guides' serving rule (ServePlanResult::guide_*)
 };
@@ -113,7 +114,7 @@ struct ServeJobFile {
   std::optional<double> ttft_p99_ms, tpot_p99_ms, e2e_p99_ms, target_utilization;
   std::string precision, quant, kv_precision, engine, currency;
   std::vector<std::string> clouds, regions, gpus;
-  std::optional<bool> cpu, cpu_only, reserved, include_suspect;
+  std::optional<bool> cpu, cpu_only, reserved, include_suspect, marketplace;
   // Where each value the file gives sits, by its key: "serve.engine" -> "job.yaml:8:serve.engine"
   // (MergeServeJobFile hands it on to the request).
   std::map<std::string, std::string, std::less<>> where;

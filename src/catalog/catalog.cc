@@ -109,14 +109,21 @@ const std::vector<InstanceFlag>& KnownInstanceFlags() {
       {"suspect-price",
        "price far from the same shape in the same cloud's other regions (source anomaly)"},
       {"spot-above-on-demand", "spot price above on-demand (source anomaly)"},
+      {kMarketplaceFlag,
+       "a marketplace listing: one host's offer, priced by the host, not the provider's own SKU",
+       false},
   };
   return flags;
+}
+
+bool IsMarketplace(const InstanceType& it) {
+  return std::find(it.flags.begin(), it.flags.end(), kMarketplaceFlag) != it.flags.end();
 }
 
 std::string SuspectReason(const InstanceType& it) {
   for (const auto& f : it.flags) {
     for (const auto& k : KnownInstanceFlags()) {
-      if (f == k.name) return k.meaning;
+      if (f == k.name && k.suspect) return k.meaning;
     }
   }
   if (it.price_spot && it.price_on_demand && *it.price_spot > *it.price_on_demand) {

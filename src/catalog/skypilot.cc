@@ -221,6 +221,7 @@ struct Importer {
     if (it.as_of.empty()) AppendNote(it.notes, "undated SkyPilot snapshot");
     if (row.fractional_vcpus) AppendNote(it.notes, "fractional vCPUs in SkyPilot, rounded up");
     it.inter_node_fabric = FabricFor(cloud, row.instance_type);
+    if (skypilot_internal::MarketplaceCloud(cloud)) it.flags.emplace_back(kMarketplaceFlag);
     return it;
   }
 
@@ -434,7 +435,9 @@ int MergeImportedInstances(Catalog& catalog, std::string_view cloud,
     if (spec->region == it.region && spec->price_on_demand && it.price_on_demand &&
         std::abs(*spec->price_on_demand - *it.price_on_demand) <=
             kSamePriceTolerance * *spec->price_on_demand) {
-      it.flags = spec->flags;
+      for (const auto& f : spec->flags) {
+        if (std::find(it.flags.begin(), it.flags.end(), f) == it.flags.end()) it.flags.push_back(f);
+      }
       if (!it.price_reserved_1y && !it.price_reserved_3y) {
         it.price_reserved_1y = spec->price_reserved_1y;
         it.price_reserved_3y = spec->price_reserved_3y;
@@ -443,7 +446,7 @@ int MergeImportedInstances(Catalog& catalog, std::string_view cloud,
                 ? spec->source
                 : spec->reserved_source;
       }
-      if (!it.flags.empty() || it.price_reserved_1y || it.price_reserved_3y) {
+      if (!spec->flags.empty() || it.price_reserved_1y || it.price_reserved_3y) {
         AppendNote(it.notes,
                    "flags and reserved prices kept from the built-in row (same "
                    "on-demand price)");

@@ -161,6 +161,12 @@ InterNodeFabric FabricFor(std::string_view cloud, std::string_view type) {
   return InterNodeFabric::kNone;
 }
 
+bool MarketplaceCloud(std::string_view cloud) {
+  // Vast.ai rents out hosts' machines at prices the hosts set; SkyPilot's vast catalog is a
+  // snapshot of those offers.
+  return cloud == "vast";
+}
+
 // ---- GCP host families ------------------------------------------------------------------------
 
 // Parses "<N>g" or "<N>g-nolssd" (the tail of "a3-highgpu-8g-nolssd").

@@ -53,6 +53,8 @@ class AcceleratorResolver {
 IntraNodeLink IntraLinkFor(const Accelerator& a, int count);
 // The inter-node fabric of a cloud's instance type (EFA, InfiniBand, RoCE), or none.
 InterNodeFabric FabricFor(std::string_view cloud, std::string_view type);
+// True for a cloud whose rows are hosts' marketplace listings (kMarketplaceFlag): vast.ai.
+bool MarketplaceCloud(std::string_view cloud);
 
 // The accelerator a GCP host VM family is built around (SkyPilot's names), or empty.
 struct HostAccelerator {

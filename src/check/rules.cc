@@ -347,6 +347,10 @@ class Rules {
 
   void Serving(const SetupServing& v) {
     const ServeJobSpec job = ServeJobOf(v);
+    // A training setup on the same machine reports it already (TrainingPitfalls).
+    if (!s_.train && !r_.custom) {
+      if (auto m = MarketplaceRule(r_.inst, s_.nodes)) out_.push_back(std::move(*m));
+    }
     // The engine has no kernels for the weights there.
     if (const std::string why = EngineCannotServe(v.engine, *r_.acc, v.precision, v.quant);
         !why.empty()) {

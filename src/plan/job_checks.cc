@@ -82,6 +82,7 @@ constexpr std::pair<std::string_view, std::string_view> kServeFileKeys[] = {
     {"--cpu-only", "constraints.cpu_only"},
     {"--reserved", "constraints.reserved"},
     {"--include-suspect", "constraints.include_suspect"},
+    {"--no-marketplace", "constraints.marketplace"},
     {"--currency", "constraints.currency"},
     {"--top", "top"}};
 }  // namespace
@@ -129,6 +130,7 @@ void MergeServeJobFile(ServeRequest& a, const ServeJobFile& f,
   if (take("--reserved", f.reserved.has_value())) a.reserved = *f.reserved;
   if (take("--include-suspect", f.include_suspect.has_value()))
     a.include_suspect = *f.include_suspect;
+  if (take("--no-marketplace", f.marketplace.has_value())) a.no_marketplace = !*f.marketplace;
   if (take("--top", f.top.has_value())) a.top = *f.top;
 }
 
@@ -383,6 +385,7 @@ Result<ServeJobSpec> BuildServeJobOfFlags(const ServeRequest& a, std::string_vie
   job.allow_gpu = !a.cpu_only;
   job.reserved = a.reserved;
   job.include_suspect = a.include_suspect;
+  job.marketplace = !a.no_marketplace;
   job.by_region = a.by_region;
   job.top = a.top.value_or(kDefaultTop);
   std::string cur = a.currency.empty() ? std::string(default_currency) : a.currency;

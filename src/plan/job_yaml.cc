@@ -50,7 +50,7 @@ const internal::YamlSchema& JobSchema() {
        {"train.data", {"tokens", "samples", "epochs", "dataset_size", "benchmark"}},
        {"constraints",
         {"deadline", "budget", "currency", "clouds", "regions", "gpus", "spot", "max_nodes",
-         "headroom", "include_suspect", "num_gpus", "nodes"}}},
+         "headroom", "include_suspect", "marketplace", "num_gpus", "nodes"}}},
       "docs/job-yaml.md",
       "the job file",
       "a job file is a map: `model: ...`, `train: ...`; see docs/job-yaml.md",
@@ -389,6 +389,11 @@ Result<TrainJobSpec> ParseJob(const YAML::Node& root, const Reader& r) {
       auto v = r.Bool(*e);
       if (!v) return v.error();
       job.include_suspect = *v;
+    }
+    if (const Entry* e = c.Get("marketplace")) {
+      auto v = r.Bool(*e);
+      if (!v) return v.error();
+      job.marketplace = *v;
     }
     if (const Entry* e = c.Get("max_nodes")) {
       auto v = r.Int(*e, 1);

@@ -418,6 +418,20 @@ std::optional<Finding> TrainingInstanceServingRule(const InstanceType& inst,
       "training"};
 }
 
+std::optional<Finding> MarketplaceRule(const InstanceType& inst, int machines) {
+  if (!IsMarketplace(inst)) return std::nullopt;
+  return Finding{
+      Severity::kWarning, "marketplace-listing",
+      fmt::format("{} {} is a marketplace listing, not the provider's own SKU: the host set its "
+                  "price (as of {}) and may change or withdraw it, the capacity is that host's "
+                  "machines ({} needed), and no provider SLA covers their uptime",
+                  inst.cloud, inst.instance_type,
+                  inst.as_of.empty() ? "an undated snapshot" : inst.as_of, machines),
+      "before launch, check the listing's current price and the host's reliability score, and "
+      "keep checkpoints and weights on storage off the host; `gpuplan plan` with "
+      "--no-marketplace (constraints.marketplace: false) ranks the providers' own rows only"};
+}
+
 std::vector<Finding> TrainingPitfalls(const TrainFacts& f, const Calibration& cal,
                                       std::optional<double> nvlink_share) {
   std::vector<Finding> out;
@@ -434,6 +448,7 @@ std::vector<Finding> TrainingPitfalls(const TrainFacts& f, const Calibration& ca
     return x.rule == "A12-pcie-multi-gpu" || x.rule == "A13-multi-node-rdma";
   });
   add(SameZoneRule(f));
+  add(MarketplaceRule(*f.instance, f.nodes));
   add(SpotCheckpointRule(f, cal));
   add(DatasetRamRule(f));
   if (f.eval->step.valid) {

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cmath>
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <map>
 #include <tuple>
 
@@ -142,17 +143,15 @@ Result<TrainPlanResult> PlanTrainingImpl(const TrainJobSpec& job, const Catalog&
   const std::vector<std::string>& regions = *resolved;  // the catalog's spelling of each
   // ---- group instances into shapes ---------------------------------------------------------
   std::map<ShapeKey, std::vector<const InstanceType*>> shapes;
-  int skipped_suspect = 0;
+  int skipped_suspect = 0, skipped_marketplace = 0;
   for (const auto& i : catalog.instances) {
     if (i.is_cpu_only()) continue;
     if (!job.clouds.empty() && !Contains(job.clouds, i.cloud)) continue;
     if (!regions.empty() && !Contains(regions, i.region)) continue;
     if (!gpu_ids.empty() && !Contains(gpu_ids, i.accelerator)) continue;
     if (!i.price_on_demand && !(job.spot_allowed && i.price_spot)) continue;
-    if (!i.suspect_reason.empty() && !job.include_suspect) {
-      ++skipped_suspect;
+    if (SkipOffer(i, job.include_suspect, job.marketplace, skipped_suspect, skipped_marketplace))
       continue;
-    }
     ++out.instances_considered;
     ShapeKey k{i.accelerator,
                i.accelerator_count,
@@ -170,6 +169,10 @@ Result<TrainPlanResult> PlanTrainingImpl(const TrainJobSpec& job, const Catalog&
             ? fmt::format("{} matching row(s) have a price their source marks suspect: "
                           "--include-suspect ranks them",
                           skipped_suspect)
+        : skipped_marketplace > 0
+            ? fmt::format("{} matching row(s) are marketplace listings: drop --no-marketplace "
+                          "(or constraints.marketplace: false) to rank them",
+                          skipped_marketplace)
             : "widen the filters (`gpuplan instances` lists what the catalog has)");
   }
   // ---- per shape and node count: the fastest layout that fits, then price every instance ----
@@ -479,11 +482,10 @@ Result<TrainPlanResult> PlanTrainingImpl(const TrainJobSpec& job, const Catalog&
   if (dropped_budget)
     out.notes.push_back(fmt::format("{} plans exceed the budget of {:.0f} {}", dropped_budget,
                                     *job.budget, CurrencyCode(job.currency)));
-  if (skipped_suspect) {
-    out.notes.push_back(fmt::format(
-        "{} catalog row(s) skipped: their source marks the price as suspect or anomalous "
-        "(--include-suspect ranks them)",
-        skipped_suspect));
+  {
+    std::vector<const InstanceType*> ranked;
+    for (const auto& p : out.plans) ranked.push_back(p.instance);
+    AddOfferNotes(ranked, skipped_suspect, skipped_marketplace, out.notes);
   }
   if (skipped_bound)
     out.notes.push_back(
@@ -548,6 +550,55 @@ Trace ExplainTrainPlan(const TrainJobSpec& job, const TrainPlan& plan, const Cat
     t.Add("cost spot", "spot hours x spot price", *plan.cost_spot, CurrencyCode(job.currency));
   }
   return t;
+}
+
+bool SkipOffer(const InstanceType& i, bool include_suspect, bool marketplace, int& suspect,
+               int& marketplace_rows) {
+  if (!i.suspect_reason.empty() && !include_suspect) {
+    ++suspect;
+    return true;
+  }
+  if (!marketplace && IsMarketplace(i)) {
+    ++marketplace_rows;
+    return true;
+  }
+  return false;
+}
+
+void AddOfferNotes(const std::vector<const InstanceType*>& ranked, int suspect,
+                   int marketplace_rows, std::vector<std::string>& notes) {
+  if (suspect) {
+    notes.push_back(fmt::format(
+        "{} catalog row(s) skipped: their source marks the price as suspect or anomalous "
+        "(--include-suspect ranks them)",
+        suspect));
+  }
+  if (marketplace_rows) {
+    notes.push_back(fmt::format(
+        "{} marketplace listing(s) skipped (--no-marketplace, constraints.marketplace: false)",
+        marketplace_rows));
+  }
+  std::vector<std::string> listed, clouds;
+  int first_provider = 0;
+  for (size_t k = 0; k < ranked.size(); ++k) {
+    if (!IsMarketplace(*ranked[k])) {
+      if (first_provider == 0) first_provider = static_cast<int>(k) + 1;
+      continue;
+    }
+    listed.push_back(std::to_string(k + 1));
+    if (!Contains(clouds, ranked[k]->cloud)) clouds.push_back(ranked[k]->cloud);
+  }
+  if (listed.empty()) return;
+  std::string provider = first_provider > 0
+                             ? fmt::format("the first plan on a provider's own row is #{} ({} {})",
+                                           first_provider, ranked[first_provider - 1]->cloud,
+                                           ranked[first_provider - 1]->instance_type)
+                             : std::string("none of the plans shown is on a provider's own row");
+  notes.push_back(fmt::format(
+      "plan(s) {} are marketplace listings ({}): hosts' own offers at the catalog's snapshot, "
+      "priced by the host, with that host's capacity and no provider SLA (see each plan's "
+      "warning); {}; --no-marketplace ranks the providers' rows only",
+      fmt::join(listed, ", "), fmt::join(clouds, ", "), provider));
 }
 
 }  // namespace gpuplan

@@ -59,6 +59,15 @@ Result<ServePlanResult> PlanServingImpl(const ServeJobSpec& job, const Catalog& 
 void AddTrainingClassWarnings(const ServeJobSpec& job, const Catalog& catalog,
                               const Calibration& cal, std::optional<double> rate,
                               ServePlanResult& out);
+// The catalog filter both planners share: a row the job's constraints drop because of what the
+// row's source says of it (a suspect price unless include_suspect, a marketplace listing when
+// marketplace is false); counts the drop in `suspect` or `marketplace`.
+bool SkipOffer(const InstanceType& i, bool include_suspect, bool marketplace, int& suspect,
+               int& marketplace_rows);
+// The notes on those drops and on the ranked plans' instances (`ranked`, best first): rows
+// skipped, and which plans are marketplace listings with the first provider's own row.
+void AddOfferNotes(const std::vector<const InstanceType*>& ranked, int suspect,
+                   int marketplace_rows, std::vector<std::string>& notes);
 // When nothing fits: re-plans with one constraint relaxed at a time and says how far each
 // nearest plan misses (nearest_miss.cc).
 void AddNearestMisses(const TrainJobSpec& job, const Catalog& catalog, const Calibration& cal,

@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include "gpuplan/pitfalls.h"
 #include "gpuplan/serve_planner.h"
 #include "gpuplan/sizing.h"
 #include "plan/planner_internal.h"
@@ -269,6 +270,7 @@ void AddServeWarnings(const ServeJobSpec& job, const Catalog& catalog, const Ser
             : std::string("no local NVMe"),
         p.disk_needed.value() / 1e9));
   }
+  if (auto f = MarketplaceRule(inst, p.instances)) p.warnings.push_back(f->message);
   if (pp > 1) {
     const BytesPerSec stage_link(inst.inter_node_bw->value() / 8 *
                                  k.Fabric(inst.inter_node_fabric));
@@ -323,7 +325,7 @@ Result<ServePlanResult> PlanServingImpl(const ServeJobSpec& job, const Catalog& 
   std::vector<ShapeEval> shapes;  // evaluated hardware shapes (tens per catalog)
   HostNeedsCache host_needs;
   std::vector<ServePlan> all;
-  int skipped_suspect = 0;
+  int skipped_suspect = 0, skipped_marketplace = 0;
   int offers = 0, llm_cpu_offers = 0;  // priced rows the filters keep (why nothing is planned)
   // Accelerators the engine cannot serve these weights on, each with why.
   std::vector<std::pair<std::string, std::string>> no_kernels;
@@ -336,10 +338,8 @@ Result<ServePlanResult> PlanServingImpl(const ServeJobSpec& job, const Catalog& 
       continue;
     std::optional<double> price = inst.price_on_demand;
     if (!price) continue;
-    if (!inst.suspect_reason.empty() && !job.include_suspect) {
-      ++skipped_suspect;
+    if (SkipOffer(inst, job.include_suspect, job.marketplace, skipped_suspect, skipped_marketplace))
       continue;
-    }
     ++offers;
     if (cpu_inst && llm) ++llm_cpu_offers;
     ShapeKey key;
@@ -526,14 +526,13 @@ Result<ServePlanResult> PlanServingImpl(const ServeJobSpec& job, const Catalog& 
         "per node: set the boot volume (or a network volume) to at least that at launch",
         all.front().instance->instance_type, all.front().disk_needed.value() / 1e9));
   }
-  if (skipped_suspect) {
-    out.notes.push_back(fmt::format(
-        "{} catalog row(s) skipped: their source marks the price as suspect or anomalous "
-        "(--include-suspect ranks them)",
-        skipped_suspect));
-  }
   if (static_cast<int>(all.size()) > std::max(1, job.top))
     all.resize(static_cast<size_t>(std::max(1, job.top)));
+  {
+    std::vector<const InstanceType*> ranked;
+    for (const auto& p : all) ranked.push_back(p.instance);
+    AddOfferNotes(ranked, skipped_suspect, skipped_marketplace, out.notes);
+  }
   if (warnings) {
     for (ServePlan& p : all) AddServeWarnings(job, catalog, k, params_total, &host_needs, p);
   }

@@ -29,7 +29,7 @@ const internal::YamlSchema& ServeSchema() {
        {"slo", {"ttft_p99_ms", "tpot_p99_ms", "e2e_p99_ms"}},
        {"constraints",
         {"clouds", "regions", "gpus", "cpu", "cpu_only", "reserved", "include_suspect",
-         "currency"}}},
+         "marketplace", "currency"}}},
       "docs/serve-yaml.md",
       "the serving job file",
       "a serving job file is a map: `model: ...`, `serve: {qps: ...}`; see docs/serve-yaml.md",
@@ -119,6 +119,7 @@ Result<ServeJobFile> Parse(const YAML::Node& root, const Reader& r) {
            Opt(r, f, constraints, "cpu_only", flag, f.cpu_only),
            Opt(r, f, constraints, "reserved", flag, f.reserved),
            Opt(r, f, constraints, "include_suspect", flag, f.include_suspect),
+           Opt(r, f, constraints, "marketplace", flag, f.marketplace),
            Opt(r, f, constraints, "currency", text, f.currency),
            Opt(
                r, f, top_opt, "top", [&](const Entry& e) { return r.Int(e, 1, kMaxTop); }, f.top),

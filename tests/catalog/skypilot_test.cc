@@ -708,6 +708,23 @@ TEST(SkyPilotSuspect, SpotAboveOnDemandIsSuspectOnImport) {
   EXPECT_EQ(fine->suspect_reason, "");
 }
 
+// Vast.ai's rows are hosts' offers: an import of its vms.csv flags every row "marketplace" (a
+// flag that describes the offer, not a suspect price), and no other cloud's rows.
+TEST(SkyPilotSuspect, VastRowsAreMarketplaceListings) {
+  const std::string text =
+      "InstanceType,AcceleratorName,AcceleratorCount,vCPUs,MemoryGiB,Price,Region,SpotPrice\n"
+      "1x-RTX_4090-32-65536,RTX4090,1,32,64,0.4,Germany,0\n";
+  Catalog vast = ImportOk("vast", text);
+  Catalog other = ImportOk("testcloud", text);
+  const InstanceType* v = Find(vast, "1x-RTX_4090-32-65536", "Germany");
+  const InstanceType* o = Find(other, "1x-RTX_4090-32-65536", "Germany");
+  ASSERT_NE(v, nullptr);
+  ASSERT_NE(o, nullptr);
+  EXPECT_TRUE(IsMarketplace(*v));
+  EXPECT_EQ(v->suspect_reason, "");
+  EXPECT_FALSE(IsMarketplace(*o));
+}
+
 // The shared AWS excerpt lists p5.48xlarge; SkyPilot records neither its local NVMe nor its EFA
 // bandwidth, which data/instances/aws.csv has (8 x 3840 GB, 3200 Gbps, AWS P5 page).
 TEST(SkyPilotMerge, AwsFixtureKeepsBuiltinSpecsAndTakesTheFileDate) {

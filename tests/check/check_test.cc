@@ -187,6 +187,15 @@ const char* kQloraOnTrainium = R"(
 hardware: {instance: trn1.32xlarge, region: us-east-1, storage: nvme, storage_gbps: 20}
 train: {model: llama-2-7b, method: qlora, micro_batch: 1, seq_len: 4096, global_batch: 16}
 )";
+// Serving on a vast.ai listing (a host's offer) and on a provider's own g5.xlarge.
+const char* kServeOnListing = R"(
+hardware: {instance: 1x-RTX_4090-32-65536, region: Germany}
+serve: {model: llama-3.1-8b, qps: 1, input_len: 512, output_len: 128, max_model_len: 8192}
+)";
+const char* kServeOnProvider = R"(
+hardware: {instance: g5.xlarge, region: us-east-1}
+serve: {model: llama-3.1-8b, qps: 1, input_len: 512, output_len: 128, max_model_len: 8192}
+)";
 const char* kServeOverloaded = R"(
 hardware: {instance: g5.xlarge, region: us-east-1}
 serve: {model: llama-2-7b, qps: 5000, input_len: 512, output_len: 128, load: steady}
@@ -314,6 +323,10 @@ std::vector<RuleCase> Cases() {
        "12 GiB of AdamW states per GPU"},
       {"optimizer_adamw8_b5", kAdamw8On40GB, "B5-memory-headroom", false, W,
        "bitsandbytes 8-bit states: a quarter of the size"},
+      {"serve_marketplace_listing", kServeOnListing, "marketplace-listing", true, W,
+       "a host's offer, priced by the host, no provider SLA"},
+      {"serve_provider_row", kServeOnProvider, "marketplace-listing", false, W,
+       "the provider's own SKU"},
   };
 }
 

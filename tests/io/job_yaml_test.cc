@@ -460,6 +460,10 @@ const BadCase kBad[] = {
      "model: llama-2-7b\ntrain: {data: {tokens: 1B}}\nconstraints:\n"
      "  spot: maybe\n",
      ErrorCode::kInvalidArgument, "t.yaml:4:constraints.spot", "expected true or false", ""},
+    {"marketplace not a bool",
+     "model: llama-2-7b\ntrain: {data: {tokens: 1B}}\nconstraints:\n"
+     "  marketplace: never\n",
+     ErrorCode::kInvalidArgument, "t.yaml:4:constraints.marketplace", "expected true or false", ""},
     // --- constraints
     {"zero deadline",
      "model: llama-2-7b\ntrain: {data: {tokens: 1B}}\nconstraints:\n"
@@ -582,6 +586,18 @@ TEST(JobYaml, NoExceptionEscapes) {
       EXPECT_EQ(job.error().field.rfind("x.yaml", 0), 0u) << job.error().ToString();
     }
   }
+}
+
+// constraints.marketplace: false drops marketplace listings; the default ranks them.
+TEST(JobYaml, MarketplaceConstraint) {
+  auto on = ParseTrainJobYaml("model: llama-2-7b\ntrain: {data: {tokens: 1B}}\n", "t.yaml");
+  ASSERT_TRUE(on.ok()) << on.error().ToString();
+  EXPECT_TRUE(on->marketplace);
+  auto off = ParseTrainJobYaml(
+      "model: llama-2-7b\ntrain: {data: {tokens: 1B}}\nconstraints:\n  marketplace: false\n",
+      "t.yaml");
+  ASSERT_TRUE(off.ok()) << off.error().ToString();
+  EXPECT_FALSE(off->marketplace);
 }
 
 // A job file beside its config.json names it relative to itself, from any working directory.

@@ -32,7 +32,7 @@ TEST(ServeYaml, Fields) {
   auto f = ParseServeJobYaml(
       "model: llama-2-7b\nserve:\n  qps: 5\n  input_len: 512\n  output_len: 128\n  quant: awq\n"
       "slo:\n  tpot_p99_ms: 50\nconstraints:\n  clouds: [aws, gcp]\n  cpu: true\n  "
-      "include_suspect: true\ntop: 3\n",
+      "include_suspect: true\n  marketplace: false\ntop: 3\n",
       "job.yaml");
   ASSERT_TRUE(f.ok()) << f.error().ToString();
   EXPECT_EQ(f->model, "llama-2-7b");
@@ -45,6 +45,8 @@ TEST(ServeYaml, Fields) {
   EXPECT_TRUE(*f->cpu);
   ASSERT_TRUE(f->include_suspect.has_value());
   EXPECT_TRUE(*f->include_suspect);
+  ASSERT_TRUE(f->marketplace.has_value());
+  EXPECT_FALSE(*f->marketplace);
   EXPECT_EQ(*f->top, 3);
 }
 

@@ -14,6 +14,7 @@
 
 #include "gpuplan/catalog.h"
 #include "gpuplan/emit.h"
+#include "gpuplan/pitfalls.h"
 #include "gpuplan/plan_document.h"
 #include "gpuplan/planner.h"
 #include "gpuplan/serve_planner.h"
@@ -161,6 +162,93 @@ TEST(TrustServing, DiskShortfallIsSaidWithTheFix) {
               small)
         << ::testing::PrintToString(p.warnings);
   }
+}
+
+// ---- marketplace listings ---------------------------------------------------------------------
+
+// The README's default serving run ranked vast.ai listings first with nothing said: a host's
+// offer (its price, one host's machines, no provider SLA) read like a provider's SKU. Such plans
+// are still ranked, each with the warning, and a note names them and the first plan on a
+// provider's own row; constraints.marketplace: false drops them.
+ServeJobSpec B16ServingOn(std::vector<std::string> clouds) {
+  ServeJobSpec j;
+  j.model = Preset("llama-2-13b");
+  j.qps = 8;
+  j.input_len = 512;
+  j.output_len = 256;
+  j.ttft_p99_ms = 2000;
+  j.tpot_p99_ms = 100;
+  j.clouds = std::move(clouds);
+  j.top = 10;
+  j.with_guide = false;
+  return j;
+}
+
+TEST(TrustMarketplace, ServingListingsCarryTheirCaveat) {
+  auto r = PlanServing(B16ServingOn({"vast", "runpod"}), Cat(), Cal());
+  ASSERT_TRUE(r.ok()) << r.error().ToString();
+  std::vector<std::string> listed;
+  int first_provider = 0;
+  for (size_t k = 0; k < r->plans.size(); ++k) {
+    const ServePlan& p = r->plans[k];
+    SCOPED_TRACE(p.instance->cloud + " " + p.instance->instance_type);
+    const bool market = p.instance->cloud == "vast";
+    EXPECT_EQ(IsMarketplace(*p.instance), market);
+    EXPECT_EQ(AnyHas(p.warnings, "is a marketplace listing"), market)
+        << ::testing::PrintToString(p.warnings);
+    if (market) {
+      listed.push_back(std::to_string(k + 1));
+      EXPECT_TRUE(AnyHas(p.warnings, "(" + std::to_string(p.instances) + " needed)"));
+    } else if (first_provider == 0) {
+      first_provider = static_cast<int>(k) + 1;
+    }
+  }
+  ASSERT_FALSE(listed.empty());
+  ASSERT_GT(first_provider, 0);
+  std::string joined;
+  for (const auto& n : listed) joined += (joined.empty() ? "" : ", ") + n;
+  EXPECT_TRUE(AnyHas(r->notes, "plan(s) " + joined + " are marketplace listings (vast)"))
+      << ::testing::PrintToString(r->notes);
+  EXPECT_TRUE(AnyHas(r->notes, "the first plan on a provider's own row is #" +
+                                   std::to_string(first_provider) + " (runpod"))
+      << ::testing::PrintToString(r->notes);
+
+  ServeJobSpec without = B16ServingOn({"vast", "runpod"});
+  without.marketplace = false;
+  auto w = PlanServing(without, Cat(), Cal());
+  ASSERT_TRUE(w.ok()) << w.error().ToString();
+  ASSERT_FALSE(w->plans.empty());
+  for (const ServePlan& p : w->plans) EXPECT_EQ(p.instance->cloud, "runpod");
+  EXPECT_TRUE(AnyHas(w->notes, "marketplace listing(s) skipped"))
+      << ::testing::PrintToString(w->notes);
+  EXPECT_FALSE(AnyHas(w->notes, "are marketplace listings"));
+}
+
+// Training on a listing carries the same rule as a finding (so `check` reports it too); a job
+// that allows only listings and drops them is an error that says how to rank them again.
+TEST(TrustMarketplace, TrainingOnAListingIsAFinding) {
+  TrainJobSpec j;
+  j.model = Preset("llama-3-8b");
+  j.model_arg = "llama-3-8b";
+  j.method = TrainMethod::kLora;
+  j.tokens = 1e8;
+  j.clouds = {"vast"};
+  auto r = PlanTraining(j, Cat(), Cal());
+  ASSERT_TRUE(r.ok()) << r.error().ToString();
+  ASSERT_FALSE(r->plans.empty());
+  for (const TrainPlan& p : r->plans) {
+    const bool found = std::any_of(p.findings.begin(), p.findings.end(), [](const Finding& f) {
+      return f.rule == "marketplace-listing" && f.severity == Severity::kWarning;
+    });
+    EXPECT_TRUE(found) << p.instance->instance_type;
+  }
+  EXPECT_TRUE(AnyHas(r->notes, "are marketplace listings (vast)"))
+      << ::testing::PrintToString(r->notes);
+  EXPECT_TRUE(AnyHas(r->notes, "none of the plans shown is on a provider's own row"));
+  j.marketplace = false;
+  auto none = PlanTraining(j, Cat(), Cal());
+  ASSERT_FALSE(none.ok());
+  EXPECT_TRUE(Has(none.error().hint, "marketplace listings")) << none.error().hint;
 }
 
 // ---- encoder latency ------------------------------------------------------------------------
