@@ -84,8 +84,15 @@ int EffectiveSeqLen(const TrainJobSpec& job);
 // packed; TrainBenchmark::PackingFactor); 1 for other jobs. Its global_batch counts sequences.
 int SamplesPerSequence(const TrainJobSpec& job);
 
+// True when the job names a run-to-target benchmark and keeps its reference framework
+// (BenchmarkReferenceFramework): it runs the benchmark's tuned reference implementation, whose
+// overlap (ApplyBenchmarkImplementation) and fused element-wise kernels the planner assumes, as
+// the validation adapter does for the benchmark's submissions.
+bool RunsBenchmarkImplementation(const TrainJobSpec& job);
+
 // The estimator inputs a job fixes before any layout is chosen: method, precision, optimizer,
-// LoRA rank, effective sequence length, QLoRA's 4-bit base, the model's dropout. The one
+// LoRA rank, effective sequence length, QLoRA's 4-bit base, the model's dropout, fused kernels
+// for a benchmark's reference implementation. The one
 // job -> TrainMemoryOptions step the planner and its guide comparison use; layouts add
 // micro-batch, recompute, ZeRO and offload.
 TrainMemoryOptions TrainOptionsFor(const TrainJobSpec& job);

@@ -135,6 +135,7 @@ struct StepConstants {
   double power_cap = 1;  // ArchEfficiency::power_cap: sustained fraction of peak (T4: 70 W board)
   double passes_fused = 0, passes_eager = 0, kernels_per_layer = 0, attn_bwd_factor = 0;
   double cnn_knee_flops = 0, cnn_factor = 0, cnn_train_passes = 0;
+  double cnn_train_passes_eager = 0;  // the same with batch norm and ReLU as separate kernels
   // Element-wise passes of a CNN whose norms are frozen (folded into the convolution).
   double cnn_frozen_fwd_passes = 0, cnn_frozen_bwd_passes = 0;
   double intra_link_eff = 0, inter_link_eff = 0, lat_intra_s = 0, lat_inter_s = 0;

@@ -132,6 +132,7 @@ StepConstants StepConstants::From(const Calibration& cal, const HardwareView& hw
       {"nf4_dequant_bytes_per_param", 2.5},
       {"cnn_frozen_norm_forward_passes", 1},
       {"cnn_frozen_norm_backward_passes", 3},
+      {"cnn_train_elementwise_passes_eager", 13},
       {"cnn_knee_reference_gflops", 8.18},
   };
   double v[std::size(keys)];
@@ -167,6 +168,7 @@ StepConstants StepConstants::From(const Calibration& cal, const HardwareView& hw
   k.nf4_dequant_bytes = v[22];
   k.cnn_frozen_fwd_passes = v[23];
   k.cnn_frozen_bwd_passes = v[24];
+  k.cnn_train_passes_eager = v[25];
   return k;
 }
 

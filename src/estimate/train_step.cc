@@ -419,7 +419,8 @@ StepTime EstimateTrainStep(const ModelSpec& m, const Parallelism& par,
         internal::ConvFill(*m.gflops_per_sample * 1e9 * b / (tp * pp), K.cnn_knee_flops);
     micro = flops / (c.peak * std::min(c.gemm_eff * K.cnn_factor * fill, c.power_cap));
     // Batch norm, ReLU and residual adds read and write every feature map forward and
-    // backward (fused NHWC kernels: ~8 passes of 16-bit elements), at memory bandwidth. Frozen
+    // backward (fused NHWC kernels: ~8 passes of 16-bit elements; eager PyTorch runs ReLU as
+    // its own kernel both ways: 13), at memory bandwidth. Frozen
     // norms fold into the convolution (its epilogue applies scale, bias and ReLU): the forward
     // keeps the residual adds and the backward the ReLU gradient, and frozen layers take no
     // backward.
@@ -428,7 +429,9 @@ StepTime EstimateTrainStep(const ModelSpec& m, const Parallelism& par,
       const double frozen = m.FrozenMelems();
       const double passes =
           m.frozen_norm ? K.cnn_frozen_fwd_passes * all + K.cnn_frozen_bwd_passes * (all - frozen)
-                        : K.cnn_train_passes * (all - frozen) + K.cnn_frozen_fwd_passes * frozen;
+                        : (opt.fused_kernels ? K.cnn_train_passes : K.cnn_train_passes_eager) *
+                                  (all - frozen) +
+                              K.cnn_frozen_fwd_passes * frozen;
       micro += passes * 1e6 * b * e / (tp * pp) / c.hbm;
     }
   }

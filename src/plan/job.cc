@@ -119,8 +119,14 @@ TrainMemoryOptions TrainOptionsFor(const TrainJobSpec& job) {
   o.seq_len = EffectiveSeqLen(job);
   if (job.method == TrainMethod::kQlora) o.base_bits = 4;
   o.dropout = DefaultDropout(job.model);
+  o.fused_kernels = RunsBenchmarkImplementation(job);
   o.notes = false;
   return o;
+}
+
+bool RunsBenchmarkImplementation(const TrainJobSpec& job) {
+  return !job.benchmark.empty() && FindTrainBenchmark(job.benchmark) != nullptr &&
+         job.framework == BenchmarkReferenceFramework(job.model);
 }
 
 }  // namespace gpuplan

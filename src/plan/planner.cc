@@ -19,9 +19,8 @@ namespace gpuplan {
 
 void ApplyJobFramework(const TrainJobSpec& job, Calibration& cal, LayoutConstraints& fixed) {
   ApplyFramework(job.framework, cal, fixed);
-  const TrainBenchmark* b = job.benchmark.empty() ? nullptr : FindTrainBenchmark(job.benchmark);
-  if (b && job.framework == BenchmarkReferenceFramework(job.model))
-    ApplyBenchmarkImplementation(*b, cal, fixed);
+  if (RunsBenchmarkImplementation(job))
+    ApplyBenchmarkImplementation(*FindTrainBenchmark(job.benchmark), cal, fixed);
 }
 
 double TrainPlan::RankCost() const {

@@ -392,6 +392,37 @@ TEST(TrustGuide, ServingShowsTheGuidesChoice) {
   }
 }
 
+// A ResNet-50 job is eager PyTorch unless it names the MLPerf benchmark it runs: batch norm and
+// ReLU run as separate kernels (13 passes over each feature map, not MLPerf MXNet's fused 8), so
+// its images/s on an A100 land near timm's ~2600 (AMP, channels-last) rather than MLPerf's rate.
+TEST(TrustVision, PlainCnnJobsRunEagerKernels) {
+  TrainJobSpec j;
+  j.model = Preset("resnet-50");
+  j.model_arg = "resnet-50";
+  j.method = TrainMethod::kFull;
+  j.samples = 1281167;
+  j.global_batch = 1024;
+  EXPECT_FALSE(RunsBenchmarkImplementation(j));
+  EXPECT_FALSE(TrainOptionsFor(j).fused_kernels);
+  TrainJobSpec mlperf = j;
+  mlperf.benchmark = "mlperf/resnet";
+  EXPECT_TRUE(RunsBenchmarkImplementation(mlperf));
+  EXPECT_TRUE(TrainOptionsFor(mlperf).fused_kernels);
+  mlperf.framework = TrainFramework::kDeepSpeed;  // not the benchmark's reference framework
+  EXPECT_FALSE(TrainOptionsFor(mlperf).fused_kernels);
+
+  j.gpus = {"A100-SXM4-80GB"};
+  j.max_nodes = 1;
+  auto r = PlanTraining(j, Cat(), Cal());
+  ASSERT_TRUE(r.ok()) << r.error().ToString();
+  ASSERT_FALSE(r->plans.empty());
+  for (const TrainPlan& p : r->plans) {
+    const double per_gpu = p.eval.step.samples_per_s / (p.nodes * p.instance->accelerator_count);
+    EXPECT_GT(per_gpu, 2000) << p.instance->instance_type;
+    EXPECT_LT(per_gpu, 3200) << p.instance->instance_type;
+  }
+}
+
 // ---- `gpuplan memory` -----------------------------------------------------------------------
 
 // Llama-3-8B full fine-tuning at micro-batch 4 x 2048: 51.5 GiB of activations per GPU, which data
