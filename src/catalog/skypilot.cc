@@ -147,6 +147,7 @@ Result<SkyRow> ReadRow(const CsvTable& table, const CsvRow& row) {
   }
   GPUPLAN_ASSIGN_OR_RETURN(s.price, r.OptNumber("Price"));
   GPUPLAN_ASSIGN_OR_RETURN(s.spot, r.OptNumber("SpotPrice"));
+
   s.gpu_memory_mib = GpuInfoMemoryMiB(r.Str("GpuInfo"));
   for (std::string_view col : kDateColumns) {
     if (table.Column(col) < 0) continue;
@@ -220,6 +221,7 @@ struct Importer {
     it.notes = kNoNetworkNote;
     if (it.as_of.empty()) AppendNote(it.notes, "undated SkyPilot snapshot");
     if (row.fractional_vcpus) AppendNote(it.notes, "fractional vCPUs in SkyPilot, rounded up");
+
     it.inter_node_fabric = FabricFor(cloud, row.instance_type);
     if (skypilot_internal::MarketplaceCloud(cloud)) it.flags.emplace_back(kMarketplaceFlag);
     return it;
@@ -264,6 +266,17 @@ struct Importer {
     // it still tells what exists; skipped_no_price stays 0.
     it.price_on_demand = row.price;
     it.price_spot = row.spot;
+    // A whole instance priced 0.00 is not free: SkyPilot's vast catalog writes SpotPrice 0.00
+    // for offers with no interruptible price. (GCP's host rows of bundled shapes, a4-highgpu-8g,
+    // are 0.00 for real: the GPU rows carry the price; see ImportGcp.)
+    if (it.price_on_demand && *it.price_on_demand == 0) {
+      it.price_on_demand.reset();
+      AppendNote(it.notes, "SkyPilot Price 0.00 read as no price");
+    }
+    if (it.price_spot && *it.price_spot == 0) {
+      it.price_spot.reset();
+      AppendNote(it.notes, "SkyPilot SpotPrice 0.00 read as no spot price");
+    }
     instances.Add(std::move(it));
   }
 

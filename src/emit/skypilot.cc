@@ -22,6 +22,15 @@ std::string SkyAccelerator(const Plan& p, const Catalog& catalog) {
   return p.accelerator;
 }
 
+// Whether the task names its GPUs. An instance type names them already, in the cloud's own
+// catalog words (vast calls an A100 80GB PCIe "A100", Lambda "A100-80GB"); SkyPilot rejects an
+// `accelerators` field that differs from them ("Infeasible resource demands found ... To fix:
+// either only specify instance_type, or change the accelerators field to be consistent"), so
+// it is left out there. GCP attaches GPUs to its N1 hosts: the field stays.
+bool NamesAccelerators(const Plan& p) {
+  return !p.accelerator.empty() && (p.instance_type.empty() || p.cloud == "gcp");
+}
+
 }  // namespace
 
 Result<std::vector<EmittedFile>> EmitSkypilot(const Plan& p, const EmitOptions& opt,
@@ -37,7 +46,8 @@ Result<std::vector<EmittedFile>> EmitSkypilot(const Plan& p, const EmitOptions& 
     const TrainLaunch launch = MakeTrainLaunch(p);
     task["workdir"] = ".";
     task["num_nodes"] = p.nodes;
-    res["accelerators"] = fmt::format("{}:{}", SkyAccelerator(p, catalog), p.gpus_per_node);
+    if (NamesAccelerators(p))
+      res["accelerators"] = fmt::format("{}:{}", SkyAccelerator(p, catalog), p.gpus_per_node);
     res["use_spot"] = p.spot;
     res["disk_size"] = std::max(256, static_cast<int>(std::ceil(p.disk_bytes / 1e9)));
     if (p.spot) res["job_recovery"] = {{"strategy", "FAILOVER"}, {"max_restarts_on_errors", 3}};
@@ -75,7 +85,7 @@ Result<std::vector<EmittedFile>> EmitSkypilot(const Plan& p, const EmitOptions& 
     const ServeRuntime& rt = *rtr;
     const Scaling sc = ScalingFor(p, opt);
     task["num_nodes"] = 1;
-    if (!p.accelerator.empty()) {
+    if (NamesAccelerators(p)) {
       res["accelerators"] = fmt::format("{}:{}", SkyAccelerator(p, catalog), p.gpus_per_replica);
     }
     res["use_spot"] = false;

@@ -214,13 +214,13 @@ TEST(BuiltinCatalog, BothCurrenciesPresent) {
 }
 
 // A region resolves to the catalog's spelling whatever its case (job files lower-case their
-// names; data/instances/vast.csv writes "Texas, US"); one no row of the allowed clouds has is an
-// error naming the field and the nearest region.
+// names; data/instances/vast.csv writes SkyPilot's "Texas, US, NA"); one no row of the allowed
+// clouds has is an error naming the field and the nearest region.
 TEST(BuiltinCatalog, ResolveRegion) {
   const Catalog& cat = Builtin();
-  auto texas = cat.ResolveRegion("texas, us", "constraints.regions[0]");
+  auto texas = cat.ResolveRegion("texas, us, na", "constraints.regions[0]");
   ASSERT_TRUE(texas.ok()) << texas.error().ToString();
-  EXPECT_EQ(*texas, "Texas, US");
+  EXPECT_EQ(*texas, "Texas, US, NA");
   auto typo = cat.ResolveRegion("us-east-l", "--regions[0]");
   ASSERT_FALSE(typo.ok());
   EXPECT_EQ(typo.error().field, "--regions[0]");

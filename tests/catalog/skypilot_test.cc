@@ -723,6 +723,11 @@ TEST(SkyPilotSuspect, VastRowsAreMarketplaceListings) {
   EXPECT_TRUE(IsMarketplace(*v));
   EXPECT_EQ(v->suspect_reason, "");
   EXPECT_FALSE(IsMarketplace(*o));
+  // SpotPrice 0.00 is SkyPilot's "no interruptible price", not a free spot instance.
+  EXPECT_FALSE(v->price_spot.has_value());
+  EXPECT_NE(v->notes.find("SpotPrice 0.00 read as no spot price"), std::string::npos) << v->notes;
+  ASSERT_TRUE(v->price_on_demand.has_value());
+  EXPECT_DOUBLE_EQ(*v->price_on_demand, 0.4);
 }
 
 // The shared AWS excerpt lists p5.48xlarge; SkyPilot records neither its local NVMe nor its EFA

@@ -189,7 +189,7 @@ train: {model: llama-2-7b, method: qlora, micro_batch: 1, seq_len: 4096, global_
 )";
 // Serving on a vast.ai listing (a host's offer) and on a provider's own g5.xlarge.
 const char* kServeOnListing = R"(
-hardware: {instance: 1x-RTX_4090-32-65536, region: Germany}
+hardware: {instance: 1x-RTX_4090-32-65536, region: "Germany, DE, EU"}
 serve: {model: llama-3.1-8b, qps: 1, input_len: 512, output_len: 128, max_model_len: 8192}
 )";
 const char* kServeOnProvider = R"(

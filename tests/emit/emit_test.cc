@@ -288,13 +288,21 @@ TEST(Emit, EveryTargetParsesAndCarriesThePlan) {
         EXPECT_NE(cmd.find("torchrun"), std::string::npos);
         ExpectLaunchMatchesPlan(cmd, p, ctx);
       }
-      // SkyPilot: accelerators "ACC:COUNT", nodes, spot, infra.
+      // SkyPilot: the instance type (its GPUs in the cloud's own names; accelerators "ACC:COUNT"
+      // only where GCP attaches them), nodes, spot, infra.
       auto sky = gpuplan::Emit(text, "skypilot", opt, Cat());
       ASSERT_TRUE(sky);
       auto t = ParseYaml(sky->front().contents).at(0);
-      const std::string acc = t["resources"]["accelerators"].as<std::string>();
-      const int count = s.train ? p["gpus_per_node"].get<int>() : p["gpus_per_replica"].get<int>();
-      EXPECT_EQ(acc.substr(acc.find(':') + 1), std::to_string(count)) << ctx;
+      EXPECT_EQ(t["resources"]["instance_type"].as<std::string>(),
+                p["instance_type"].get<std::string>());
+      if (p["cloud"].get<std::string>() == "gcp") {
+        const std::string acc = t["resources"]["accelerators"].as<std::string>();
+        const int count =
+            s.train ? p["gpus_per_node"].get<int>() : p["gpus_per_replica"].get<int>();
+        EXPECT_EQ(acc.substr(acc.find(':') + 1), std::to_string(count)) << ctx;
+      } else {
+        EXPECT_FALSE(t["resources"]["accelerators"]) << ctx;
+      }
       EXPECT_EQ(t["resources"]["infra"].as<std::string>().rfind(p["cloud"].get<std::string>(), 0),
                 0u);
       EXPECT_TRUE(t["run"].IsScalar());
