@@ -30,8 +30,26 @@ bool HyperscalerCloud(const std::string& cloud) {
   return cloud == "aws" || cloud == "gcp" || cloud == "azure" || cloud == "oci";
 }
 
-ojson NodeSelector(const Plan& p) {
+// The `nvidia.com/gpu.product` label NVIDIA GPU Feature Discovery puts on a node: the NVML
+// product name (nvidia-smi's, one of the catalog's aliases: "NVIDIA L40S", "Tesla T4") with
+// spaces as dashes ("NVIDIA-L40S", "Tesla-T4"). Empty when the catalog has no such name.
+std::string GfdProduct(const Plan& p, const Catalog& catalog) {
+  const Accelerator* a = catalog.FindAccelerator(p.accelerator);
+  if (!a || a->vendor != "NVIDIA") return "";
+  for (const auto& al : a->aliases) {
+    if (al.rfind("NVIDIA ", 0) == 0 || al.rfind("Tesla ", 0) == 0) {
+      std::string label = al;
+      std::replace(label.begin(), label.end(), ' ', '-');
+      return label;
+    }
+  }
+  return "";
+}
+
+ojson NodeSelector(const Plan& p, const Catalog& catalog) {
   if (HyperscalerCloud(p.cloud)) return {{"node.kubernetes.io/instance-type", p.instance_type}};
+  if (const std::string gfd = GfdProduct(p, catalog); !gfd.empty())
+    return {{"nvidia.com/gpu.product", gfd}};
   if (!p.accelerator.empty()) return {{"nvidia.com/gpu.product", p.accelerator}};
   return ojson::object();
 }
@@ -207,7 +225,7 @@ Result<std::vector<EmittedFile>> EmitK8sServe(const Plan& p, const EmitOptions& 
     pod["initContainers"] = ojson::array({init});
   }
   pod["volumes"] = volumes;
-  ojson sel = NodeSelector(p);
+  ojson sel = NodeSelector(p, catalog);
   if (!sel.empty()) pod["nodeSelector"] = sel;
   if (gpu) pod["tolerations"] = GpuTolerations();
   ojson labels = {{"app", name}};
@@ -310,7 +328,8 @@ Result<std::vector<EmittedFile>> EmitK8sServe(const Plan& p, const EmitOptions& 
   return std::vector<EmittedFile>{{"k8s.yaml", s}};
 }
 
-std::vector<EmittedFile> EmitK8sTrain(const Plan& p, const EmitOptions& opt) {
+std::vector<EmittedFile> EmitK8sTrain(const Plan& p, const EmitOptions& opt,
+                                      const Catalog& catalog) {
   const std::string name = Slug(p.model) + "-train";
   const TrainLaunch launch = MakeTrainLaunch(p);
   const std::string cm = name + "-config";
@@ -358,7 +377,7 @@ std::vector<EmittedFile> EmitK8sTrain(const Plan& p, const EmitOptions& opt) {
        {{"name", "nvme"}, {"hostPath", {{"path", kNvmeDir}, {"type", "DirectoryOrCreate"}}}},
        {{"name", "config"}, {"configMap", {{"name", cm}}}}});
   pod["tolerations"] = GpuTolerations();
-  ojson sel = NodeSelector(p);
+  ojson sel = NodeSelector(p, catalog);
   if (!sel.empty()) pod["nodeSelector"] = sel;
   ojson labels = {{"app", name}};
   ojson templ = {{"metadata", {{"labels", labels}}}, {"spec", pod}};
@@ -416,7 +435,7 @@ std::vector<EmittedFile> EmitK8sTrain(const Plan& p, const EmitOptions& opt) {
 Result<std::vector<EmittedFile>> EmitK8s(const Plan& p, const EmitOptions& opt,
                                          const Catalog& catalog) {
   if (p.kind == Kind::kServe) return EmitK8sServe(p, opt, catalog);
-  return EmitK8sTrain(p, opt);
+  return EmitK8sTrain(p, opt, catalog);
 }
 
 }  // namespace gpuplan::emit

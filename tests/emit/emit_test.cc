@@ -235,6 +235,20 @@ TEST(Emit, EveryTargetParsesAndCarriesThePlan) {
             << ctx;
         EXPECT_EQ(dep["spec"]["template"]["spec"]["tolerations"][0]["key"].as<std::string>(),
                   "nvidia.com/gpu");
+        // Placement: the instance type on a hyperscaler, else the GPU as GPU Feature Discovery
+        // labels it (the NVML name with dashes: "NVIDIA-L40S", "Tesla-T4").
+        const auto sel = dep["spec"]["template"]["spec"]["nodeSelector"];
+        const std::string cloud = p["cloud"].get<std::string>();
+        if (cloud == "aws" || cloud == "gcp" || cloud == "azure" || cloud == "oci") {
+          EXPECT_EQ(sel["node.kubernetes.io/instance-type"].as<std::string>(),
+                    p["instance_type"].get<std::string>())
+              << ctx;
+        } else if (!p["accelerator"].get<std::string>().empty()) {
+          const std::string product = sel["nvidia.com/gpu.product"].as<std::string>();
+          EXPECT_TRUE(product.rfind("NVIDIA-", 0) == 0 || product.rfind("Tesla-", 0) == 0)
+              << ctx << ": " << product;
+          EXPECT_EQ(product.find(' '), std::string::npos) << ctx;
+        }
         EXPECT_EQ(kind(docs, "PersistentVolumeClaim")["spec"]["accessModes"][0].as<std::string>(),
                   "ReadWriteMany");
         kind(docs, "Service");
