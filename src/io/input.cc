@@ -270,16 +270,19 @@ std::string ClosestMatch(std::string_view needle, const std::vector<std::string>
   for (const auto& c : candidates) {
     if (best_d == 0) break;
     std::string lc = ToLower(c);
-    // A candidate that contains the needle (or vice versa) is a strong match (distance <= 1).
-    const bool contains =
-        !n.empty() && (lc.find(n) != std::string::npos || n.find(lc) != std::string::npos);
+    // A candidate that contains the needle (or vice versa) is a strong match (distance <= 1)
+    // when the shorter is at least half the longer: "US" inside "us-east-l" is no hint.
+    const size_t shorter = std::min(n.size(), lc.size()), longer = std::max(n.size(), lc.size());
+    const bool contains = !n.empty() && 2 * shorter >= longer &&
+                          (lc.find(n) != std::string::npos || n.find(lc) != std::string::npos);
     const size_t d = contains ? (lc == n ? 0 : 1) : EditDistanceAtMost(n, lc, best_d - 1);
     if (d < best_d) {
       best_d = d;
       best = c;
     }
   }
-  return best_d <= limit ? best : std::string();
+  // A distance as long as the name itself rewrites all of it ("zz" -> "US"): no hint.
+  return best_d <= limit && best_d < n.size() ? best : std::string();
 }
 
 }  // namespace gpuplan

@@ -322,7 +322,8 @@ TEST(OverflowSafe, NodeLoopTerminatesForIntMaxNodes) {
 }  // namespace gpuplan
 
 // ClosestMatch's bounded edit distance (early exits) picks what the plain Levenshtein rule
-// picks: the first candidate with the smallest distance (containment counts as 1), suggested
+// picks: the first candidate with the smallest distance (containment counts as 1 when the shorter
+// name is at least half the longer), suggested when below the needle's length and
 // only within max(2, |needle| / 2). Checked against that rule on random names.
 namespace {
 size_t PlainDistance(const std::string& a, const std::string& b) {
@@ -342,14 +343,16 @@ std::string PlainClosest(const std::string& n, const std::vector<std::string>& c
   size_t best_d = static_cast<size_t>(-1);
   for (const auto& c : cands) {
     size_t d = PlainDistance(n, c);
-    if (!n.empty() && (c.find(n) != std::string::npos || n.find(c) != std::string::npos))
+    const size_t shorter = std::min(n.size(), c.size()), longer = std::max(n.size(), c.size());
+    if (!n.empty() && 2 * shorter >= longer &&
+        (c.find(n) != std::string::npos || n.find(c) != std::string::npos))
       d = std::min<size_t>(d, 1);
     if (d < best_d) {
       best_d = d;
       best = c;
     }
   }
-  return best_d <= std::max<size_t>(2, n.size() / 2) ? best : std::string();
+  return best_d <= std::max<size_t>(2, n.size() / 2) && best_d < n.size() ? best : std::string();
 }
 }  // namespace
 
@@ -369,4 +372,6 @@ TEST(ClosestMatch, SameAnswerAsPlainLevenshtein) {
   }
   EXPECT_EQ(gpuplan::ClosestMatch("lama-3-8b", {"Mistral-7B", "Llama-3-8B"}), "Llama-3-8B");
   EXPECT_EQ(gpuplan::ClosestMatch("zzzzzzzz", {"Mistral-7B", "Llama-3-8B"}), "");
+  // RunPod's region "US" sits inside a typo of AWS's us-east-1; it is no hint for it.
+  EXPECT_EQ(gpuplan::ClosestMatch("us-east-l", {"US", "us-east-1"}), "us-east-1");
 }
