@@ -146,6 +146,11 @@ def job(name, text, field, rc=2, via="plan", **kw):
 for via in ["plan", "emit"]:
     job("unknown cloud", JOB + "constraints:\n  clouds: [aws, zzz]\n", "j.yaml:7:constraints.clouds[1]", via=via)
     job("unknown gpu", JOB + "constraints:\n  gpus: [H900]\n", "j.yaml:7:constraints.gpus[0]", via=via)
+    if via == "plan":
+        case("emit skypilot on a cloud SkyPilot does not provision",
+             ["emit", "skypilot", "--job", "j.yaml"], rc=2, field="plans[0].cloud",
+             files={"j.yaml": "model: Llama-2-7B\ntrain:\n  method: lora\n  precision: fp16\n"
+                              "  data:\n    tokens: 100M\nconstraints:\n  clouds: [tencent]\n"})
     job("marketplace not a bool", JOB + "constraints:\n  marketplace: 2\n", "j.yaml:7:constraints.marketplace", via=via)
 for via in ["plan", "emit"]:
     job("comma newline (LoadAll hang)", ",\n", "j.yaml", via=via, timeout_s=10)

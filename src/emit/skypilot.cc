@@ -35,6 +35,19 @@ bool NamesAccelerators(const Plan& p) {
 
 Result<std::vector<EmittedFile>> EmitSkypilot(const Plan& p, const EmitOptions& opt,
                                               const Catalog& catalog) {
+  // The catalog's clouds SkyPilot provisions (its `sky check` clouds; skypilot-catalog has a
+  // vms.csv for each but Azure, whose catalog it fetches). Alibaba, Tencent and Scaleway are not
+  // among them: an `infra: tencent/...` task would not launch.
+  static constexpr std::string_view kSkyClouds[] = {
+      "aws", "gcp", "azure", "oci", "lambda", "runpod", "vast", "nebius", "shadeform"};
+  if (!p.cloud.empty() &&
+      std::find(std::begin(kSkyClouds), std::end(kSkyClouds), p.cloud) == std::end(kSkyClouds)) {
+    return MakeError(ErrorCode::kUnsupported, p.path + ".cloud",
+                     "SkyPilot does not provision on " + p.cloud +
+                         ", so a SkyPilot task for this plan would not launch",
+                     "emit slurm, k8s, hf or deepspeed for machines you already have there, or "
+                     "pick a plan on a SkyPilot cloud with --rank (or re-plan with --clouds)");
+  }
   ojson res;
   res["infra"] = p.region.empty() ? p.cloud : p.cloud + "/" + p.region;
   res["instance_type"] = p.instance_type;

@@ -410,6 +410,19 @@ TEST(Emit, EveryTargetParsesAndCarriesThePlan) {
   }
 }
 
+// SkyPilot provisions on neither Tencent nor Alibaba nor Scaleway: a task naming one would not
+// launch, so emit refuses it and names the plan's cloud (the other targets still write).
+TEST(Emit, SkypilotRefusesCloudsItDoesNotProvision) {
+  json doc = json::parse(PlanText(Scenarios()[0]));
+  doc["plans"][0]["cloud"] = "tencent";
+  gpuplan::EmitOptions opt;
+  auto sky = gpuplan::Emit(doc.dump(), "skypilot", opt, Cat());
+  ASSERT_FALSE(sky);
+  EXPECT_EQ(sky.error().field, "plans[0].cloud");
+  EXPECT_NE(sky.error().message.find("SkyPilot does not provision on tencent"), std::string::npos);
+  EXPECT_TRUE(gpuplan::Emit(doc.dump(), "k8s", opt, Cat()));
+}
+
 TEST(Emit, VllmFlagsImplyThePlannersKvCapacity) {
   int checked = 0;
   for (const auto& s : Scenarios()) {
