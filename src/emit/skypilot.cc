@@ -13,7 +13,10 @@ namespace gpuplan::emit {
 namespace {
 
 std::string SkyAccelerator(const Plan& p, const Catalog& catalog) {
-  // SkyPilot names GPUs by their short alias ("H100", "A100-80GB").
+  // SkyPilot names GPUs by their short name: an id without dashes as it is ("T4", "L4", "L40S";
+  // T4's first short alias is AWS's "T4g"), else the first alias without spaces ("H100",
+  // "A100-80GB").
+  if (p.accelerator.find_first_of("- ") == std::string::npos) return p.accelerator;
   if (const Accelerator* a = catalog.FindAccelerator(p.accelerator)) {
     for (const auto& al : a->aliases) {
       if (!al.empty() && al.find(' ') == std::string::npos) return al;

@@ -423,6 +423,28 @@ TEST(Emit, SkypilotRefusesCloudsItDoesNotProvision) {
   EXPECT_TRUE(gpuplan::Emit(doc.dump(), "k8s", opt, Cat()));
 }
 
+// GCP attaches GPUs to N1 hosts, so its tasks name them, in SkyPilot's words: "T4" (not AWS's
+// "T4g" alias), "H100" for H100-SXM5-80GB.
+TEST(Emit, SkypilotNamesAttachedGpusAsSkypilotDoes) {
+  const auto train =
+      std::find_if(Scenarios().begin(), Scenarios().end(), [](const auto& s) { return s.train; });
+  ASSERT_NE(train, Scenarios().end());
+  json doc = json::parse(PlanText(*train));
+  json& p = doc["plans"][0];
+  p["cloud"] = "gcp";
+  p["region"] = "us-central1";
+  for (const auto& [acc, want] :
+       {std::pair<std::string, std::string>{"T4", "T4"}, {"H100-SXM5-80GB", "H100"}}) {
+    p["accelerator"] = acc;
+    gpuplan::EmitOptions opt;
+    auto sky = gpuplan::Emit(doc.dump(), "skypilot", opt, Cat());
+    ASSERT_TRUE(sky) << sky.error().ToString();
+    const std::string got =
+        ParseYaml(sky->front().contents).at(0)["resources"]["accelerators"].as<std::string>();
+    EXPECT_EQ(got.substr(0, got.find(':')), want) << acc;
+  }
+}
+
 TEST(Emit, VllmFlagsImplyThePlannersKvCapacity) {
   int checked = 0;
   for (const auto& s : Scenarios()) {
